@@ -1,0 +1,31 @@
+"""pytest plugin (entry point ``reconcile_kit``): fixtures ``apiserver`` and ``kube``.
+
+``apiserver`` is a fresh embedded :class:`~reconcile_kit.testing.APIServer` per test;
+``kube`` is a kr8s asyncio Api bound to it. Both need pytest-asyncio.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import kr8s.asyncio
+import pytest_asyncio
+
+from .server import APIServer
+
+
+@pytest_asyncio.fixture
+async def apiserver() -> AsyncIterator[APIServer]:
+    """A running embedded API server, stopped after the test."""
+    async with APIServer() as server:
+        yield server
+
+
+@pytest_asyncio.fixture
+async def kube(apiserver: APIServer) -> AsyncIterator[kr8s.asyncio.Api]:
+    """A kr8s asyncio Api bound to the ``apiserver`` fixture's kubeconfig."""
+    api = await apiserver.api()
+    yield api
+    session = getattr(api, "_session", None)
+    if session is not None:
+        await session.aclose()
