@@ -1,0 +1,53 @@
+"""CRD documents used by the tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+WIDGETS = "/apis/example.com/v1/namespaces/default/widgets"
+
+
+def widget_crd(status: bool = True, scale: bool = True) -> dict[str, Any]:
+    subresources: dict[str, Any] = {}
+    if status:
+        subresources["status"] = {}
+    if scale:
+        subresources["scale"] = {"specReplicasPath": ".spec.replicas",
+                                 "statusReplicasPath": ".status.replicas",
+                                 "labelSelectorPath": ".status.selector"}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget",
+                      "shortNames": ["wd"]},
+            "versions": [{
+                "name": "v1", "served": True, "storage": True, "subresources": subresources,
+                "additionalPrinterColumns": [
+                    {"name": "Size", "type": "integer", "jsonPath": ".spec.size"}],
+                "schema": {"openAPIV3Schema": {
+                    "type": "object",
+                    "properties": {
+                        "spec": {"type": "object", "required": ["size"], "properties": {
+                            "size": {"type": "integer", "minimum": 1},
+                            "replicas": {"type": "integer", "default": 1},
+                            "color": {"type": "string", "enum": ["red", "blue"]},
+                            "extra": {"type": "object",
+                                      "x-kubernetes-preserve-unknown-fields": True},
+                        }},
+                        "status": {"type": "object", "properties": {
+                            "ready": {"type": "boolean"},
+                            "replicas": {"type": "integer"},
+                            "selector": {"type": "string"},
+                        }},
+                    },
+                }},
+            }],
+        },
+    }
+
+
+def widget(name: str = "w1", size: int = 1, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name},
+            "spec": {"size": size, **spec}}
