@@ -44,7 +44,8 @@ async def test_resource_version_is_one_cluster_wide_counter(kube: kr8s.asyncio.A
     await cm.create()
     deploy = await Deployment(deployment(), api=kube)
     await deploy.create()
-    rv_cm, rv_deploy = int(cm.raw["metadata"]["resourceVersion"]), int(deploy.raw["metadata"]["resourceVersion"])
+    rv_cm = int(cm.raw["metadata"]["resourceVersion"])
+    rv_deploy = int(deploy.raw["metadata"]["resourceVersion"])
     assert rv_deploy == rv_cm + 1
     status, listed = await call(kube, "GET", CM)
     assert status == 200 and int(listed["metadata"]["resourceVersion"]) == rv_deploy

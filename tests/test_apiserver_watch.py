@@ -98,7 +98,8 @@ async def test_watch_too_old_gets_410_expired(kube: kr8s.asyncio.Api, apiserver:
     assert (status["kind"], status["code"], status["reason"]) == ("Status", 410, "Expired")
     assert status["message"].startswith("too old resource version: ")
     # from the current resourceVersion it works
-    stream = await open_stream(kube, apiserver, {"resourceVersion": str(apiserver.cluster.store.rv)})
+    current = str(apiserver.cluster.store.rv)
+    stream = await open_stream(kube, apiserver, {"resourceVersion": current})
     await call(kube, "POST", CM, {"metadata": {"name": "c"}})
     event = await stream.next()
     assert event is not None and event["object"]["metadata"]["name"] == "c"

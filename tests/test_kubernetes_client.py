@@ -1,3 +1,6 @@
+# The client's models make every field Optional and its watch/config modules are untyped;
+# the assertions below check presence at run time, which is the point of these tests.
+# mypy: disable-error-code="union-attr, no-untyped-call"
 """The official ``kubernetes`` Python client against the embedded API server.
 
 Acceptance point: "The official ``kubernetes`` Python client can list, create, patch and
@@ -12,19 +15,17 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
-import threading
 from collections.abc import AsyncIterator, Callable
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import Any
 
 import kr8s.asyncio
 import pytest
 import pytest_asyncio
 from kubernetes import client, config, watch
-from kubernetes.client.rest import ApiException
+from kubernetes.client.exceptions import ApiException
 
 from reconcile_kit.testing import APIServer, RequestRecord
-
-T = TypeVar("T")
 
 NS = "default"
 GROUP = "example.reconcile-kit.io"
@@ -33,8 +34,12 @@ CRD_NAME = f"{PLURAL}.{GROUP}"
 EVENT_TIMEOUT = 10.0
 
 
-async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run one blocking client call in a worker thread."""
+async def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run one blocking client call in a worker thread.
+
+    Typed ``Any``: every field of the client's models is Optional, so narrowing each one
+    for mypy would add nothing the assertions do not already check.
+    """
     return await asyncio.to_thread(fn, *args, **kwargs)
 
 
@@ -44,10 +49,16 @@ async def expect_api_error(code: int, fn: Callable[..., Any], *args: Any,
     with pytest.raises(ApiException) as info:
         await call(fn, *args, **kwargs)
     assert info.value.status == code, info.value
+    assert info.value.body is not None
     status: dict[str, Any] = json.loads(info.value.body)
     assert status["kind"] == "Status"
     assert status["code"] == code
     return status
+
+
+def rv(obj: Any) -> int:
+    """An object's (or list's) metadata.resourceVersion as a number."""
+    return int(obj.metadata.resource_version)
 
 
 def last_request(apiserver: APIServer, **match: Any) -> RequestRecord:
@@ -116,7 +127,7 @@ async def test_list_namespace(core: client.CoreV1Api) -> None:
     assert isinstance(namespaces, client.V1NamespaceList)
     names = {ns.metadata.name for ns in namespaces.items}
     assert {"default", "kube-system", "kube-public"} <= names
-    assert int(namespaces.metadata.resource_version) > 0
+    assert rv(namespaces) > 0
     for ns in namespaces.items:
         assert isinstance(ns, client.V1Namespace)
         assert ns.status.phase == "Active"
@@ -135,14 +146,49 @@ async def test_create_and_delete_namespace(apiserver: APIServer,
     read = await call(core.read_namespace, "team-a")
     assert read.metadata.uid == created.metadata.uid
     deleted = await call(core.delete_namespace, "team-a")
-    # kube-apiserver answers a namespace DELETE with the Namespace, now Terminating; the
-    # client's declared return type is V1Status, so it deserialises what fits.
-    assert isinstance(deleted, client.V1Status)
+    # kube-apiserver answers a namespace DELETE with the Namespace, now Terminating (the
+    # client declares the DELETE answer as a plain object, so it hands back the dict).
+    assert deleted["kind"] == "Namespace"
+    assert deleted["status"]["phase"] == "Terminating"
+    assert deleted["spec"]["finalizers"] == ["kubernetes"]
+    assert deleted["metadata"]["deletionTimestamp"]
     record = last_request(apiserver, verb="delete", resource="namespaces")
     assert record.status == 200
     # The namespace controller (on in the fixture) then finishes the deletion.
     await apiserver.settled()
     await expect_api_error(404, core.read_namespace, "team-a")
+
+
+async def test_namespace_status_subresource(apiserver: APIServer, core: client.CoreV1Api) -> None:
+    status = await call(core.read_namespace_status, "default")
+    assert isinstance(status, client.V1Namespace)
+    assert status.status.phase == "Active"
+    record = last_request(apiserver, verb="get", resource="namespaces")
+    assert (record.name, record.subresource) == ("default", "status")
+    patched = await call(core.patch_namespace_status, "default", {"status": {"conditions": [
+        {"type": "Example", "status": "True", "reason": "Test", "message": "m"}]}})
+    assert patched.status.conditions[0].type == "Example"
+    assert (await call(core.read_namespace, "default")).status.conditions[0].reason == "Test"
+
+
+async def test_namespace_finalize_without_controller() -> None:
+    # As envtest: no namespace controller, so whoever deletes must empty spec.finalizers.
+    async with APIServer(garbage_collection=False) as server:
+        cfg = client.Configuration()
+        config.load_kube_config(config_file=server.kubeconfig, client_configuration=cfg)
+        with client.ApiClient(cfg) as api_client:
+            core = client.CoreV1Api(api_client)
+            await call(core.create_namespace,
+                       client.V1Namespace(metadata=client.V1ObjectMeta(name="team-b")))
+            await call(core.delete_namespace, "team-b")
+            ns = await call(core.read_namespace, "team-b")
+            assert ns.status.phase == "Terminating"
+            assert ns.spec.finalizers == ["kubernetes"]
+            ns.spec.finalizers = []
+            await call(core.replace_namespace_finalize, "team-b", ns)
+            record = last_request(server, verb="update", resource="namespaces")
+            assert (record.subresource, record.status) == ("finalize", 200)
+            await expect_api_error(404, core.read_namespace, "team-b")
 
 
 # ---------------------------------------------------------------------------------------
@@ -157,7 +203,7 @@ async def test_configmap_create_read_list(apiserver: APIServer, core: client.Cor
     assert created.api_version == "v1" and created.kind == "ConfigMap"
     assert created.metadata.namespace == NS
     assert created.metadata.uid
-    assert int(created.metadata.resource_version) > 0
+    assert rv(created) > 0
     assert isinstance(created.metadata.creation_timestamp, datetime.datetime)
     assert last_request(apiserver, verb="create", resource="configmaps").status == 201
 
@@ -227,7 +273,7 @@ async def test_configmap_patch_dict_is_strategic_merge(
     assert isinstance(patched, client.V1ConfigMap)
     assert patched.data == {"a": "1", "b": "20", "c": "3"}
     assert patched.metadata.labels == {"app": "web", "x": "y"}
-    assert int(patched.metadata.resource_version) > int(created.metadata.resource_version)
+    assert rv(patched) > rv(created)
     read = await call(core.read_namespaced_config_map, "cm", NS)
     assert read.data == {"a": "1", "b": "20", "c": "3"}
     assert read.metadata.resource_version == patched.metadata.resource_version
@@ -311,10 +357,12 @@ async def test_configmap_errors(core: client.CoreV1Api) -> None:
 async def test_configmap_delete(apiserver: APIServer, core: client.CoreV1Api) -> None:
     created = await call(core.create_namespaced_config_map, NS, config_map("gone"))
     result = await call(core.delete_namespaced_config_map, "gone", NS)
-    assert isinstance(result, client.V1Status)
-    assert result.status == "Success"
-    assert result.details.name == "gone"
-    assert result.details.uid == created.metadata.uid
+    # ConfigMaps answer DELETE with a Status (the client returns it as a plain dict).
+    assert result["kind"] == "Status"
+    assert result["status"] == "Success"
+    assert result["details"]["name"] == "gone"
+    assert result["details"]["uid"] == created.metadata.uid
+    assert client.V1Status.from_dict(result).details.kind == "configmaps"
     assert last_request(apiserver, verb="delete", resource="configmaps").status == 200
     await expect_api_error(404, core.read_namespaced_config_map, "gone", NS)
     await expect_api_error(404, core.delete_namespaced_config_map, "gone", NS)
@@ -416,6 +464,43 @@ async def test_deployment_create_status_scale(apiserver: APIServer,
     await expect_api_error(404, apps.read_namespaced_deployment, "web", NS)
 
 
+def pod_template(labels: dict[str, str]) -> dict[str, Any]:
+    return {"metadata": {"labels": labels},
+            "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}
+
+
+async def test_workload_status_models(apps: client.AppsV1Api) -> None:
+    """The client's status models require the fields Go always serialises (no omitempty)."""
+    selector = {"matchLabels": {"app": "w"}}
+    sts = await call(apps.create_namespaced_stateful_set, NS, {
+        "metadata": {"name": "sts"},
+        "spec": {"serviceName": "sts", "selector": selector, "template": pod_template(
+            {"app": "w"})}})
+    assert isinstance(sts, client.V1StatefulSet)
+    assert (sts.status.replicas, sts.status.available_replicas) == (0, 0)
+    rs = await call(apps.create_namespaced_replica_set, NS, {
+        "metadata": {"name": "rs"}, "spec": {"selector": selector,
+                                             "template": pod_template({"app": "w"})}})
+    assert isinstance(rs, client.V1ReplicaSet)
+    assert rs.status.replicas == 0
+    ds = await call(apps.create_namespaced_daemon_set, NS, {
+        "metadata": {"name": "ds"}, "spec": {"selector": selector,
+                                             "template": pod_template({"app": "w"})}})
+    assert isinstance(ds, client.V1DaemonSet)
+    assert ds.status.desired_number_scheduled == 0
+    assert ds.status.number_ready == 0
+    listed = await call(apps.list_daemon_set_for_all_namespaces)
+    assert [d.metadata.name for d in listed.items] == ["ds"]
+
+    # A /status write that drops a required field: the server still answers with it.
+    patched = await call(apps.patch_namespaced_stateful_set_status, "sts", NS,
+                         {"status": {"replicas": None, "readyReplicas": 2}},
+                         _content_type="application/merge-patch+json")
+    assert (patched.status.replicas, patched.status.ready_replicas) == (0, 2)
+    scale = await call(apps.read_namespaced_stateful_set_scale, "sts", NS)
+    assert scale.spec.replicas == 1
+
+
 async def test_lease_microtime(api_client: client.ApiClient) -> None:
     leases = client.CoordinationV1Api(api_client)
     now = datetime.datetime.now(datetime.UTC).replace(microsecond=123456)
@@ -495,7 +580,7 @@ async def establish_crd(api_client: client.ApiClient) -> client.V1CustomResource
                 return crd  # type: ignore[no-any-return]
         raise AssertionError("CRD never became Established")
 
-    crd = await call(wait_established)
+    crd: client.V1CustomResourceDefinition = await call(wait_established)
     assert crd.status.accepted_names.kind == "Widget"
     assert crd.status.stored_versions == ["v1"]
     return crd
@@ -561,13 +646,14 @@ async def test_custom_objects(apiserver: APIServer, api_client: client.ApiClient
                            "w1")
 
 
-async def test_dynamic_client_discovers_crd(api_client: client.ApiClient) -> None:
+async def test_dynamic_client_discovers_crd(api_client: client.ApiClient,
+                                            tmp_path: Path) -> None:
     from kubernetes.dynamic import DynamicClient
 
     await establish_crd(api_client)
 
     def run() -> list[str]:
-        dyn = DynamicClient(api_client)
+        dyn = DynamicClient(api_client, cache_file=str(tmp_path / "discovery.json"))
         widgets = dyn.resources.get(api_version=f"{GROUP}/v1", kind="Widget")
         widgets.create(body=widget("dyn", 5), namespace=NS)
         configmaps = dyn.resources.get(api_version="v1", kind="ConfigMap")
@@ -592,7 +678,6 @@ class ThreadedWatch:
         self._loop = asyncio.get_running_loop()
         self._fn, self._args, self._kwargs, self._until = fn, args, kwargs, until
         self.task = asyncio.ensure_future(asyncio.to_thread(self._run))
-        self.started = threading.Event()
 
     def _run(self) -> int:
         count = 0
@@ -624,7 +709,7 @@ async def test_watch_configmaps(apiserver: APIServer, core: client.CoreV1Api,
     list_rv = listed.metadata.resource_version
 
     def deleted_watched(event: dict[str, Any]) -> bool:
-        return event["type"] == "DELETED" and event["object"].metadata.name == "watched"
+        return bool(event["type"] == "DELETED" and event["object"].metadata.name == "watched")
 
     stream = ThreadedWatch(core.list_namespaced_config_map, NS, resource_version=list_rv,
                            timeout_seconds=30, until=deleted_watched)

@@ -23,7 +23,7 @@ from .openapi import openapi_v2, openapi_v3_doc, openapi_v3_index
 from .requestlog import RequestLog, RequestRecord
 from .resources import ResourceType
 from .selectors import FieldSelector, LabelSelector, SelectorError
-from .table import wants_table, to_table
+from .table import to_table, wants_table
 from .watch import Filter, WatchHub
 
 MAX_BODY = 3 * 1024 * 1024
@@ -46,7 +46,8 @@ def parse_request_info(method: str, path: str, query: dict[str, str]) -> Request
         if len(parts) < 4:
             return info
         info.group, info.version, rest = parts[1], parts[2], parts[3:]
-    if rest[0] == "namespaces" and len(rest) >= 3:
+    # /namespaces/{name}/status and /finalize are the namespace's own subresources.
+    if rest[0] == "namespaces" and len(rest) >= 3 and rest[2] not in ("status", "finalize"):
         info.namespace, rest = rest[1], rest[2:]
     info.is_resource = True
     info.resource = rest[0]
@@ -133,9 +134,10 @@ class Handler:
 
     async def _serve(self, request: web.Request, info: RequestInfo, query: dict[str, str],
                      record: RequestRecord) -> web.StreamResponse:
-        if self.token is not None and request.path.rstrip("/") not in _PUBLIC_PATHS:
-            if request.headers.get("Authorization") != f"Bearer {self.token}":
-                raise errors.unauthorized()
+        public = request.path.rstrip("/") in _PUBLIC_PATHS
+        authorized = request.headers.get("Authorization") == f"Bearer {self.token}"
+        if self.token is not None and not public and not authorized:
+            raise errors.unauthorized()
         delay, failure = self.faults.check(info) if info.is_resource else (0.0, None)
         if delay:
             await asyncio.sleep(delay)
@@ -151,6 +153,8 @@ class Handler:
         rt = self.cluster.registry.lookup(info.group, info.version, info.resource)
         if rt is None or (info.namespace and not rt.namespaced and info.resource != "namespaces"):
             return web.Response(status=404, text="404 page not found\n")
+        if not rt.namespaced:
+            info.namespace = ""
         return await self._resource(request, rt, info, query, record)
 
     def _non_resource(self, request: web.Request) -> web.StreamResponse:
@@ -190,6 +194,11 @@ class Handler:
 
     async def _resource(self, request: web.Request, rt: ResourceType, info: RequestInfo,
                         query: dict[str, str], record: RequestRecord) -> web.StreamResponse:
+        if not rt.namespaced and info.namespace:
+            # RequestInfo names /namespaces/{name} its own namespace; storage keys
+            # cluster-scoped objects under "" (GET/PUT/PATCH/DELETE of a namespace 404ed).
+            info = RequestInfo(info.verb, info.group, info.version, info.resource,
+                               info.subresource, "", info.name, info.is_resource)
         if info.verb == "watch":
             return await self._watch(request, rt, info, query)
         if info.verb in ("list", "get") and wants_table(request.headers.get("Accept", "")):
@@ -250,7 +259,7 @@ class Handler:
                 "FieldValueForbidden", "sendInitialEvents",
                 "Forbidden: sendInitialEvents is forbidden for list")])
         limit = _int_param(query, "limit")
-        body = self.cluster.list(rt, self._selection(rt, info, query), limit,
+        body = self.cluster.list_objects(rt, self._selection(rt, info, query), limit,
                                  query.get("continue", ""), query.get("resourceVersion", ""),
                                  query.get("resourceVersionMatch", ""))
         return Result(200, body)
@@ -312,7 +321,7 @@ class Handler:
         if info.verb == "get":
             body = to_table(rt, [self.cluster.get(rt, info.namespace, info.name)], None)
         else:
-            listed = self.cluster.list(rt, self._selection(rt, info, query),
+            listed = self.cluster.list_objects(rt, self._selection(rt, info, query),
                                        _int_param(query, "limit"), query.get("continue", ""),
                                        query.get("resourceVersion", ""),
                                        query.get("resourceVersionMatch", ""))

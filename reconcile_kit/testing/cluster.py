@@ -22,7 +22,7 @@ from .meta import generate_name, now
 from .patching import apply_patch
 from .registry import Registry
 from .resources import ResourceType
-from .selectors import FieldSelector, LabelSelector, label_selector_to_string
+from .selectors import FieldSelector, label_selector_to_string
 from .store import Obj, Store
 from .strategy import (
     metadata_causes,
@@ -123,7 +123,7 @@ class Cluster:
             if path not in allowed:
                 raise errors.bad_request(f'field label not supported: {path}')
 
-    def list(
+    def list_objects(
         self,
         rt: ResourceType,
         selection: Filter,
@@ -145,7 +145,8 @@ class Cluster:
         elif resource_version_match == "Exact":
             list_rv = int(resource_version)
             if self.store.too_old(list_rv):
-                raise errors.expired(f"too old resource version: {list_rv} ({self.store.compacted_rv})")
+                raise errors.expired(
+                    f"too old resource version: {list_rv} ({self.store.compacted_rv})")
         if list_rv == self.store.rv:
             objects = self.store.items(rt.storage_key, selection.namespace)
         else:
@@ -231,7 +232,7 @@ class Cluster:
             return
         ns = obj["metadata"].get("namespace") or ""
         if not ns:
-            raise errors.bad_request("the server could not find the requested resource: namespace required")
+            raise errors.bad_request("a namespace is required for a namespaced resource")
         namespace = self.store.get("/namespaces", "", ns)
         if namespace is None:
             raise errors.not_found("", "namespaces", ns)
@@ -268,7 +269,8 @@ class Cluster:
 
     # --- create ----------------------------------------------------------------------------
 
-    def create(self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions) -> Result:
+    def create(self, rt: ResourceType, namespace: str | None, body: Any,
+               opts: WriteOptions) -> Result:
         obj = self._decode(rt, namespace, body)
         meta = obj["metadata"]
         if not meta.get("name"):
@@ -405,7 +407,8 @@ class Cluster:
         if subresource == "status":
             return prepare_status_update(rt, new, old)
         result = clone(old)
-        result.setdefault("spec", {})["finalizers"] = (new.get("spec") or {}).get("finalizers") or []
+        wanted = (new.get("spec") or {}).get("finalizers") or []
+        result.setdefault("spec", {})["finalizers"] = wanted
         return result
 
     @staticmethod
@@ -437,7 +440,7 @@ class Cluster:
                 finalizers.append(finalizer)
         if finalizers:
             meta["finalizers"] = finalizers
-        if not self._finalized(obj) or rt.plural == "namespaces" and not rt.group:
+        if not self._finalized(obj) or (rt.plural == "namespaces" and not rt.group):
             return self._mark_deleting(rt, obj, old, options, opts)
         if not opts.dry_run:
             gone = self.store.delete(rt.storage_key, namespace or "", name)
@@ -557,7 +560,8 @@ class Cluster:
             raise errors.not_found("", storage_key, meta["name"])
         return self._write_update(rt, obj, old, WriteOptions(), subresource)
 
-    def remove(self, storage_key: str, namespace: str, name: str, policy: str = "Background") -> None:
+    def remove(self, storage_key: str, namespace: str, name: str,
+               policy: str = "Background") -> None:
         """DELETE an object as a controller would (finalizers respected); gone is fine."""
         rt = self.registry.storage_type(storage_key)
         if rt is None or self.store.get(storage_key, namespace, name) is None:

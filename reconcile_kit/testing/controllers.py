@@ -45,7 +45,7 @@ class ControlLoops:
         self._idle = asyncio.Event()
         self._idle.set()
         self._task: asyncio.Task[None] | None = None
-        for key in cluster.store.keys():
+        for key in cluster.store.storage_keys():
             for obj in cluster.store.items(key):
                 self._index(key, obj, None)
                 self._react(Event(0, key, ADDED, obj, None))
@@ -168,11 +168,11 @@ class ControlLoops:
         namespace = store.get(NAMESPACE_KEY, "", name)
         if namespace is None or not namespace["metadata"].get("deletionTimestamp"):
             return
-        for key in store.keys():
+        for key in store.storage_keys():
             for obj in store.items(key, name):
                 if not obj["metadata"].get("deletionTimestamp"):
                     self.cluster.remove(key, name, obj["metadata"]["name"])
-        if any(store.items(key, name) for key in store.keys()):
+        if any(store.items(key, name) for key in store.storage_keys()):
             return
         if not (namespace.get("spec") or {}).get("finalizers"):
             return

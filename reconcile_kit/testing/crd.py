@@ -112,7 +112,8 @@ def crd_status(crd: Obj, previous: Obj | None) -> Obj:
     return {
         "conditions": [
             condition("NamesAccepted", "NoConflicts", "no conflicts found"),
-            condition("Established", "InitialNamesAccepted", "the initial names have been accepted"),
+            condition("Established", "InitialNamesAccepted",
+                      "the initial names have been accepted"),
         ],
         "acceptedNames": names,
         "storedVersions": stored,
@@ -167,7 +168,7 @@ def resource_types(crd: Obj) -> list[ResourceType]:
 
 
 def preferred_version(crd: Obj) -> str:
-    served = [v["name"] for v in crd["spec"]["versions"] if v.get("served", True)]
+    served: list[str] = [v["name"] for v in crd["spec"]["versions"] if v.get("served", True)]
     return sorted(served, key=version_priority)[0]
 
 
@@ -297,8 +298,9 @@ def _path(parts: Any) -> str:
 
 def _schema_cause(err: jsonschema.ValidationError) -> dict[str, str]:
     path = _path(err.absolute_path)
-    value, arg = err.instance, err.validator_value
-    kind = err.validator
+    value: Any = err.instance
+    arg: Any = err.validator_value
+    kind = str(err.validator)
     if kind == "required":
         missing = err.message.split("'")[1] if "'" in err.message else ""
         field = f"{path}.{missing}" if path else missing

@@ -143,7 +143,7 @@ def method_not_allowed(verb: str, plural: str) -> APIError:
     return APIError(
         405,
         "MethodNotAllowed",
-        f"the server does not allow this method on the requested resource",
+        "the server does not allow this method on the requested resource",
         {"kind": plural, "causes": [{"reason": "", "message": verb}]},
     )
 
@@ -168,5 +168,7 @@ def unauthorized() -> APIError:
     return APIError(401, "Unauthorized", "Unauthorized")
 
 
-def internal(message: str = "an error on the server has prevented the request from succeeding") -> APIError:
+def internal(
+    message: str = "an error on the server has prevented the request from succeeding",
+) -> APIError:
     return APIError(500, "InternalError", f"Internal error occurred: {message}")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 import re
-import string
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -104,6 +103,8 @@ def label_causes(labels: Any) -> list[dict[str, str]]:
 
 
 def string_map_causes(value: Any, field: str) -> list[dict[str, str]]:
-    if value is None or (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
+    if value is None:
+        return []
+    if isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
         return []
     return [errors.cause("FieldValueTypeInvalid", field, "Invalid value: must be a map of strings")]

@@ -44,7 +44,8 @@ def merge_patch(target: Any, patch: Any) -> Any:
 
 
 def _rejected(message: str) -> APIError:
-    return APIError(422, "Invalid", "the server rejected our request due to an error in our request",
+    return APIError(422, "Invalid",
+                    "the server rejected our request due to an error in our request",
                     {"causes": [{"reason": "UnexpectedServerResponse", "message": message}]})
 
 

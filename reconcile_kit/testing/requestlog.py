@@ -44,7 +44,7 @@ class RequestLog(list[RequestRecord]):
         """Records whose attributes equal every keyword given, e.g. ``filter(verb="patch")``."""
         return [r for r in self if all(getattr(r, k) == v for k, v in match.items())]
 
-    def count(self, *args: Any, **match: Any) -> int:  # type: ignore[override]
+    def count(self, *args: Any, **match: Any) -> int:
         """How many records match (see :meth:`filter`); with a positional arg, list.count."""
         if args:
             return super().count(*args)

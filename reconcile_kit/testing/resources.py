@@ -141,7 +141,8 @@ def builtin_types() -> list[ResourceType]:
                    "watch"),
             status=True, delete_returns_object=True,
         ),
-        ResourceType("", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", True, ("sa",)),
+        ResourceType(
+            "", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", True, ("sa",)),
         ResourceType(
             "", "v1", "events", "event", "Event", True, ("ev",), create_on_update=True,
             field_labels=_EVENT_FIELDS,

@@ -84,7 +84,7 @@ class Store:
         keys = sorted(k for k in objs if namespace is None or k[0] == namespace)
         return [objs[k] for k in keys]
 
-    def keys(self) -> list[str]:
+    def storage_keys(self) -> list[str]:
         return list(self._objects)
 
     def count(self, key: str) -> int:

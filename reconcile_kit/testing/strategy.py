@@ -57,6 +57,7 @@ def prepare_create(rt: ResourceType, obj: Obj) -> None:
     if rt.status:
         obj.pop("status", None)
     _CREATE_DEFAULTS.get((rt.group, rt.plural), _no_defaults)(obj)
+    fill_status_zeros(rt, obj)
 
 
 def generation_changed(rt: ResourceType, new: Obj, old: Obj) -> bool:
@@ -105,7 +106,32 @@ def prepare_status_update(rt: ResourceType, new: Obj, old: Obj) -> Obj:
     _keep_server_meta(result, old)
     for path in rt.status_reset:
         _copy_path(result, old, path.split("."))
+    fill_status_zeros(rt, result)
     return result
+
+
+# Status fields whose Go json tag has no omitempty: kube-apiserver always sends them (as 0
+# when unset), and clients whose models require them (the official Python client) reject
+# an object without them. Source: k8s.io/api apps/v1 types.go.
+_STATUS_ZEROS: dict[tuple[str, str], dict[str, int]] = {
+    ("apps", "statefulsets"): {"replicas": 0, "availableReplicas": 0},
+    ("apps", "replicasets"): {"replicas": 0},
+    ("apps", "daemonsets"): {"currentNumberScheduled": 0, "numberMisscheduled": 0,
+                             "desiredNumberScheduled": 0, "numberReady": 0},
+}
+
+
+def fill_status_zeros(rt: ResourceType, obj: Obj) -> None:
+    """Give ``obj`` the always-serialised status fields of its kind (0 when missing)."""
+    zeros = _STATUS_ZEROS.get((rt.group, rt.plural))
+    if zeros is None or not rt.builtin:
+        return
+    status = obj.get("status")
+    if not isinstance(status, dict):
+        status = obj["status"] = {}
+    for key, value in zeros.items():
+        if status.get(key) is None:
+            status[key] = value
 
 
 def _copy_path(target: Obj, source: Obj, parts: list[str]) -> None:
@@ -134,7 +160,8 @@ def _no_defaults(obj: Obj) -> None:
 def _namespace_defaults(obj: Obj) -> None:
     obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
     obj["status"] = {"phase": "Active"}
-    obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = obj["metadata"]["name"]
+    meta = obj["metadata"]
+    meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = meta["name"]
 
 
 def _container_defaults(container: dict[str, Any]) -> None:

@@ -37,7 +37,8 @@ def _events_v1(obj: Obj) -> Causes:
     regarding_ns = (obj.get("regarding") or {}).get("namespace") or ""
     if regarding_ns and regarding_ns != obj["metadata"].get("namespace", ""):
         causes.append(errors.cause("FieldValueInvalid", "regarding.namespace",
-                                   f'Invalid value: "{regarding_ns}": does not match event.namespace'))
+                                   f'Invalid value: "{regarding_ns}": does not match'
+                                   " event.namespace"))
     return causes
 
 
