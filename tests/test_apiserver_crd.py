@@ -154,3 +154,15 @@ async def test_kr8s_custom_resource(kube: kr8s.asyncio.Api) -> None:
     assert fetched.raw["status"] == {"ready": True}
     names = [w.name async for w in kube.get("widgets", namespace="default")]
     assert names == ["w1"]
+
+
+async def test_unknown_fields_warn_by_default(kube: kr8s.asyncio.Api) -> None:
+    await install(kube)
+    async with kube.call_api("POST", version="example.com/v1", base="/apis",
+                             url="namespaces/default/widgets",
+                             content='{"apiVersion":"example.com/v1","kind":"Widget",'
+                                     '"metadata":{"name":"w"},"spec":{"size":1,"junk":1}}',
+                             raise_for_status=False) as response:
+        assert response.status_code == 201
+        assert response.headers["Warning"] == '299 - "unknown field \\"spec.junk\\""'
+        assert "junk" not in response.json()["spec"]

@@ -12,6 +12,7 @@ from .kubehttp import call
 
 CM = "/api/v1/namespaces/default/configmaps"
 DEPLOY = "/apis/apps/v1/namespaces/default/deployments"
+MERGE = "application/merge-patch+json"
 
 
 def deployment(name: str = "web", image: str = "nginx:1") -> dict:
@@ -379,3 +380,22 @@ async def test_tls() -> None:
         api = await server.api()
         status, body = await call(api, "GET", CM)
         assert status == 200 and body["kind"] == "ConfigMapList"
+
+
+async def test_managed_fields(kube: kr8s.asyncio.Api) -> None:
+    status, created = await call(kube, "POST", CM, {"metadata": {"name": "a", "labels": {"x": "1"}},
+                                                    "data": {"k": "v"}},
+                                 params={"fieldManager": "first"})
+    [entry] = created["metadata"]["managedFields"]
+    assert (entry["manager"], entry["operation"], entry["fieldsType"]) == (
+        "first", "Update", "FieldsV1")
+    assert entry["fieldsV1"] == {"f:data": {"f:k": {}}, "f:metadata": {"f:labels": {"f:x": {}}}}
+    status, body = await call(kube, "PATCH", f"{CM}/a", {"data": {"k": "w", "j": "1"}}, MERGE)
+    by_manager = {e["manager"]: e["fieldsV1"] for e in body["metadata"]["managedFields"]}
+    assert by_manager == {"first": {"f:metadata": {"f:labels": {"f:x": {}}}},
+                          "kr8s": {"f:data": {"f:j": {}, "f:k": {}}}}
+    rv = body["metadata"]["resourceVersion"]
+    status, body = await call(kube, "PATCH", f"{CM}/a", {"data": {"k": "w"}}, MERGE,
+                              params={"fieldManager": "third"})
+    assert body["metadata"]["resourceVersion"] == rv  # a no-op changes no managedFields
+    assert len(body["metadata"]["managedFields"]) == 2

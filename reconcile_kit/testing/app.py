@@ -207,9 +207,7 @@ class Handler:
         if handler is None:
             raise errors.method_not_allowed(info.verb, rt.plural)
         result = handler(rt, info, query, record)
-        headers = {"Warning": ", ".join(f'299 - "{w}"' for w in result.warnings)} \
-            if result.warnings else None
-        return _json_response(result.code, result.body, headers)
+        return _json_response(result.code, result.body, _warning_headers(result.warnings))
 
     Dispatch = Callable[[ResourceType, RequestInfo, dict[str, str], RequestRecord], Result]
 
@@ -240,13 +238,14 @@ class Handler:
         return Filter(info.namespace or None if rt.namespaced else None, labels, fields)
 
     @staticmethod
-    def _write_options(query: dict[str, str]) -> WriteOptions:
+    def _write_options(query: dict[str, str], record: RequestRecord) -> WriteOptions:
         validation = query.get("fieldValidation", "Warn")
         if validation not in ("Ignore", "Warn", "Strict"):
             raise errors.bad_request(
                 f"fieldValidation parameter unsupported: {validation}."
                 " Must be one of Ignore, Warn, or Strict")
-        return WriteOptions(query.get("dryRun") == "All", validation, query.get("fieldManager"))
+        return WriteOptions(query.get("dryRun") == "All", validation, query.get("fieldManager"),
+                            record.user_agent)
 
     def _get(self, rt: ResourceType, info: RequestInfo, query: dict[str, str],
              record: RequestRecord) -> Result:
@@ -268,32 +267,32 @@ class Handler:
                 record: RequestRecord) -> Result:
         _require_json(record.content_type)
         return self.cluster.create(rt, info.namespace or None, record.body,
-                                   self._write_options(query))
+                                   self._write_options(query, record))
 
     def _update(self, rt: ResourceType, info: RequestInfo, query: dict[str, str],
                 record: RequestRecord) -> Result:
         _require_json(record.content_type)
         return self.cluster.update(rt, info.namespace or None, info.name, record.body,
-                                   self._write_options(query), info.subresource)
+                                   self._write_options(query, record), info.subresource)
 
     def _patch(self, rt: ResourceType, info: RequestInfo, query: dict[str, str],
                record: RequestRecord) -> Result:
         if record.body is None:
             raise errors.bad_request("the body of the request was empty")
         return self.cluster.patch(rt, info.namespace or None, info.name, record.content_type,
-                                  record.body, self._write_options(query), info.subresource)
+                                  record.body, self._write_options(query, record), info.subresource)
 
     def _delete(self, rt: ResourceType, info: RequestInfo, query: dict[str, str],
                 record: RequestRecord) -> Result:
         return self.cluster.delete(rt, info.namespace or None, info.name,
                                    _delete_options(record.body, query),
-                                   self._write_options(query))
+                                   self._write_options(query, record))
 
     def _delete_collection(self, rt: ResourceType, info: RequestInfo, query: dict[str, str],
                            record: RequestRecord) -> Result:
         return self.cluster.delete_collection(rt, self._selection(rt, info, query),
                                               _delete_options(record.body, query),
-                                              self._write_options(query))
+                                              self._write_options(query, record))
 
     def _get_scale(self, rt: ResourceType, info: RequestInfo, query: dict[str, str],
                    record: RequestRecord) -> Result:
@@ -304,7 +303,7 @@ class Handler:
         _require_json(record.content_type)
         body = record.body if isinstance(record.body, dict) else {}
         return self.cluster.write_scale(rt, info.namespace, info.name, body,
-                                        self._write_options(query))
+                                        self._write_options(query, record))
 
     def _patch_scale(self, rt: ResourceType, info: RequestInfo, query: dict[str, str],
                      record: RequestRecord) -> Result:
@@ -314,7 +313,7 @@ class Handler:
         scale_rt = ResourceType("autoscaling", "v1", "scale", "scale", "Scale", rt.namespaced)
         patched = apply_patch(scale_rt, scale, record.content_type, record.body)
         return self.cluster.write_scale(rt, info.namespace, info.name, patched,
-                                        self._write_options(query))
+                                        self._write_options(query, record))
 
     def _table(self, rt: ResourceType, info: RequestInfo,
                query: dict[str, str]) -> web.StreamResponse:
@@ -397,6 +396,14 @@ class Handler:
             "kind": rt.kind, "apiVersion": rt.api_version,
             "metadata": {"resourceVersion": str(self.cluster.store.rv)},
         }}) + b"\n"
+
+
+def _warning_headers(warnings: list[str]) -> dict[str, str] | None:
+    """One RFC 7234 ``Warning`` header (code 299) carrying every warning, quotes escaped."""
+    if not warnings:
+        return None
+    quoted = ('299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"' for w in warnings)
+    return {"Warning": ", ".join(quoted)}
 
 
 def _require_json(content_type: str) -> None:

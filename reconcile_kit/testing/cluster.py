@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -18,6 +18,7 @@ import orjson
 from . import crd as crds
 from . import errors
 from .errors import APIError
+from .managedfields import manager_name, update_managed_fields
 from .meta import generate_name, now
 from .patching import apply_patch
 from .registry import Registry
@@ -46,6 +47,12 @@ class WriteOptions:
     dry_run: bool = False
     field_validation: str = "Warn"
     field_manager: str | None = None
+    user_agent: str = ""
+    operation: str = "Update"
+
+    @property
+    def manager(self) -> str:
+        return manager_name(self.field_manager, self.user_agent)
 
 
 @dataclass
@@ -55,6 +62,9 @@ class Result:
     code: int
     body: Obj
     warnings: list[str] = field(default_factory=list)
+
+
+_CONTROLLER_WRITE = WriteOptions(field_manager="kube-controller-manager")
 
 
 def clone(obj: Obj) -> Obj:
@@ -96,7 +106,8 @@ class Cluster:
         for ns in BOOTSTRAP_NAMESPACES:
             if store.get("/namespaces", "", ns) is None:
                 rt = self._rt("", "namespaces")
-                self.create(rt, None, {"metadata": {"name": ns}}, WriteOptions())
+                self.create(rt, None, {"metadata": {"name": ns}},
+                            WriteOptions(field_manager="kube-apiserver"))
 
     def _rt(self, group: str, plural: str) -> ResourceType:
         rt = self.registry.storage_type(f"{group}/{plural}")
@@ -287,6 +298,7 @@ class Cluster:
         warnings = self._validate(rt, obj, opts)
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(obj, None)
+        update_managed_fields(obj, None, opts.manager, opts.operation, rt.api_version, "")
         if opts.dry_run:
             return Result(201, obj, warnings)
         stored = self.store.create(rt.storage_key, self._to_storage(rt, obj))
@@ -364,6 +376,7 @@ class Cluster:
             raise errors.invalid("PatchOptions", "meta.k8s.io", "", [errors.cause(
                 "FieldValueRequired", "fieldManager",
                 "Required value: is required for apply patch")])
+        opts = replace(opts, operation="Apply")
         if old is None:
             body = self._decode(rt, namespace, patch)
             body["metadata"]["name"] = body["metadata"].get("name") or name
@@ -392,6 +405,7 @@ class Cluster:
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(new, old)
         new = self._to_storage(rt, new)
+        self._record_manager(rt, new, old, opts, subresource)
         if opts.dry_run:
             return Result(200, self.present(rt, new), warnings)
         if deleting and self._finalized(new):
@@ -402,6 +416,21 @@ class Cluster:
         if rt.storage_key == CRD_KEY and stored is not old:
             self._register_crd(stored)
         return Result(200, self.present(rt, stored), warnings)
+
+    @staticmethod
+    def _record_manager(rt: ResourceType, new: Obj, old: Obj, opts: WriteOptions,
+                        subresource: str) -> None:
+        new["metadata"].pop("managedFields", None)
+        unchanged = {**old, "metadata": {k: v for k, v in old["metadata"].items()
+                                         if k not in ("managedFields", "resourceVersion")}}
+        comparable = {**new, "metadata": {k: v for k, v in new["metadata"].items()
+                                          if k != "resourceVersion"}}
+        if comparable == unchanged:
+            if "managedFields" in old["metadata"]:
+                new["metadata"]["managedFields"] = old["metadata"]["managedFields"]
+            return
+        update_managed_fields(new, old, opts.manager, opts.operation, rt.api_version,
+                              subresource)
 
     def _subresource_update(self, rt: ResourceType, new: Obj, old: Obj, subresource: str) -> Obj:
         if subresource == "status":
@@ -558,7 +587,7 @@ class Cluster:
         old = self.store.get(storage_key, meta.get("namespace") or "", meta["name"])
         if rt is None or old is None:
             raise errors.not_found("", storage_key, meta["name"])
-        return self._write_update(rt, obj, old, WriteOptions(), subresource)
+        return self._write_update(rt, obj, old, _CONTROLLER_WRITE, subresource)
 
     def remove(self, storage_key: str, namespace: str, name: str,
                policy: str = "Background") -> None:
@@ -566,4 +595,5 @@ class Cluster:
         rt = self.registry.storage_type(storage_key)
         if rt is None or self.store.get(storage_key, namespace, name) is None:
             return
-        self.delete(rt, namespace or None, name, {"propagationPolicy": policy}, WriteOptions())
+        self.delete(rt, namespace or None, name, {"propagationPolicy": policy},
+                    _CONTROLLER_WRITE)
