@@ -15,7 +15,7 @@ import orjson
 import yaml
 from aiohttp import web
 
-from . import discovery, errors
+from . import discovery, errors, protobuf
 from .cluster import Cluster, Result, WriteOptions
 from .errors import APIError
 from .faults import Faults, RequestInfo, fault_error
@@ -78,6 +78,13 @@ def _media_type(header: str) -> str:
 def _decode_body(raw: bytes, content_type: str) -> Any:
     if not raw:
         return None
+    if content_type == protobuf.MEDIA_TYPE:
+        try:
+            return protobuf.decode(raw)
+        except protobuf.UnsupportedKind as exc:
+            raise errors.unsupported_media_type(content_type, [JSON, "application/yaml"]) from exc
+        except protobuf.ProtobufError as exc:
+            raise errors.bad_request(f"couldn't get version/kind; protobuf error: {exc}") from exc
     try:
         if content_type in ("application/yaml", "application/apply-patch+yaml"):
             return yaml.safe_load(raw)
@@ -407,7 +414,7 @@ def _warning_headers(warnings: list[str]) -> dict[str, str] | None:
 
 
 def _require_json(content_type: str) -> None:
-    if content_type not in ("application/json", "application/yaml", ""):
+    if content_type not in ("application/json", "application/yaml", protobuf.MEDIA_TYPE, ""):
         raise errors.unsupported_media_type(content_type, ["application/json", "application/yaml",
                                                            "application/vnd.kubernetes.protobuf"])
 
