@@ -171,3 +171,25 @@ async def test_many_writes_arrive_in_order(kube: kr8s.asyncio.Api, apiserver: AP
         got = [(await stream.next() or {})["object"]["data"]["i"] for _ in range(30)]
         assert got == [str(i) for i in range(30)]
         await stream.close()
+
+
+async def test_kr8s_watch(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
+    from kr8s.asyncio.objects import ConfigMap
+
+    async def collect() -> list[tuple[str, str]]:
+        seen = []
+        async for kind, obj in kube.watch("configmaps", namespace="default"):
+            seen.append((kind, obj.name))
+            if kind == "DELETED":
+                return seen
+        return seen
+
+    await (await ConfigMap({"metadata": {"name": "a"}}, api=kube)).create()
+    task = asyncio.ensure_future(collect())
+    cm = await ConfigMap.get("a", namespace="default", api=kube)
+    while apiserver.open_watches == 0:
+        await asyncio.sleep(0)
+    await cm.patch({"data": {"k": "v"}})
+    await cm.delete()
+    seen = await asyncio.wait_for(task, 5)
+    assert seen[0] == ("ADDED", "a") and seen[-1] == ("DELETED", "a")
