@@ -37,6 +37,7 @@ from typing import Any
 import aiohttp
 import orjson
 import yaml
+import yarl
 
 NAMESPACE = "default"
 JSON_MERGE = "application/merge-patch+json"
@@ -82,6 +83,9 @@ class ThroughputRun:
     latency_p99_ms: float
     server_cpu: float  # server CPU seconds / wall seconds (1.0 = one core saturated)
     client_cpu: float  # this process's CPU seconds / wall seconds
+    server_core_busy: float  # the server's core busy with anything (others' load shows here)
+    client_core_busy: float
+    rps_per_server_cpu: float  # requests per CPU-second the server spent: its cost, load-free
 
 
 @dataclass
@@ -93,6 +97,8 @@ class WatchRun:
     p99_ms: float
     max_ms: float
     write_p50_ms: float  # the write's own round trip, for comparison
+    server_cpu: float  # server CPU seconds / wall seconds during the writes
+    server_core_busy: float  # the server's core busy with anything during the writes
 
 
 @dataclass
@@ -149,6 +155,7 @@ def machine_info() -> dict[str, Any]:
         "libraries": {name: version_of(name) for name in
                       ("reconcile-kit", "aiohttp", "orjson", "PyYAML", "kr8s", "jsonpatch")},
         "event_loop": "asyncio (default selector loop)",
+        "loadavg_at_start": Path("/proc/loadavg").read_text().split()[:3],
     }
 
 
@@ -157,6 +164,31 @@ def process_cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     ticks = int(fields[11]) + int(fields[12])
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_ticks(cpu: int | None) -> tuple[int, int]:
+    """(busy, total) jiffies of one CPU (or all CPUs for None) from /proc/stat."""
+    label = "cpu" if cpu is None else f"cpu{cpu}"
+    for line in Path("/proc/stat").read_text().splitlines():
+        parts = line.split()
+        if parts and parts[0] == label:
+            values = [int(v) for v in parts[1:]]
+            idle = values[3] + (values[4] if len(values) > 4 else 0)
+            return sum(values) - idle, sum(values)
+    return 0, 0
+
+
+class CpuWindow:
+    """Busy fraction of a CPU over a window: to see load from other processes."""
+
+    def __init__(self, cpu: int | None) -> None:
+        self.cpu = cpu
+        self.start = cpu_ticks(cpu)
+
+    def busy(self) -> float:
+        busy, total = cpu_ticks(self.cpu)
+        elapsed = total - self.start[1]
+        return (busy - self.start[0]) / elapsed if elapsed else float("nan")
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -259,9 +291,16 @@ async def create_objects(session: aiohttp.ClientSession, url: str, count: int) -
 Request = Callable[[aiohttp.ClientSession, int], Awaitable[int]]
 
 
+def object_urls(url: str, objects: int) -> list[yarl.URL]:
+    """Pre-built URLs: the load generator should spend its CPU on requests, not parsing."""
+    return [yarl.URL(url + configmap_path(i), encoded=True) for i in range(objects)]
+
+
 def get_request(url: str, objects: int) -> Request:
+    urls = object_urls(url, objects)
+
     async def send(session: aiohttp.ClientSession, seq: int) -> int:
-        async with session.get(url + configmap_path(seq % objects)) as response:
+        async with session.get(urls[seq % objects]) as response:
             await response.read()
             return response.status
     return send
@@ -269,11 +308,12 @@ def get_request(url: str, objects: int) -> Request:
 
 def patch_request(url: str, objects: int, run_id: str) -> Request:
     headers = {"Content-Type": JSON_MERGE}
+    urls = object_urls(url, objects)
 
     async def send(session: aiohttp.ClientSession, seq: int) -> int:
         # A distinct value each time: every PATCH is a real write (no no-op shortcut).
         body = orjson.dumps({"data": {"n": f"{run_id}-{seq}"}})
-        async with session.patch(url + configmap_path(seq % objects), data=body,
+        async with session.patch(urls[seq % objects], data=body,
                                  headers=headers) as response:
             await response.read()
             return response.status
@@ -306,8 +346,10 @@ async def drive(session: aiohttp.ClientSession, send: Request, total: int,
 
 
 async def throughput(session: aiohttp.ClientSession, send: Request, total: int,
-                     concurrency: int, server_pid: int) -> ThroughputRun:
+                     concurrency: int, server_pid: int,
+                     server_core: int | None, client_core: int | None) -> ThroughputRun:
     server_cpu0, client_cpu0 = process_cpu_seconds(server_pid), time.process_time()
+    core, client_window = CpuWindow(server_core), CpuWindow(client_core)
     started = time.perf_counter()
     latencies = await drive(session, send, total, concurrency)
     seconds = time.perf_counter() - started
@@ -319,6 +361,8 @@ async def throughput(session: aiohttp.ClientSession, send: Request, total: int,
         latency_p50_ms=percentile(latencies, 50) * 1e3,
         latency_p99_ms=percentile(latencies, 99) * 1e3,
         server_cpu=server_cpu / seconds, client_cpu=client_cpu / seconds,
+        server_core_busy=core.busy(), client_core_busy=client_window.busy(),
+        rps_per_server_cpu=total / server_cpu if server_cpu > 0 else float("nan"),
     )
 
 
@@ -327,10 +371,12 @@ def client_session(connections: int) -> aiohttp.ClientSession:
                                      force_close=False, keepalive_timeout=60)
     timeout = aiohttp.ClientTimeout(total=None, sock_connect=REQUEST_TIMEOUT,
                                     sock_read=REQUEST_TIMEOUT)
-    return aiohttp.ClientSession(connector=connector, timeout=timeout)
+    return aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False,
+                                 cookie_jar=aiohttp.DummyCookieJar())
 
 
-async def run_throughput(server: ServerProcess, settings: Settings, results: Results) -> None:
+async def run_throughput(server: ServerProcess, settings: Settings, results: Results,
+                         client_cpu: int | None) -> None:
     async with client_session(settings.concurrency) as session:
         await create_objects(session, server.url, settings.objects)
         for label, runs in (("GET", results.get), ("PATCH", results.patch)):
@@ -340,12 +386,16 @@ async def run_throughput(server: ServerProcess, settings: Settings, results: Res
                 send = (get_request(server.url, settings.objects) if label == "GET"
                         else patch_request(server.url, settings.objects, run_id))
                 count = settings.warmup_requests if repeat < 0 else total
-                run = await throughput(session, send, count, settings.concurrency, server.pid)
+                run = await throughput(session, send, count, settings.concurrency, server.pid,
+                                       server.cpu, client_cpu)
                 if repeat >= 0:
                     runs.append(run)
                     print(f"  {label:5} repeat {repeat + 1}: {run.rps:8.0f} req/s "
                           f"(p50 {run.latency_p50_ms:.1f} ms, server CPU "
-                          f"{run.server_cpu:.0%}, client CPU {run.client_cpu:.0%})",
+                          f"{run.server_cpu:.0%} (core busy {run.server_core_busy:.0%}), "
+                          f"client CPU {run.client_cpu:.0%} (core busy "
+                          f"{run.client_core_busy:.0%}); {run.rps_per_server_cpu:.0f} "
+                          "req per server CPU-s)",
                           flush=True)
 
 
@@ -357,8 +407,11 @@ async def run_throughput(server: ServerProcess, settings: Settings, results: Res
 class WatchLatency:
     """Open ``watchers`` streams, do ``writes`` writes, time each event's arrival."""
 
-    def __init__(self, url: str, watchers: int, writes: int) -> None:
+    def __init__(self, url: str, watchers: int, writes: int, server_pid: int,
+                 server_core: int | None) -> None:
         self.url = url
+        self.server_pid = server_pid
+        self.server_core = server_core
         self.watchers = watchers
         self.writes = writes
         self.name = "latency"
@@ -412,6 +465,8 @@ class WatchLatency:
             streams = await asyncio.gather(*(session.get(path, params=query)
                                              for _ in range(self.watchers)))
             tasks = [asyncio.create_task(self._watch(s)) for s in streams]
+            cpu0, core, started = (process_cpu_seconds(self.server_pid),
+                                   CpuWindow(self.server_core), time.perf_counter())
             try:
                 for seq in range(self.writes):
                     body = orjson.dumps({"data": {"run": run_id, "seq": str(seq)}})
@@ -424,6 +479,9 @@ class WatchLatency:
                             raise RuntimeError(f"write {seq}: HTTP {response.status}")
                     await asyncio.wait_for(self.complete[seq].wait(), DELIVERY_TIMEOUT)
                 await asyncio.wait_for(asyncio.gather(*tasks), DELIVERY_TIMEOUT)
+                seconds = time.perf_counter() - started
+                server_cpu = (process_cpu_seconds(self.server_pid) - cpu0) / seconds
+                core_busy = core.busy()
             finally:
                 for task in tasks:
                     task.cancel()
@@ -435,19 +493,22 @@ class WatchLatency:
             writes=self.writes, watchers=self.watchers, pairs=len(delays),
             p50_ms=percentile(delays, 50) * 1e3, p99_ms=percentile(delays, 99) * 1e3,
             max_ms=delays[-1] * 1e3, write_p50_ms=percentile(write_times, 50) * 1e3,
+            server_cpu=server_cpu, server_core_busy=core_busy,
         )
 
 
 async def run_watch(server: ServerProcess, settings: Settings, results: Results) -> None:
     for repeat in range(settings.watch_repeats):
-        bench = WatchLatency(server.url, settings.watchers, settings.watch_writes)
+        bench = WatchLatency(server.url, settings.watchers, settings.watch_writes, server.pid,
+                             server.cpu)
         run = await bench.run(f"w{repeat}-{time.monotonic_ns()}")
         if run.pairs != settings.watchers * settings.watch_writes:
             raise RuntimeError(f"expected {settings.watchers * settings.watch_writes} "
                                f"deliveries, saw {run.pairs}")
         results.watch.append(run)
         print(f"  watch repeat {repeat + 1}: p50 {run.p50_ms:.2f} ms, p99 {run.p99_ms:.2f} ms "
-              f"over {run.pairs} (write, watcher) pairs", flush=True)
+              f"over {run.pairs} (write, watcher) pairs; server CPU {run.server_cpu:.0%} "
+              f"(core busy {run.server_core_busy:.0%})", flush=True)
 
 
 # ---------------------------------------------------------------------------------------
@@ -461,11 +522,21 @@ def summaries(results: Results) -> dict[str, dict[str, float]]:
         rows["GET req/s"] = asdict(Summary.of([r.rps for r in results.get]))
         rows["GET latency p50 ms"] = asdict(Summary.of([r.latency_p50_ms for r in results.get]))
         rows["GET server CPU"] = asdict(Summary.of([r.server_cpu for r in results.get]))
+        rows["GET server core busy"] = asdict(Summary.of(
+            [r.server_core_busy for r in results.get]))
+        rows["GET client CPU"] = asdict(Summary.of([r.client_cpu for r in results.get]))
+        rows["GET req/server CPU-s"] = asdict(Summary.of(
+            [r.rps_per_server_cpu for r in results.get]))
     if results.patch:
         rows["PATCH req/s"] = asdict(Summary.of([r.rps for r in results.patch]))
         rows["PATCH latency p50 ms"] = asdict(Summary.of(
             [r.latency_p50_ms for r in results.patch]))
         rows["PATCH server CPU"] = asdict(Summary.of([r.server_cpu for r in results.patch]))
+        rows["PATCH server core busy"] = asdict(Summary.of(
+            [r.server_core_busy for r in results.patch]))
+        rows["PATCH client CPU"] = asdict(Summary.of([r.client_cpu for r in results.patch]))
+        rows["PATCH req/server CPU-s"] = asdict(Summary.of(
+            [r.rps_per_server_cpu for r in results.patch]))
     if results.watch:
         rows["watch delay p50 ms"] = asdict(Summary.of([r.p50_ms for r in results.watch]))
         rows["watch delay p99 ms"] = asdict(Summary.of([r.p99_ms for r in results.watch]))
@@ -487,22 +558,34 @@ def print_table(results: Results, rows: dict[str, dict[str, float]]) -> None:
     print(header)
     print("-" * len(header))
     for name, row in rows.items():
-        fmt = "{:>12.0%}" if name.endswith("CPU") else (
-            "{:>12.0f}" if name.endswith("req/s") else "{:>12.2f}")
+        fmt = "{:>12.0%}" if name.endswith(("CPU", "busy")) else (
+            "{:>12.0f}" if name.endswith(("req/s", "CPU-s")) else "{:>12.2f}")
         print(f"{name:<26}" + "".join(fmt.format(row[k]) for k in ("median", "min", "max")))
     repeats = (results.settings["throughput_repeats"], results.settings["watch_repeats"])
     print(f"\n(medians over {repeats[0]} throughput and {repeats[1]} watch repeats; watch "
           f"delays over {results.settings['watchers']} watchers x "
           f"{results.settings['watch_writes']} writes per repeat)")
+    others = interference(results)
+    if others > 0.05:
+        print(f"note: other processes took up to {others:.0%} of the server's core during a "
+              "repeat, which lowers req/s and raises delays; req/server CPU-s is the figure "
+              "least affected. Rerun on a quiet machine for clean numbers.")
+
+
+def interference(results: Results) -> float:
+    """The largest share of the server's core used by other processes in any repeat."""
+    runs: list[ThroughputRun | WatchRun] = [*results.get, *results.patch, *results.watch]
+    return max((max(0.0, r.server_core_busy - r.server_cpu) for r in runs), default=0.0)
 
 
 async def main_async(args: argparse.Namespace) -> Results:
     settings = Settings.quick() if args.quick else Settings.full()
+    machine = machine_info()  # before pinning, so usable_cpus shows the whole machine
     cpus = sorted(os.sched_getaffinity(0))
     server_cpu, client_cpu = (cpus[0], cpus[1]) if len(cpus) >= 2 else (None, None)
     if client_cpu is not None:
         os.sched_setaffinity(0, {client_cpu})
-    results = Results(settings=asdict(settings), machine=machine_info(),
+    results = Results(settings=asdict(settings), machine=machine,
                       pinning={"server_cpu": server_cpu, "client_cpu": client_cpu,
                                "note": None if server_cpu is not None else
                                "fewer than 2 usable CPUs: not pinned"})
@@ -512,10 +595,12 @@ async def main_async(args: argparse.Namespace) -> Results:
             await server.start()
             print(f"server {server.url} (pid {server.pid}, CPU {server_cpu}); "
                   f"load from pid {os.getpid()} (CPU {client_cpu})", flush=True)
-            print("(a) throughput", flush=True)
-            await run_throughput(server, settings, results)
-            print("(b) watch fan-out latency", flush=True)
-            await run_watch(server, settings, results)
+            if args.only in ("all", "throughput"):
+                print("(a) throughput", flush=True)
+                await run_throughput(server, settings, results, client_cpu)
+            if args.only in ("all", "watch"):
+                print("(b) watch fan-out latency", flush=True)
+                await run_watch(server, settings, results)
         finally:
             server.stop()
     return results
@@ -525,14 +610,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="small run for CI smoke (< 30 s)")
     parser.add_argument("--output", type=Path, default=RESULTS, help="JSON results file")
+    parser.add_argument("--only", choices=("all", "throughput", "watch"), default="all",
+                        help="run one part only (default: both)")
     args = parser.parse_args()
     started = time.monotonic()
     results = asyncio.run(main_async(args))
     rows = summaries(results)
     print_table(results, rows)
-    document = {"benchmark": "apiserver", "quick": args.quick,
+    document = {"benchmark": "apiserver", "quick": args.quick, "only": args.only,
                 "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "duration_seconds": round(time.monotonic() - started, 1),
+                "loadavg_at_end": Path("/proc/loadavg").read_text().split()[:3],
+                "interference_max": interference(results),
                 "summary": rows, **asdict(results)}
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(document, indent=2) + "\n")

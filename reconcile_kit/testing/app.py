@@ -19,11 +19,11 @@ from . import discovery, errors, protobuf
 from .cluster import Cluster, Result, WriteOptions
 from .errors import APIError
 from .faults import Faults, RequestInfo, fault_error
-from .openapi import openapi_v2, openapi_v3_doc, openapi_v3_index
+from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
 from .requestlog import RequestLog, RequestRecord
 from .resources import ResourceType
 from .selectors import FieldSelector, LabelSelector, SelectorError
-from .table import to_table, wants_table
+from .table import Conversion, convert, negotiate, watch_converter
 from .watch import Filter, WatchHub
 
 MAX_BODY = 3 * 1024 * 1024
@@ -179,7 +179,13 @@ class Handler:
         elif path == "/openapi/v3":
             doc = openapi_v3_index(registry)
         elif path.startswith("/openapi/v3/"):
-            doc = openapi_v3_doc(registry, path[len("/openapi/v3/"):])
+            served = openapi_v3_response(registry, path[len("/openapi/v3/"):],
+                                         request.query.get("hash", ""))
+            if served is None:
+                return web.Response(status=404, text="404 page not found\n")
+            code, body, headers = served
+            return web.Response(status=code, body=body, headers=headers,
+                                content_type=JSON if body else None)
         elif path == "/openapi/v2":
             doc = openapi_v2(registry)
         else:
@@ -206,10 +212,13 @@ class Handler:
             # cluster-scoped objects under "" (GET/PUT/PATCH/DELETE of a namespace 404ed).
             info = RequestInfo(info.verb, info.group, info.version, info.resource,
                                info.subresource, "", info.name, info.is_resource)
+        # Table / PartialObjectMetadata requested in Accept (kubectl get): see table.py.
+        conversion = negotiate(request.headers.get("Accept", "")) \
+            if info.verb in ("list", "get", "watch") and not info.subresource else None
         if info.verb == "watch":
-            return await self._watch(request, rt, info, query)
-        if info.verb in ("list", "get") and wants_table(request.headers.get("Accept", "")):
-            return self._table(rt, info, query)
+            return await self._watch(request, rt, info, query, conversion)
+        if conversion is not None:
+            return self._table(rt, info, query, conversion)
         handler = self._dispatch(rt, info)
         if handler is None:
             raise errors.method_not_allowed(info.verb, rt.plural)
@@ -322,10 +331,11 @@ class Handler:
         return self.cluster.write_scale(rt, info.namespace, info.name, patched,
                                         self._write_options(query, record))
 
-    def _table(self, rt: ResourceType, info: RequestInfo,
-               query: dict[str, str]) -> web.StreamResponse:
+    def _table(self, rt: ResourceType, info: RequestInfo, query: dict[str, str],
+               conversion: Conversion) -> web.StreamResponse:
         if info.verb == "get":
-            body = to_table(rt, [self.cluster.get(rt, info.namespace, info.name)], None)
+            obj = self.cluster.get(rt, info.namespace, info.name)
+            body = convert(rt, conversion, [obj], None, query)
         else:
             listed = self.cluster.list_objects(rt, self._selection(rt, info, query),
                                        _int_param(query, "limit"), query.get("continue", ""),
@@ -333,7 +343,7 @@ class Handler:
                                        query.get("resourceVersionMatch", ""))
             items = [self.cluster.present(rt, {**i, "apiVersion": rt.api_version,
                                                "kind": rt.kind}) for i in listed["items"]]
-            body = to_table(rt, items, listed["metadata"])
+            body = convert(rt, conversion, items, listed["metadata"], query)
         return _json_response(200, body)
 
     # --- watch -----------------------------------------------------------------------------
@@ -346,7 +356,8 @@ class Handler:
         return response
 
     async def _watch(self, request: web.Request, rt: ResourceType, info: RequestInfo,
-                     query: dict[str, str]) -> web.StreamResponse:
+                     query: dict[str, str],
+                     conversion: Conversion | None = None) -> web.StreamResponse:
         if query.get("sendInitialEvents", "") in _TRUE:
             raise errors.invalid("ListOptions", "meta.k8s.io", "", [errors.cause(
                 "FieldValueForbidden", "sendInitialEvents",
@@ -364,11 +375,12 @@ class Handler:
                 f"too old resource version: {since} ({store.compacted_rv})"))
         timeout = float(_int_param(query, "timeoutSeconds") or 1800)
         bookmarks = query.get("allowWatchBookmarks", "") in _TRUE
+        rewrite = watch_converter(rt, conversion, query) if conversion is not None else None
         watcher = self.hub.open(rt, selection, since)
         response = web.StreamResponse(status=200, headers={"Content-Type": JSON})
         try:
             await response.prepare(request)
-            await self._pump(response, watcher.queue, timeout, bookmarks, rt)
+            await self._pump(response, watcher.queue, timeout, bookmarks, rt, rewrite)
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
@@ -376,7 +388,8 @@ class Handler:
         return response
 
     async def _pump(self, response: web.StreamResponse, queue: asyncio.Queue[bytes | None],
-                    timeout: float, bookmarks: bool, rt: ResourceType) -> None:
+                    timeout: float, bookmarks: bool, rt: ResourceType,
+                    rewrite: Callable[[bytes], bytes] | None = None) -> None:
         deadline = time.monotonic() + timeout
         next_bookmark = time.monotonic() + self.bookmark_interval
         while True:
@@ -395,7 +408,7 @@ class Handler:
                 continue
             if line is None:
                 break
-            await response.write(line)
+            await response.write(rewrite(line) if rewrite is not None else line)
         await response.write_eof()
 
     def _bookmark(self, rt: ResourceType) -> bytes:

@@ -18,6 +18,7 @@ import orjson
 from . import crd as crds
 from . import errors
 from .errors import APIError
+from .knownfields import prune_unknown_fields
 from .managedfields import manager_name, update_managed_fields
 from .meta import generate_name, now
 from .patching import apply_patch
@@ -260,6 +261,13 @@ class Cluster:
         if rt.schema is not None:
             warnings = self._validate_custom(rt, obj, opts)
             causes += crds.SchemaValidator(rt.schema).causes(obj)
+        elif rt.builtin:
+            # Decoding into the Go type drops unknown fields (see knownfields.py).
+            unknown = prune_unknown_fields(rt.api_version, rt.kind, obj) or []
+            texts = [f'unknown field "{path}"' for path in unknown]
+            if texts and opts.field_validation == "Strict":
+                raise errors.bad_request("strict decoding error: " + ", ".join(texts))
+            warnings = texts if opts.field_validation == "Warn" else []
         if rt.storage_key == CRD_KEY:
             causes += crds.validate_crd(obj)
         causes += kind_causes(rt, obj)

@@ -136,7 +136,7 @@ def _duration(data: bytes) -> str:
 
 
 def go_duration(nanos: int) -> str:
-    """Go's ``time.Duration.String()`` form (``1h2m3.5s``, ``150ms``), which metav1.Duration uses."""
+    """Go's ``time.Duration.String()`` form (``1h2m3.5s``, ``150ms``) that metav1.Duration uses."""
     if nanos == 0:
         return "0s"
     sign = "-" if nanos < 0 else ""

@@ -208,9 +208,14 @@ def _deployment_defaults(obj: Obj) -> None:
     spec.setdefault("replicas", 1)
     spec.setdefault("revisionHistoryLimit", 10)
     spec.setdefault("progressDeadlineSeconds", 600)
-    spec.setdefault("strategy", {
-        "type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"},
-    })
+    # SetDefaults_Deployment: an empty strategy (kubectl create sends "strategy": {}) is
+    # RollingUpdate with 25%/25%, as is a RollingUpdate strategy without its parameters.
+    strategy = spec.setdefault("strategy", {})
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        rolling = strategy.setdefault("rollingUpdate", {})
+        rolling.setdefault("maxUnavailable", "25%")
+        rolling.setdefault("maxSurge", "25%")
     _workload_defaults(obj)
 
 
