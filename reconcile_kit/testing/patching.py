@@ -10,6 +10,7 @@ from typing import Any
 import jsonpatch
 import jsonpointer
 
+from ..mergepatch import apply_merge_patch
 from . import errors
 from .errors import APIError
 from .resources import ResourceType
@@ -28,19 +29,6 @@ def accepted_patch_types(rt: ResourceType) -> list[str]:
     if rt.builtin:
         types.append(STRATEGIC_PATCH)
     return [*types, APPLY_PATCH]
-
-
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386: ``null`` deletes, objects merge recursively, anything else replaces."""
-    if not isinstance(patch, dict):
-        return patch
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
 
 
 def _rejected(message: str) -> APIError:
@@ -74,7 +62,7 @@ def apply_patch(rt: ResourceType, current: Obj, content_type: str, patch: Any) -
     elif content_type == MERGE_PATCH:
         if not isinstance(patch, dict):
             raise errors.bad_request("the merge patch must be a JSON object")
-        result = merge_patch(current, patch)
+        result = apply_merge_patch(current, patch)
     elif content_type == STRATEGIC_PATCH and rt.builtin:
         if not isinstance(patch, dict):
             raise errors.bad_request("the strategic merge patch must be a JSON object")
