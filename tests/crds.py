@@ -40,6 +40,9 @@ def widget_crd(status: bool = True, scale: bool = True) -> dict[str, Any]:
                             "ready": {"type": "boolean"},
                             "replicas": {"type": "integer"},
                             "selector": {"type": "string"},
+                            "observedGeneration": {"type": "integer"},
+                            "conditions": {"type": "array", "items": {
+                                "type": "object", "x-kubernetes-preserve-unknown-fields": True}},
                         }},
                     },
                 }},

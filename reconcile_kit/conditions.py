@@ -1,0 +1,477 @@
+"""metav1.Condition helpers and the kstatus condition conventions.
+
+Conditions live in ``status.conditions`` as a list of metav1.Condition mappings::
+
+    {"type": "Ready", "status": "True", "observedGeneration": 3,
+     "lastTransitionTime": "2026-11-21T05:35:31Z", "reason": "Reconciled", "message": ""}
+
+Where the semantics come from:
+
+- Setting, finding and removing follow k8s.io/apimachinery/pkg/api/meta (conditions.go:
+  ``SetStatusCondition``, ``FindStatusCondition``, ``RemoveStatusCondition``): a condition is
+  replaced whole, and ``lastTransitionTime`` moves only when ``status`` changes. Unlike Flux's
+  ``conditions.Set``, a new reason or message alone does not move it, and the list is kept in
+  its order (no sorting), so patches stay small.
+- Field rules are metav1.Condition's validation markers (k8s.io/apimachinery/pkg/apis/meta/v1
+  types.go): the type pattern and 316-character limit, status enum, reason pattern and
+  1024-character limit, message limit of 32768 characters, observedGeneration >= 0.
+- ``Reconciling`` and ``Stalled`` are kstatus's standard conditions (sigs.k8s.io/cli-utils
+  pkg/kstatus README, "Conditions"): "abnormal-true" polarity, so their absence means normal.
+  ``mark_reconciling`` and ``mark_stalled`` also drop the other one, as Flux's
+  fluxcd/pkg runtime/conditions ``MarkReconciling`` and ``MarkStalled`` do.
+- ``summarize`` derives a summary condition in the spirit of fluxcd/pkg runtime/conditions
+  ``SetSummary`` (with ``WithConditions`` and ``WithNegativePolarityConditions``).
+
+Every function accepts a kr8s object (mutated through ``obj.raw``) or a plain dict.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, MutableMapping, MutableSequence
+from datetime import UTC, datetime
+from typing import Any, Final, TypeGuard
+
+from .objects import ObjectLike, describe_object, identity, raw_of
+
+TRUE: Final = "True"
+FALSE: Final = "False"
+UNKNOWN: Final = "Unknown"
+
+READY: Final = "Ready"
+"""The summary condition type (kstatus falls back to it; Flux sets it on every object)."""
+RECONCILING: Final = "Reconciling"
+"""kstatus: True while the controller works towards the latest spec (abnormal-true)."""
+STALLED: Final = "Stalled"
+"""kstatus: True when reconciling failed or made insufficient progress (abnormal-true)."""
+NEGATIVE_POLARITY: Final = frozenset({RECONCILING, STALLED})
+"""Condition types whose True status is the abnormal one (kstatus's standard conditions)."""
+
+MAX_TYPE_LENGTH: Final = 316
+MAX_REASON_LENGTH: Final = 1024
+MAX_MESSAGE_LENGTH: Final = 32768
+
+Clock = Callable[[], datetime]
+"""A zero-argument function returning the current time (``now`` by default)."""
+
+_TYPE_RE = re.compile(
+    r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+    r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])"
+)
+_REASON_RE = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
+_TYPE_RULE = (
+    "must be a qualified name: an optional lowercase DNS subdomain and '/', then "
+    "alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric (e.g. 'Ready', "
+    "'example.com/Synced')"
+)
+_REASON_RULE = (
+    "must be CamelCase: a letter, then letters, digits, '_', ',' or ':', not ending in ',' "
+    "or ':' (e.g. 'Reconciled')"
+)
+
+
+class Reasons:
+    """Standard condition reasons (CamelCase strings).
+
+    Sources: ``Progressing`` and ``DependencyNotReady`` are fluxcd/pkg apis/meta reasons;
+    ``Succeeded``/``Failed`` shorten Flux's ``ReconciliationSucceeded``/``ReconciliationFailed``;
+    ``Reconciling``, ``Reconciled``, ``Validated`` and ``Error`` are the kstatus-compatible
+    reasons Go controller packages built on the PatchHelper pattern use; ``Reconciling`` and
+    ``Stalled`` double as reasons for the kstatus conditions of the same names.
+    """
+
+    RECONCILING: Final = "Reconciling"
+    RECONCILED: Final = "Reconciled"
+    PROGRESSING: Final = "Progressing"
+    SUCCEEDED: Final = "Succeeded"
+    FAILED: Final = "Failed"
+    ERROR: Final = "Error"
+    VALIDATED: Final = "Validated"
+    VALIDATION_FAILED: Final = "ValidationFailed"
+    DELETING: Final = "Deleting"
+    DEPENDENCY_NOT_READY: Final = "DependencyNotReady"
+    STALLED: Final = "Stalled"
+
+
+def now() -> datetime:
+    """The current time in UTC: the default clock (monkeypatch it, or pass ``clock=``)."""
+    return datetime.now(UTC)
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def get_condition(obj: ObjectLike, type: str) -> dict[str, Any] | None:
+    """A copy of the condition of ``type`` in ``status.conditions``, or None if absent.
+
+    Like apimachinery's ``meta.FindStatusCondition``: the first entry of that type wins.
+    The copy is a plain dict; change conditions with ``set_condition``.
+    """
+    for condition in _conditions(obj, create=False) or ():
+        if isinstance(condition, MutableMapping) and condition.get("type") == type:
+            return dict(condition)
+    return None
+
+
+def is_true(obj: ObjectLike, type: str) -> bool:
+    """Whether the condition of ``type`` is present with status "True"."""
+    return _status_of(obj, type) == TRUE
+
+
+def is_false(obj: ObjectLike, type: str) -> bool:
+    """Whether the condition of ``type`` is present with status "False"."""
+    return _status_of(obj, type) == FALSE
+
+
+def is_unknown(obj: ObjectLike, type: str) -> bool:
+    """Whether the condition of ``type`` is missing or neither "True" nor "False"."""
+    return _status_of(obj, type) not in (TRUE, FALSE)
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def set_condition(
+    obj: ObjectLike,
+    type: str,
+    status: str | bool,
+    reason: str,
+    message: str = "",
+    *,
+    observed_generation: int | None = None,
+    clock: Clock | None = None,
+) -> bool:
+    """Set the condition of ``type`` in ``status.conditions``; True if anything changed.
+
+    Follows apimachinery's ``meta.SetStatusCondition``: an existing condition of that type is
+    replaced in place (``observedGeneration`` is dropped when None is given), a new one is
+    appended; ``lastTransitionTime`` is kept while the status stays the same and set to
+    ``clock()`` (RFC 3339 UTC, whole seconds) when the status changes or the condition is new.
+    ``status`` and ``status.conditions`` are created as needed.
+
+    Args:
+        obj: a kr8s object or a dict.
+        type: the condition type, e.g. "Ready" or "example.com/Synced".
+        status: "True", "False", "Unknown", or a bool (True -> "True", False -> "False").
+        reason: CamelCase reason, e.g. ``Reasons.RECONCILED``.
+        message: human-readable details.
+        observed_generation: the ``metadata.generation`` this condition reflects (>= 0).
+        clock: returns the current time; defaults to this module's ``now``.
+
+    Raises:
+        ValueError: a field breaks metav1.Condition's rules; the message names the field,
+            the value and the object.
+        TypeError: ``status`` or ``status.conditions`` of ``obj`` has the wrong shape.
+    """
+    value = _check_status(obj, status)
+    _validate(obj, type, reason, message, observed_generation)
+    conditions = _conditions(obj, create=True)
+    assert conditions is not None
+    index = _index(conditions, type)
+    existing = conditions[index] if index is not None else None
+    stamp = _transition_time(existing, value, clock)
+    new = _condition(type, value, reason, message, observed_generation, stamp)
+    if existing is not None and dict(existing) == new:
+        return False
+    if index is None:
+        conditions.append(new)
+    else:
+        conditions[index] = new
+    return True
+
+
+def remove_condition(obj: ObjectLike, type: str) -> bool:
+    """Remove every condition of ``type``; True if one was there.
+
+    As apimachinery's ``meta.RemoveStatusCondition``. When no condition remains,
+    ``status.conditions`` is deleted (a merge patch then sends ``null``, which removes it).
+    """
+    conditions = _conditions(obj, create=False)
+    if not conditions or _index(conditions, type) is None:
+        return False
+    kept = [c for c in conditions if not (isinstance(c, MutableMapping) and c.get("type") == type)]
+    status = raw_of(obj)["status"]
+    if kept:
+        status["conditions"] = kept
+    else:
+        del status["conditions"]
+    return True
+
+
+# --- kstatus ---------------------------------------------------------------------------------
+
+
+def mark_reconciling(
+    obj: ObjectLike,
+    reason: str,
+    message: str = "",
+    *,
+    observed_generation: int | None = None,
+    clock: Clock | None = None,
+) -> bool:
+    """Set ``Reconciling=True`` and remove ``Stalled``; True if anything changed.
+
+    kstatus: Reconciling (abnormal-true) means the controller is working on the latest
+    changes. Removing Stalled follows Flux's ``conditions.MarkReconciling``.
+    Raises ValueError as ``set_condition`` does.
+    """
+    return _mark(obj, RECONCILING, TRUE, reason, message, observed_generation, clock, (STALLED,))
+
+
+def mark_stalled(
+    obj: ObjectLike,
+    reason: str,
+    message: str = "",
+    *,
+    observed_generation: int | None = None,
+    clock: Clock | None = None,
+) -> bool:
+    """Set ``Stalled=True`` and remove ``Reconciling``; True if anything changed.
+
+    kstatus: Stalled (abnormal-true) means reconciling hit an error or made insufficient
+    progress; kstatus then reports the object Failed. Removing Reconciling follows Flux's
+    ``conditions.MarkStalled``. Raises ValueError as ``set_condition`` does.
+    """
+    return _mark(obj, STALLED, TRUE, reason, message, observed_generation, clock, (RECONCILING,))
+
+
+def mark_ready(
+    obj: ObjectLike,
+    reason: str = Reasons.RECONCILED,
+    message: str = "",
+    *,
+    observed_generation: int | None = None,
+    clock: Clock | None = None,
+) -> bool:
+    """Set ``Ready=True`` and remove ``Reconciling`` and ``Stalled``; True if anything changed.
+
+    With neither abnormal-true condition present kstatus reports the object Current.
+    Raises ValueError as ``set_condition`` does.
+    """
+    return _mark(
+        obj, READY, TRUE, reason, message, observed_generation, clock, (RECONCILING, STALLED)
+    )
+
+
+def mark_not_ready(
+    obj: ObjectLike,
+    reason: str,
+    message: str = "",
+    *,
+    observed_generation: int | None = None,
+    clock: Clock | None = None,
+) -> bool:
+    """Set ``Ready=False``; True if anything changed. Reconciling/Stalled are left alone.
+
+    Raises ValueError as ``set_condition`` does.
+    """
+    return _mark(obj, READY, FALSE, reason, message, observed_generation, clock, ())
+
+
+def summarize(
+    obj: ObjectLike,
+    *,
+    from_types: Iterable[str],
+    type: str = READY,
+    observed_generation: int | None = None,
+    negative_polarity: Iterable[str] = NEGATIVE_POLARITY,
+    clock: Clock | None = None,
+) -> dict[str, Any]:
+    """Derive the ``type`` condition (Ready) from ``from_types``, set it, and return it.
+
+    In the spirit of Flux's ``conditions.SetSummary``, looking at ``from_types`` in order:
+
+    1. the first abnormal one -- a ``negative_polarity`` type (Reconciling, Stalled) that is
+       True, or any other type that is False -- makes the summary False with its reason and
+       message;
+    2. otherwise the first undetermined one -- status Unknown, or a missing positive-polarity
+       condition -- makes it Unknown (its reason and message; a missing condition gives reason
+       ``Progressing`` and "waiting for condition <type>");
+    3. otherwise it is True with reason ``Reconciled`` and an empty message.
+
+    A missing negative-polarity condition counts as normal: kstatus's abnormal-true
+    conditions are absent when all is well (and ``mark_ready`` removes them).
+
+    Args:
+        obj: a kr8s object or a dict.
+        from_types: condition types to summarize, in priority order (not a plain string,
+            not empty, not containing ``type``).
+        type: the summary condition type.
+        observed_generation: passed to ``set_condition``.
+        negative_polarity: the abnormal-true types among ``from_types``.
+        clock: passed to ``set_condition``.
+
+    Returns:
+        A copy of the summary condition as set on ``obj``.
+
+    Raises:
+        TypeError: ``from_types`` is a string.
+        ValueError: ``from_types`` is empty or contains ``type``; or as ``set_condition``.
+    """
+    types = _summary_sources(from_types, type)
+    status, reason, message = _summary(obj, types, frozenset(negative_polarity))
+    _mark(obj, type, status, reason, message, observed_generation, clock, ())
+    summary = get_condition(obj, type)
+    assert summary is not None
+    return summary
+
+
+# --- internals -------------------------------------------------------------------------------
+
+
+def _mark(
+    obj: ObjectLike,
+    type: str,
+    status: str,
+    reason: str,
+    message: str,
+    generation: int | None,
+    clock: Clock | None,
+    drop: tuple[str, ...],
+) -> bool:
+    changed = set_condition(
+        obj, type, status, reason, message, observed_generation=generation, clock=clock
+    )
+    removed = [remove_condition(obj, t) for t in drop]
+    return changed or any(removed)
+
+
+def _summary_sources(from_types: Iterable[str], target: str) -> list[str]:
+    if isinstance(from_types, str):
+        raise TypeError("from_types must be an iterable of condition types, not a string")
+    types = list(from_types)
+    if not types:
+        raise ValueError("from_types must name at least one condition type")
+    if target in types:
+        raise ValueError(f"from_types must not contain the summary type {target!r}")
+    return types
+
+
+def _summary(obj: ObjectLike, types: list[str], negative: frozenset[str]) -> tuple[str, str, str]:
+    found = [(t, get_condition(obj, t)) for t in types]
+    for t, condition in found:
+        if condition is not None and condition.get("status") == (TRUE if t in negative else FALSE):
+            return FALSE, *_explanation(condition, Reasons.FAILED)
+    for t, condition in found:
+        if condition is None and t not in negative:
+            return UNKNOWN, Reasons.PROGRESSING, f"waiting for condition {t}"
+        if condition is not None and condition.get("status") not in (TRUE, FALSE):
+            return UNKNOWN, *_explanation(condition, Reasons.PROGRESSING)
+    return TRUE, Reasons.RECONCILED, ""
+
+
+def _explanation(condition: dict[str, Any], fallback: str) -> tuple[str, str]:
+    """A source condition's reason (``fallback`` if it is not valid) and message."""
+    reason, message = condition.get("reason"), condition.get("message")
+    return (reason if _is_reason(reason) else fallback), str(message or "")[:MAX_MESSAGE_LENGTH]
+
+
+def _is_reason(value: object) -> TypeGuard[str]:
+    if not isinstance(value, str) or len(value) > MAX_REASON_LENGTH:
+        return False
+    return _REASON_RE.fullmatch(value) is not None
+
+
+def _status_of(obj: ObjectLike, type: str) -> object:
+    condition = get_condition(obj, type)
+    return condition.get("status") if condition is not None else None
+
+
+def _conditions(obj: ObjectLike, *, create: bool) -> MutableSequence[Any] | None:
+    raw = raw_of(obj)
+    if raw.get("status") is None:
+        if not create:
+            return None
+        raw["status"] = {}
+    status = raw["status"]
+    if not isinstance(status, MutableMapping):
+        raise TypeError(f"{describe_object(obj)}: status is not a mapping")
+    if status.get("conditions") is None:
+        if not create:
+            return None
+        status["conditions"] = []
+    conditions = status["conditions"]
+    if not isinstance(conditions, MutableSequence):
+        raise TypeError(f"{describe_object(obj)}: status.conditions is not a list")
+    return conditions
+
+
+def _index(conditions: MutableSequence[Any], type: str) -> int | None:
+    for i, condition in enumerate(conditions):
+        if isinstance(condition, MutableMapping) and condition.get("type") == type:
+            return i
+    return None
+
+
+def _transition_time(existing: Any, status: str, clock: Clock | None) -> str:
+    if existing is not None and existing.get("status") == status:
+        kept = existing.get("lastTransitionTime")
+        if kept:
+            return str(kept)
+    return _timestamp((clock or now)())
+
+
+def _timestamp(moment: datetime) -> str:
+    """metav1.Time's wire form: RFC 3339 in UTC with whole seconds (naive means UTC)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _condition(
+    type: str, status: str, reason: str, message: str, generation: int | None, stamp: str
+) -> dict[str, Any]:
+    condition: dict[str, Any] = {"type": type, "status": status}
+    if generation is not None:
+        condition["observedGeneration"] = generation
+    condition.update(lastTransitionTime=stamp, reason=reason, message=message)
+    return condition
+
+
+# --- validation ------------------------------------------------------------------------------
+
+
+def _check_status(obj: ObjectLike, status: str | bool) -> str:
+    if isinstance(status, bool):
+        return TRUE if status else FALSE
+    if status in (TRUE, FALSE, UNKNOWN):
+        return status
+    raise _invalid(obj, "status", status, 'must be "True", "False" or "Unknown" (or a bool)')
+
+
+def _validate(
+    obj: ObjectLike, type: str, reason: str, message: str, generation: int | None
+) -> None:
+    _check_pattern(obj, "type", type, _TYPE_RE, MAX_TYPE_LENGTH, _TYPE_RULE)
+    _check_pattern(obj, "reason", reason, _REASON_RE, MAX_REASON_LENGTH, _REASON_RULE)
+    if not isinstance(message, str):
+        raise _invalid(obj, "message", message, "must be a string")
+    if len(message) > MAX_MESSAGE_LENGTH:
+        raise _invalid(obj, "message", message, f"must be at most {MAX_MESSAGE_LENGTH} characters")
+    if generation is not None and (
+        isinstance(generation, bool) or not isinstance(generation, int) or generation < 0
+    ):
+        raise _invalid(obj, "observedGeneration", generation, "must be an integer >= 0")
+
+
+def _check_pattern(
+    obj: ObjectLike, field: str, value: Any, pattern: re.Pattern[str], limit: int, rule: str
+) -> None:
+    if not isinstance(value, str):
+        raise _invalid(obj, field, value, "must be a string")
+    if len(value) > limit:
+        raise _invalid(obj, field, value, f"must be at most {limit} characters")
+    if not pattern.fullmatch(value):
+        raise _invalid(obj, field, value, rule)
+
+
+def _invalid(obj: ObjectLike, field: str, value: Any, problem: str) -> ValueError:
+    shown = repr(value)
+    if len(shown) > 80:
+        shown = f"{shown[:60]}... ({len(shown)} characters)"
+    return ValueError(f"{_where(obj)}condition {field} {shown}: {problem}")
+
+
+def _where(obj: ObjectLike) -> str:
+    kind, _, name = identity(obj)
+    return f"{describe_object(obj)}: " if name or kind != "?" else ""
