@@ -20,17 +20,39 @@ def main() -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", default=0, type=int, show_default=True, help="Port (0: a free one).")
-@click.option("--kubeconfig", "kubeconfig", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="Where to write the kubeconfig (default: a temporary file).")
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Keep state in this directory across restarts (SQLite).")
+@click.option(
+    "--kubeconfig",
+    "kubeconfig",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the kubeconfig (default: a temporary file).",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep state in this directory across restarts (SQLite).",
+)
 @click.option("--token", default=None, help="Require this bearer token.")
 @click.option("--no-gc", is_flag=True, help="No garbage collector or namespace controller.")
-def apiserver(host: str, port: int, kubeconfig: Path | None, data_dir: Path | None,
-              token: str | None, no_gc: bool) -> None:
+def apiserver(
+    host: str,
+    port: int,
+    kubeconfig: Path | None,
+    data_dir: Path | None,
+    token: str | None,
+    no_gc: bool,
+) -> None:
     """Serve the embedded Kubernetes API server until SIGINT or SIGTERM."""
-    server = APIServer(host=host, port=port, data_dir=data_dir, token=token,
-                       garbage_collection=not no_gc, kubeconfig_path=kubeconfig)
+    server = APIServer(
+        host=host,
+        port=port,
+        data_dir=data_dir,
+        token=token,
+        garbage_collection=not no_gc,
+        kubeconfig_path=kubeconfig,
+        record_requests=False,
+    )
     asyncio.run(_serve(server))
 
 

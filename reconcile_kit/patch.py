@@ -115,7 +115,7 @@ class PatchHelper:
         now = self._dump()
         if now == self._snapshot:
             return False
-        patch, _ = create_merge_patch(orjson.loads(self._snapshot), orjson.loads(now))
+        patch, _ = create_merge_patch(orjson.loads(self._snapshot), self.obj.raw)
         return bool(patch)
 
     def changes(self) -> str:
@@ -138,7 +138,8 @@ class PatchHelper:
         now = self._dump()
         if now == self._snapshot:
             return
-        before, after = orjson.loads(self._snapshot), orjson.loads(now)
+        # the live object is the "after" side: diffing against it saves a decode
+        before, after = orjson.loads(self._snapshot), self.obj.raw
         self._check_identity(before, after)
         split = before.get("status") != after.get("status") and await self._status_is_separate()
         state = await self._patch_main(before, after, split)

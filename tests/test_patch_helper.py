@@ -307,7 +307,7 @@ async def test_errors_name_object_and_field(kube: kr8s.asyncio.Api) -> None:
         await helper.patch()
     del obj.raw["spec"]["bad"]
     obj.raw["metadata"]["name"] = "other"
-    with pytest.raises(PatchError, match="metadata.name changed"):
+    with pytest.raises(PatchError, match=r"metadata\.name changed"):
         await helper.patch()
 
 

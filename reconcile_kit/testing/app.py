@@ -105,7 +105,7 @@ def _error_response(err: APIError) -> web.Response:
 class Handler:
     """Serves every request of one embedded API server."""
 
-    def __init__(self, cluster: Cluster, hub: WatchHub, faults: Faults, log: RequestLog,
+    def __init__(self, cluster: Cluster, hub: WatchHub, faults: Faults, log: RequestLog | None,
                  token: str | None, bookmark_interval: float) -> None:
         self.cluster = cluster
         self.hub = hub
@@ -127,7 +127,8 @@ class Handler:
                                verb=info.verb, group=info.group, resource=info.resource,
                                subresource=info.subresource, namespace=info.namespace,
                                name=info.name, user_agent=request.headers.get("User-Agent", ""))
-        self.log.append(record)
+        if self.log is not None:
+            self.log.append(record)
         try:
             response = await self._serve(request, info, query, record)
         except APIError as err:

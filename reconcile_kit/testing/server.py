@@ -38,6 +38,8 @@ class APIServer:
         bookmark_interval: seconds between BOOKMARK events on watches that allow them.
         history_size: watch events kept; older resourceVersions get 410 Expired.
         kubeconfig_path: where to write the kubeconfig (default: a fresh temporary file).
+        record_requests: keep the request log (``requests``); a long-running server
+            started from the command line turns it off so memory stays flat.
 
     Use ``async with APIServer() as server:`` (or ``await start()``/``await stop()``).
     """
@@ -54,6 +56,7 @@ class APIServer:
         bookmark_interval: float = 1.0,
         history_size: int = 100_000,
         kubeconfig_path: str | Path | None = None,
+        record_requests: bool = True,
     ) -> None:
         self.host = host
         self.port = port
@@ -65,6 +68,7 @@ class APIServer:
         self.history_size = history_size
         self._kubeconfig_path = Path(kubeconfig_path) if kubeconfig_path else None
         self.requests = RequestLog()
+        self.record_requests = record_requests
         self.faults = Faults()
         self._runner: web.AppRunner | None = None
         self._loops: ControlLoops | None = None
@@ -91,7 +95,8 @@ class APIServer:
         self._cluster.on_crd_removed.append(self._hub.close_key)
         self._loops = ControlLoops(self._cluster, self.garbage_collection)
         self._loops.start()
-        handler = Handler(self._cluster, self._hub, self.faults, self.requests, self.token,
+        handler = Handler(self._cluster, self._hub, self.faults,
+                          self.requests if self.record_requests else None, self.token,
                           self.bookmark_interval)
         self._runner = web.AppRunner(handler.app(), handler_cancellation=True,
                                      access_log=None, shutdown_timeout=1.0)

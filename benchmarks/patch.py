@@ -1,0 +1,150 @@
+"""PatchHelper snapshot + diff cost (median microseconds over repeated runs).
+
+Cases: a 5.5 KB Deployment (with managedFields) unchanged, with one spec field changed,
+with one status field changed; a 200 KB custom resource unchanged and with one field
+changed. Each sample builds a PatchHelper (the snapshot) and asks ``has_changes()``
+(serialise, compare, and diff when the bytes differ). Targets (issue 3): unchanged
+5.5 KB <= 25 us, one field <= 40 us, unchanged 200 KB <= 60 us.
+
+    python benchmarks/patch.py [--repeats 7] [--number 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from kr8s.asyncio.objects import Deployment, new_class
+
+from reconcile_kit.patch import PatchHelper
+
+
+def deployment() -> dict[str, Any]:
+    env = [{"name": f"VAR_{i}", "value": f"value-{i}"} for i in range(20)]
+    container = {
+        "name": "app", "image": "registry.example.com/team/app:1.2.3", "env": env,
+        "ports": [{"containerPort": 8080, "name": "http", "protocol": "TCP"}],
+        "resources": {"limits": {"cpu": "500m", "memory": "256Mi"},
+                      "requests": {"cpu": "100m", "memory": "128Mi"}},
+        "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080}, "periodSeconds": 5},
+        "imagePullPolicy": "IfNotPresent", "terminationMessagePath": "/dev/termination-log",
+    }
+    managed = {
+        "manager": "kubectl-client-side-apply", "operation": "Update", "apiVersion": "apps/v1",
+        "time": "2026-11-21T05:00:00Z", "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:spec": {"f:template": {"f:spec": {"f:containers": {
+            'k:{"name":"app"}': {"f:env": {f'k:{{"name":"VAR_{i}"}}': {".": {}, "f:name": {},
+                                                                         "f:value": {}}
+                                           for i in range(20)}}}}}}},
+    }
+    return {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {
+            "name": "web", "namespace": "default", "uid": "7f1c2d4e-0000-4000-8000-000000000001",
+            "resourceVersion": "123456", "generation": 4,
+            "creationTimestamp": "2026-11-21T05:00:00Z",
+            "labels": {"app": "web", "team": "platform", "tier": "frontend"},
+            "annotations": {"deployment.kubernetes.io/revision": "4",
+                            "kubectl.kubernetes.io/last-applied-configuration": json.dumps(
+                                {"apiVersion": "apps/v1", "kind": "Deployment",
+                                 "metadata": {"name": "web", "namespace": "default"},
+                                 "spec": {"replicas": 3, "template": {"spec": {
+                                     "containers": [container]}}}})},
+            "managedFields": [managed],
+        },
+        "spec": {
+            "replicas": 3, "revisionHistoryLimit": 10, "progressDeadlineSeconds": 600,
+            "selector": {"matchLabels": {"app": "web"}},
+            "strategy": {"type": "RollingUpdate",
+                         "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}},
+            "template": {"metadata": {"labels": {"app": "web", "tier": "frontend"}},
+                         "spec": {"containers": [container], "restartPolicy": "Always",
+                                  "terminationGracePeriodSeconds": 30,
+                                  "dnsPolicy": "ClusterFirst"}},
+        },
+        "status": {"replicas": 3, "readyReplicas": 3, "updatedReplicas": 3,
+                   "availableReplicas": 3, "observedGeneration": 4,
+                   "conditions": [{"type": t, "status": "True", "reason": "Ok",
+                                   "message": "fine", "lastUpdateTime": "2026-11-21T05:00:00Z",
+                                   "lastTransitionTime": "2026-11-21T05:00:00Z"}
+                                  for t in ("Available", "Progressing")]},
+    }
+
+
+def big_custom_resource() -> dict[str, Any]:
+    allocations = {f"10.0.{i // 250}.{i % 250}": {"pod": f"pod-{i:05d}", "namespace": "apps",
+                                                  "since": "2026-11-21T05:00:00Z"}
+                   for i in range(2600)}
+    return {"apiVersion": "example.com/v1", "kind": "IPPool",
+            "metadata": {"name": "pool", "namespace": "default", "resourceVersion": "9",
+                         "uid": "u", "generation": 1},
+            "spec": {"cidr": "10.0.0.0/16", "allocations": allocations},
+            "status": {"conditions": []}}
+
+
+def sample(obj: Any, mutate: Callable[[Any], None] | None, number: int) -> float:
+    """Mean microseconds of snapshot + has_changes() over ``number`` runs."""
+    total = 0.0
+    for _ in range(number):
+        start = time.perf_counter()
+        helper = PatchHelper(obj)
+        if mutate is not None:
+            elapsed = time.perf_counter() - start
+            mutate(obj)
+            start = time.perf_counter() - elapsed
+        changed = helper.has_changes()
+        total += time.perf_counter() - start
+        assert changed == (mutate is not None)
+        if mutate is not None:
+            obj.raw = orjson.loads(helper._snapshot)  # restore for the next run
+    return total / number * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--number", type=int, default=2000)
+    args = parser.parse_args()
+    dep = Deployment(deployment())
+    ippool = new_class("IPPool", "example.com/v1", namespaced=True)
+    big = ippool(big_custom_resource())
+    print(f"Deployment: {len(orjson.dumps(dep.raw))} bytes; "
+          f"custom resource: {len(orjson.dumps(big.raw))} bytes")
+
+    def one_field(obj: Any) -> None:
+        obj.raw["spec"]["replicas"] = 5
+
+    def status_only(obj: Any) -> None:
+        obj.raw["status"]["readyReplicas"] = 2
+
+    def big_one_field(obj: Any) -> None:
+        obj.raw["spec"]["cidr"] = "10.1.0.0/16"
+
+    cases = [
+        ("5.5 KB Deployment, unchanged", dep, None, args.number, 25),
+        ("5.5 KB Deployment, one field", dep, one_field, args.number, 40),
+        ("5.5 KB Deployment, status only", dep, status_only, args.number, 40),
+        ("200 KB custom resource, unchanged", big, None, args.number // 20, 60),
+        ("200 KB custom resource, one field", big, big_one_field, args.number // 20, None),
+    ]
+    rows = []
+    print(f"{'case':40} {'median us':>10} {'min':>8} {'max':>8} {'target':>8}")
+    for label, obj, mutate, number, target in cases:
+        runs = [sample(obj, mutate, number) for _ in range(args.repeats)]
+        med = statistics.median(runs)
+        mark = "" if target is None else ("ok" if med <= target else "MISSED")
+        print(f"{label:40} {med:10.1f} {min(runs):8.1f} {max(runs):8.1f} "
+              f"{target if target else '-':>8} {mark}")
+        rows.append({"case": label, "median_us": med, "min_us": min(runs),
+                     "max_us": max(runs), "target_us": target})
+    print(json.dumps({"python": platform.python_version(), "results": rows}))
+
+
+if __name__ == "__main__":
+    main()
