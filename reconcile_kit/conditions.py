@@ -78,6 +78,7 @@ class Reasons:
     ``Reconciling``, ``Reconciled``, ``Validated`` and ``Error`` are the kstatus-compatible
     reasons Go controller packages built on the PatchHelper pattern use; ``Reconciling`` and
     ``Stalled`` double as reasons for the kstatus conditions of the same names.
+    ``ValidationFailed`` and ``Deleting`` are this project's, completing those pairs.
     """
 
     RECONCILING: Final = "Reconciling"

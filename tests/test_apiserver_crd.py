@@ -166,3 +166,15 @@ async def test_unknown_fields_warn_by_default(kube: kr8s.asyncio.Api) -> None:
         assert response.status_code == 201
         assert response.headers["Warning"] == '299 - "unknown field \\"spec.junk\\""'
         assert "junk" not in response.json()["spec"]
+
+
+async def test_pattern_anchors_behave_as_go_regexps(kube: kr8s.asyncio.Api) -> None:
+    crd = widget_crd()
+    props = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    props["properties"]["code"] = {"type": "string", "pattern": "^[A-Z]+$"}
+    await call(kube, "POST", CRDS, crd)
+    status, body = await call(kube, "POST", WIDGETS, widget(code="ABC\n"))
+    assert status == 422
+    assert body["details"]["causes"][0]["message"].endswith("should match '^[A-Z]+$'")
+    status, _ = await call(kube, "POST", WIDGETS, widget(code="ABC"))
+    assert status == 201

@@ -399,3 +399,14 @@ async def test_managed_fields(kube: kr8s.asyncio.Api) -> None:
                               params={"fieldManager": "third"})
     assert body["metadata"]["resourceVersion"] == rv  # a no-op changes no managedFields
     assert len(body["metadata"]["managedFields"]) == 2
+
+
+async def test_owner_references_are_validated(kube: kr8s.asyncio.Api) -> None:
+    ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "o", "uid": "u1", "controller": True}
+    status, body = await call(kube, "POST", CM, {"metadata": {"name": "a", "ownerReferences": [
+        ref, {**ref, "name": "p", "uid": "u2"}]}})
+    assert status == 422 and "Only one reference can have Controller set to true" in (
+        body["message"])
+    status, body = await call(kube, "POST", CM, {"metadata": {"name": "a", "ownerReferences": [
+        {**ref, "uid": ""}]}})
+    assert status == 422 and body["details"]["causes"][0]["field"] == "metadata.ownerReferences.uid"

@@ -244,9 +244,22 @@ _PASSTHROUGH = (
 )
 
 
+def go_pattern(pattern: str) -> str:
+    """A Go (RE2) pattern as Python ``re`` reads it: a final ``$`` matches only at the end.
+
+    In Python ``$`` also matches before a trailing newline; in RE2 without the ``m`` flag
+    it does not, so ``^Ready$`` must reject ``"Ready\\n"`` as kube-apiserver does.
+    """
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        return pattern[:-1] + "\\Z"
+    return pattern
+
+
 def to_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """Translate a Kubernetes structural schema into a JSON Schema (draft 4) document."""
     out: dict[str, Any] = {key: schema[key] for key in _PASSTHROUGH if key in schema}
+    if isinstance(out.get("pattern"), str):
+        out["pattern"] = go_pattern(out["pattern"])
     if schema.get("x-kubernetes-int-or-string"):
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
     elif "type" in schema:
@@ -301,6 +314,8 @@ def _schema_cause(err: jsonschema.ValidationError) -> dict[str, str]:
     value: Any = err.instance
     arg: Any = err.validator_value
     kind = str(err.validator)
+    if kind == "pattern" and isinstance(arg, str) and arg.endswith("\\Z"):
+        arg = arg[:-2] + "$"  # show the pattern as the CRD wrote it
     if kind == "required":
         missing = err.message.split("'")[1] if "'" in err.message else ""
         field = f"{path}.{missing}" if path else missing

@@ -42,6 +42,31 @@ def metadata_causes(rt: ResourceType, obj: Obj) -> list[dict[str, str]]:
     ):
         causes.append(errors.cause("FieldValueTypeInvalid", "metadata.finalizers",
                                    "Invalid value: must be a list of strings"))
+    return causes + owner_reference_causes(meta.get("ownerReferences"))
+
+
+def owner_reference_causes(refs: Any) -> list[dict[str, str]]:
+    """Causes for invalid ``metadata.ownerReferences`` (apimachinery ValidateOwnerReferences)."""
+    if refs is None:
+        return []
+    field = "metadata.ownerReferences"
+    if not isinstance(refs, list) or not all(isinstance(r, dict) for r in refs):
+        return [errors.cause("FieldValueTypeInvalid", field, "Invalid value: must be a list")]
+    causes = []
+    for ref in refs:
+        for key in ("apiVersion", "kind", "name"):
+            if not ref.get(key):
+                causes.append(errors.cause("FieldValueInvalid", f"{field}.{key}",
+                                           f'Invalid value: "": {key} must not be empty'))
+        if not ref.get("uid"):
+            causes.append(errors.cause("FieldValueInvalid", f"{field}.uid",
+                                       'Invalid value: "": uid must not be empty'))
+    controllers = [r.get("name", "") for r in refs if r.get("controller")]
+    if len(controllers) > 1:
+        causes.append(errors.cause(
+            "FieldValueInvalid", field,
+            f"Invalid value: {len(controllers)} references: Only one reference can have"
+            f" Controller set to true. Found \"true\" in references for {', '.join(controllers)}"))
     return causes
 
 
