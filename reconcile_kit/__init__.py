@@ -1,3 +1,71 @@
 """reconcile_kit: an asyncio toolkit for Kubernetes controllers on kr8s."""
 
+from .conditions import (
+    Reasons,
+    get_condition,
+    is_false,
+    is_true,
+    is_unknown,
+    mark_not_ready,
+    mark_ready,
+    mark_reconciling,
+    mark_stalled,
+    remove_condition,
+    set_condition,
+    summarize,
+)
+from .errors import (
+    AlreadyOwnedError,
+    ConditionConflictError,
+    ConflictError,
+    ObjectError,
+    OwnerReferenceError,
+    PatchError,
+    ReconcileKitError,
+)
+from .finalizers import add_finalizer, has_finalizer, remove_finalizer
+from .objects import ObjectRef
+from .owners import (
+    controller_of,
+    is_controlled_by,
+    remove_owner_reference,
+    set_controller_reference,
+    set_owner_reference,
+)
+from .patch import PatchHelper
+from .queue import RetryPolicy, WorkQueue
+
 __version__ = "0.1.0.dev0"
+
+__all__ = [
+    "AlreadyOwnedError",
+    "ConditionConflictError",
+    "ConflictError",
+    "ObjectError",
+    "ObjectRef",
+    "OwnerReferenceError",
+    "PatchError",
+    "PatchHelper",
+    "Reasons",
+    "ReconcileKitError",
+    "RetryPolicy",
+    "WorkQueue",
+    "add_finalizer",
+    "controller_of",
+    "get_condition",
+    "has_finalizer",
+    "is_controlled_by",
+    "is_false",
+    "is_true",
+    "is_unknown",
+    "mark_not_ready",
+    "mark_ready",
+    "mark_reconciling",
+    "mark_stalled",
+    "remove_condition",
+    "remove_finalizer",
+    "set_condition",
+    "set_controller_reference",
+    "set_owner_reference",
+    "summarize",
+]
