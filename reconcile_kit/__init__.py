@@ -64,6 +64,7 @@ __all__ = [
     "mark_stalled",
     "remove_condition",
     "remove_finalizer",
+    "remove_owner_reference",
     "set_condition",
     "set_controller_reference",
     "set_owner_reference",

@@ -4,7 +4,8 @@
 """
 
 from .faults import FaultRule, Faults
+from .harness import run_until
 from .requestlog import RequestLog, RequestRecord
 from .server import APIServer
 
-__all__ = ["APIServer", "FaultRule", "Faults", "RequestLog", "RequestRecord"]
+__all__ = ["APIServer", "FaultRule", "Faults", "RequestLog", "RequestRecord", "run_until"]
