@@ -2,8 +2,9 @@
 
 Cases: a 5.5 KB Deployment (with managedFields) unchanged, with one spec field changed,
 with one status field changed; a 200 KB custom resource made of 2,600 small map entries
-(unchanged, one field changed) and one made of 40 text documents (unchanged). Each sample builds a PatchHelper (the snapshot) and asks ``has_changes()``
-(serialise, compare, and diff when the bytes differ). Targets (issue 3): unchanged
+(unchanged, one field changed) and one made of 40 text documents (unchanged). Each sample
+builds a PatchHelper (the snapshot) and asks ``has_changes()`` (serialise, compare, and
+diff when the bytes differ). Targets (issue 3): unchanged
 5.5 KB <= 25 us, one field <= 40 us, unchanged 200 KB <= 60 us.
 
     python benchmarks/patch.py [--repeats 7] [--number 2000]
