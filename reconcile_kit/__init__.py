@@ -14,6 +14,8 @@ from .conditions import (
     set_condition,
     summarize,
 )
+from .context import Context
+from .controller import Action, Controller, Trigger
 from .errors import (
     AlreadyOwnedError,
     ConditionConflictError,
@@ -23,7 +25,7 @@ from .errors import (
     PatchError,
     ReconcileKitError,
 )
-from .finalizers import add_finalizer, has_finalizer, remove_finalizer
+from .finalizers import add_finalizer, finalizer, has_finalizer, remove_finalizer
 from .objects import ObjectRef
 from .owners import (
     controller_of,
@@ -34,13 +36,18 @@ from .owners import (
 )
 from .patch import PatchHelper
 from .queue import RetryPolicy, WorkQueue
+from .reflector import Reflector, ReflectorPool
+from .store import Store
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "Action",
     "AlreadyOwnedError",
     "ConditionConflictError",
     "ConflictError",
+    "Context",
+    "Controller",
     "ObjectError",
     "ObjectRef",
     "OwnerReferenceError",
@@ -48,10 +55,15 @@ __all__ = [
     "PatchHelper",
     "Reasons",
     "ReconcileKitError",
+    "Reflector",
+    "ReflectorPool",
     "RetryPolicy",
+    "Store",
+    "Trigger",
     "WorkQueue",
     "add_finalizer",
     "controller_of",
+    "finalizer",
     "get_condition",
     "has_finalizer",
     "is_controlled_by",
