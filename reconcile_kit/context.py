@@ -46,7 +46,9 @@ class Context:
             :class:`~reconcile_kit.controller.Trigger`).
         store: the primary kind's cache.
         data: the ``context`` object given to ``run``.
-        log: a logger adapter carrying the controller name and key.
+        log: a logger adapter carrying the controller name, key and attempt.
+        recorder: the manager's EventRecorder (``ctx.recorder.event(obj, type, reason,
+            message)``), or None outside a manager.
     """
 
     controller: Controller
@@ -57,6 +59,7 @@ class Context:
     store: Store
     data: Any
     log: logging.LoggerAdapter[logging.Logger]
+    recorder: Any = None
 
     # --- reading the caches ----------------------------------------------------------------
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .context import Context
+from .metrics import Metrics
 from .objects import ObjectRef, ResourceInfo, resolve_kind
 from .queue import QueueShutDown, RetryPolicy, RetryPolicyLike, WorkQueue
 from .reflector import DELETED, MODIFIED, Reflector, ReflectorEvent, ReflectorPool
@@ -142,6 +144,8 @@ class Controller:
         self.resync = resync
         self.pool = pool or DEFAULT_POOL
         self.stats = Stats()
+        self.metrics: Metrics | None = None
+        self.recorder: Any = None
         self.queue: WorkQueue[ObjectRef] = WorkQueue(name=self.name)
         self.info: ResourceInfo | None = None
         self.reflector: Reflector | None = None
@@ -228,7 +232,12 @@ class Controller:
         """
         if self._running:
             raise RuntimeError(f"controller {self.name} is already running")
+        if self.api is None:
+            raise RuntimeError(
+                f"controller {self.name} has no api: give one, or add it to a Manager"
+            )
         self._running = True
+        self._reset()
         try:
             await self._start_sources()
             for _ in range(self.concurrency):
@@ -239,6 +248,14 @@ class Controller:
             await self._stopped.wait()
         finally:
             await self._stop_everything()
+
+    def _reset(self) -> None:
+        """Fresh queue and task lists, so a controller can run again after a shutdown
+        (a manager restarts its controllers when it regains leadership)."""
+        self.queue = WorkQueue(name=self.name, metrics=self.metrics.queue if self.metrics else None)
+        self._stopped = asyncio.Event()
+        self._workers, self._tasks, self._unsubscribe = [], [], []
+        self._deleted.clear()
 
     async def _start_sources(self) -> None:
         self.info = await resolve_kind(self.api, self.kind)
@@ -401,27 +418,35 @@ class Controller:
                 key, reasons = await self.queue.get()
             except QueueShutDown:
                 return
-            self.stats.active += 1
+            self._set_active(+1)
             try:
                 await self._process(key, reasons, reconcile, error_policy, context, on_delete)
             finally:
-                self.stats.active -= 1
+                self._set_active(-1)
                 self.queue.done(key)
                 async with self._reconciled:
                     self._completed += 1
                     self._reconciled.notify_all()
 
+    def _set_active(self, delta: int) -> None:
+        self.stats.active += delta
+        if self.metrics is not None:
+            self.metrics.set_active_workers(self.name, self.stats.active)
+
     def _context(self, key: ObjectRef, reasons: frozenset[str], data: Any) -> Context:
         assert self.reflector is not None
+        attempt = self.queue.attempts(key) + 1
+        extra = {"controller": self.name, "key": str(key), "attempt": attempt}
         return Context(
             controller=self,
             api=self.api,
             key=key,
-            attempt=self.queue.attempts(key) + 1,
+            attempt=attempt,
             reasons=reasons,
             store=self.reflector.store,
             data=data,
-            log=logging.LoggerAdapter(log, {"controller": self.name, "key": str(key)}),
+            log=logging.LoggerAdapter(log, extra),
+            recorder=self.recorder,
         )
 
     async def _process(
@@ -444,19 +469,24 @@ class Controller:
             return
         self.stats.reconciles += 1
         obj: Any = None
+        started = time.monotonic()
+        ctx.log.debug("reconciling (reasons: %s)", ", ".join(sorted(reasons)))
         try:
             obj = self.info.build(raw, self.api)
             action = await reconcile(obj, ctx)
         except asyncio.CancelledError:
             raise
         except Exception as error:
+            self._observe("error", started)
             await self._failed(key, obj, error, ctx, error_policy)
             return
         self.queue.forget(key)
-        self._count("success")
         if action is not None and action.requeue_after is not None:
+            self._observe("requeue_after", started)
             self.stats.requeues += 1
             self.queue.add_after(key, action.requeue_after, Trigger.REQUEUE)
+        else:
+            self._observe("success", started)
 
     async def _failed(
         self,
@@ -467,13 +497,11 @@ class Controller:
         error_policy: ErrorPolicy | None,
     ) -> None:
         self.stats.errors += 1
-        self._count("error")
         ctx.log.error(
             "reconcile failed (attempt %d): %s",
             ctx.attempt,
             error,
             exc_info=error,
-            extra={"attempt": ctx.attempt},
         )
         if error_policy is None:
             self.queue.retry(key, self.retry_policy, ctx, error)
@@ -497,8 +525,10 @@ class Controller:
         except Exception:
             ctx.log.exception("on_delete failed")
 
-    def _count(self, result: str) -> None:
+    def _observe(self, result: str, started: float) -> None:
         self.stats.results[result] = self.stats.results.get(result, 0) + 1
+        if self.metrics is not None:
+            self.metrics.observe_reconcile(self.name, result, time.monotonic() - started)
 
     async def _next_reconcile(self, seen: int) -> None:
         """Wait until more than ``seen`` reconciles have completed."""
