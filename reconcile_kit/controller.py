@@ -161,6 +161,11 @@ class Controller:
         self._completed = 0
         self._running = False
 
+    @property
+    def running(self) -> bool:
+        """Whether :meth:`run` has started and not finished."""
+        return self._running
+
     # --- configuration ---------------------------------------------------------------------
 
     def owns(
@@ -171,7 +176,8 @@ class Controller:
         namespace: str | None = None,
         label_selector: str | None = None,
     ) -> Controller:
-        """Reconcile the owner when a child of ``child_kind`` changes.
+        """Reconcile the owner when a child of ``child_kind`` changes (children are watched in
+        the controller's namespace unless ``namespace`` is given).
 
         Only the child's controller reference (controller=true) counts, unless
         ``all_owners``; references are matched by the primary kind and API group.
@@ -272,7 +278,7 @@ class Controller:
             source.reflector = self.pool.acquire(
                 self.api,
                 source.info,
-                namespace=source.namespace,
+                namespace=self.namespace if source.namespace is None else source.namespace,
                 label_selector=source.label_selector,
             )
             self._unsubscribe.append(source.reflector.subscribe(self._source_handler(source)))

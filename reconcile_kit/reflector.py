@@ -208,7 +208,7 @@ class Reflector:
                     "%s: %s failed (%s); retrying in %.1f s",
                     self.info.ref_kind,
                     "list" if need_list else "watch",
-                    err,
+                    str(err) or repr(err),
                     delay,
                 )
                 await self._sleep(delay)

@@ -1,0 +1,71 @@
+"""Logging set-up: stdlib logging, text or JSON lines, with reconcile context fields.
+
+Reconcile records carry ``controller``, ``key`` and ``attempt`` (the controller logs
+through a LoggerAdapter); both formats show them when present.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+CONTEXT_FIELDS = ("controller", "key", "attempt")
+
+
+class TextFormatter(logging.Formatter):
+    """``time level logger [controller key attempt=n] message``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        context = [
+            str(getattr(record, f))
+            for f in ("controller", "key")
+            if getattr(record, f, None) is not None
+        ]
+        attempt = getattr(record, "attempt", None)
+        if attempt is not None:
+            context.append(f"attempt={attempt}")
+        prefix = f"[{' '.join(context)}] " if context else ""
+        stamp = datetime.fromtimestamp(record.created, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        line = f"{stamp} {record.levelname:<7} {record.name}: {prefix}{record.getMessage()}"
+        if record.exc_info:
+            line += "\n" + self.formatException(record.exc_info)
+        return line
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, context fields, error."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        for field in CONTEXT_FIELDS:
+            value = getattr(record, field, None)
+            if value is not None:
+                entry[field] = value
+        if record.exc_info:
+            entry["error"] = self.formatException(record.exc_info)
+        return orjson.dumps(entry, default=str).decode()
+
+
+def configure_logging(fmt: str = "text", level: int | str = logging.INFO) -> None:
+    """Send the root logger to stderr in ``fmt`` (``text`` or ``json``).
+
+    Raises ValueError for another format.
+    """
+    formatters: dict[str, type[logging.Formatter]] = {"text": TextFormatter, "json": JsonFormatter}
+    if fmt not in formatters:
+        raise ValueError(f"log format must be 'text' or 'json', not {fmt!r}")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(formatters[fmt]())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    logging.getLogger("httpx").setLevel(logging.WARNING)
