@@ -67,3 +67,93 @@ async def _serve(server: APIServer) -> None:
         click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get namespaces")
         await stop.wait()
         click.echo("stopping")
+
+
+@main.command()
+@click.argument("target")
+@click.option(
+    "--embedded",
+    is_flag=True,
+    help="Run against a fresh embedded API server (its kubeconfig is printed).",
+)
+@click.option(
+    "--kubeconfig",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Use this kubeconfig (default: kr8s discovery: KUBECONFIG, ~/.kube/config,"
+    " then the in-cluster service account).",
+)
+@click.option("--namespace", default=None, help="Only watch this namespace.")
+@click.option("--leader-elect", is_flag=True, help="Run only while holding the leader lease.")
+@click.option("--health-port", type=int, default=None, help="Serve /healthz and /readyz.")
+@click.option("--metrics-port", type=int, default=None, help="Serve /metrics.")
+@click.option(
+    "--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option("--log-level", default="INFO", show_default=True)
+def run(
+    target: str,
+    embedded: bool,
+    kubeconfig: str | None,
+    namespace: str | None,
+    leader_elect: bool,
+    health_port: int | None,
+    metrics_port: int | None,
+    log_format: str,
+    log_level: str,
+) -> None:
+    """Run the Manager (or controllers) TARGET defines: module:attr or path.py[:attr]."""
+    from .logs import configure_logging
+
+    configure_logging(log_format, log_level.upper())
+    asyncio.run(
+        _run(target, embedded, kubeconfig, namespace, leader_elect, health_port, metrics_port)
+    )
+
+
+async def _run(
+    target: str,
+    embedded: bool,
+    kubeconfig: str | None,
+    namespace: str | None,
+    leader_elect: bool,
+    health_port: int | None,
+    metrics_port: int | None,
+) -> None:
+    import kr8s.asyncio
+
+    from .leaderelection import LeaderElection
+    from .target import load_manager
+
+    manager = await load_manager(target)
+    if namespace is not None:
+        manager.namespace = namespace
+    if leader_elect and manager.leader_election is None:
+        manager.leader_election = LeaderElection(
+            f"{manager.name}-leader", namespace=manager.namespace or "default"
+        )
+    manager.health_port = health_port if health_port is not None else manager.health_port
+    manager.metrics_port = metrics_port if metrics_port is not None else manager.metrics_port
+    if not embedded:
+        if kubeconfig is not None:
+            manager.api = await kr8s.asyncio.api(kubeconfig=kubeconfig)
+        await manager.run()
+        return
+    async with APIServer() as server:
+        click.echo(f"embedded API server: {server.url}")
+        click.echo(f"kubeconfig: {server.kubeconfig}", err=False)
+        click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get all -A")
+        manager.api = await server.api()
+        await manager.run()
+
+
+@main.command()
+@click.argument("target")
+@click.option("--name", default=None, help="The role's name (default: the manager's name).")
+def rbac(target: str, name: str | None) -> None:
+    """Print the ClusterRole/Role YAML the controllers of TARGET need."""
+    from .rbac import render
+    from .target import load_manager
+
+    manager = asyncio.run(load_manager(target))
+    click.echo(render(manager, name), nl=False)

@@ -91,19 +91,33 @@ class Context:
 
     async def apply(self, child: Any) -> Any:
         """Create ``child`` (a kr8s object) or merge-patch the fields it sets onto the
-        existing one; nothing is sent when the server already holds them. Returns the child
-        with the server's state. Raises PatchError when the server refuses."""
-        exists = await child.exists()
-        if not exists:
+        existing one (one GET, then a POST or a PATCH; nothing more when the server already
+        holds them). Returns the child holding the server's state. Raises PatchError when
+        the server refuses."""
+        url = f"{child.endpoint}/{child.name}"
+        namespace = child.namespace if child.namespaced else None
+        async with child.api.call_api(
+            "GET", version=child.version, url=url, namespace=namespace, raise_for_status=False
+        ) as response:
+            code, text = response.status_code, response.text
+        if code == 404:
             await child.create()
             return child
+        if code != 200:
+            meta = raw_of(child).get("metadata") or {}
+            raise PatchError(
+                f"reading the current object failed with {code}: {text}",
+                kind=child.kind,
+                namespace=meta.get("namespace"),
+                name=meta.get("name"),
+            )
+        current = orjson.loads(text)
         desired = _desired(raw_of(child))
-        current_child = await type(child).get(child.name, namespace=child.namespace, api=child.api)
-        current = raw_of(current_child)
         patch, _ = create_merge_patch(_restricted(current, desired), desired)
         if patch:
-            await current_child.patch(patch)
-        child.raw = current_child.raw
+            await child.patch(patch)
+        else:
+            child.raw = current
         return child
 
     async def patch_status(self, obj: Any, status: dict[str, Any]) -> None:
