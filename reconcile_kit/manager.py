@@ -207,7 +207,9 @@ class Manager:
         finally:
             await self._shutdown(gated, stepping_down)
             if self._stop.is_set():
-                await election.stop()  # graceful: controllers are down, release the lease
+                # graceful: controllers are down, so give the lease up for a standby now
+                await election.release()
+                await election.stop()
             else:
                 campaign.cancel()
             await asyncio.gather(campaign, return_exceptions=True)
