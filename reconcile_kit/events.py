@@ -297,8 +297,8 @@ class EventRecorder:
         series = self._new_series(regarding, related_ref, type, reason, action, note, now)
         self._cache[key] = series
         self._cache.move_to_end(key)
-        self._prune(now)
         self._mark(series)
+        self._prune(now)
 
     def _new_series(
         self,

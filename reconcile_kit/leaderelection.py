@@ -22,18 +22,19 @@ Timestamps are written as MicroTime (``2006-01-02T15:04:05.000000Z``, UTC, wall 
 each candidate's stamps strictly increase, so every renewal changes the record.
 
 Safety (never two leaders reconciling): a leader steps down as soon as ``renew_deadline``
-seconds have passed since it *sent* its last successful renewal; nobody else can take the
-lease before ``lease_duration`` seconds after they saw that renewal, which is no earlier.
-Stepping down cancels the ``on_started_leading`` task and awaits ``on_stopped_leading``
-before anything else happens, so leadership-gated work must stop within the
-``lease_duration - renew_deadline`` margin (5 s with the defaults).
+seconds have passed since it *sent* its last successful renewal. Others cannot take the
+lease before ``lease_duration`` seconds after they saw that renewal, and they cannot have
+seen it before it was sent; every write carries a resourceVersion, so of two candidates
+taking over at once only one succeeds. Stepping down cancels the ``on_started_leading``
+task and awaits ``on_stopped_leading`` before anything else happens, so leadership-gated
+work must stop within the ``lease_duration - renew_deadline`` margin (5 s by default).
 
 Differences from client-go, all deliberate:
 
-* After losing the lease, :meth:`LeaderElection.run` does not exit the process (client-go's
-  usual ``OnStoppedLeading`` is ``os.Exit``): it steps down, then campaigns again. If its
-  renewals merely failed and nobody took over, the record still names it and it may win
-  again (``leaseTransitions`` unchanged, as client-go would do on restart).
+* After losing the lease, :meth:`LeaderElection.run` does not return (client-go's Run
+  returns, and its users usually exit the process): it steps down, then campaigns again.
+  If its renewals merely failed and nobody took over, the record still names it and it
+  may win again (``leaseTransitions`` unchanged, as client-go does for its own record).
 * While the lease is validly held by someone else, a candidate checks it every
   ``retry_period`` exactly, and at the instant it expires (by its own observation) rather
   than at the next jittered retry: a dead leader is replaced within
@@ -154,32 +155,42 @@ class _LeaseLock:
 
     async def create(self, record: _Record) -> None:
         metadata = {"name": self.name, "namespace": self.namespace}
-        body = {"apiVersion": LEASE_API_VERSION, "kind": "Lease", "metadata": metadata,
-                "spec": record.to_spec()}
+        body = {
+            "apiVersion": LEASE_API_VERSION,
+            "kind": "Lease",
+            "metadata": metadata,
+            "spec": record.to_spec(),
+        }
         code, text = await self._send("POST", "leases", body)
         self.lease = self._accept("create", code, text)
 
     async def update(self, record: _Record) -> None:
         if self.lease is None:
             raise LeaseError(f"lease {self.describe()} not read yet: get or create it first")
-        code, text = await self._send("PUT", f"leases/{self.name}",
-                                      {**self.lease, "spec": record.to_spec()})
+        code, text = await self._send(
+            "PUT", f"leases/{self.name}", {**self.lease, "spec": record.to_spec()}
+        )
         self.lease = self._accept("update", code, text)
 
     async def _send(self, method: str, url: str, body: Any = None) -> tuple[int, str]:
         extra: dict[str, Any] = {}
         if body is not None:
-            extra = {"content": orjson.dumps(body),
-                     "headers": {"Content-Type": "application/json"}}
-        async with self.api.call_api(method, version=LEASE_API_VERSION,
-                                     namespace=self.namespace, url=url,
-                                     raise_for_status=False, **extra) as response:
+            extra = {"content": orjson.dumps(body), "headers": {"Content-Type": "application/json"}}
+        async with self.api.call_api(
+            method,
+            version=LEASE_API_VERSION,
+            namespace=self.namespace,
+            url=url,
+            raise_for_status=False,
+            **extra,
+        ) as response:
             return int(response.status_code), str(response.text)
 
     def _accept(self, verb: str, code: int, text: str) -> dict[str, Any]:
         if code not in (200, 201):
-            raise LeaseError(f"{verb} lease {self.describe()}: HTTP {code}: {text[:200]}",
-                             code, text)
+            raise LeaseError(
+                f"{verb} lease {self.describe()}: HTTP {code}: {text[:200]}", code, text
+            )
         lease: dict[str, Any] = orjson.loads(text)
         return lease
 
@@ -200,15 +211,21 @@ class LeaderElection:
         release_on_cancel: release the lease when :meth:`stop` is called or :meth:`run`
             is cancelled while leading (ReleaseOnCancel). Only set it once the
             leadership-gated work has stopped by then, which :meth:`stop` ensures.
-        on_started_leading: called (in a task of its own) when this candidate starts
-            leading; still running when leadership ends, the task is cancelled.
-        on_stopped_leading: called, and awaited, when this candidate stops leading, after
-            the ``on_started_leading`` task has ended and before the lease is released.
-        on_new_leader: called with the holder's identity when a different holder is
-            observed (including this candidate and the first holder seen).
+        on_started_leading: called in a task of its own when this candidate starts
+            leading, so it may run the leadership-gated work itself; if still running when
+            leadership ends, the task is cancelled and awaited (for at most
+            ``lease_duration - renew_deadline`` seconds, after which an error is logged).
+        on_stopped_leading: called, and awaited, when this candidate stops leading: after
+            the ``on_started_leading`` task has ended, before the lease is released.
+        on_new_leader: called, and awaited, with the holder's identity whenever a new
+            holder is observed (this candidate included; the first holder seen too).
         clock: seconds of a monotonic clock (default: the running loop's ``time``).
 
     Callbacks may be plain functions or coroutine functions; their exceptions are logged.
+    Those that are awaited should return promptly: they run in the election's own task.
+    Order on winning: ``on_new_leader(identity)``, :attr:`is_leader` becomes True,
+    ``on_started_leading``; on losing: :attr:`is_leader` becomes False, the
+    ``on_started_leading`` task ends, ``on_stopped_leading``.
     ``on_status_change`` is a list of ``f(is_leader)`` functions called synchronously
     whenever :attr:`is_leader` changes (e.g. for the ``leader_election_master_status``
     gauge).
@@ -292,8 +309,9 @@ class LeaderElection:
         self._lock = _LeaseLock(api, self.namespace, self.name)
         self._running = True
         self._done.clear()
-        self._campaign = asyncio.create_task(self._campaign_forever(),
-                                             name=f"leader election {self.name}")
+        self._campaign = asyncio.create_task(
+            self._campaign_forever(), name=f"leader election {self.name}"
+        )
         try:
             await self._campaign
         except asyncio.CancelledError:
@@ -318,8 +336,10 @@ class LeaderElection:
     async def release(self) -> None:
         """Give the lease up now: step down, then PUT it without a holder.
 
-        A running :meth:`run` keeps campaigning but waits ``lease_duration`` seconds first,
-        so a standby takes over. Failures to write are logged, not raised.
+        Does nothing to the lease unless this candidate is its last observed holder. A
+        running :meth:`run` keeps campaigning but only after ``lease_duration`` seconds, so
+        a standby takes over. Failures to write are logged, not raised (the lease then
+        expires for others ``lease_duration`` seconds after its last renewal).
         """
         await self._step_down()
         await self._release_if_held()
@@ -349,7 +369,7 @@ class LeaderElection:
     async def _acquire(self) -> None:
         """client-go's acquire: try at once, then after each retry delay, until it leads."""
         log.info("attempting to acquire leader lease %s", self._describe())
-        while not await self._attempt(renewing=False):
+        while not await self._attempt():
             await asyncio.sleep(self._retry_delay())
         log.info("successfully acquired lease %s as %s", self._describe(), self.identity)
 
@@ -365,12 +385,15 @@ class LeaderElection:
         try:
             async with asyncio.timeout(max(0.0, deadline - self._now())):
                 while self._leading:
-                    if await self._attempt(renewing=True):
+                    if await self._attempt():
                         return True
                     await asyncio.sleep(self.retry_period)
         except TimeoutError:
-            log.warning("failed to renew lease %s within %ss: stepping down",
-                        self._describe(), self.renew_deadline)
+            log.warning(
+                "failed to renew lease %s within %ss: stepping down",
+                self._describe(),
+                self.renew_deadline,
+            )
         return False
 
     def _retry_delay(self) -> float:
@@ -381,11 +404,11 @@ class LeaderElection:
             return min(self.retry_period, remaining + _EXPIRY_STEP)
         return self.retry_period * (1 + random.random() * JITTER_FACTOR)
 
-    async def _attempt(self, *, renewing: bool) -> bool:
+    async def _attempt(self) -> bool:
         """One tryAcquireOrRenew under the lock; errors are logged and count as failure."""
         try:
             async with self._mutex:
-                if renewing != self._leading or self._now() < self._hold_off_until:
+                if self._now() < self._hold_off_until:
                     return False
                 async with asyncio.timeout(self.renew_deadline):
                     succeeded = await self._try_acquire_or_renew()
@@ -412,8 +435,7 @@ class LeaderElection:
         if current.holder and self._valid() and not self._holds():
             return False
         if self._holds():
-            mine = replace(mine, acquire_time=current.acquire_time,
-                           transitions=current.transitions)
+            mine = replace(mine, acquire_time=current.acquire_time, transitions=current.transitions)
         else:
             mine = replace(mine, transitions=current.transitions + 1)
         await self._lock.update(mine)
@@ -422,13 +444,15 @@ class LeaderElection:
     async def _fast_renew(self, mine: _Record) -> bool:
         """Renew from the cached lease without a GET; False (logged) when that fails."""
         assert self._lock is not None and self._record is not None
-        mine = replace(mine, acquire_time=self._record.acquire_time,
-                       transitions=self._record.transitions)
+        mine = replace(
+            mine, acquire_time=self._record.acquire_time, transitions=self._record.transitions
+        )
         try:
             await self._lock.update(mine)
         except Exception as error:
-            log.info("optimistic renewal of %s failed, reading it again: %s",
-                     self._describe(), error)
+            log.info(
+                "optimistic renewal of %s failed, reading it again: %s", self._describe(), error
+            )
             return False
         self._observe(mine)
         return True
@@ -446,7 +470,8 @@ class LeaderElection:
         if self.on_started_leading is not None:
             self._started = asyncio.create_task(
                 self._call("on_started_leading", self.on_started_leading),
-                name=f"leader election {self.name}: leading")
+                name=f"leader election {self.name}: leading",
+            )
 
     async def _step_down(self) -> None:
         """Stop leading: flags first, then end the leading task, then on_stopped_leading.
@@ -469,8 +494,12 @@ class LeaderElection:
             margin = self.lease_duration - self.renew_deadline
             done, _ = await asyncio.wait([started], timeout=margin)
             if not done:
-                log.error("on_started_leading of %s ignored cancellation for %ss: another"
-                          " leader may start while it runs", self._describe(), margin)
+                log.error(
+                    "on_started_leading of %s ignored cancellation for %ss: another"
+                    " leader may start while it runs",
+                    self._describe(),
+                    margin,
+                )
         await self._call("on_stopped_leading", self.on_stopped_leading)
 
     async def _shutdown(self) -> None:
@@ -556,8 +585,7 @@ class LeaderElection:
         return f"{self.namespace}/{self.name}"
 
 
-def _validate(name: str, lease_duration: float, renew_deadline: float,
-              retry_period: float) -> None:
+def _validate(name: str, lease_duration: float, renew_deadline: float, retry_period: float) -> None:
     if not name:
         raise ValueError("the lease name must not be empty")
     if min(lease_duration, renew_deadline, retry_period) <= 0:
@@ -566,4 +594,3 @@ def _validate(name: str, lease_duration: float, renew_deadline: float,
         raise ValueError("lease_duration must be greater than renew_deadline")
     if renew_deadline <= JITTER_FACTOR * retry_period:
         raise ValueError("renew_deadline must be greater than retry_period * 1.2")
-

@@ -76,7 +76,7 @@ async def test_delete_preconditions(kube: kr8s.asyncio.Api) -> None:
                               {"preconditions": {"resourceVersion": "1"}})
     assert (status, body["reason"]) == (409, "Conflict")
     status, body = await call(kube, "DELETE", f"{CM}/a", {"preconditions": {"uid": "nope"}})
-    assert status == 409 and "Precondition failed" in body["message"]
+    assert status == 409 and "the UID in the precondition (nope) does not match" in body["message"]
 
 
 async def test_garbage_collection_of_dependents(kube: kr8s.asyncio.Api,

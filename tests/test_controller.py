@@ -154,9 +154,9 @@ async def test_owned_children_reconcile_their_owner(kube: kr8s.asyncio.Api) -> N
     ctrl = controller(kube).owns(Secret)
     task = asyncio.create_task(ctrl.run(reconcile))
     assert await ctrl.wait_reconciled(lambda: frozenset({"child"}) in reasons, 5)
+    count = len(reasons)  # before the write: its reconcile may start before the reply is read
     await call(kube, "PATCH", "/api/v1/namespaces/default/secrets/child",
                {"metadata": {"labels": {"x": "y"}}}, MERGE)
-    count = len(reasons)
     assert await ctrl.wait_reconciled(lambda: len(reasons) > count, 5)
     assert reasons[-1] == frozenset({"child"})
     assert cached[0] is False and cached[-1] is True  # ctx.get reads the owned kind's cache

@@ -147,10 +147,25 @@ async def group(kube: kr8s.asyncio.Api, apiserver: APIServer) -> AsyncIterator[G
 
 
 async def wait_leading(candidate: Candidate, timeout: float = 60) -> float:
-    """Wait (bounded, loop seconds) until ``candidate`` leads; returns the loop time then."""
+    """Wait (bounded, loop seconds) until ``candidate`` leads and its on_started_leading
+    task started; returns the loop time when it started leading."""
     async with asyncio.timeout(timeout):
         await candidate.le.leading()
-    return now()
+        up = now()
+        while candidate.events.count("started") < candidate.events.count("status:True"):
+            await asyncio.sleep(0)
+    return up
+
+
+async def wait_lost(candidate: Candidate, timeout: float = 30) -> float:
+    """Wait until ``candidate`` stops leading and on_stopped_leading returned; the loop time
+    when it stopped leading."""
+    async with asyncio.timeout(timeout):
+        await candidate.le.lost()
+        down = now()
+        while "stopped" not in candidate.events:
+            await asyncio.sleep(0)
+    return down
 
 
 async def get_lease(kube: kr8s.asyncio.Api) -> dict[str, Any]:
@@ -175,7 +190,7 @@ def lease_requests(apiserver: APIServer, since: int = 0) -> list[tuple[str, int]
         {"lease_duration": -1.0, "renew_deadline": -2.0, "retry_period": -3.0},
     ],
 )
-def test_timing_is_validated_as_client_go_does(timing: dict[str, float]) -> None:
+def test_timing_is_validated_as_client_go_does(timing: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         LeaderElection("lock", **timing)
 
@@ -301,8 +316,7 @@ async def test_a_graceful_stop_releases_and_the_standby_leads_within_one_retry_p
     spec = (await get_lease(kube))["spec"]
     assert spec["holderIdentity"] == "b" and spec["leaseTransitions"] == 1
     assert spec["leaseDurationSeconds"] == 15
-    assert a.events == ["new:a", "status:True", "started", "status:False", "work-ended",
-                        "stopped"]
+    assert a.events == ["new:a", "status:True", "started", "status:False", "work-ended", "stopped"]
     assert b.events == ["new:a", "new:b", "status:True", "started"]
     assert a.times("stopped")[0] <= b.times("status:True")[0]
 
@@ -317,9 +331,7 @@ async def test_failing_renewals_step_down_at_the_renew_deadline_before_anyone_ca
     await asyncio.sleep(3.3)  # renewed at 2 s
     failing = now()
     apiserver.faults.fail(500, verb="update", resource="leases", times=None)
-    async with asyncio.timeout(30):
-        await a.le.lost()
-    down = now()
+    down = await wait_lost(a)
     assert failing - RETRY < down - RENEW <= failing  # last renewal sent + renew deadline
     assert a.events[-3:] == ["status:False", "work-ended", "stopped"]
     assert a.times("stopped")[0] == down
@@ -339,9 +351,7 @@ async def test_a_hanging_renewal_does_not_delay_stepping_down(
     await wait_leading(a, 5)
     await asyncio.sleep(0.5)
     apiserver.faults.latency(600, verb="update", resource="leases", times=None)
-    async with asyncio.timeout(30):
-        await a.le.lost()
-    assert now() == pytest.approx(RENEW, abs=EPS)  # acquired at 0, never renewed since
+    assert await wait_lost(a) == pytest.approx(RENEW, abs=EPS)  # acquired at 0, never renewed since
     assert a.events[-3:] == ["status:False", "work-ended", "stopped"]
 
 
@@ -355,14 +365,21 @@ async def test_after_a_transient_outage_the_leader_reclaims_its_own_lease(
     acquired = (await get_lease(kube))["spec"]["acquireTime"]
     await asyncio.sleep(3.3)
     apiserver.faults.fail(500, verb="update", resource="leases", times=None)
-    async with asyncio.timeout(30):
-        await a.le.lost()
+    await wait_lost(a)
     apiserver.faults.clear()
     await wait_leading(a, RETRY * 2.2 + EPS)  # nobody took over: the record still names a
     await asyncio.sleep(60)
     assert a.le.is_leader and not b.le.is_leader
-    assert a.events == ["new:a", "status:True", "started", "status:False", "work-ended",
-                        "stopped", "status:True", "started"]
+    assert a.events == [
+        "new:a",
+        "status:True",
+        "started",
+        "status:False",
+        "work-ended",
+        "stopped",
+        "status:True",
+        "started",
+    ]
     assert b.events == ["new:a"]
     spec = (await get_lease(kube))["spec"]
     assert spec["acquireTime"] == acquired and spec["leaseTransitions"] == 0
@@ -376,8 +393,12 @@ async def test_after_a_transient_outage_the_leader_reclaims_its_own_lease(
 async def test_a_stale_lease_is_taken_over_when_it_expires_by_the_local_clock(
     group: Group, kube: kr8s.asyncio.Api, duration: int
 ) -> None:
-    spec = {"holderIdentity": "ghost", "leaseDurationSeconds": duration,
-            "renewTime": "2001-01-01T00:00:00.000000Z", "leaseTransitions": 3}
+    spec = {
+        "holderIdentity": "ghost",
+        "leaseDurationSeconds": duration,
+        "renewTime": "2001-01-01T00:00:00.000000Z",
+        "leaseTransitions": 3,
+    }
     status, _ = await call(kube, "POST", LEASES, {"metadata": {"name": "lock"}, "spec": spec})
     assert status == 201
     a = group.add("a").start()
@@ -418,9 +439,9 @@ async def test_leading_and_lost_waits_and_status_listeners(group: Group) -> None
     async with asyncio.timeout(1):
         await waiter
     assert statuses == [True, False] and a.le.leader is None  # released
+    b = group.add("b").start()
+    await asyncio.sleep(0.1)
     with pytest.raises(RuntimeError):  # run() while it runs
-        b = group.add("b").start()
-        await asyncio.sleep(0.1)
         await b.le.run(group.kube)
 
 
@@ -470,8 +491,9 @@ async def test_callback_errors_are_logged_and_do_not_stop_the_election(
     def boom(*args: Any) -> None:
         raise RuntimeError("boom")
 
-    le = LeaderElection("lock", identity="a", on_new_leader=boom, on_started_leading=boom,
-                        on_stopped_leading=boom)
+    le = LeaderElection(
+        "lock", identity="a", on_new_leader=boom, on_started_leading=boom, on_stopped_leading=boom
+    )
     le.on_status_change.append(boom)
     task = asyncio.create_task(le.run(kube))
     async with asyncio.timeout(5):
@@ -480,8 +502,9 @@ async def test_callback_errors_are_logged_and_do_not_stop_the_election(
     assert le.is_leader
     await le.stop()
     assert task.done() and task.exception() is None
-    failed = [r.getMessage() for r in caplog.records if "failed" in r.getMessage()]
+    failed = [r.getMessage() for r in caplog.records if r.exc_info]
     assert len(failed) == 5  # on_new_leader, status x2, on_started_leading, on_stopped_leading
+    assert all("boom" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
 
 
 # -- a long random run -----------------------------------------------------------------------

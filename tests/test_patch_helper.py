@@ -137,7 +137,8 @@ async def test_concurrent_writers_changes_survive(kube: kr8s.asyncio.Api) -> Non
         await call(kube, "PATCH", f"{DEPLOY}/web",
                    {"metadata": {"labels": {"theirs": "1"}},
                     "spec": {"minReadySeconds": 7}}, MERGE)
-        await call(kube, "PATCH", f"{DEPLOY}/web/status", {"status": {"readyReplicas": 1}}, MERGE)
+        await call(kube, "PATCH", f"{DEPLOY}/web/status",
+                   {"status": {"replicas": 1, "readyReplicas": 1}}, MERGE)
     _, stored = await call(kube, "GET", f"{DEPLOY}/web")
     assert stored["metadata"]["labels"] == {"theirs": "1", "mine": "1"}
     assert stored["spec"]["minReadySeconds"] == 7 and stored["spec"]["replicas"] == 3

@@ -1,11 +1,15 @@
 """Testing support: an embedded Kubernetes API server and pytest fixtures.
 
 ``APIServer`` is an in-process stand-in for kube-apiserver; see its docstring.
+``ControlPlane`` runs a real etcd and kube-apiserver (built by scripts/build-control-plane)
+with the same surface.
 """
 
+from .controlplane import ControlPlane, ControlPlaneError
 from .faults import FaultRule, Faults
 from .harness import run_until
 from .requestlog import RequestLog, RequestRecord
 from .server import APIServer
 
-__all__ = ["APIServer", "FaultRule", "Faults", "RequestLog", "RequestRecord", "run_until"]
+__all__ = ["APIServer", "ControlPlane", "ControlPlaneError", "FaultRule", "Faults", "RequestLog",
+           "RequestRecord", "run_until"]

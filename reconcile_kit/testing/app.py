@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 import yaml
 from aiohttp import web
+from multidict import CIMultiDict
 
 from . import discovery, errors, protobuf
 from .cluster import Cluster, Result, WriteOptions
@@ -93,7 +94,8 @@ def _decode_body(raw: bytes, content_type: str) -> Any:
         raise errors.bad_request(f"couldn't get version/kind; json parse error: {exc}") from exc
 
 
-def _json_response(code: int, body: Any, headers: dict[str, str] | None = None) -> web.Response:
+def _json_response(code: int, body: Any,
+                   headers: dict[str, str] | CIMultiDict[str] | None = None) -> web.Response:
     return web.Response(status=code, body=orjson.dumps(body), content_type=JSON,
                         headers=headers)
 
@@ -160,6 +162,9 @@ class Handler:
             raise err
         rt = self.cluster.registry.lookup(info.group, info.version, info.resource)
         if rt is None or (info.namespace and not rt.namespaced and info.resource != "namespaces"):
+            if self.cluster.registry.resources(info.group, info.version):
+                # a served group/version answers for its unknown resources with a Status
+                raise _no_such_resource()
             return web.Response(status=404, text="404 page not found\n")
         if not rt.namespaced:
             info.namespace = ""
@@ -244,7 +249,10 @@ class Handler:
                     "patch": self._patch_scale}.get(info.verb)
         if sub == "finalize" and rt.plural == "namespaces" and info.verb == "update":
             return self._update
-        raise errors.not_found(rt.group, f"{rt.plural}/{sub}", info.name)
+        if rt.crd_name is not None:
+            # apiextensions-apiserver's handler: the object "is not found"
+            raise errors.not_found(rt.group, rt.plural, info.name)
+        raise _no_such_resource()
 
     def _selection(self, rt: ResourceType, info: RequestInfo, query: dict[str, str]) -> Filter:
         try:
@@ -262,7 +270,7 @@ class Handler:
                 f"fieldValidation parameter unsupported: {validation}."
                 " Must be one of Ignore, Warn, or Strict")
         return WriteOptions(query.get("dryRun") == "All", validation, query.get("fieldManager"),
-                            record.user_agent)
+                            record.user_agent, force=query.get("force", "") in _TRUE)
 
     def _get(self, rt: ResourceType, info: RequestInfo, query: dict[str, str],
              record: RequestRecord) -> Result:
@@ -419,12 +427,18 @@ class Handler:
         }}) + b"\n"
 
 
-def _warning_headers(warnings: list[str]) -> dict[str, str] | None:
-    """One RFC 7234 ``Warning`` header (code 299) carrying every warning, quotes escaped."""
+def _warning_headers(warnings: list[str]) -> CIMultiDict[str] | None:
+    """One RFC 7234 ``Warning`` header (code 299) per warning, quotes escaped, as
+    kube-apiserver's warning recorder adds them (k8s.io/apiserver pkg/endpoints/warning)."""
     if not warnings:
         return None
-    quoted = ('299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"' for w in warnings)
-    return {"Warning": ", ".join(quoted)}
+    return CIMultiDict(("Warning", '299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"')
+                       for w in warnings)
+
+
+def _no_such_resource() -> APIError:
+    """The Status kube-apiserver sends for an unknown resource or built-in subresource."""
+    return APIError(404, "NotFound", "the server could not find the requested resource", {})
 
 
 def _require_json(content_type: str) -> None:

@@ -19,7 +19,7 @@ from . import crd as crds
 from . import errors
 from .errors import APIError
 from .knownfields import prune_unknown_fields
-from .managedfields import manager_name, update_managed_fields
+from .managedfields import apply_conflicts, manager_name, update_managed_fields
 from .meta import generate_name, now
 from .patching import apply_patch
 from .registry import Registry
@@ -50,6 +50,8 @@ class WriteOptions:
     field_manager: str | None = None
     user_agent: str = ""
     operation: str = "Update"
+    force: bool = False
+    """Server-side apply's ``force=true``: take fields other managers own."""
 
     @property
     def manager(self) -> str:
@@ -88,6 +90,61 @@ def _set_path(obj: Obj, path: str, value: Any) -> None:
     for part in parts[:-1]:
         obj = obj.setdefault(part, {})
     obj[parts[-1]] = value
+
+
+def _continue_token(list_rv: int, last: str) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps({"rv": list_rv, "start": last})).decode()
+
+
+def _strict_error(rt: ResourceType, texts: list[str]) -> str:
+    """The decode error the handler wraps (k8s.io/apiserver handlers/rest.go)."""
+    return (f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
+            "strict decoding error: " + ", ".join(texts))
+
+
+def _field_label_error(rt: ResourceType, path: str) -> str:
+    """The per-kind field label conversion's error (kube-apiserver 1.32)."""
+    if (rt.group, rt.kind) == ("batch", "Job"):
+        return f'field label "{path}" not supported for Job'
+    if rt.field_labels or rt.crd_name is not None:
+        # kinds with their own conversion func (pods, secrets, services, events, ...) and CRs
+        return f"field label not supported: {path}"
+    # runtime.DefaultMetaV1FieldSelectorConversion
+    return f'"{path}" is not a known field selector: only "metadata.name", "metadata.namespace"'
+
+
+_ETCD_PREFIX = {"services": "services/specs"}
+
+
+def _etcd_key(rt: ResourceType, namespace: str, name: str) -> str:
+    """The key kube-apiserver stores an object under (shown in StorageError messages)."""
+    if rt.crd_name is not None or rt.group == "apiextensions.k8s.io":
+        prefix = f"{rt.group}/{rt.plural}"
+    else:
+        prefix = _ETCD_PREFIX.get(rt.plural, rt.plural)
+    return f"/registry/{prefix}/{namespace}/{name}" if namespace else f"/registry/{prefix}/{name}"
+
+
+def _check_delete_preconditions(rt: ResourceType, preconditions: Obj, old: Obj) -> None:
+    """DeleteOptions.preconditions, checked by storage.Preconditions.Check, whose Conflict
+    names the kind (``ConfigMap``, ``Deployment.apps``) rather than the resource."""
+    meta = old["metadata"]
+    uid, rv = preconditions.get("uid"), preconditions.get("resourceVersion")
+    why = ""
+    if uid and uid != meta["uid"]:
+        why = (f"the UID in the precondition ({uid}) does not match the UID in record "
+               f"({meta['uid']}). The object might have been deleted and then recreated")
+    elif rv and rv != meta["resourceVersion"]:
+        why = (f"the ResourceVersion in the precondition ({rv}) does not match the "
+               f"ResourceVersion in record ({meta['resourceVersion']}). The object might have "
+               "been modified")
+    if why:
+        name = meta["name"]
+        qualified_kind = f"{rt.kind}.{rt.group}" if rt.group else rt.kind
+        details = {"name": name, **({"group": rt.group} if rt.group else {}), "kind": rt.kind}
+        raise APIError(409, "Conflict",
+                       f'Operation cannot be fulfilled on {qualified_kind} "{name}": {why}',
+                       details)
 
 
 class Cluster:
@@ -133,7 +190,7 @@ class Cluster:
         allowed = {"metadata.name", "metadata.namespace", *rt.field_labels}
         for path in sorted(selector.fields()):
             if path not in allowed:
-                raise errors.bad_request(f'field label not supported: {path}')
+                raise errors.bad_request(_field_label_error(rt, path))
 
     def list_objects(
         self,
@@ -171,6 +228,7 @@ class Cluster:
         items: list[Obj] = []
         more = False
         last = ""
+        remaining = 0
         for obj in objects:
             meta = obj["metadata"]
             position = f"{meta.get('namespace', '')}/{meta['name']}"
@@ -180,13 +238,16 @@ class Cluster:
                 continue
             if limit and len(items) >= limit:
                 more = True
-                break
+                remaining += 1
+                continue
             items.append(self._list_item(rt, obj))
             last = position
         metadata: Obj = {"resourceVersion": str(list_rv)}
         if more:
-            token = orjson.dumps({"rv": list_rv, "start": last})
-            metadata["continue"] = base64.urlsafe_b64encode(token).decode()
+            metadata["continue"] = _continue_token(list_rv, last)
+            if selection.labels.empty() and selection.fields.empty():
+                # etcd3 store: counted only when no selector filters the rest.
+                metadata["remainingItemCount"] = remaining
         return {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": metadata,
                 "items": items}
 
@@ -201,11 +262,23 @@ class Cluster:
             data = orjson.loads(base64.urlsafe_b64decode(token.encode()))
             list_rv, start = int(data["rv"]), str(data["start"])
         except (ValueError, KeyError, TypeError) as exc:
-            raise errors.bad_request(f"continue key is not valid: {exc}") from exc
+            raise errors.bad_request(
+                f"invalid continue token: continue key is not valid: {exc}") from exc
+        if list_rv == -1:
+            # An "inconsistent" token from a 410: continue at the latest state.
+            return self.store.rv, start
         if self.store.too_old(list_rv):
-            raise errors.expired(
+            # etcd3 store handleCompactedErrorForPaging: the Status carries a token that
+            # continues after the same key at the latest resourceVersion.
+            err = errors.expired(
                 "The provided continue parameter is too old to display a consistent list result."
-                " You can start a new list without the continue parameter.")
+                " You can start a new list without the continue parameter, or use the continue"
+                " token in this response to retrieve the remainder of the results. Continuing"
+                " with the provided token results in an inconsistent list - objects that were"
+                " created, modified, or deleted between the time the first chunk was returned"
+                " and now may show up in the list.")
+            err.list_metadata = {"continue": _continue_token(-1, start)}
+            raise err
         return list_rv, start
 
     # --- body decoding ---------------------------------------------------------------------
@@ -266,7 +339,7 @@ class Cluster:
             unknown = prune_unknown_fields(rt.api_version, rt.kind, obj) or []
             texts = [f'unknown field "{path}"' for path in unknown]
             if texts and opts.field_validation == "Strict":
-                raise errors.bad_request("strict decoding error: " + ", ".join(texts))
+                raise errors.bad_request(_strict_error(rt, texts))
             warnings = texts if opts.field_validation == "Warn" else []
         if rt.storage_key == CRD_KEY:
             causes += crds.validate_crd(obj)
@@ -283,7 +356,7 @@ class Cluster:
             return []
         texts = [f'unknown field "{path}"' for path in unknown]
         if opts.field_validation == "Strict":
-            raise errors.bad_request("strict decoding error: " + ", ".join(texts))
+            raise errors.bad_request(_strict_error(rt, texts))
         return texts
 
     # --- create ----------------------------------------------------------------------------
@@ -343,7 +416,8 @@ class Cluster:
             raise errors.not_found(rt.group, rt.plural, name)
         sent_rv = obj["metadata"].get("resourceVersion")
         if not sent_rv and rt.put_requires_rv:
-            raise errors.invalid(rt.kind, rt.group, name, [errors.cause(
+            # The generic store names the resource here, not the kind.
+            raise errors.invalid(rt.plural, rt.group, name, [errors.cause(
                 "FieldValueInvalid", "metadata.resourceVersion",
                 "Invalid value: 0x0: must be specified for an update")])
         self._check_preconditions(rt, obj, old)
@@ -353,8 +427,11 @@ class Cluster:
         meta, old_meta = obj["metadata"], old["metadata"]
         name = old_meta["name"]
         if meta.get("uid") and meta["uid"] != old_meta["uid"]:
+            key = _etcd_key(rt, old_meta.get("namespace") or "", name)
             raise errors.conflict(rt.group, rt.plural, name,
-                                  f"Precondition failed: UID in precondition: {meta['uid']},"
+                                  f"StorageError: invalid object, Code: 4, Key: {key}, "
+                                  "ResourceVersion: 0, AdditionalErrorMsg: Precondition failed:"
+                                  f" UID in precondition: {meta['uid']},"
                                   f" UID in object meta: {old_meta['uid']}")
         sent_rv = meta.get("resourceVersion")
         if sent_rv and sent_rv != old_meta["resourceVersion"]:
@@ -389,6 +466,10 @@ class Cluster:
             body = self._decode(rt, namespace, patch)
             body["metadata"]["name"] = body["metadata"].get("name") or name
             return self.create(rt, namespace, body, opts)
+        if not opts.force and isinstance(patch, dict):
+            conflicts = apply_conflicts(patch, old, opts.field_manager, subresource)
+            if conflicts:
+                raise errors.apply_conflict(conflicts)
         merged = apply_patch(rt, clone(self.present(rt, old)),
                              "application/merge-patch+json", patch)
         merged = self._decode(rt, namespace, merged)
@@ -464,8 +545,7 @@ class Cluster:
         old = self.store.get(rt.storage_key, namespace or "", name)
         if old is None:
             raise errors.not_found(rt.group, rt.plural, name)
-        preconditions = options.get("preconditions") or {}
-        self._check_preconditions(rt, {"metadata": preconditions}, old)
+        _check_delete_preconditions(rt, options.get("preconditions") or {}, old)
         obj = clone(old)
         meta = obj["metadata"]
         finalizers = list(meta.get("finalizers") or [])

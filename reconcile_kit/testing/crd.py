@@ -77,8 +77,10 @@ def _validate_versions(versions: list[Any]) -> list[dict[str, str]]:
             "FieldValueInvalid", "spec.versions",
             "Invalid value: []apiextensions.CustomResourceDefinitionVersion{...}: "
             "must have exactly one version marked as storage version"))
-    for i, version in enumerate(versions):
-        schema = (version.get("schema") or {}).get("openAPIV3Schema")
+    schemas = [(v.get("schema") or {}).get("openAPIV3Schema") for v in versions]
+    # One schema for every version is hoisted to the internal spec.validation.
+    shared = all(schema == schemas[0] for schema in schemas)
+    for i, schema in enumerate(schemas):
         field = f"spec.versions[{i}].schema.openAPIV3Schema"
         if not schema:
             causes.append(errors.cause("FieldValueRequired", field,
@@ -87,6 +89,38 @@ def _validate_versions(versions: list[Any]) -> list[dict[str, str]]:
             causes.append(errors.cause(
                 "FieldValueRequired", f"{field}.type",
                 "Required value: must not be empty at the root"))
+        elif not shared or i == 0:
+            prefix = "spec.validation.openAPIV3Schema" if shared else field
+            causes.extend(_structural_causes(schema, prefix, "root"))
+    return causes
+
+
+_EXEMPT_FROM_TYPE = ("x-kubernetes-int-or-string", "x-kubernetes-embedded-resource",
+                     "x-kubernetes-preserve-unknown-fields")
+
+
+def _structural_causes(node: Any, path: str, level: str) -> list[dict[str, str]]:
+    """A structural schema's missing ``type`` and ``items`` (apiextensions-apiserver
+    pkg/apiserver/schema validation.go: every specified field and array item has a type)."""
+    if not isinstance(node, dict):
+        return []
+    causes = []
+    if level != "root" and not node.get("type") and not any(node.get(x)
+                                                            for x in _EXEMPT_FROM_TYPE):
+        what = "array items" if level == "items" else "object fields"
+        causes.append(errors.cause("FieldValueRequired", f"{path}.type",
+                                   f"Required value: must not be empty for specified {what}"))
+    if node.get("type") == "array" and "items" not in node:
+        causes.append(errors.cause("FieldValueRequired", f"{path}.items",
+                                   "Required value: must be specified"))
+    properties = node.get("properties")
+    if isinstance(properties, dict):
+        for name in sorted(properties):
+            causes += _structural_causes(properties[name], f"{path}.properties[{name}]",
+                                         "field")
+    causes += _structural_causes(node.get("items"), f"{path}.items", "items")
+    causes += _structural_causes(node.get("additionalProperties"),
+                                 f"{path}.additionalProperties", "field")
     return causes
 
 
@@ -155,7 +189,7 @@ def resource_types(crd: Obj) -> list[ResourceType]:
                 scale.get("labelSelectorPath"), selector_is_struct=False,
             ) if scale else None,
             generation="custom", status_reset=("*",), put_requires_rv=True, builtin=False,
-            crd_name=crd["metadata"]["name"],
+            crd_name=crd["metadata"]["name"], verbs=CR_VERBS,
             schema=(version.get("schema") or {}).get("openAPIV3Schema"),
             printer_columns=list(version.get("additionalPrinterColumns") or []),
             field_labels=tuple(
@@ -165,6 +199,10 @@ def resource_types(crd: Obj) -> list[ResourceType]:
             stored=bool(version.get("storage")),
         ))
     return types
+
+
+CR_VERBS = ("delete", "deletecollection", "get", "list", "patch", "create", "update", "watch")
+"""A custom resource's discovery verbs, in apiextensions-apiserver's (unsorted) order."""
 
 
 def preferred_version(crd: Obj) -> str:

@@ -55,7 +55,8 @@ def group_doc(registry: Registry, name: str) -> Doc | None:
 def _resource_entries(rt: ResourceType) -> list[Doc]:
     entry: Doc = {
         "name": rt.plural, "singularName": rt.singular, "namespaced": rt.namespaced,
-        "kind": rt.kind, "verbs": sorted(rt.verbs),
+        # built-ins list verbs sorted; apiextensions-apiserver keeps its own order
+        "kind": rt.kind, "verbs": sorted(rt.verbs) if rt.builtin else list(rt.verbs),
     }
     if rt.short_names:
         entry["shortNames"] = list(rt.short_names)

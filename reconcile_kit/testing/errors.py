@@ -36,13 +36,15 @@ class APIError(Exception):
         self.message = message
         self.details = details
         self.headers = headers or {}
+        self.list_metadata: dict[str, Any] = {}
+        """The Status's ``metadata`` (ListMeta, e.g. an expired list's ``continue``)."""
 
     def status(self) -> dict[str, Any]:
         """The ``metav1.Status`` body of this error."""
         body: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",
-            "metadata": {},
+            "metadata": dict(self.list_metadata),
             "status": "Failure",
             "message": self.message,
             "reason": self.reason,
@@ -111,6 +113,28 @@ def invalid(kind: str, group: str, name: str, causes: Causes) -> APIError:
         f'{qualified_kind} "{name}" is invalid: {summary}',
         {"name": name, **({"group": group} if group else {}), "kind": kind, "causes": causes},
     )
+
+
+def apply_conflict(conflicts: list[tuple[str, str]]) -> APIError:
+    """409 for server-side apply: ``conflicts`` are ``(manager, path)`` pairs, the manager
+    as displayed (``"one"`` or ``"kubectl" using v1``), the path as ``.data.x``. Message
+    from sigs.k8s.io/structured-merge-diff ``Conflicts.Error`` wrapped by k8s.io/apiserver's
+    field manager; details carry no name, group or kind."""
+    if len(conflicts) == 1:
+        manager, path = conflicts[0]
+        text = f"conflict with {manager}: {path}"
+    else:
+        lines = []
+        for manager in sorted({m for m, _ in conflicts}):
+            lines.append(f"conflicts with {manager}:")
+            lines += [f"- {path}" for m, path in conflicts if m == manager]
+        text = "\n".join(lines)
+    plural = "" if len(conflicts) == 1 else "s"
+    return APIError(409, "Conflict",
+                    f"Apply failed with {len(conflicts)} conflict{plural}: {text}",
+                    {"causes": [{"reason": "FieldManagerConflict",
+                                 "message": f"conflict with {manager}", "field": path}
+                                for manager, path in conflicts]})
 
 
 def cause(reason: str, field: str, message: str) -> dict[str, str]:

@@ -115,3 +115,41 @@ def update_managed_fields(new: Obj, old: Obj | None, manager: str, operation: st
     new["metadata"]["managedFields"] = result
     if not result:
         del new["metadata"]["managedFields"]
+
+
+def _dotted(path: Path) -> str:
+    """A field path as structured-merge-diff prints it (``.data.x``, ``[name="a"]``)."""
+    text = ""
+    for part in path:
+        kind, _, rest = part.partition(":")
+        if kind == "f":
+            text += "." + rest
+        elif kind == "k":
+            keys = json.loads(rest)
+            text += "[" + ",".join(f"{k}={json.dumps(v)}" for k, v in keys.items()) + "]"
+        elif kind == "v":
+            text += f"[={rest}]"
+    return text
+
+
+def apply_conflicts(applied: Obj, current: Obj, manager: str | None,
+                    subresource: str) -> list[tuple[str, str]]:
+    """Server-side apply conflicts: fields ``applied`` sets to a value other than the
+    current one while another manager owns them, as ``(displayed manager, path)`` sorted by
+    manager then path. An Update manager displays as ``"name" using apiVersion``."""
+    status = subresource == "status"
+    wanted = field_paths(applied, status)
+    have = field_paths(current, status)
+    found: list[tuple[str, str]] = []
+    for entry in current.get("metadata", {}).get("managedFields") or []:
+        if entry.get("manager") == manager and entry.get("operation") == "Apply":
+            continue
+        if (entry.get("subresource", "") == "status") != status:
+            continue
+        shown = json.dumps(entry.get("manager", ""))
+        if entry.get("operation") == "Update":
+            shown += f" using {entry.get('apiVersion', '')}"
+        for path in sorted(_parse(entry.get("fieldsV1") or {})):
+            if path in wanted and path in have and wanted[path] != have[path]:
+                found.append((shown, _dotted(path)))
+    return sorted(found)

@@ -2,6 +2,10 @@
 
 ``apiserver`` is a fresh embedded :class:`~reconcile_kit.testing.APIServer` per test;
 ``kube`` is a kr8s asyncio Api bound to it. Both need pytest-asyncio.
+
+Also (from :mod:`.backends`): option ``--backend embedded|real|both``, marker ``backends``,
+fixtures ``backend`` (a test's namespace on the embedded server or a real kube-apiserver)
+and ``control_plane`` (the session's real control plane).
 """
 
 from __future__ import annotations
@@ -11,6 +15,13 @@ from collections.abc import AsyncIterator
 import kr8s.asyncio
 import pytest_asyncio
 
+from .backends import (  # noqa: F401  (hooks and fixtures re-exported for pytest)
+    backend,
+    control_plane,
+    pytest_addoption,
+    pytest_configure,
+    pytest_generate_tests,
+)
 from .server import APIServer
 
 

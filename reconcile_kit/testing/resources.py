@@ -140,6 +140,7 @@ def builtin_types() -> list[ResourceType]:
             verbs=("create", "delete", "deletecollection", "get", "list", "patch", "update",
                    "watch"),
             status=True, delete_returns_object=True,
+            field_labels=("spec.clusterIP", "spec.type"),
         ),
         ResourceType(
             "", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", True, ("sa",)),
@@ -162,7 +163,7 @@ def builtin_types() -> list[ResourceType]:
         ),
         ResourceType(
             "apps", "v1", "replicasets", "replicaset", "ReplicaSet", True, ("rs",), ("all",),
-            scale=ScalePaths(), field_labels=("status.replicas",), **_workload(),
+            scale=ScalePaths(), **_workload(),
         ),
         ResourceType(
             "apps", "v1", "daemonsets", "daemonset", "DaemonSet", True, ("ds",), ("all",),

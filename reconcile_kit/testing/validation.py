@@ -1,6 +1,7 @@
 """Kind-specific validation of built-in objects (the parts clients depend on).
 
-Sources: kubernetes pkg/apis/core/validation (Event), pkg/apis/events/validation.
+Sources: kubernetes pkg/apis/core/validation (Event), pkg/apis/events/validation,
+pkg/apis/apps/validation (Deployment status).
 """
 
 from __future__ import annotations
@@ -51,7 +52,32 @@ def _lease(obj: Obj) -> Causes:
     return []
 
 
+_DEPLOYMENT_COUNTS = ("observedGeneration", "replicas", "updatedReplicas", "readyReplicas",
+                      "availableReplicas", "unavailableReplicas", "collisionCount")
+
+
+def _deployment(obj: Obj) -> Causes:
+    """ValidateDeploymentStatus (kubernetes pkg/apis/apps/validation): counts are
+    non-negative and no subset count exceeds ``replicas`` (nor available exceed ready)."""
+    status = obj.get("status") or {}
+    count = {k: v if isinstance(v := status.get(k), int) else 0 for k in _DEPLOYMENT_COUNTS}
+    causes = [errors.cause("FieldValueInvalid", f"status.{k}",
+                           f"Invalid value: {v}: must be greater than or equal to 0")
+              for k, v in count.items() if isinstance(v, int) and v < 0]
+    for field in ("updatedReplicas", "readyReplicas", "availableReplicas"):
+        if count[field] > count["replicas"]:
+            causes.append(errors.cause(
+                "FieldValueInvalid", f"status.{field}",
+                f"Invalid value: {count[field]}: cannot be greater than status.replicas"))
+    if count["availableReplicas"] > count["readyReplicas"]:
+        causes.append(errors.cause(
+            "FieldValueInvalid", "status.availableReplicas",
+            f"Invalid value: {count['availableReplicas']}: cannot be greater than readyReplicas"))
+    return causes
+
+
 _VALIDATORS: dict[tuple[str, str], Callable[[Obj], Causes]] = {
+    ("apps", "deployments"): _deployment,
     ("", "events"): _core_event,
     ("events.k8s.io", "events"): _events_v1,
     ("coordination.k8s.io", "leases"): _lease,

@@ -1,8 +1,8 @@
 """Watch fan-out: turns store events into per-stream watch events.
 
 Semantics follow kube-apiserver's cacher: events are filtered by namespace and
-selectors, an object entering the selection is ADDED, one leaving it is DELETED, and
-per stream resourceVersions strictly increase.
+selectors, an object entering the selection is ADDED, one leaving it is DELETED (carrying
+its last matching state), and per stream resourceVersions strictly increase.
 """
 
 from __future__ import annotations
@@ -49,6 +49,22 @@ def encode_event(event: Event, kind: str, rt: ResourceType) -> bytes:
     return line
 
 
+def encode_leaving(event: Event, rt: ResourceType) -> bytes:
+    """The DELETED line for an object a MODIFIED event took out of a watch's selection: the
+    previous (last matching) object with the event's resourceVersion, as the watch cache's
+    ``cacheWatcher.convertToWatchEvent`` sends it."""
+    cache_key = f"LEFT:{rt.api_version}"
+    line = event.encoded.get(cache_key)
+    if line is None:
+        assert event.old is not None
+        old = event.old
+        obj = {**old, "apiVersion": rt.api_version,
+               "metadata": {**old["metadata"], "resourceVersion": str(event.rv)}}
+        line = orjson.dumps({"type": DELETED, "object": obj}) + b"\n"
+        event.encoded[cache_key] = line
+    return line
+
+
 class Watcher:
     """One open watch stream: a queue of encoded lines (``CLOSE`` ends the stream)."""
 
@@ -62,7 +78,10 @@ class Watcher:
         kind = self._transition(event)
         if kind is not None:
             self.last_rv = event.rv
-            self.queue.put_nowait(encode_event(event, kind, self.rt))
+            if kind == DELETED and event.type == MODIFIED:
+                self.queue.put_nowait(encode_leaving(event, self.rt))
+            else:
+                self.queue.put_nowait(encode_event(event, kind, self.rt))
 
     def _transition(self, event: Event) -> str | None:
         now = self.selection.matches(event.obj)

@@ -1,0 +1,154 @@
+"""ConfigMapGenerator: a custom resource that keeps an owned ConfigMap holding ``spec.content``.
+
+The classic kube-rs ``configmapgen`` example, written with reconcile_kit::
+
+    apiVersion: examples.reconcile-kit.io/v1
+    kind: ConfigMapGenerator
+    metadata: {name: web-settings}
+    spec:
+      content: {LOG_LEVEL: info, LISTEN: ":8080"}
+
+becomes a ConfigMap ``web-settings`` whose ``data`` is exactly ``spec.content``.
+
+Design:
+
+- **Ownership.** The ConfigMap has the generator's name and a controller owner reference to
+  it (``set_controller_reference``), so the garbage collector deletes it with the generator
+  and ``.owns(ConfigMap)`` reconciles the generator whenever its ConfigMap changes: an edit
+  or deletion by hand is repaired. A ConfigMap of that name controlled by something else is
+  left alone (``Stalled``, reason ``ConfigMapOwnedElsewhere``; its events go to its own
+  controller, so the generator requeues itself to look again); an unowned one is adopted.
+- **Writing the child.** ``ctx.apply`` creates the ConfigMap or merge-patches only the fields
+  that differ, so an unchanged ConfigMap costs one GET and no write. Apply only touches the
+  keys it is given: keys removed from ``spec.content`` are therefore sent as ``null`` (a
+  merge patch's "delete"), found by comparing with the cached ConfigMap. The owner
+  references already on the ConfigMap are kept (apply replaces the list whole).
+- **Status.** One ``PatchHelper(observed_generation=True)`` around the reconcile: it sends
+  ``status`` to the ``/status`` subresource only when something changed, with
+  ``observedGeneration`` set. Conditions follow kstatus: on a new generation the controller
+  first writes ``Reconciling=True`` (``helper.patch()`` mid-block), and when done
+  ``Ready=True`` with reason ``Reconciled`` (``mark_ready`` drops ``Reconciling``).
+- **Events.** The ``generation_changed`` predicate keeps the controller's own status writes
+  (which never bump ``metadata.generation``) from triggering it again; events of the owned
+  ConfigMaps bypass primary predicates, so drift still reconciles the owner.
+
+Run it with ``reconcile-kit run examples/manager.py:manager --embedded`` (both examples).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kr8s.asyncio.objects import ConfigMap, new_class
+
+from reconcile_kit import (
+    Action,
+    AlreadyOwnedError,
+    Controller,
+    PatchHelper,
+    Reasons,
+    mark_not_ready,
+    mark_ready,
+    mark_reconciling,
+    mark_stalled,
+    set_controller_reference,
+)
+from reconcile_kit.context import Context
+from reconcile_kit.predicates import generation_changed
+
+GROUP = "examples.reconcile-kit.io"
+CRD_PATH = Path(__file__).resolve().parent / "configmapgenerator-crd.yaml"
+"""The CustomResourceDefinition (``kubectl apply -f`` it, or let examples/manager.py)."""
+SAMPLES_PATH = Path(__file__).resolve().parent / "samples" / "configmapgenerators.yaml"
+
+ConfigMapGenerator = new_class(
+    "ConfigMapGenerator", f"{GROUP}/v1", namespaced=True, plural="configmapgenerators"
+)
+"""The kr8s class of the custom resource."""
+
+GENERATOR_LABEL = f"{GROUP}/generator"
+OWNED_ELSEWHERE = "ConfigMapOwnedElsewhere"
+RECHECK_OWNED_ELSEWHERE = 30.0
+"""Seconds until a generator whose ConfigMap name is taken looks again."""
+
+
+def desired_configmap(generator: Any, current: dict[str, Any] | None) -> dict[str, Any]:
+    """The ConfigMap ``generator`` asks for, as the fields ``ctx.apply`` should set.
+
+    ``current`` is the cached ConfigMap (or None): its keys missing from ``spec.content``
+    become ``None`` (deleted by the merge patch), its owner references are kept.
+    """
+    content: dict[str, str] = dict((generator.raw.get("spec") or {}).get("content") or {})
+    data: dict[str, str | None] = dict(content)
+    metadata: dict[str, Any] = {
+        "name": generator.name,
+        "namespace": generator.namespace,
+        "labels": {GENERATOR_LABEL: generator.name},
+    }
+    if current is not None:
+        for stale in (current.get("data") or {}).keys() - content.keys():
+            data[stale] = None
+        refs = (current.get("metadata") or {}).get("ownerReferences")
+        if refs:
+            metadata["ownerReferences"] = [dict(ref) for ref in refs]
+    configmap: dict[str, Any] = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata}
+    if data:  # the server drops an empty map: sending {} would patch on every reconcile
+        configmap["data"] = data
+    return configmap
+
+
+async def reconcile(generator: Any, ctx: Context) -> Action | None:
+    """Make the generator's ConfigMap hold ``spec.content``; report it in the status."""
+    generation = generator.raw["metadata"].get("generation")
+    async with PatchHelper(generator, observed_generation=True) as helper:
+        status = generator.raw.get("status") or {}
+        if status.get("observedGeneration") != generation:
+            mark_reconciling(
+                generator,
+                Reasons.PROGRESSING,
+                f"applying generation {generation}",
+                observed_generation=generation,
+            )
+            await helper.patch()  # kstatus: InProgress while we work on it
+
+        cached = ctx.get(generator.name, kind=ConfigMap)
+        configmap = ConfigMap(desired_configmap(generator, cached), api=ctx.api)
+        try:
+            set_controller_reference(generator, configmap)
+        except AlreadyOwnedError as error:
+            message = f"ConfigMap {generator.name} belongs to another controller: {error}"
+            mark_stalled(generator, OWNED_ELSEWHERE, message, observed_generation=generation)
+            mark_not_ready(generator, OWNED_ELSEWHERE, message, observed_generation=generation)
+            # not our child, so its deletion would not wake us: look again later
+            return Action.requeue(RECHECK_OWNED_ELSEWHERE)
+        await ctx.apply(configmap)
+
+        keys = len((generator.raw.get("spec") or {}).get("content") or {})
+        generator.raw.setdefault("status", {}).update({"configMap": generator.name, "keys": keys})
+        mark_ready(
+            generator,
+            Reasons.RECONCILED,
+            f"ConfigMap {generator.name} holds {keys} key(s)",
+            observed_generation=generation,
+        )
+    return None
+
+
+def controller(
+    api: Any = None, *, namespace: str | None = None, resync: float | None = None
+) -> Controller:
+    """The ConfigMapGenerator controller: generators (spec changes only) and their ConfigMaps.
+
+    ``api`` may be None when a Manager supplies it; ``resync`` reconciles every generator
+    periodically (drift the watches missed, e.g. while the controller was down, is repaired
+    by the initial list anyway).
+    """
+    return Controller(
+        api,
+        ConfigMapGenerator,
+        namespace=namespace,
+        name="configmapgenerator",
+        predicates=[generation_changed],
+        resync=resync,
+    ).owns(ConfigMap)

@@ -1,0 +1,181 @@
+"""HTTP helpers for the conformance suite: raw requests that keep status, body and headers."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from reconcile_kit.testing.backends import Backend
+
+from ..crds import widget_crd
+
+MERGE = "application/merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+STRATEGIC = "application/strategic-merge-patch+json"
+APPLY = "application/apply-patch+yaml"
+
+
+@dataclass
+class Reply:
+    """One response: status code, decoded JSON body (or text) and headers."""
+
+    status: int
+    body: Any
+    headers: httpx.Headers
+
+    def __iter__(self) -> Any:  # status, body = await req(...)
+        return iter((self.status, self.body))
+
+
+def _split(path: str) -> tuple[str, str, str]:
+    parts = path.strip("/").split("/")
+    if parts[0] == "api" and len(parts) >= 2:
+        return "/api", parts[1], "/".join(parts[2:])
+    if parts[0] == "apis" and len(parts) >= 3:
+        return "/apis", f"{parts[1]}/{parts[2]}", "/".join(parts[3:])
+    return "/" + "/".join(parts), "", ""
+
+
+async def req(backend: Backend, method: str, path: str, body: Any = None, *,
+              content_type: str = "application/json", params: dict[str, str] | None = None,
+              raw: bytes | None = None) -> Reply:
+    """Send one request through the backend's kr8s session (no retries, no raising)."""
+    base, version, url = _split(path)
+    kwargs: dict[str, Any] = {"headers": {"Content-Type": content_type}}
+    if raw is not None:
+        kwargs["content"] = raw
+    elif body is not None:
+        kwargs["content"] = json.dumps(body)
+    if params:
+        kwargs["params"] = params
+    async with backend.api.call_api(method, version=version, base=base, url=url,
+                                    raise_for_status=False, **kwargs) as response:
+        try:
+            decoded: Any = response.json()
+        except ValueError:
+            decoded = response.text
+        return Reply(response.status_code, decoded, response.headers)
+
+
+async def ok(backend: Backend, method: str, path: str, body: Any = None,
+             **kwargs: Any) -> Any:
+    """:func:`req` that fails the test unless the status is 2xx; returns the body."""
+    reply = await req(backend, method, path, body, **kwargs)
+    assert 200 <= reply.status < 300, (method, path, reply.status, reply.body)
+    return reply.body
+
+
+def status_body(code: int, reason: str, message: str, details: dict[str, Any] | None
+                ) -> dict[str, Any]:
+    """A Status object as kube-apiserver writes it (apimachinery api/errors)."""
+    body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                            "status": "Failure", "message": message, "reason": reason}
+    if details is not None:
+        body["details"] = details
+    body["code"] = code
+    return body
+
+
+async def watch_events(backend: Backend, path: str, params: dict[str, str],
+                       ) -> AsyncIterator[dict[str, Any]]:
+    """Yield decoded watch events until the server ends the stream."""
+    base, version, url = _split(path)
+    async with backend.api.call_api("GET", version=version, base=base, url=url, stream=True,
+                                    params={"watch": "1", **params}) as response:
+        assert response.status_code == 200
+        async for line in response.aiter_lines():
+            if line.strip():
+                yield json.loads(line)
+
+
+async def collect(events: AsyncIterator[dict[str, Any]], count: int,
+                  timeout: float = 15.0) -> list[dict[str, Any]]:
+    """The next ``count`` events (fails the test after ``timeout`` seconds)."""
+    got: list[dict[str, Any]] = []
+
+    async def take() -> None:
+        async for event in events:
+            got.append(event)
+            if len(got) == count:
+                return
+
+    try:
+        await asyncio.wait_for(take(), timeout)
+    except TimeoutError:
+        pytest.fail(f"expected {count} watch events, got {got}")
+    return got
+
+
+async def until(check: Any, timeout: float = 30.0) -> Any:
+    """Await ``check()`` (a coroutine function) returning something truthy; returns it.
+
+    For effects a server applies asynchronously (a CRD becoming Established and served);
+    fails the test after ``timeout`` seconds.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        result = await check()
+        if result:
+            return result
+        if loop.time() > deadline:
+            pytest.fail(f"condition not reached in {timeout}s: last result {result!r}")
+        await asyncio.sleep(0.05)
+
+
+@dataclass
+class Widgets:
+    """A Widget CRD installed for one test, in a group of its own."""
+
+    group: str
+    crd: dict[str, Any]
+    namespace: str
+
+    @property
+    def name(self) -> str:
+        return f"widgets.{self.group}"
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/v1"
+
+    @property
+    def path(self) -> str:
+        return f"/apis/{self.group}/v1/namespaces/{self.namespace}/widgets"
+
+    def widget(self, name: str = "w1", size: Any = 1, **spec: Any) -> dict[str, Any]:
+        return {"apiVersion": self.api_version, "kind": "Widget",
+                "metadata": {"name": name}, "spec": {"size": size, **spec}}
+
+
+def crd_document(group: str, status: bool = True, scale: bool = True) -> dict[str, Any]:
+    """tests.crds.widget_crd moved into ``group``."""
+    crd = copy.deepcopy(widget_crd(status, scale))
+    crd["metadata"]["name"] = f"widgets.{group}"
+    crd["spec"]["group"] = group
+    return crd
+
+
+async def install_crd(backend: Backend, crd: dict[str, Any]) -> None:
+    """Create ``crd`` and wait until it is Established and its resources are served."""
+    await ok(backend, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+    name = crd["metadata"]["name"]
+    group, plural = crd["spec"]["group"], crd["spec"]["names"]["plural"]
+
+    async def served() -> bool:
+        reply = await req(backend, "GET",
+                          f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
+        conditions = (reply.body.get("status") or {}).get("conditions") or []
+        if not any(c["type"] == "Established" and c["status"] == "True" for c in conditions):
+            return False
+        listing = await req(backend, "GET", f"/apis/{group}/v1/{plural}")
+        return listing.status == 200
+
+    await until(served)

@@ -1,0 +1,61 @@
+"""Where the embedded server differs from kube-apiserver on purpose.
+
+* Garbage collection and the namespace controller belong to kube-controller-manager, which
+  a bare control plane (this one, envtest) does not run. The embedded server can run both
+  (``APIServer(garbage_collection=True)``, its default, for demos and for tests of
+  controllers that rely on them); the ``backend`` fixture turns them off so both backends
+  agree. The first test shows what both do without them; the second is embedded-only.
+* CRDs: kube-apiserver's establishing controller marks a CRD Established asynchronously
+  (a few hundred ms); the embedded server does so in the create request. Clients must
+  wait for Established either way (tests/conformance/kube.py install_crd does).
+* Watch expiry: kube-apiserver serves watches from its watch cache, whose window does not
+  shrink on etcd compaction, so ``ControlPlane.compact()`` expires continue tokens but not
+  watches; ``APIServer.compact()`` expires both (tests/conformance/test_watch.py provokes
+  the real 410 on a control plane started with ``--watch-cache=false``).
+* The request log and fault injection (``APIServer.requests``/``faults``) exist only on the
+  embedded server; tests that need them are not part of the conformance suite.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reconcile_kit.testing import APIServer
+from reconcile_kit.testing.backends import Backend
+
+from .kube import ok, req
+
+
+def owned(name: str, owner: dict[str, Any]) -> dict[str, Any]:
+    return {"metadata": {"name": name, "ownerReferences": [{
+        "apiVersion": "v1", "kind": "ConfigMap", "name": owner["metadata"]["name"],
+        "uid": owner["metadata"]["uid"]}]}}
+
+
+async def test_nothing_collects_dependents_or_finishes_namespaces(backend: Backend) -> None:
+    path = f"/api/v1/namespaces/{backend.namespace}/configmaps"
+    owner = await ok(backend, "POST", path, {"metadata": {"name": "owner"}})
+    await ok(backend, "POST", path, owned("child", owner))
+    await ok(backend, "DELETE", f"{path}/owner")
+    # Background deletion: the owner is gone, its dependent stays (no garbage collector).
+    assert (await req(backend, "GET", f"{path}/owner")).status == 404
+    assert (await req(backend, "GET", f"{path}/child")).status == 200
+    name = backend.unique("ns")
+    await ok(backend, "POST", "/api/v1/namespaces", {"metadata": {"name": name}})
+    await ok(backend, "DELETE", f"/api/v1/namespaces/{name}")
+    namespace = await ok(backend, "GET", f"/api/v1/namespaces/{name}")
+    assert namespace["status"]["phase"] == "Terminating"  # and stays so
+
+
+async def test_embedded_garbage_collection_when_enabled() -> None:
+    """Embedded only (no ``backend``): kube-apiserver has no garbage collector."""
+    async with APIServer(garbage_collection=True) as server:
+        api = await server.api()
+        backend = Backend("embedded", server, api, "default")
+        path = "/api/v1/namespaces/default/configmaps"
+        owner = await ok(backend, "POST", path, {"metadata": {"name": "owner"}})
+        await ok(backend, "POST", path, owned("child", owner))
+        await ok(backend, "DELETE", f"{path}/owner")
+        await server.settled()
+        assert (await req(backend, "GET", f"{path}/child")).status == 404
+        await api._session.aclose()

@@ -1,0 +1,82 @@
+"""Paginated lists: limit/continue over one snapshot, expiry (k8s-semantics.md 34-35)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reconcile_kit.testing.backends import Backend
+
+from .kube import ok, req
+
+
+async def make(backend: Backend, count: int) -> str:
+    path = f"/api/v1/namespaces/{backend.namespace}/configmaps"
+    for index in range(count):
+        await ok(backend, "POST", path, {"metadata": {"name": f"cm-{index:02d}"}})
+    return path
+
+
+async def test_pages_share_one_snapshot(backend: Backend) -> None:
+    path = await make(backend, 5)
+    first = await ok(backend, "GET", path, params={"limit": "2"})
+    snapshot = first["metadata"]["resourceVersion"]
+    assert [i["metadata"]["name"] for i in first["items"]] == ["cm-00", "cm-01"]
+    assert first["metadata"]["continue"]
+    assert first["metadata"]["remainingItemCount"] == 3
+    # A change after the first page is not in the later pages.
+    await ok(backend, "POST", path, {"metadata": {"name": "cm-99"}})
+    await ok(backend, "DELETE", f"{path}/cm-04")
+    names: list[str] = []
+    token = first["metadata"]["continue"]
+    pages: list[dict[str, Any]] = []
+    while token:
+        page = await ok(backend, "GET", path, params={"limit": "2", "continue": token})
+        pages.append(page)
+        assert page["metadata"]["resourceVersion"] == snapshot
+        names += [i["metadata"]["name"] for i in page["items"]]
+        token = page["metadata"].get("continue", "")
+    assert names == ["cm-02", "cm-03", "cm-04"]
+    assert "continue" not in pages[-1]["metadata"]
+    assert "remainingItemCount" not in pages[-1]["metadata"]
+
+
+async def test_list_resource_version_parameters(backend: Backend) -> None:
+    path = await make(backend, 1)
+    assert len((await ok(backend, "GET", path, params={"resourceVersion": "0"}))["items"]) == 1
+    no_rv = await req(backend, "GET", path, params={"resourceVersionMatch": "NotOlderThan"})
+    assert (no_rv.status, no_rv.body["reason"]) == (422, "Invalid")
+    initial = await req(backend, "GET", path, params={"sendInitialEvents": "true"})
+    assert (initial.status, initial.body["reason"]) == (422, "Invalid")
+
+
+async def test_invalid_continue_token(backend: Backend) -> None:
+    path = await make(backend, 1)
+    reply = await req(backend, "GET", path, params={"limit": "1", "continue": "garbage"})
+    assert (reply.status, reply.body["reason"]) == (400, "BadRequest")
+    assert reply.body["message"].startswith(
+        "invalid continue token: continue key is not valid: ")
+
+
+async def test_continue_token_expires_after_compaction(backend: Backend) -> None:
+    path = await make(backend, 3)
+    first = await ok(backend, "GET", path, params={"limit": "1"})
+    for index in range(3):  # history past the snapshot, then compacted away
+        await ok(backend, "PATCH", f"{path}/cm-00", {"data": {"i": str(index)}},
+                 content_type="application/merge-patch+json")
+    backend.compact()
+    expired = await req(backend, "GET", path,
+                        params={"limit": "1", "continue": first["metadata"]["continue"]})
+    assert expired.status == 410
+    assert (expired.body["reason"], expired.body["code"]) == ("Expired", 410)
+    assert expired.body["message"] == (
+        "The provided continue parameter is too old to display a consistent list result. You "
+        "can start a new list without the continue parameter, or use the continue token in "
+        "this response to retrieve the remainder of the results. Continuing with the provided "
+        "token results in an inconsistent list - objects that were created, modified, or "
+        "deleted between the time the first chunk was returned and now may show up in the "
+        "list.")
+    # The Status carries a token that continues after the same key at the latest state.
+    token = expired.body["metadata"]["continue"]
+    rest = await ok(backend, "GET", path, params={"limit": "5", "continue": token})
+    assert [i["metadata"]["name"] for i in rest["items"]] == ["cm-01", "cm-02"]
+    assert int(rest["metadata"]["resourceVersion"]) > int(first["metadata"]["resourceVersion"])

@@ -1,0 +1,132 @@
+"""Watch semantics (k8s-semantics.md items 36-40)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from reconcile_kit.testing import ControlPlane
+from reconcile_kit.testing.backends import Backend
+
+from .kube import MERGE, collect, ok, watch_events
+
+
+def configmaps(backend: Backend) -> str:
+    return f"/api/v1/namespaces/{backend.namespace}/configmaps"
+
+
+async def test_watch_from_a_resource_version_sees_only_later_changes(backend: Backend) -> None:
+    path = configmaps(backend)
+    await ok(backend, "POST", path, {"metadata": {"name": "before"}})
+    start = (await ok(backend, "GET", path))["metadata"]["resourceVersion"]
+    events = watch_events(backend, path, {"resourceVersion": start})
+    created = await ok(backend, "POST", path, {"metadata": {"name": "a"}})
+    modified = await ok(backend, "PATCH", f"{path}/a", {"data": {"x": "1"}},
+                        content_type=MERGE)
+    deleted = await ok(backend, "DELETE", f"{path}/a")
+    seen = await collect(events, 3)
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in seen] == [
+        ("ADDED", "a"), ("MODIFIED", "a"), ("DELETED", "a")]
+    rvs = [int(e["object"]["metadata"]["resourceVersion"]) for e in seen]
+    assert rvs[0] == int(created["metadata"]["resourceVersion"])
+    assert rvs[1] == int(modified["metadata"]["resourceVersion"])
+    assert rvs[2] > rvs[1]  # DELETED carries the deletion's resourceVersion
+    assert seen[2]["object"]["data"] == {"x": "1"}  # and the last state
+    assert deleted["status"] == "Success"
+    assert seen[0]["object"]["kind"] == "ConfigMap"
+    assert seen[0]["object"]["apiVersion"] == "v1"
+
+
+async def test_watch_without_a_resource_version_starts_with_the_current_state(
+        backend: Backend) -> None:
+    path = configmaps(backend)
+    names = ["a", "b"]
+    for name in names:
+        await ok(backend, "POST", path, {"metadata": {"name": name}})
+    for index, params in enumerate(({}, {"resourceVersion": "0"})):
+        events = watch_events(backend, path, params)
+        initial = await collect(events, len(names))
+        assert sorted((e["type"], e["object"]["metadata"]["name"]) for e in initial) == [
+            ("ADDED", name) for name in names]
+        names.append(f"c{index}")
+        await ok(backend, "POST", path, {"metadata": {"name": names[-1]}})
+        [later] = await collect(events, 1)
+        assert (later["type"], later["object"]["metadata"]["name"]) == ("ADDED", names[-1])
+        await events.aclose()  # type: ignore[attr-defined]
+
+
+async def test_objects_entering_and_leaving_a_selector(backend: Backend) -> None:
+    path = configmaps(backend)
+    created = await ok(backend, "POST", path, {"metadata": {"name": "a"}})
+    events = watch_events(backend, path, {
+        "resourceVersion": created["metadata"]["resourceVersion"], "labelSelector": "app=x"})
+    await ok(backend, "PATCH", f"{path}/a", {"metadata": {"labels": {"app": "x"}}},
+             content_type=MERGE)
+    await ok(backend, "PATCH", f"{path}/a", {"data": {"k": "v"}}, content_type=MERGE)
+    leaving = await ok(backend, "PATCH", f"{path}/a", {"metadata": {"labels": {"app": "y"}}},
+                       content_type=MERGE)
+    seen = await collect(events, 3)
+    assert [e["type"] for e in seen] == ["ADDED", "MODIFIED", "DELETED"]
+    # The DELETED event carries the last matching state with the leaving write's
+    # resourceVersion (the watch cache's cacheWatcher.convertToWatchEvent).
+    gone = seen[2]["object"]
+    assert gone["metadata"]["labels"] == {"app": "x"}
+    assert gone["data"] == {"k": "v"}
+    assert gone["metadata"]["resourceVersion"] == leaving["metadata"]["resourceVersion"]
+
+
+async def test_timeout_seconds_ends_the_stream(backend: Backend) -> None:
+    path = configmaps(backend)
+    start = (await ok(backend, "GET", path))["metadata"]["resourceVersion"]
+    events = watch_events(backend, path, {"resourceVersion": start, "timeoutSeconds": "1"})
+    got = await asyncio.wait_for(_drain(events), 15)
+    assert got == []
+
+
+async def _drain(events: object) -> list[object]:
+    return [event async for event in events]  # type: ignore[attr-defined]
+
+
+async def test_watch_from_a_compacted_resource_version_gets_410(backend: Backend) -> None:
+    """kube-apiserver serves watches from its watch cache, whose window (sized by load, not
+    by etcd compaction) holds every event of a short test; a 410 there is provoked on a
+    control plane of its own with ``--watch-cache=false``, where watches go to etcd."""
+    if not backend.real:
+        await _expire_and_watch(backend)
+        return
+    async with ControlPlane(apiserver_args=["--watch-cache=false"]) as plane:
+        api = await plane.api()
+        try:
+            await ok(backend, "GET", "/version")  # the shared backend is unaffected
+            await _expire_and_watch(Backend("real", plane, api, "default"))
+        finally:
+            await api._session.aclose()
+
+
+async def _expire_and_watch(backend: Backend) -> None:
+    path = configmaps(backend)
+    created = await ok(backend, "POST", path, {"metadata": {"name": "a"}})
+    for index in range(3):
+        await ok(backend, "PATCH", f"{path}/a", {"data": {"i": str(index)}},
+                 content_type=MERGE)
+    backend.compact()
+    events = watch_events(backend, path,
+                          {"resourceVersion": created["metadata"]["resourceVersion"]})
+    [error] = await collect(events, 1)
+    assert error["type"] == "ERROR"
+    status = error["object"]
+    assert (status["kind"], status["apiVersion"], status["status"], status["reason"],
+            status["code"]) == ("Status", "v1", "Failure", "Expired", 410)
+    # etcd's watcher and the watch cache word it differently; both are kube-apiserver's.
+    assert status["message"] == "The resourceVersion for the provided watch is too old." or (
+        re.fullmatch(r"too old resource version: \d+ \(\d+\)", status["message"]))
+    assert await asyncio.wait_for(_drain(events), 15) == []  # then the stream ends
+
+
+async def test_bookmarks_only_when_allowed(backend: Backend) -> None:
+    path = configmaps(backend)
+    start = (await ok(backend, "GET", path))["metadata"]["resourceVersion"]
+    events = watch_events(backend, path, {"resourceVersion": start, "timeoutSeconds": "2"})
+    await ok(backend, "POST", path, {"metadata": {"name": "a"}})
+    got = await asyncio.wait_for(_drain(events), 15)
+    assert [e["type"] for e in got] == ["ADDED"]  # type: ignore[index]
