@@ -157,3 +157,20 @@ def rbac(target: str, name: str | None) -> None:
 
     manager = asyncio.run(load_manager(target))
     click.echo(render(manager, name), nl=False)
+
+
+@main.command()
+@click.option(
+    "--objects",
+    default=200,
+    show_default=True,
+    type=click.IntRange(1),
+    help="How many ConfigMapGenerators to create.",
+)
+@click.option("--keep", is_flag=True, help="Leave the server running (prints its kubeconfig).")
+@click.option("--timeout", default=120.0, show_default=True, help="Seconds to converge.")
+def demo(objects: int, keep: bool, timeout: float) -> None:
+    """Run the example operators on an embedded API server and watch them converge."""
+    from .demo import run_demo
+
+    raise SystemExit(run_demo(objects, keep, timeout))

@@ -91,9 +91,15 @@ class Context:
 
     async def apply(self, child: Any) -> Any:
         """Create ``child`` (a kr8s object) or merge-patch the fields it sets onto the
-        existing one (one GET, then a POST or a PATCH; nothing more when the server already
-        holds them). Returns the child holding the server's state. Raises PatchError when
-        the server refuses."""
+        existing one. When the controller watches the child's kind (``owns``) and its cache
+        already holds those fields, nothing is sent; otherwise one GET, then a POST or a
+        PATCH if needed. Returns the child holding the latest known state. Raises
+        PatchError when the server refuses."""
+        desired = _desired(raw_of(child))
+        cached = self._cached(child)
+        if cached is not None and not create_merge_patch(_restricted(cached, desired), desired)[0]:
+            child.raw = cached  # the cache already holds it: no request at all
+            return child
         url = f"{child.endpoint}/{child.name}"
         namespace = child.namespace if child.namespaced else None
         async with child.api.call_api(
@@ -112,13 +118,20 @@ class Context:
                 name=meta.get("name"),
             )
         current = orjson.loads(text)
-        desired = _desired(raw_of(child))
         patch, _ = create_merge_patch(_restricted(current, desired), desired)
         if patch:
             await child.patch(patch)
         else:
             child.raw = current
         return child
+
+    def _cached(self, child: Any) -> Obj | None:
+        """The child as the controller's cache of its kind holds it (None: not watched)."""
+        try:
+            store = self._store_for(type(child))
+        except KeyError:
+            return None
+        return store.get(child.namespace if child.namespaced else "", child.name)
 
     async def patch_status(self, obj: Any, status: dict[str, Any]) -> None:
         """Merge-patch ``status`` into ``obj``'s status (``/status`` where the kind has it)."""
