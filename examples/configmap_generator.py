@@ -28,6 +28,13 @@ Design:
   ``observedGeneration`` set. Conditions follow kstatus: on a new generation the controller
   first writes ``Reconciling=True`` (``helper.patch()`` mid-block), and when done
   ``Ready=True`` with reason ``Reconciled`` (``mark_ready`` drops ``Reconciling``).
+- **The cache lags our own writes.** A run triggered by a ConfigMap event may get a cached
+  generator that does not yet show the status the previous run wrote. Hence
+  ``owned_conditions``: the conditions' three-way merge would otherwise take that previous
+  run for "another writer" and raise ConditionConflictError (with them owned, a condition
+  already on the server is not written again). And ``Reconciling`` is only written when a
+  spec event (created/updated) triggered the run, else a stale ``observedGeneration`` would
+  flip it on and off again after the work was done.
 - **Events.** The ``generation_changed`` predicate keeps the controller's own status writes
   (which never bump ``metadata.generation``) from triggering it again; events of the owned
   ConfigMaps bypass primary predicates, so drift still reconciles the owner.
@@ -48,6 +55,7 @@ from reconcile_kit import (
     Controller,
     PatchHelper,
     Reasons,
+    Trigger,
     mark_not_ready,
     mark_ready,
     mark_reconciling,
@@ -69,6 +77,9 @@ ConfigMapGenerator = new_class(
 
 GENERATOR_LABEL = f"{GROUP}/generator"
 OWNED_ELSEWHERE = "ConfigMapOwnedElsewhere"
+OWNED = ("Ready", "Reconciling", "Stalled")
+"""The conditions only this controller writes (see ``owned_conditions`` below)."""
+SPEC_EVENTS = frozenset({Trigger.CREATED, Trigger.UPDATED})
 RECHECK_OWNED_ELSEWHERE = 30.0
 """Seconds until a generator whose ConfigMap name is taken looks again."""
 
@@ -101,9 +112,9 @@ def desired_configmap(generator: Any, current: dict[str, Any] | None) -> dict[st
 async def reconcile(generator: Any, ctx: Context) -> Action | None:
     """Make the generator's ConfigMap hold ``spec.content``; report it in the status."""
     generation = generator.raw["metadata"].get("generation")
-    async with PatchHelper(generator, observed_generation=True) as helper:
+    async with PatchHelper(generator, observed_generation=True, owned_conditions=OWNED) as helper:
         status = generator.raw.get("status") or {}
-        if status.get("observedGeneration") != generation:
+        if ctx.reasons & SPEC_EVENTS and status.get("observedGeneration") != generation:
             mark_reconciling(
                 generator,
                 Reasons.PROGRESSING,
@@ -140,9 +151,8 @@ def controller(
 ) -> Controller:
     """The ConfigMapGenerator controller: generators (spec changes only) and their ConfigMaps.
 
-    ``api`` may be None when a Manager supplies it; ``resync`` reconciles every generator
-    periodically (drift the watches missed, e.g. while the controller was down, is repaired
-    by the initial list anyway).
+    ``api`` may be None when a Manager supplies it; ``resync``: also reconcile every
+    generator this often, in seconds (None: only on events).
     """
     return Controller(
         api,

@@ -69,6 +69,7 @@ IP_ANNOTATION = f"{GROUP}/ip"
 CRD_PATH = Path(__file__).resolve().parent / "ippool-crd.yaml"
 SAMPLES_PATH = Path(__file__).resolve().parent / "samples" / "ippool.yaml"
 POOL_FULL, ORPHANS_CLEANED, INVALID_CIDR = "PoolFull", "OrphansCleaned", "InvalidCIDR"
+OWNED = ("Ready", "Stalled")  # conditions no one else writes: ours win a three-way merge
 
 IPPool = new_class("IPPool", f"{GROUP}/v1", namespaced=True, plural="ippools")
 """The kr8s class of the custom resource."""
@@ -146,7 +147,7 @@ async def reconcile(pool: Any, ctx: Context) -> Action | None:
     except NotFoundError:
         return None
     spec, generation = pool.raw.get("spec") or {}, pool.raw["metadata"].get("generation")
-    async with PatchHelper(pool, observed_generation=True):
+    async with PatchHelper(pool, observed_generation=True, owned_conditions=OWNED):
         try:
             network = ipaddress.IPv4Network(spec.get("cidr", ""), strict=True)
         except ValueError as error:
@@ -178,12 +179,12 @@ def _report(pool: Any, ctx: Context, result: Plan, summary: str, generation: int
     """Set the conditions; record an Event when one changes (never on a no-op reconcile)."""
     ready = get_condition(pool, "Ready") or {}
     if result.waiting:
-        message = f"no address left for {', '.join(result.waiting)}; {summary}"
+        message = f"no address left for {_some(result.waiting)}; {summary}"
         changed = mark_stalled(pool, POOL_FULL, message, observed_generation=generation)
         changed |= mark_not_ready(pool, POOL_FULL, message, observed_generation=generation)
         event = ("Warning", POOL_FULL, message)
     elif result.released:
-        message = f"released {', '.join(result.released)}; {summary}"
+        message = f"released {_some(result.released)}; {summary}"
         changed = mark_ready(pool, ORPHANS_CLEANED, message, observed_generation=generation)
         event = ("Normal", ORPHANS_CLEANED, message)
     elif result.assigned or ready.get("status") != "True" or (
@@ -238,6 +239,12 @@ def _address(text: str) -> ipaddress.IPv4Address | None:
 def _order(text: str) -> tuple[int, str]:
     address = _address(text)
     return (0, f"{int(address):010d}") if address is not None else (1, text)
+
+
+def _some(items: list[str], limit: int = 5) -> str:
+    """``a, b, c`` -- at most ``limit`` of them, so that a message stays short."""
+    more = f" and {len(items) - limit} more" if len(items) > limit else ""
+    return ", ".join(items[:limit]) + more
 
 
 def _terminating(pod: dict[str, Any]) -> bool:

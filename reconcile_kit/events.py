@@ -12,8 +12,10 @@ The semantics follow client-go: ``k8s.io/client-go/tools/events`` (``event_recor
   object) within :data:`SERIES_WINDOW` of the previous occurrence form one series, stored
   in ONE Event object: the first write creates the Event (events.k8s.io/v1: no ``series``;
   core/v1: ``count: 1``, ``firstTimestamp == lastTimestamp``); later writes PATCH
-  ``series: {count, lastObservedTime}`` (RFC 7386 merge patch) or, for core/v1,
-  ``count``/``lastTimestamp`` (strategic merge patch, as the legacy recorder sends it).
+  ``series: {count, lastObservedTime}`` (RFC 7386 merge patch; client-go sends the same
+  document as a strategic merge patch, identical here since ``series`` holds no lists) or,
+  for core/v1, ``count``/``lastTimestamp``/``message`` (strategic merge patch, as the
+  legacy recorder sends it).
   ``series.count`` counts every occurrence, so it is 2 at the first repeat.
 - Writes are coalesced: at most one request per series is in flight, a write always sends
   the latest count, and after a write the next one for the same series waits for
@@ -24,7 +26,7 @@ The semantics follow client-go: ``k8s.io/client-go/tools/events`` (``event_recor
   behind a per-object token bucket (burst 25, one per 5 minutes). The heartbeat here keeps
   the stored count at most :data:`SERIES_INTERVAL` behind while bounding the request rate
   per series.
-- A write that fails with a transport error, a timeout, 429 or 5xx is retried up to
+- A write that fails with a transport error, a timeout, 409 Conflict, 429 or 5xx is retried up to
   :data:`MAX_ATTEMPTS` times with doubling delays (honouring ``Retry-After``); other
   refusals (400, 403, 404, 422) are not retried. Failures are logged on the
   ``reconcile_kit.events`` logger and never raised to the caller. A PATCH answered 404 (the
@@ -114,6 +116,10 @@ _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _MAX_NAME: Final = 253
 _TRUNCATED: Final = " ..."
 
+_SLACK: Final = 1e-3
+"""Seconds early a write may start: timers may fire a hair before the time they were set
+for (loop clock resolution, rounding in fast-forwarded test loops); waiting again for the
+remainder would spin."""
 _OK, _RETRY, _REJECTED = "ok", "retry", "rejected"
 JSONDict = dict[str, Any]
 _Key = tuple[Any, ...]
@@ -463,7 +469,7 @@ class EventRecorder:
                 if series.inflight:
                     continue
                 due = self._due(series)
-                if due > now:
+                if due > now + _SLACK:
                     wait = due - now if wait is None else min(wait, due - now)
                     continue
                 if len(self._writers) >= MAX_CONCURRENT_WRITES:
