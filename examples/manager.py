@@ -89,6 +89,11 @@ def build_manager(
     manager.on_start(install_crds)
     manager.add(configmap_generator.controller(), configmap_generator.reconcile)
     manager.add(ippool.controller(), ippool.reconcile)
+    # what `reconcile-kit rbac` cannot infer: the pool annotates the pods it watches, and
+    # install_crds reads and creates CustomResourceDefinitions
+    manager.add_rbac_rule([""], ["pods"], ["get", "patch"])
+    manager.add_rbac_rule(["apiextensions.k8s.io"], ["customresourcedefinitions"],
+                          ["create", "get", "list", "watch"], namespaced=False)
     return manager
 
 

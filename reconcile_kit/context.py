@@ -15,7 +15,7 @@ import orjson
 
 from . import discovery
 from .errors import ConflictError, PatchError
-from .mergepatch import create_merge_patch
+from .mergepatch import apply_merge_patch, create_merge_patch
 from .objects import ObjectRef, raw_of
 from .store import Obj, Store
 
@@ -119,7 +119,7 @@ class Context:
             )
         current = orjson.loads(text)
         patch, _ = create_merge_patch(_restricted(current, desired), desired)
-        if patch:
+        if patch and apply_merge_patch(current, patch) != current:
             await child.patch(patch)
         else:
             child.raw = current

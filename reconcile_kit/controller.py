@@ -200,12 +200,17 @@ class Controller:
         """Reconcile what ``mapper(obj)`` returns when an object of ``kind`` changes.
 
         ``mapper`` gets the raw object (a read-only dict) and returns ObjectRefs or
-        ``(namespace, name)`` pairs of primary objects. A mapper that raises is logged and
-        counted; the controller goes on.
+        ``(namespace, name)`` pairs of primary objects; on updates it is called with the
+        old state as well, so both the previous and the new targets are reconciled. A mapper
+        that raises is logged and counted; the controller goes on.
         """
 
         def map_event(event: ReflectorEvent) -> Iterable[ObjectRef]:
-            return [self._as_ref(ref) for ref in mapper(event.obj)]
+            # the old state too: an object that moved from A to B must wake A as well
+            refs = {self._as_ref(ref): None for ref in mapper(event.obj)}
+            if event.old is not None and event.old is not event.obj:
+                refs.update({self._as_ref(ref): None for ref in mapper(event.old)})
+            return list(refs)
 
         self._sources.append(_Source(kind, map_event, namespace, label_selector, Trigger.MAPPED))
         return self

@@ -83,6 +83,7 @@ class Manager:
         self.ports: dict[str, int] = {}
         self._entries: list[_Entry] = []
         self._start_hooks: list[StartHook] = []
+        self.extra_rules: list[dict[str, Any]] = []
         self._stop: asyncio.Event | None = None
         self._runners: list[web.AppRunner] = []
 
@@ -108,6 +109,26 @@ class Manager:
             _Entry(controller, reconcile, error_policy, context, on_delete, needs_leader)
         )
         return controller
+
+    def add_rbac_rule(
+        self,
+        api_groups: list[str],
+        resources: list[str],
+        verbs: list[str],
+        *,
+        namespaced: bool = True,
+    ) -> None:
+        """Declare permissions the runtime cannot infer (e.g. patching a watched kind, or
+        what an ``on_start`` hook does); ``reconcile-kit rbac`` includes them.
+        ``namespaced=False`` for cluster-scoped resources (they go to the ClusterRole)."""
+        self.extra_rules.append(
+            {
+                "apiGroups": list(api_groups),
+                "resources": list(resources),
+                "verbs": sorted(verbs),
+                "namespaced": namespaced,
+            }
+        )
 
     def on_start(self, hook: StartHook) -> StartHook:
         """Register ``await hook(api)`` to run before controllers start (e.g. install CRDs)."""

@@ -87,6 +87,12 @@ def required_grants(manager: Manager) -> Grants:
         _grant(grants, ("events.k8s.io", "events"), "create", "patch")
     if manager.leader_election is not None:
         _grant(grants, ("coordination.k8s.io", "leases"), "get", "create", "update")
+    for rule in manager.extra_rules:
+        for group in rule["apiGroups"]:
+            for resource in rule["resources"]:
+                grants.setdefault((group, resource, rule.get("namespaced", True)), set()).update(
+                    rule["verbs"]
+                )
     return grants
 
 

@@ -411,3 +411,12 @@ async def test_owner_references_are_validated(kube: kr8s.asyncio.Api) -> None:
     status, body = await call(kube, "POST", CM, {"metadata": {"name": "a", "ownerReferences": [
         {**ref, "uid": ""}]}})
     assert status == 422 and body["details"]["causes"][0]["field"] == "metadata.ownerReferences.uid"
+
+
+async def test_empty_maps_are_omitted_as_go_does(kube: kr8s.asyncio.Api) -> None:
+    status, created = await call(kube, "POST", CM, {"metadata": {"name": "a", "labels": {}},
+                                                    "data": {}})
+    assert "labels" not in created["metadata"] and "data" not in created
+    rv = created["metadata"]["resourceVersion"]
+    status, body = await call(kube, "PATCH", f"{CM}/a", {"metadata": {"labels": {}}}, MERGE)
+    assert body["metadata"]["resourceVersion"] == rv and "labels" not in body["metadata"]

@@ -29,6 +29,7 @@ from .store import Obj, Store
 from .strategy import (
     metadata_causes,
     new_finalizers,
+    omit_empty,
     prepare_create,
     prepare_status_update,
     prepare_update,
@@ -376,6 +377,7 @@ class Cluster:
         if self.store.get(rt.storage_key, meta.get("namespace") or "", meta["name"]) is not None:
             raise errors.already_exists(rt.group, rt.plural, meta["name"])
         prepare_create(rt, obj)
+        omit_empty(rt, obj)
         warnings = self._validate(rt, obj, opts)
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(obj, None)
@@ -482,6 +484,7 @@ class Cluster:
             new = self._subresource_update(rt, new, old, subresource)
         else:
             prepare_update(rt, new, old)
+        omit_empty(rt, new)
         deleting = bool(old["metadata"].get("deletionTimestamp"))
         added = new_finalizers(new, old) if deleting else []
         if added:

@@ -70,6 +70,27 @@ def owner_reference_causes(refs: Any) -> list[dict[str, str]]:
     return causes
 
 
+_OMITEMPTY_META = ("labels", "annotations", "finalizers", "ownerReferences")
+_OMITEMPTY_TOP = {("", "configmaps"): ("data", "binaryData"),
+                  ("", "secrets"): ("data", "stringData")}
+
+
+def omit_empty(rt: ResourceType, obj: Obj) -> None:
+    """Drop empty maps and lists that Go's ``omitempty`` never serialises (in place).
+
+    ObjectMeta's labels, annotations, finalizers and ownerReferences (for every kind, custom
+    resources included: their metadata is typed), and ConfigMap/Secret data: a write of
+    ``labels: {}`` stores nothing and, when nothing else changed, is a no-op.
+    """
+    meta = obj.get("metadata") or {}
+    for key in _OMITEMPTY_META:
+        if key in meta and not meta[key]:
+            del meta[key]
+    for key in _OMITEMPTY_TOP.get((rt.group, rt.plural), ()):
+        if key in obj and not obj[key]:
+            del obj[key]
+
+
 def prepare_create(rt: ResourceType, obj: Obj) -> None:
     """Set server-owned metadata, initial status and kind defaults on a new object."""
     meta = obj["metadata"]
