@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, MutableMapping, MutableSequence
 from datetime import UTC, datetime
 from typing import Any, Final, TypeGuard
 
-from .objects import ObjectLike, describe_object, identity, raw_of
+from .objects import ObjectLike, describe_object, identity, nested_list, raw_of
 
 TRUE: Final = "True"
 FALSE: Final = "False"
@@ -379,22 +379,7 @@ def _status_of(obj: ObjectLike, type: str) -> object:
 
 
 def _conditions(obj: ObjectLike, *, create: bool) -> MutableSequence[Any] | None:
-    raw = raw_of(obj)
-    if raw.get("status") is None:
-        if not create:
-            return None
-        raw["status"] = {}
-    status = raw["status"]
-    if not isinstance(status, MutableMapping):
-        raise TypeError(f"{describe_object(obj)}: status is not a mapping")
-    if status.get("conditions") is None:
-        if not create:
-            return None
-        status["conditions"] = []
-    conditions = status["conditions"]
-    if not isinstance(conditions, MutableSequence):
-        raise TypeError(f"{describe_object(obj)}: status.conditions is not a list")
-    return conditions
+    return nested_list(obj, "status", "conditions", create=create)
 
 
 def _index(conditions: MutableSequence[Any], type: str) -> int | None:

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Awaitable, Callable, MutableMapping, MutableSequence
+from collections.abc import Awaitable, Callable, MutableSequence
 from typing import Any, Final
 
-from .objects import ObjectLike, describe_object, identity, raw_of
+from .objects import ObjectLike, describe_object, identity, nested_list, raw_of
 
 STANDARD_FINALIZERS: Final = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
 """Finalizers Kubernetes itself uses without a domain prefix."""
@@ -144,22 +144,7 @@ def _prefix_problems(prefix: str) -> list[str]:
 
 
 def _finalizers(obj: ObjectLike, *, create: bool) -> MutableSequence[Any] | None:
-    raw = raw_of(obj)
-    if raw.get("metadata") is None:
-        if not create:
-            return None
-        raw["metadata"] = {}
-    meta = raw["metadata"]
-    if not isinstance(meta, MutableMapping):
-        raise TypeError(f"{describe_object(obj)}: metadata is not a mapping")
-    if meta.get("finalizers") is None:
-        if not create:
-            return None
-        meta["finalizers"] = []
-    finalizers = meta["finalizers"]
-    if not isinstance(finalizers, MutableSequence):
-        raise TypeError(f"{describe_object(obj)}: metadata.finalizers is not a list")
-    return finalizers
+    return nested_list(obj, "metadata", "finalizers", create=create)
 
 
 def _known(obj: ObjectLike) -> bool:

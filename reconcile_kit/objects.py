@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import MutableMapping, MutableSequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -27,6 +27,30 @@ def raw_of(obj: ObjectLike) -> MutableMapping[str, Any]:
     if not isinstance(raw, MutableMapping):
         raise TypeError(f"{type(obj).__name__}.raw is not a mapping")
     return raw
+
+
+def nested_list(
+    obj: ObjectLike, parent: str, field: str, *, create: bool
+) -> MutableSequence[Any] | None:
+    """``raw[parent][field]`` as the mutable list it is (``metadata.finalizers``,
+    ``status.conditions``...); None when absent, unless ``create`` makes it (and the parent
+    map). Raises TypeError naming the object and field when either has the wrong type."""
+    raw = raw_of(obj)
+    if raw.get(parent) is None:
+        if not create:
+            return None
+        raw[parent] = {}
+    container = raw[parent]
+    if not isinstance(container, MutableMapping):
+        raise TypeError(f"{describe_object(obj)}: {parent} is not a mapping")
+    if container.get(field) is None:
+        if not create:
+            return None
+        container[field] = []
+    value = container[field]
+    if not isinstance(value, MutableSequence):
+        raise TypeError(f"{describe_object(obj)}: {parent}.{field} is not a list")
+    return value
 
 
 @dataclass(frozen=True, order=True)

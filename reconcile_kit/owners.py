@@ -24,7 +24,7 @@ from collections.abc import MutableMapping, MutableSequence
 from typing import Any
 
 from .errors import AlreadyOwnedError, ObjectError, OwnerReferenceError
-from .objects import ObjectLike, describe_object, identity, raw_of
+from .objects import ObjectLike, describe_object, identity, nested_list, raw_of
 
 _IDENTITY = ("apiVersion", "kind", "name", "uid")
 
@@ -151,20 +151,7 @@ def _meta(obj: ObjectLike) -> MutableMapping[str, Any]:
 
 
 def _refs(obj: ObjectLike, *, create: bool) -> MutableSequence[Any] | None:
-    raw = raw_of(obj)
-    if raw.get("metadata") is None:
-        if not create:
-            return None
-        raw["metadata"] = {}
-    meta = raw["metadata"]
-    if meta.get("ownerReferences") is None:
-        if not create:
-            return None
-        meta["ownerReferences"] = []
-    refs = meta["ownerReferences"]
-    if not isinstance(refs, MutableSequence):
-        raise TypeError(f"{describe_object(obj)}: metadata.ownerReferences is not a list")
-    return refs
+    return nested_list(obj, "metadata", "ownerReferences", create=create)
 
 
 def _upsert(child: ObjectLike, ref: dict[str, Any]) -> None:
