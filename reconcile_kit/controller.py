@@ -17,6 +17,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from .context import Context
 from .metrics import Metrics
 from .objects import ObjectRef, ResourceInfo, resolve_kind
@@ -153,6 +155,7 @@ class Controller:
         self._triggers: list[AsyncIterator[Any]] = []
         self._background: list[Callable[[Controller], Awaitable[None]]] = []
         self._deleted: dict[ObjectRef, Obj] = {}
+        self._written: dict[ObjectRef, Obj] = {}
         self._tasks: list[asyncio.Task[Any]] = []
         self._workers: list[asyncio.Task[None]] = []
         self._unsubscribe: list[Callable[[], None]] = []
@@ -267,6 +270,7 @@ class Controller:
         self._stopped = asyncio.Event()
         self._workers, self._tasks, self._unsubscribe = [], [], []
         self._deleted.clear()
+        self._written.clear()
 
     async def _start_sources(self) -> None:
         self.info = await resolve_kind(self.api, self.kind)
@@ -471,7 +475,7 @@ class Controller:
     ) -> None:
         assert self.reflector is not None and self.info is not None
         ctx = self._context(key, reasons, data)
-        raw = self.reflector.store.get(key.namespace, key.name)
+        raw = self._latest(key, self.reflector.store.get(key.namespace, key.name))
         last_known = self._deleted.pop(key, None)
         if raw is None:
             self.queue.forget(key)
@@ -489,8 +493,10 @@ class Controller:
             raise
         except Exception as error:
             self._observe("error", started)
+            self._remember(key, obj, raw)
             await self._failed(key, obj, error, ctx, error_policy)
             return
+        self._remember(key, obj, raw)
         self.queue.forget(key)
         if action is not None and action.requeue_after is not None:
             self._observe("requeue_after", started)
@@ -498,6 +504,31 @@ class Controller:
             self.queue.add_after(key, action.requeue_after, Trigger.REQUEUE)
         else:
             self._observe("success", started)
+
+    def _latest(self, key: ObjectRef, cached: Obj | None) -> Obj | None:
+        """The cached object, or this controller's own later write of it (read your writes,
+        as client-go's MutationCache): a reconcile right after a write must not plan on a
+        copy older than that write. Own writes are dropped once the cache catches up."""
+        mine = self._written.get(key)
+        if mine is None:
+            return cached
+        if cached is None or not _newer(mine, cached):
+            del self._written[key]
+            return cached
+        return mine
+
+    def _remember(self, key: ObjectRef, obj: Any, built_from: Obj) -> None:
+        """Keep ``obj``'s state when a reconcile wrote it (its resourceVersion moved on)."""
+        if obj is None:
+            return
+        rv = (obj.raw.get("metadata") or {}).get("resourceVersion")
+        if rv is None or rv == (built_from.get("metadata") or {}).get("resourceVersion"):
+            return
+        state: Obj = orjson.loads(orjson.dumps(obj.raw))
+        if _newer(state, built_from):
+            assert self.reflector is not None
+            transform = self.reflector.transform
+            self._written[key] = transform(state) if transform is not None else state
 
     async def _failed(
         self,
@@ -564,3 +595,12 @@ class Controller:
                     await self._next_reconcile(seen)
         except TimeoutError:
             return bool(await check())
+
+
+def _newer(a: Obj, b: Obj) -> bool:
+    """Whether ``a`` has a later resourceVersion than ``b`` (compared as integers, as
+    client-go's MutationCache does; False when either is not an integer)."""
+    try:
+        return int(a["metadata"]["resourceVersion"]) > int(b["metadata"]["resourceVersion"])
+    except (KeyError, TypeError, ValueError):
+        return False

@@ -493,3 +493,24 @@ async def test_object_that_fails_to_build_is_counted_and_the_loop_goes_on(
     assert await run_until(ctrl, reconcile, lambda: seen == ["b"] and ctrl.stats.errors >= 1)
     assert ctrl.stats.errors >= 1
 
+
+
+async def test_a_reconcile_reads_the_controllers_own_earlier_write(
+        kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
+    await create_cm(kube, "a")
+    seen: list[str | None] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> Action | None:
+        seen.append((obj.raw["metadata"].get("labels") or {}).get("step"))
+        if len(seen) == 1:
+            # hold back the cache: the watch is cut and resumes only after 5 s
+            apiserver.faults.latency(5, verb="watch", times=1)
+            apiserver.close_watches()
+            async with PatchHelper(obj):
+                obj.raw["metadata"]["labels"] = {"step": "1"}
+            return Action.requeue(0)
+        return None
+
+    ctrl = controller(kube)
+    assert await run_until(ctrl, reconcile, lambda: len(seen) >= 2, timeout=4)
+    assert seen[:2] == [None, "1"]  # the second run saw its own write, not the stale cache
