@@ -55,8 +55,10 @@ class PatchHelper:
 
     Args:
         obj: a ``kr8s.asyncio`` APIObject of any kind, built-in or custom.
-        optimistic_lock: put ``metadata.resourceVersion`` in the main patch; a 409 raises
-            :class:`~reconcile_kit.errors.ConflictError` and is not retried.
+        optimistic_lock: put ``metadata.resourceVersion`` in the main patch and the status
+            patch (status then skips the three-way condition merge: it must apply to the copy
+            that was read); a 409 raises :class:`~reconcile_kit.errors.ConflictError` and is
+            not retried.
         owned_conditions: condition types this controller owns: its value wins when it and
             another writer both changed the condition since the snapshot.
         force_overwrite_conditions: every condition is treated as owned.
@@ -146,7 +148,8 @@ class PatchHelper:
         if split:
             if self.observed_generation and state is not None:
                 self._set_observed_generation(after, state)
-            state = await self._patch_status(before, after) or state
+            expected = (state or before)["metadata"].get("resourceVersion")
+            state = await self._patch_status(before, after, expected) or state
         if state is not None:
             self.obj.raw = state
         self._snapshot = self._dump()
@@ -168,11 +171,22 @@ class PatchHelper:
             return await self._send(self._build(main_before, main_after, None))
         return await self._guarded_write(main_before, main_after, "", first_base=main_before)
 
-    async def _patch_status(self, before: JSONDict, after: JSONDict) -> JSONDict | None:
+    async def _patch_status(
+        self, before: JSONDict, after: JSONDict, expected_rv: str | None
+    ) -> JSONDict | None:
         status_before = {"status": before.get("status") or {}}
         status_after = {"status": after.get("status") or {}}
         if status_before == status_after:
             return None
+        if self.optimistic_lock:  # the whole status write must apply to what was read
+            try:
+                return await self._send(
+                    self._build(status_before, status_after, expected_rv), "status"
+                )
+            except _Conflict:
+                raise self._error(
+                    ConflictError, "the object was modified since it was read (optimistic lock)"
+                ) from None
         if _conditions(status_before) == _conditions(status_after):
             return await self._send(self._build(status_before, status_after, None), "status")
         return await self._guarded_write(status_before, status_after, "status", first_base=None)

@@ -327,3 +327,25 @@ async def test_404_ignored_only_when_deleting_without_finalizers(
     with pytest.raises(PatchError, match="not found"):
         async with PatchHelper(gone):
             gone.raw["data"]["k"] = "v"
+
+
+async def test_optimistic_lock_covers_the_status_patch(kube: kr8s.asyncio.Api,
+                                                       apiserver: APIServer) -> None:
+    obj = await make_deployment(kube)
+    helper = PatchHelper(obj, optimistic_lock=True)
+    obj.raw["status"]["replicas"] = 2
+    status, _ = await call(kube, "PATCH", f"{DEPLOY}/web/status",
+                           {"status": {"observedGeneration": 1}}, MERGE)
+    assert status == 200  # another writer changed the status since the snapshot
+    apiserver.requests.clear()
+    with pytest.raises(ConflictError):
+        await helper.patch()
+    [request] = apiserver.requests.writes()
+    assert request.subresource == "status" and request.status == 409
+    assert request.body["metadata"]["resourceVersion"] == obj.raw["metadata"]["resourceVersion"]
+    fresh = await Deployment.get("web", namespace="default", api=kube)
+    helper = PatchHelper(fresh, optimistic_lock=True)
+    fresh.raw["spec"]["replicas"] = 3
+    fresh.raw["status"]["replicas"] = 3
+    await helper.patch()  # main then status, each with the resourceVersion it expects
+    assert fresh.raw["spec"]["replicas"] == 3 and fresh.raw["status"]["replicas"] == 3
