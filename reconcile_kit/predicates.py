@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .reflector import MODIFIED, ReflectorEvent
-from .testing.selectors import FieldSelector, LabelSelector
+from .selectors import FieldSelector, LabelSelector
 
 Predicate = Callable[[ReflectorEvent], bool]
 

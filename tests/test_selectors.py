@@ -1,4 +1,4 @@
-"""Tests for reconcile_kit.testing.selectors (label and field selectors)."""
+"""Tests for reconcile_kit.selectors (label and field selectors)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reconcile_kit.testing.selectors import (
+from reconcile_kit.selectors import (
     FieldSelector,
     LabelSelector,
     SelectorError,

@@ -16,6 +16,7 @@ import yaml
 from aiohttp import web
 from multidict import CIMultiDict
 
+from ..selectors import FieldSelector, LabelSelector, SelectorError
 from . import discovery, errors, protobuf
 from .cluster import Cluster, Result, WriteOptions
 from .errors import APIError
@@ -23,7 +24,6 @@ from .faults import Faults, RequestInfo, fault_error
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
 from .requestlog import RequestLog, RequestRecord
 from .resources import ResourceType
-from .selectors import FieldSelector, LabelSelector, SelectorError
 from .table import Conversion, convert, negotiate, watch_converter
 from .watch import Filter, WatchHub
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from ..selectors import FieldSelector, label_selector_to_string
 from . import crd as crds
 from . import errors
 from .errors import APIError
@@ -24,7 +25,6 @@ from .meta import generate_name, now
 from .patching import apply_patch
 from .registry import Registry
 from .resources import ResourceType
-from .selectors import FieldSelector, label_selector_to_string
 from .store import Obj, Store
 from .strategy import (
     metadata_causes,

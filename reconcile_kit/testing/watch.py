@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import orjson
 
+from ..selectors import FieldSelector, LabelSelector
 from .resources import ResourceType
-from .selectors import FieldSelector, LabelSelector
 from .store import ADDED, DELETED, MODIFIED, Event, Obj, Store
 
 CLOSE = None
