@@ -1,0 +1,733 @@
+"""reconcile_kit against the raw client (the ceiling) and kopf (the Python peer).
+
+Scenarios (issue 8), each repeated against a fresh embedded API server:
+
+1. converge: N custom resources exist; a Controller writes a Ready condition through
+   PatchHelper; time until every object is Ready (seen in the server's store), reconciles/s,
+   API requests per reconcile.
+2. ceiling: a plain kr8s loop sending the same status merge PATCHes (no GET), same
+   concurrency.
+3. kopf: an equivalent kopf handler (subprocess) writing the same status.
+4. coalesce: 100 rapid updates to one object; how many reconciles run.
+5. latency: write of an update -> start of its reconcile, p50/p99, idle and under load.
+6. memory: RSS growth of a reflector cache per object (subprocess, server in another process).
+7. idle: CPU of a controller process with N synced objects and no changes.
+8. no-op: a second controller over the converged objects issues zero writes.
+
+Throughput (1-3) is taken over the window from the first to the last Ready object, so
+process start-up (kopf's imports) is not counted; the wall time from start is also kept.
+In 1, 2 and 4, 5 the server runs in this process (on the same event loop as the
+controller); kopf runs in its own process and so gets a second core: a ratio in kopf's favour.
+
+Usage: python benchmarks/run.py [--objects 1000] [--repeats 3] [--quick] [--only SCENARIO]
+Results: a table on stdout and benchmarks/results/run.json.
+Benchmark-only requirements (not dependencies of reconcile_kit):
+    pip install kopf==1.38.0 pyinstrument==5.1.3
+Without kopf the kopf scenario is skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from apiserver import (
+    ServerProcess,
+    machine_info,
+    percentile,
+    process_cpu_seconds,
+    version_of,
+)
+
+GROUP = "bench.reconcile-kit.io"
+VERSION = "v1"
+PLURAL = "widgets"
+KIND = "Widget"
+NAMESPACE = "default"
+MERGE = "application/merge-patch+json"
+RESULTS = Path(__file__).resolve().parent / "results" / "run.json"
+SCENARIOS = ("converge", "ceiling", "kopf", "coalesce", "latency", "memory", "idle", "noop")
+KOPF_PIN = "kopf==1.38.0"  # benchmarks only, never a dependency of the package
+LOAD_RATE = 100.0  # updates/s of other objects during "latency under load"
+LOAD_WRITERS = 4
+CONDITION = {"type": "Ready", "status": "True", "reason": "Reconciled", "message": "bench"}
+
+CRD: dict[str, Any] = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": f"{PLURAL}.{GROUP}"},
+    "spec": {
+        "group": GROUP,
+        "scope": "Namespaced",
+        "names": {"plural": PLURAL, "singular": "widget", "kind": KIND, "listKind": "WidgetList"},
+        "versions": [{
+            "name": VERSION, "served": True, "storage": True,
+            "subresources": {"status": {}},
+            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+            }}},
+        }],
+    },
+}
+COLLECTION = f"/apis/{GROUP}/{VERSION}/namespaces/{NAMESPACE}/{PLURAL}"
+
+
+def widget(name: str) -> dict[str, Any]:
+    """A Widget whose JSON (with the server's managedFields) is about 5.5 KB."""
+    payload = {f"field{i:02d}": f"{i:02d}" + "x" * 78 for i in range(48)}
+    return {"apiVersion": f"{GROUP}/{VERSION}", "kind": KIND,
+            "metadata": {"name": name, "namespace": NAMESPACE, "labels": {"bench": "run"}},
+            "spec": {"seq": 0, "payload": payload}}
+
+
+def name_of(i: int) -> str:
+    return f"w-{i:05d}"
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"median": float("nan"), "min": float("nan"), "max": float("nan")}
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+# ---------------------------------------------------------------------------------------
+# Server setup
+# ---------------------------------------------------------------------------------------
+
+
+async def populate(url: str, count: int, concurrency: int = 16) -> None:
+    """Install the CRD and create ``count`` Widgets through HTTP."""
+    headers = {"Content-Type": "application/json"}
+    async with aiohttp.ClientSession() as session:
+        async with session.post(f"{url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                                data=orjson.dumps(CRD), headers=headers) as response:
+            if response.status not in (201, 409):
+                raise RuntimeError(f"CRD: {response.status} {await response.text()}")
+        for _ in range(100):  # the CRD is served once established
+            async with session.get(f"{url}{COLLECTION}") as response:
+                if response.status == 200:
+                    break
+            await asyncio.sleep(0.05)
+        queue = list(range(count))
+
+        async def worker() -> None:
+            while queue:
+                i = queue.pop()
+                async with session.post(f"{url}{COLLECTION}", data=orjson.dumps(widget(
+                        name_of(i))), headers=headers) as response:
+                    if response.status not in (201, 409):
+                        raise RuntimeError(f"create: {response.status} {await response.text()}")
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+
+
+def is_ready(obj: dict[str, Any]) -> bool:
+    for condition in (obj.get("status") or {}).get("conditions") or ():
+        if condition.get("type") == "Ready" and condition.get("status") == "True":
+            return True
+    return False
+
+
+class ReadyWatch:
+    """Counts Widgets that became Ready, from the embedded server's store (no requests)."""
+
+    def __init__(self, server: Any, total: int) -> None:
+        store = server.cluster.store
+        self.key = next(k for k in store.storage_keys() if PLURAL in k and GROUP in k)
+        self.total = total
+        self.ready = {o["metadata"]["name"] for o in store.items(self.key) if is_ready(o)}
+        self.first = 0.0
+        self.last = 0.0
+        self.done = asyncio.Event()
+        if len(self.ready) >= total:
+            self.done.set()
+        self._unsubscribe = store.subscribe(self._on_event)
+
+    def _on_event(self, event: Any) -> None:
+        if event.key != self.key or event.obj is None or not is_ready(event.obj):
+            return
+        name = event.obj["metadata"]["name"]
+        if name in self.ready:
+            return
+        now = time.perf_counter()
+        if not self.ready:
+            self.first = now
+        self.ready.add(name)
+        if len(self.ready) >= self.total:
+            self.last = now
+            self.done.set()
+
+    async def wait(self, timeout: float) -> None:
+        try:
+            await asyncio.wait_for(self.done.wait(), timeout)
+        finally:
+            self._unsubscribe()
+
+    def window(self) -> float:
+        return self.last - self.first
+
+
+async def embedded(objects: int) -> Any:
+    from reconcile_kit.testing import APIServer
+
+    server = APIServer(bookmark_interval=1.0)
+    await server.start()
+    await populate(server.url, objects)
+    server.requests.clear()
+    return server
+
+
+def converge_timeout(objects: int) -> float:
+    return 60.0 + objects / 20
+
+
+# ---------------------------------------------------------------------------------------
+# 1 converge, 8 no-op
+# ---------------------------------------------------------------------------------------
+
+
+async def ready_reconcile(obj: Any, ctx: Any) -> None:
+    from reconcile_kit import PatchHelper, set_condition
+
+    async with PatchHelper(obj):
+        set_condition(obj, "Ready", "True", "Reconciled", "bench")
+
+
+async def run_controller_until(api: Any, reconcile: Callable[[Any, Any], Awaitable[Any]],
+                               done: Callable[[], Awaitable[None]], concurrency: int) -> Any:
+    from reconcile_kit import Controller
+    from reconcile_kit.predicates import generation_changed
+    from reconcile_kit.reflector import ReflectorPool
+
+    controller = Controller(api, f"{KIND}.{GROUP}", namespace=NAMESPACE,
+                            concurrency=concurrency, predicates=[generation_changed],
+                            pool=ReflectorPool())
+    runner = asyncio.create_task(controller.run(reconcile))
+    try:
+        await done()
+    finally:
+        await controller.shutdown(10)
+        await runner
+    return controller
+
+
+async def spawn_child(mode: str, kubeconfig: Path, objects: int, concurrency: int,
+                      seconds: float = 0.0) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--child", mode, "--kubeconfig", str(kubeconfig),
+        "--objects", str(objects), "--concurrency", str(concurrency), "--seconds",
+        str(seconds), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+
+
+async def client_process(mode: str, objects: int, concurrency: int) -> dict[str, Any]:
+    """1 (converge) or 2 (ceiling): the client in a child process, the server here."""
+    server = await embedded(objects)
+    try:
+        watch = ReadyWatch(server, objects)
+        started = time.perf_counter()
+        proc = await spawn_child(mode, server.kubeconfig, objects, concurrency)
+        try:
+            await watch.wait(converge_timeout(objects))
+        except TimeoutError:
+            proc.kill()
+            raise
+        requests = len(server.requests)
+        out, err = await asyncio.wait_for(proc.communicate(), converge_timeout(objects))
+        if proc.returncode != 0:
+            raise RuntimeError(f"{mode} child failed:\n{err.decode()[-3000:]}")
+        data: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
+    finally:
+        await server.stop()
+    reconciles = int(data.get("reconciles", objects))
+    return {"seconds": watch.window(), "wall_seconds": watch.last - started,
+            "per_second": objects / watch.window(), "reconciles": reconciles,
+            "requests": requests, "requests_per_reconcile": requests / max(reconciles, 1)}
+
+
+async def noop_run(objects: int, concurrency: int) -> dict[str, float]:
+    """8: after converging, a second controller over the Ready objects writes nothing."""
+    server = await embedded(objects)
+    try:
+        api = await server.api()
+        watch = ReadyWatch(server, objects)
+        await run_controller_until(api, ready_reconcile,
+                                   lambda: watch.wait(converge_timeout(objects)), concurrency)
+        server.requests.clear()
+        seen: set[str] = set()
+        all_seen = asyncio.Event()
+
+        async def noop(obj: Any, ctx: Any) -> None:
+            await ready_reconcile(obj, ctx)
+            seen.add(obj.name)
+            if len(seen) >= objects:
+                all_seen.set()
+
+        await run_controller_until(api, noop, lambda: asyncio.wait_for(
+            all_seen.wait(), converge_timeout(objects)), concurrency)
+        writes = len(server.requests.writes())
+    finally:
+        await server.stop()
+    return {"noop_reconciles": len(seen), "noop_writes": writes}
+
+
+async def child_converge(api: Any, objects: int, concurrency: int) -> dict[str, Any]:
+    seen: set[str] = set()
+    done = asyncio.Event()
+
+    async def reconcile(obj: Any, ctx: Any) -> None:
+        await ready_reconcile(obj, ctx)
+        seen.add(obj.name)
+        if len(seen) >= objects:
+            done.set()
+
+    controller = await run_controller_until(
+        api, reconcile, lambda: asyncio.wait_for(done.wait(), converge_timeout(objects)),
+        concurrency)
+    return {"reconciles": controller.stats.reconciles}
+
+
+async def child_ceiling(api: Any, objects: int, concurrency: int) -> dict[str, Any]:
+    """2: the same status merge PATCHes with kr8s's raw call, no GET."""
+    names = [name_of(i) for i in range(objects)]
+
+    async def worker() -> None:
+        while names:
+            name = names.pop()
+            condition = {**CONDITION, "lastTransitionTime": time.strftime(
+                "%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            async with api.call_api(
+                    "PATCH", version=f"{GROUP}/{VERSION}", base="/apis",
+                    namespace=NAMESPACE, url=f"{PLURAL}/{name}/status",
+                    content=orjson.dumps({"status": {"conditions": [condition]}}),
+                    headers={"Content-Type": MERGE}) as response:
+                response.raise_for_status()
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return {"reconciles": objects}
+
+
+# ---------------------------------------------------------------------------------------
+# 3 kopf
+# ---------------------------------------------------------------------------------------
+
+KOPF_HANDLER = textwrap.dedent(f"""
+    import datetime
+    import kopf
+
+    @kopf.on.startup()
+    def configure(settings, **_):
+        settings.posting.enabled = False
+        settings.persistence.progress_storage = kopf.AnnotationsProgressStorage()
+        settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage()
+
+    @kopf.on.resume("{GROUP}", "{VERSION}", "{PLURAL}")
+    @kopf.on.create("{GROUP}", "{VERSION}", "{PLURAL}")
+    def ready(patch, **_):
+        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        patch.status["conditions"] = [dict({CONDITION!r}, lastTransitionTime=now)]
+""")
+
+
+async def kopf_run(objects: int, concurrency: int, workdir: Path) -> dict[str, float]:
+    server = await embedded(objects)
+    handler = workdir / "kopf_handler.py"
+    handler.write_text(KOPF_HANDLER)  # kopf default: one worker per object, no limit
+    log_path = workdir / "kopf.log"
+    proc: subprocess.Popen[bytes] | None = None
+    try:
+        watch = ReadyWatch(server, objects)
+        started = time.perf_counter()
+        with log_path.open("wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "kopf", "run", "--standalone", "--quiet",
+                 f"--namespace={NAMESPACE}", str(handler)],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env={**os.environ, "KUBECONFIG": str(server.kubeconfig)})
+        try:
+            await watch.wait(converge_timeout(objects) * 4)
+        except TimeoutError:
+            raise RuntimeError(f"kopf: {len(watch.ready)}/{objects} Ready; log tail:\n"
+                               f"{log_path.read_text()[-3000:]}") from None
+        requests = len(server.requests)
+    finally:
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        await server.stop()
+    return {"seconds": watch.window(), "wall_seconds": watch.last - started,
+            "per_second": objects / watch.window(), "requests": requests,
+            "requests_per_object": requests / objects}
+
+
+# ---------------------------------------------------------------------------------------
+# 4 coalescing, 5 latency
+# ---------------------------------------------------------------------------------------
+
+
+class Probe:
+    """A controller whose reconcile records when it starts, per object and spec.seq."""
+
+    def __init__(self) -> None:
+        self.starts: list[tuple[str, int, float]] = []
+        self.changed = asyncio.Condition()
+        self.work: dict[str, float] = {}  # seconds a reconcile of that object "works"
+
+    async def reconcile(self, obj: Any, ctx: Any) -> None:
+        now = time.perf_counter()
+        self.starts.append((obj.name, int(obj.raw["spec"].get("seq", 0)), now))
+        async with self.changed:
+            self.changed.notify_all()
+        if obj.name in self.work:
+            await asyncio.sleep(self.work[obj.name])
+        await ready_reconcile(obj, ctx)
+
+    async def wait_for(self, name: str, seq: int, timeout: float = 10.0) -> float:
+        async def seen() -> float:
+            async with self.changed:
+                while True:
+                    for n, s, t in reversed(self.starts):
+                        if n == name and s >= seq:
+                            return t
+                    await self.changed.wait()
+        return await asyncio.wait_for(seen(), timeout)
+
+
+async def patch_spec(session: aiohttp.ClientSession, url: str, name: str, seq: int) -> None:
+    async with session.patch(f"{url}{COLLECTION}/{name}", data=orjson.dumps(
+            {"spec": {"seq": seq}}), headers={"Content-Type": MERGE}) as response:
+        if response.status != 200:
+            raise RuntimeError(f"patch {name}: {response.status}")
+
+
+async def coalesce_and_latency(objects: int, concurrency: int,
+                               updates: int) -> dict[str, float]:
+    server = await embedded(objects)
+    probe = Probe()
+    result: dict[str, float] = {}
+    try:
+        api = await server.api()
+        watch = ReadyWatch(server, objects)
+
+        async def scenario() -> None:
+            await watch.wait(converge_timeout(objects))
+            await asyncio.sleep(0.5)
+            async with aiohttp.ClientSession() as session:
+                # 4: coalescing, 100 updates of one object: back to back, then all at once
+                target = name_of(0)
+                result["coalesce_updates"] = 100
+                for index, (label, burst, work) in enumerate((
+                        ("sequential", False, 0.0), ("burst", True, 0.0),
+                        ("slow", False, 0.02))):
+                    probe.work = {target: work} if work else {}
+                    before = len(probe.starts)
+                    base = 100 * index
+                    if burst:
+                        await asyncio.gather(*(patch_spec(session, server.url, target, base + s)
+                                               for s in range(1, 101)))
+                    else:
+                        for seq in range(base + 1, base + 101):
+                            await patch_spec(session, server.url, target, seq)
+                    await probe.wait_for(target, base + 100)
+                    await asyncio.sleep(1.0)
+                    result[f"coalesce_{label}_reconciles"] = sum(
+                        1 for n, _, _ in probe.starts[before:] if n == target)
+                probe.work = {}
+                # 5: latency, idle then under load
+                for label, load in (("idle", False), ("load", True)):
+                    delays: list[float] = []
+                    stop = asyncio.Event()
+                    loaders: list[asyncio.Task[None]] = []
+                    if load:
+                        async def loader(offset: int, stop: asyncio.Event = stop) -> None:
+                            # a steady LOAD_RATE updates/s of other objects (each reconciled)
+                            seq, next_at = 1000, time.perf_counter()
+                            while not stop.is_set():
+                                seq += 1
+                                index = 2 + (seq * 7 + offset) % max(objects - 2, 1)
+                                await patch_spec(session, server.url, name_of(index), seq)
+                                next_at += LOAD_WRITERS / LOAD_RATE
+                                await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+                        loaders = [asyncio.create_task(loader(i)) for i in range(LOAD_WRITERS)]
+                        await asyncio.sleep(0.5)
+                    probe_name = name_of(1)
+                    base = 1000 if load else 0
+                    for seq in range(base + 1, base + updates + 1):
+                        sent = time.perf_counter()
+                        await patch_spec(session, server.url, probe_name, seq)
+                        try:
+                            delays.append(await probe.wait_for(probe_name, seq) - sent)
+                        except TimeoutError:
+                            raise RuntimeError(f"latency {label}: no reconcile of {probe_name} "
+                                               f"seq {seq}; last {probe.starts[-3:]}") from None
+                        await asyncio.sleep(0.01)
+                    stop.set()
+                    await asyncio.gather(*loaders)
+                    delays.sort()
+                    result[f"latency_{label}_p50_ms"] = percentile(delays, 50) * 1e3
+                    result[f"latency_{label}_p99_ms"] = percentile(delays, 99) * 1e3
+
+        await run_controller_until(api, probe.reconcile, scenario, concurrency)
+    finally:
+        await server.stop()
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# 6 memory, 7 idle: a child process against a server process
+# ---------------------------------------------------------------------------------------
+
+
+def rss_bytes() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+async def child(mode: str, kubeconfig: str, objects: int, seconds: float,
+                concurrency: int) -> dict[str, Any]:
+    """Runs in the measured process: prints one JSON line."""
+    import kr8s.asyncio
+
+    from reconcile_kit.objects import resolve_kind
+    from reconcile_kit.reflector import Reflector
+
+    api = await kr8s.asyncio.api(kubeconfig=kubeconfig)
+    if mode == "converge":
+        return await child_converge(api, objects, concurrency)
+    if mode == "ceiling":
+        return await child_ceiling(api, objects, concurrency)
+    info = await resolve_kind(api, f"{KIND}.{GROUP}")
+    if mode == "memory":
+        gc.collect()
+        rss0 = rss_bytes()
+        reflector = Reflector(api, info, namespace=NAMESPACE)
+        reflector.start()
+        await reflector.wait_synced()
+        await asyncio.sleep(0.5)
+        gc.collect()
+        rss1 = rss_bytes()
+        cached = len(reflector.store.list())
+        await reflector.stop()
+        return {"rss_before": rss0, "rss_after": rss1, "cached": cached}
+    seen: set[str] = set()
+    synced = asyncio.Event()
+
+    async def reconcile(obj: Any, ctx: Any) -> None:
+        seen.add(obj.name)
+        if len(seen) >= objects:
+            synced.set()
+
+    async def measure() -> None:
+        await asyncio.wait_for(synced.wait(), converge_timeout(objects))
+        await asyncio.sleep(1.0)
+        result["cpu0"] = time.process_time()
+        result["t0"] = time.perf_counter()
+        await asyncio.sleep(seconds)
+        result["cpu1"] = time.process_time()
+        result["t1"] = time.perf_counter()
+
+    result: dict[str, Any] = {}
+    await run_controller_until(api, reconcile, measure, 8)
+    return {"cpu_seconds": result["cpu1"] - result["cpu0"],
+            "seconds": result["t1"] - result["t0"], "reconciled": len(seen)}
+
+
+async def in_subprocess(mode: str, objects: int, seconds: float, workdir: Path) -> dict[str, Any]:
+    server = ServerProcess(workdir, None)
+    try:
+        await server.start()
+        await populate(server.url, objects)
+        async with aiohttp.ClientSession() as session, session.get(
+                f"{server.url}{COLLECTION}") as response:
+            items = (await response.json())["items"]
+        json_bytes = sum(len(orjson.dumps(item)) for item in items)
+        output = subprocess.run(
+            [sys.executable, __file__, "--child", mode, "--kubeconfig", str(server.kubeconfig),
+             "--objects", str(objects), "--seconds", str(seconds)],
+            capture_output=True, check=True, timeout=converge_timeout(objects) + seconds + 60)
+        data: dict[str, Any] = json.loads(output.stdout.decode().strip().splitlines()[-1])
+        data["json_bytes"] = json_bytes
+        data["objects"] = len(items)
+        data["server_cpu_seconds"] = process_cpu_seconds(server.pid)
+        return data
+    finally:
+        server.stop()
+
+
+# ---------------------------------------------------------------------------------------
+# Driver and report
+# ---------------------------------------------------------------------------------------
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
+    runs: dict[str, list[dict[str, Any]]] = {}
+    wanted = set(SCENARIOS) if args.only == "all" else {args.only}
+    idle_seconds = 10.0 if args.quick else 60.0
+    with tempfile.TemporaryDirectory(prefix="rk-run-") as tmp:
+        workdir = Path(tmp)
+        for repeat in range(args.repeats):
+            steps: list[tuple[str, Callable[[], Awaitable[dict[str, Any]]]]] = [
+                ("converge", lambda: client_process("converge", args.objects,
+                                                    args.concurrency)),
+                ("ceiling", lambda: client_process("ceiling", args.objects, args.concurrency)),
+                ("noop", lambda: noop_run(args.objects, args.concurrency)),
+                ("kopf", lambda: kopf_run(args.objects, args.concurrency, workdir)),
+                ("latency", lambda: coalesce_and_latency(
+                    args.objects, args.concurrency, 50 if args.quick else 100)),
+                ("memory", lambda: in_subprocess("memory", args.objects, 0, workdir)),
+                ("idle", lambda: in_subprocess("idle", args.objects, idle_seconds, workdir)),
+            ]
+            for name, step in steps:
+                if name not in wanted and not (name == "latency" and "coalesce" in wanted):
+                    continue
+                if name == "kopf" and version_of("kopf") is None:
+                    print(f"  kopf is not installed: skipped ({KOPF_PIN})", flush=True)
+                    continue
+                started = time.monotonic()
+                data = await step()
+                runs.setdefault(name, []).append(data)
+                shown = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
+                                  for k, v in data.items())
+                print(f"  repeat {repeat + 1} {name} ({time.monotonic() - started:.1f} s): "
+                      f"{shown}", flush=True)
+    return runs
+
+
+def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, dict[str, float]]:
+    rows: dict[str, dict[str, float]] = {}
+
+    def add(label: str, scenario: str, fn: Callable[[dict[str, Any]], float]) -> None:
+        if scenario in runs:
+            rows[label] = summary([fn(r) for r in runs[scenario]])
+
+    add("converge objects/s", "converge", lambda r: r["per_second"])
+    add("converge wall s (from start)", "converge", lambda r: r["wall_seconds"])
+    add("converge requests/reconcile", "converge", lambda r: r["requests_per_reconcile"])
+    add("ceiling objects/s", "ceiling", lambda r: r["per_second"])
+    add("kopf objects/s", "kopf", lambda r: r["per_second"])
+    add("kopf wall s (from start)", "kopf", lambda r: r["wall_seconds"])
+    add("kopf requests/object", "kopf", lambda r: r["requests_per_object"])
+    if "converge" in runs and "ceiling" in runs:
+        pairs = zip(runs["converge"], runs["ceiling"], strict=False)
+        rows["ratio converge/ceiling"] = summary(
+            [a["per_second"] / b["per_second"] for a, b in pairs])
+    if "converge" in runs and "kopf" in runs:
+        pairs = zip(runs["converge"], runs["kopf"], strict=False)
+        rows["ratio converge/kopf"] = summary(
+            [a["per_second"] / b["per_second"] for a, b in pairs])
+    add("coalesce: reconciles/100 sequential", "latency",
+        lambda r: r["coalesce_sequential_reconciles"])
+    add("coalesce: reconciles/100 in flight", "latency",
+        lambda r: r["coalesce_burst_reconciles"])
+    add("coalesce: /100 sequential, 20 ms work", "latency",
+        lambda r: r["coalesce_slow_reconciles"])
+    for label in ("idle", "load"):
+        for q in ("p50", "p99"):
+            add(f"latency {label} {q} ms", "latency", lambda r, k=f"latency_{label}_{q}_ms": r[k])
+    add("memory RSS bytes/object", "memory",
+        lambda r: (r["rss_after"] - r["rss_before"]) / r["cached"])
+    add("object JSON bytes", "memory", lambda r: r["json_bytes"] / r["objects"])
+    add("memory RSS/JSON", "memory", lambda r: (r["rss_after"] - r["rss_before"]) / r["json_bytes"])
+    add("idle CPU %", "idle", lambda r: 100 * r["cpu_seconds"] / r["seconds"])
+    add("no-op reconciles", "noop", lambda r: r["noop_reconciles"])
+    add("no-op writes", "noop", lambda r: r["noop_writes"])
+    return rows
+
+
+TARGETS: list[tuple[str, str, float]] = [
+    ("ratio converge/ceiling", ">=", 0.7), ("ratio converge/kopf", ">=", 10.0),
+    ("latency idle p99 ms", "<=", 20.0), ("memory RSS/JSON", "<=", 3.0),
+    ("idle CPU %", "<=", 1.0), ("no-op writes", "<=", 0.0),
+]
+
+
+def verdicts(rows: dict[str, dict[str, float]]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for label, op, target in TARGETS:
+        if label not in rows:
+            continue
+        value = rows[label]["median"]
+        met = value >= target if op == ">=" else value <= target
+        out[label] = {"target": f"{op} {target:g}", "median": value, "met": met,
+                      "margin": value - target}
+    return out
+
+
+def print_table(rows: dict[str, dict[str, float]], targets: dict[str, dict[str, Any]]) -> None:
+    header = f"| {'measure':<38} | {'median':>10} | {'min':>10} | {'max':>10} | target |"
+    print(header)
+    print("| " + " | ".join(["---"] * 5) + " |")
+    for label, row in rows.items():
+        verdict = targets.get(label)
+        mark = f"{verdict['target']} {'met' if verdict['met'] else 'MISSED'}" if verdict else ""
+        print(f"| {label:<38} | " + " | ".join(f"{row[k]:>10.4g}" for k in
+                                               ("median", "min", "max")) + f" | {mark} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--objects", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--quick", action="store_true",
+                        help="200 objects, 1 repeat, 10 s idle window")
+    parser.add_argument("--only", choices=("all", *SCENARIOS), default="all")
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument("--child", choices=("converge", "ceiling", "memory", "idle"),
+                        help=argparse.SUPPRESS)
+    parser.add_argument("--kubeconfig", help=argparse.SUPPRESS)
+    parser.add_argument("--seconds", type=float, default=0.0, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        data = asyncio.run(child(args.child, args.kubeconfig, args.objects, args.seconds,
+                                 args.concurrency))
+        print(json.dumps(data))
+        return
+    if args.quick:
+        args.objects = min(args.objects, 200)
+        args.repeats = 1
+    started = time.monotonic()
+    machine = machine_info()
+    machine["libraries"]["kopf"] = version_of("kopf")
+    print(f"{machine['cpu_model']}, nproc {machine['nproc']}, Python {machine['python']}; "
+          f"{args.objects} objects, {args.repeats} repeats, concurrency {args.concurrency}",
+          flush=True)
+    runs = asyncio.run(main_async(args))
+    rows = rows_of(runs, args.objects)
+    targets = verdicts(rows)
+    print()
+    print_table(rows, targets)
+    document = {"benchmark": "run", "command": " ".join(["python", *sys.argv]),
+                "objects": args.objects, "repeats": args.repeats,
+                "concurrency": args.concurrency, "quick": args.quick,
+                "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "duration_seconds": round(time.monotonic() - started, 1),
+                "machine": machine, "summary": rows, "targets": targets, "runs": runs}
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(document, indent=2) + "\n")
+    print(f"\nresults written to {args.output}")
+
+
+if __name__ == "__main__":
+    main()
