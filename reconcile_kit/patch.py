@@ -14,9 +14,11 @@ be lost. Where that does damage, the write is guarded:
   that the same guard covers the rest of the patch, which is re-based on the latest copy
   too, and because a 409 names a concurrent write unambiguously (a failed ``test`` is a
   422 like any invalid patch).
-- ``status.conditions``: merged per condition type, three-way, onto a fresh GET of the
-  object (as Cluster API's conditions patch); written with a resourceVersion precondition
-  and retried on 409.
+- ``status.conditions``: merged per condition type, three-way, onto the latest copy of the
+  object (as Cluster API's conditions patch), written with a resourceVersion precondition.
+  The first attempt uses the newest copy the helper already holds (the main patch's answer,
+  else the snapshot): the precondition proves it is the latest, so no GET is needed when
+  nobody else wrote. On 409 the helper GETs the object, merges again and retries.
 """
 
 from __future__ import annotations
@@ -149,7 +151,7 @@ class PatchHelper:
             if self.observed_generation and state is not None:
                 self._set_observed_generation(after, state)
             expected = (state or before)["metadata"].get("resourceVersion")
-            state = await self._patch_status(before, after, expected) or state
+            state = await self._patch_status(before, after, expected, state) or state
         if state is not None:
             self.obj.raw = state
         self._snapshot = self._dump()
@@ -172,7 +174,11 @@ class PatchHelper:
         return await self._guarded_write(main_before, main_after, "", first_base=main_before)
 
     async def _patch_status(
-        self, before: JSONDict, after: JSONDict, expected_rv: str | None
+        self,
+        before: JSONDict,
+        after: JSONDict,
+        expected_rv: str | None,
+        current: JSONDict | None = None,
     ) -> JSONDict | None:
         status_before = {"status": before.get("status") or {}}
         status_after = {"status": after.get("status") or {}}
@@ -189,14 +195,29 @@ class PatchHelper:
                 ) from None
         if _conditions(status_before) == _conditions(status_after):
             return await self._send(self._build(status_before, status_after, None), "status")
-        return await self._guarded_write(status_before, status_after, "status", first_base=None)
+        # based on the latest copy this helper holds (the main patch's answer, else the
+        # snapshot) at its resourceVersion: a GET only when that turns out to be stale
+        base = {"status": (current or before).get("status") or {}}
+        return await self._guarded_write(
+            status_before, status_after, "status", first_base=base, first_rv=expected_rv
+        )
 
     async def _guarded_write(
-        self, before: JSONDict, after: JSONDict, subresource: str, first_base: JSONDict | None
+        self,
+        before: JSONDict,
+        after: JSONDict,
+        subresource: str,
+        first_base: JSONDict | None,
+        first_rv: str | None = None,
     ) -> JSONDict | None:
-        """Write with a resourceVersion precondition, re-basing onto the latest copy on 409."""
+        """Write with a resourceVersion precondition, re-basing onto the latest copy on 409.
+
+        The first attempt is based on ``first_base`` at ``first_rv`` (default: the
+        snapshot's) when given: the precondition proves it is the latest copy, and a 409
+        (it was not) leads to a GET and a re-based retry. Without it, a GET comes first.
+        """
         base = first_base
-        rv = self._snapshot_rv()
+        rv = first_rv if first_rv is not None else self._snapshot_rv()
         for _attempt in range(MAX_CONFLICT_RETRIES + 1):
             if base is None:
                 fresh = await self._get()

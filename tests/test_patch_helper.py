@@ -235,8 +235,10 @@ async def test_conditions_three_way_merge(kube: kr8s.asyncio.Api, apiserver: API
             condition("Theirs")]}}, MERGE)
         apiserver.requests.clear()
     served = [r for r in apiserver.requests if r.verb]  # not the discovery request
-    assert [(r.verb, r.subresource) for r in served] == [("get", ""), ("patch", "status")]
-    assert served[1].body["metadata"]["resourceVersion"]
+    # the snapshot was stale: its precondition fails, then a fresh GET and a re-based write
+    assert [(r.verb, r.subresource, r.status) for r in served] == [
+        ("patch", "status", 409), ("get", "", 200), ("patch", "status", 200)]
+    assert served[2].body["metadata"]["resourceVersion"]
     _, stored = await call(kube, "GET", f"{DEPLOY}/web")
     got = [(c["type"], c["status"]) for c in stored["status"]["conditions"]]
     assert got == [("Ready", "True"), ("Synced", "False"), ("Theirs", "True"), ("Mine", "True")]
@@ -271,7 +273,7 @@ async def test_conditions_write_retries_on_409(kube: kr8s.asyncio.Api,
         obj.raw["status"]["conditions"] = [condition("Ready")]
     statuses = [r.status for r in apiserver.requests.filter(verb="patch", subresource="status")]
     assert statuses == [409, 409, 409, 200]
-    assert apiserver.requests.count(verb="get") >= 4
+    assert apiserver.requests.count(verb="get", resource="deployments") == 3  # after each 409
     _, stored = await call(kube, "GET", f"{DEPLOY}/web")
     assert stored["status"]["conditions"][0]["type"] == "Ready"
 
@@ -349,3 +351,20 @@ async def test_optimistic_lock_covers_the_status_patch(kube: kr8s.asyncio.Api,
     fresh.raw["status"]["replicas"] = 3
     await helper.patch()  # main then status, each with the resourceVersion it expects
     assert fresh.raw["spec"]["replicas"] == 3 and fresh.raw["status"]["replicas"] == 3
+
+
+async def test_conditions_need_no_get_when_nobody_else_wrote(kube: kr8s.asyncio.Api,
+                                                             apiserver: APIServer) -> None:
+    obj = await make_deployment(kube)
+    apiserver.requests.clear()
+    async with PatchHelper(obj):
+        obj.raw["spec"]["replicas"] = 2
+        obj.raw["status"]["conditions"] = [condition("Ready")]
+    served = [r for r in apiserver.requests if r.verb]  # not the discovery request
+    assert [(r.verb, r.subresource) for r in served] == [("patch", ""), ("patch", "status")]
+    _, status = served
+    # its precondition is the resourceVersion the main PATCH produced (nothing else wrote)
+    assert status.body["metadata"]["resourceVersion"] == str(apiserver.cluster.store.rv - 1)
+    _, stored = await call(kube, "GET", f"{DEPLOY}/web")
+    assert stored["status"]["conditions"][0]["type"] == "Ready"
+

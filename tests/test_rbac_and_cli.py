@@ -85,6 +85,8 @@ async def test_rbac_covers_every_request_and_grants_nothing_more(apiserver: APIS
                       widget_crd())
         manager = build_manager()
         manager.api = await apiserver.api()
+        # one conflict on the conditions write makes the PatchHelper re-read (its GET)
+        apiserver.faults.fail(409, verb="patch", resource="widgets", subresource="status")
         task = asyncio.create_task(manager.run())
         await outside("POST", WIDGETS, widget("w1", size=2))
         await outside("POST", "/api/v1/namespaces/default/secrets", {"metadata": {"name": "w1"}})
