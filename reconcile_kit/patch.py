@@ -153,7 +153,7 @@ class PatchHelper:
             expected = (state or before)["metadata"].get("resourceVersion")
             state = await self._patch_status(before, after, expected, state) or state
         if state is not None:
-            self.obj.raw = state
+            self._adopt(state)
         self._snapshot = self._dump()
 
     async def _patch_main(self, before: JSONDict, after: JSONDict, split: bool) -> JSONDict | None:
@@ -349,6 +349,16 @@ class PatchHelper:
         )
 
     # --- helpers ---------------------------------------------------------------------------
+
+    def _adopt(self, state: JSONDict) -> None:
+        """Make the object hold the server's ``state``, replacing only the top-level fields
+        that differ (kr8s re-wraps whatever is assigned in python-box, ~1 ms per 5 KB)."""
+        raw = self.obj.raw
+        for key in [k for k in raw if k not in state]:
+            del raw[key]
+        for key, value in state.items():
+            if raw.get(key) != value:
+                raw[key] = value
 
     def _dump(self) -> bytes:
         raw = self.obj.raw
