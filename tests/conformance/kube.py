@@ -15,6 +15,7 @@ import pytest
 from reconcile_kit.testing.backends import Backend
 
 from ..crds import widget_crd
+from ..kubehttp import send, split_path
 
 MERGE = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
@@ -34,34 +35,13 @@ class Reply:
         return iter((self.status, self.body))
 
 
-def _split(path: str) -> tuple[str, str, str]:
-    parts = path.strip("/").split("/")
-    if parts[0] == "api" and len(parts) >= 2:
-        return "/api", parts[1], "/".join(parts[2:])
-    if parts[0] == "apis" and len(parts) >= 3:
-        return "/apis", f"{parts[1]}/{parts[2]}", "/".join(parts[3:])
-    return "/" + "/".join(parts), "", ""
-
-
 async def req(backend: Backend, method: str, path: str, body: Any = None, *,
               content_type: str = "application/json", params: dict[str, str] | None = None,
               raw: bytes | None = None) -> Reply:
     """Send one request through the backend's kr8s session (no retries, no raising)."""
-    base, version, url = _split(path)
-    kwargs: dict[str, Any] = {"headers": {"Content-Type": content_type}}
-    if raw is not None:
-        kwargs["content"] = raw
-    elif body is not None:
-        kwargs["content"] = json.dumps(body)
-    if params:
-        kwargs["params"] = params
-    async with backend.api.call_api(method, version=version, base=base, url=url,
-                                    raise_for_status=False, **kwargs) as response:
-        try:
-            decoded: Any = response.json()
-        except ValueError:
-            decoded = response.text
-        return Reply(response.status_code, decoded, response.headers)
+    status, decoded, headers = await send(backend.api, method, path, body, content_type,
+                                          params, raw)
+    return Reply(status, decoded, headers)
 
 
 async def ok(backend: Backend, method: str, path: str, body: Any = None,
@@ -86,7 +66,7 @@ def status_body(code: int, reason: str, message: str, details: dict[str, Any] | 
 async def watch_events(backend: Backend, path: str, params: dict[str, str],
                        ) -> AsyncIterator[dict[str, Any]]:
     """Yield decoded watch events until the server ends the stream."""
-    base, version, url = _split(path)
+    base, version, url = split_path(path)
     async with backend.api.call_api("GET", version=version, base=base, url=url, stream=True,
                                     params={"watch": "1", **params}) as response:
         assert response.status_code == 200
