@@ -278,15 +278,18 @@ class Handler:
 
     def _list(self, rt: ResourceType, info: RequestInfo, query: dict[str, str],
               record: RequestRecord) -> Result:
+        return Result(200, self._listed(rt, info, query))
+
+    def _listed(self, rt: ResourceType, info: RequestInfo, query: dict[str, str]) -> Any:
+        """The List body a LIST request's query asks for (also under a Table)."""
         if "sendInitialEvents" in query:
             raise errors.invalid("ListOptions", "meta.k8s.io", "", [errors.cause(
                 "FieldValueForbidden", "sendInitialEvents",
                 "Forbidden: sendInitialEvents is forbidden for list")])
-        limit = _int_param(query, "limit")
-        body = self.cluster.list_objects(rt, self._selection(rt, info, query), limit,
-                                 query.get("continue", ""), query.get("resourceVersion", ""),
-                                 query.get("resourceVersionMatch", ""))
-        return Result(200, body)
+        return self.cluster.list_objects(rt, self._selection(rt, info, query),
+                                         _int_param(query, "limit"), query.get("continue", ""),
+                                         query.get("resourceVersion", ""),
+                                         query.get("resourceVersionMatch", ""))
 
     def _create(self, rt: ResourceType, info: RequestInfo, query: dict[str, str],
                 record: RequestRecord) -> Result:
@@ -346,10 +349,7 @@ class Handler:
             obj = self.cluster.get(rt, info.namespace, info.name)
             body = convert(rt, conversion, [obj], None, query)
         else:
-            listed = self.cluster.list_objects(rt, self._selection(rt, info, query),
-                                       _int_param(query, "limit"), query.get("continue", ""),
-                                       query.get("resourceVersion", ""),
-                                       query.get("resourceVersionMatch", ""))
+            listed = self._listed(rt, info, query)
             items = [self.cluster.present(rt, {**i, "apiVersion": rt.api_version,
                                                "kind": rt.kind}) for i in listed["items"]]
             body = convert(rt, conversion, items, listed["metadata"], query)
