@@ -15,6 +15,7 @@ import orjson
 
 from . import discovery
 from .errors import ConflictError, PatchError
+from .lazybox import set_raw
 from .mergepatch import apply_merge_patch, create_merge_patch
 from .objects import ObjectRef, raw_of
 from .store import Obj, Store
@@ -98,7 +99,7 @@ class Context:
         desired = _desired(raw_of(child))
         cached = self._cached(child)
         if cached is not None and not create_merge_patch(_restricted(cached, desired), desired)[0]:
-            child.raw = cached  # the cache already holds it: no request at all
+            set_raw(child, cached)  # the cache already holds it: no request at all
             return child
         url = f"{child.endpoint}/{child.name}"
         namespace = child.namespace if child.namespaced else None
@@ -122,7 +123,7 @@ class Context:
         if patch and apply_merge_patch(current, patch) != current:
             await child.patch(patch)
         else:
-            child.raw = current
+            set_raw(child, current)
         return child
 
     def _cached(self, child: Any) -> Obj | None:
@@ -156,7 +157,7 @@ class Context:
             raise ConflictError("status update conflicts with a newer version", **where)
         if code != 200:
             raise PatchError(f"status update refused with {code}: {text}", **where)
-        obj.raw = orjson.loads(text)
+        set_raw(obj, orjson.loads(text))
 
 
 def _desired(raw: Any) -> dict[str, Any]:

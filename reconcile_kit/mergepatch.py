@@ -33,7 +33,7 @@ def _diff(original: Mapping[str, Any], modified: Mapping[str, Any], state: list[
     for key in original:
         if key not in modified:
             patch[key] = None
-    for key, new in modified.items():
+    for key, new in _items(modified):
         old = original.get(key, _MISSING)
         if old is not _MISSING and (old is new or old == new):
             continue
@@ -55,8 +55,13 @@ class _Missing:
 _MISSING: Any = _Missing()
 
 
+def _items(value: Mapping[str, Any]) -> Any:
+    """The stored items: ``dict.items`` does not wrap a LazyBox's shared values on the way."""
+    return dict.items(value) if isinstance(value, dict) else value.items()
+
+
 def _has_null(value: Mapping[str, Any]) -> bool:
-    for item in value.values():
+    for _key, item in _items(value):
         if item is None or (isinstance(item, Mapping) and _has_null(item)):
             return True
     return False

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .errors import describe
+from .lazybox import build_object
 
 
 class KubeObject(Protocol):
@@ -109,8 +110,9 @@ class ResourceInfo:
         return ObjectRef(self.ref_kind, meta.get("namespace") or "", meta.get("name", ""))
 
     def build(self, raw: dict[str, Any], api: Any) -> Any:
-        """A kr8s object of this kind around ``raw`` (kr8s copies it into its own Box)."""
-        return self.cls(raw, api=api)
+        """A kr8s object of this kind around ``raw``, shared (never mutated) through a
+        copy-on-access :class:`~reconcile_kit.lazybox.LazyBox`."""
+        return build_object(self.cls, raw, api)
 
 
 def info_from_class(cls: Any) -> ResourceInfo:

@@ -33,6 +33,7 @@ import orjson
 
 from . import discovery
 from .errors import ConditionConflictError, ConflictError, PatchError
+from .lazybox import LazyBox, freeze
 from .mergepatch import apply_merge_patch, create_merge_patch
 
 log = logging.getLogger(__name__)
@@ -90,7 +91,7 @@ class PatchHelper:
         self.force_overwrite_conditions = force_overwrite_conditions
         self.observed_generation = observed_generation
         self.patch_on_error = patch_on_error
-        self._snapshot = self._dump()
+        self._snapshot = self._take_snapshot()
 
     # --- context manager -------------------------------------------------------------------
 
@@ -116,17 +117,17 @@ class PatchHelper:
 
     def has_changes(self) -> bool:
         """Whether the object differs from the snapshot."""
-        now = self._dump()
-        if now == self._snapshot:
+        if self._snapshot.unchanged(self.obj.raw, self._dump):
             return False
-        patch, _ = create_merge_patch(orjson.loads(self._snapshot), self.obj.raw)
+        patch, _ = create_merge_patch(self._snapshot.document(), self.obj.raw)
         return bool(patch)
 
     def changes(self) -> str:
         """A human-readable description of what changed since the snapshot (deepdiff)."""
         from deepdiff import DeepDiff
 
-        diff = DeepDiff(orjson.loads(self._snapshot), orjson.loads(self._dump()), verbose_level=2)
+        now = orjson.loads(self._dump())
+        diff = DeepDiff(self._snapshot.document(), now, verbose_level=2)
         text: str = diff.pretty()
         return text
 
@@ -139,11 +140,10 @@ class PatchHelper:
         """
         if self.observed_generation:
             self._set_observed_generation(self.obj.raw)
-        now = self._dump()
-        if now == self._snapshot:
+        if self._snapshot.unchanged(self.obj.raw, self._dump):
             return
         # the live object is the "after" side: diffing against it saves a decode
-        before, after = orjson.loads(self._snapshot), self.obj.raw
+        before, after = self._snapshot.document(), self.obj.raw
         self._check_identity(before, after)
         split = before.get("status") != after.get("status") and await self._status_is_separate()
         state = await self._patch_main(before, after, split)
@@ -154,7 +154,7 @@ class PatchHelper:
             state = await self._patch_status(before, after, expected, state) or state
         if state is not None:
             self._adopt(state)
-        self._snapshot = self._dump()
+        self._snapshot = self._take_snapshot()
 
     async def _patch_main(self, before: JSONDict, after: JSONDict, split: bool) -> JSONDict | None:
         main_before, main_after = _without_status(before, split), _without_status(after, split)
@@ -250,11 +250,13 @@ class PatchHelper:
                     meta_a.get(field) or [],
                     _ref_key,
                 )
-                _set_or_drop(result.setdefault("metadata", {}), field, merged)
+                result["metadata"] = meta = dict(result.get("metadata") or {})
+                _set_or_drop(meta, field, merged)
         local_b, local_a = _conditions(before), _conditions(after)
         if local_b != local_a:
             merged = self._merge_conditions(local_b, local_a, _conditions(base))
-            _set_or_drop(result.setdefault("status", {}), "conditions", merged)
+            result["status"] = status = dict(result.get("status") or {})
+            _set_or_drop(status, "conditions", merged)
         return result
 
     def _merge_conditions(
@@ -299,12 +301,16 @@ class PatchHelper:
 
     async def _send(self, request: tuple[str, Any], subresource: str = "") -> JSONDict | None:
         content_type, body = request
+        try:
+            content = orjson.dumps(body)
+        except TypeError as err:
+            raise self._unserializable(err) from err
         async with self.obj.api.call_api(
             "PATCH",
             version=self.obj.version,
             url=self._url(subresource),
             namespace=self._namespace(),
-            content=orjson.dumps(body),
+            content=content,
             headers={"Content-Type": content_type},
             raise_for_status=False,
         ) as response:
@@ -352,24 +358,37 @@ class PatchHelper:
 
     def _adopt(self, state: JSONDict) -> None:
         """Make the object hold the server's ``state``, replacing only the top-level fields
-        that differ (kr8s re-wraps whatever is assigned in python-box, ~1 ms per 5 KB)."""
+        that differ. A LazyBox shares the answer (it is never mutated); a plain Box converts
+        what is assigned (~1 ms per 5 KB)."""
         raw = self.obj.raw
-        for key in [k for k in raw if k not in state]:
+        for key in [k for k in dict.keys(raw) if k not in state]:
             del raw[key]
+        lazy = isinstance(raw, LazyBox)
         for key, value in state.items():
-            if raw.get(key) != value:
-                raw[key] = value
+            if dict.get(raw, key) != value:
+                if lazy:
+                    dict.__setitem__(raw, key, value)
+                else:
+                    raw[key] = value
 
-    def _dump(self) -> bytes:
-        raw = self.obj.raw
+    def _take_snapshot(self) -> _Snapshot:
+        return _Snapshot(self.obj.raw, self._dump)
+
+    def _dump(self, raw: Any = None) -> bytes:
+        raw = self.obj.raw if raw is None else raw
         try:
             return orjson.dumps(raw)
         except TypeError as err:
-            path = _unserializable_path(raw, "") or "?"
-            raise self._error(PatchError, f"field {path} is not JSON-serializable: {err}") from err
+            raise self._unserializable(err) from err
+
+    def _unserializable(self, err: TypeError) -> PatchError:
+        path = _unserializable_path(self.obj.raw, "") or "?"
+        error = self._error(PatchError, f"field {path} is not JSON-serializable: {err}")
+        assert isinstance(error, PatchError)
+        return error
 
     def _snapshot_rv(self) -> str | None:
-        rv: str | None = orjson.loads(self._snapshot).get("metadata", {}).get("resourceVersion")
+        rv: str | None = self._snapshot.document().get("metadata", {}).get("resourceVersion")
         return rv
 
     def _set_observed_generation(
@@ -397,7 +416,7 @@ class PatchHelper:
                 )
 
     def _describe(self) -> str:
-        raw = orjson.loads(self._snapshot) if hasattr(self, "_snapshot") else {}
+        raw = self._snapshot.document() if hasattr(self, "_snapshot") else {}
         meta = raw.get("metadata") or {}
         where = (
             f"{meta.get('namespace')}/{meta.get('name')}"
@@ -417,6 +436,35 @@ class PatchHelper:
         )
 
 
+class _Snapshot:
+    """The object's state when the helper took it, never mutated.
+
+    A LazyBox tree (objects the controller builds) is frozen in time proportional to the
+    part the reconciler has read, sharing the rest; comparing it with the live tree stops at
+    shared subtrees. Any other Box tree is kept as JSON bytes, compared as bytes.
+    """
+
+    def __init__(self, raw: Any, dump: Callable[[Any], bytes]) -> None:
+        self._doc: JSONDict | None = None
+        self._data: bytes | None = None
+        if isinstance(raw, LazyBox):
+            self._doc = freeze(raw)
+        else:
+            self._data = dump(raw)
+
+    def unchanged(self, raw: Any, dump: Callable[[Any], bytes]) -> bool:
+        if self._data is None:
+            return bool(self._doc == raw)
+        return dump(raw) == self._data
+
+    def document(self) -> JSONDict:
+        """The snapshot as a JSON document (read-only: it may share the cache's values)."""
+        if self._doc is None:
+            assert self._data is not None
+            self._doc = orjson.loads(self._data)
+        return self._doc
+
+
 def _top(key: str) -> Callable[[JSONDict], Any]:
     return lambda doc: doc.get(key)
 
@@ -431,7 +479,8 @@ def _meta(doc: JSONDict) -> JSONDict:
 
 
 def _without_status(doc: JSONDict, split: bool) -> JSONDict:
-    return {k: v for k, v in doc.items() if k != "status"} if split else doc
+    # dict.items: read the stored values without wrapping them (see lazybox)
+    return {k: v for k, v in dict.items(doc) if k != "status"} if split else doc
 
 
 def _restrict(fresh: JSONDict, like: JSONDict) -> JSONDict:

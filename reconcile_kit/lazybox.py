@@ -1,0 +1,142 @@
+"""Copy-on-access python-box trees: kr8s objects that cost microseconds to build.
+
+kr8s keeps an object's state in a python-box ``Box``, which converts every nested mapping
+and list when it is built: about 1.4 ms for a 5.5 KB Deployment, 45 ms for a 200 KB custom
+resource. A reconcile needs a fresh object per run, so that conversion dominated the
+controller's CPU time.
+
+:class:`LazyBox` is a ``Box`` built over a cached document without copying it: a nested
+mapping or list is wrapped (one level, its own children still shared) the first time it
+is read, and the wrapper replaces it in its parent. Writes go to the wrappers, never to the
+shared document, so the cache stays intact. Values assigned by the user are converted as
+``Box`` converts them (deeply, so later changes to the assigned dict do not leak in).
+
+The invariant the rest of the toolkit relies on: a plain ``dict`` or ``list`` held inside a
+LazyBox tree is shared, never mutated. :func:`freeze` uses it to snapshot a tree in time
+proportional to the part that was read, and equality of a snapshot with the tree stops at
+shared subtrees (CPython compares identical objects as equal without looking inside).
+"""
+
+from __future__ import annotations
+
+from collections.abc import ItemsView, Mapping, ValuesView
+from typing import Any
+
+from box import Box, BoxList
+from kr8s._objects import APIObject
+
+__all__ = ["LazyBox", "LazyBoxList", "build_object", "freeze", "set_raw", "wrap"]
+
+
+def wrap(value: Any) -> Any:
+    """``value`` as a lazily converted Box/BoxList when it is a plain dict/list, else as is."""
+    kind = type(value)
+    if kind is dict:
+        return LazyBox.over(value)
+    if kind is list:
+        return LazyBoxList.over(value)
+    return value
+
+
+class LazyBox(Box):
+    """A ``Box`` whose nested plain dicts and lists are wrapped when first read.
+
+    Build one with :meth:`over`; ``LazyBox(mapping)`` converts eagerly, as ``Box`` does.
+    """
+
+    @classmethod
+    def over(cls, document: Mapping[str, Any]) -> LazyBox:
+        """A LazyBox sharing ``document``'s values (which must not be mutated afterwards)."""
+        box = cls()
+        dict.update(box, document)
+        return box
+
+    def __getitem__(self, key: Any, _ignore_default: bool = False) -> Any:
+        try:
+            value = dict.__getitem__(self, key)
+        except (KeyError, TypeError):
+            return Box.__getitem__(self, key, _ignore_default)
+        kind = type(value)
+        if kind is dict or kind is list:
+            value = wrap(value)
+            dict.__setitem__(self, key, value)
+        return value
+
+    def __getattr__(self, item: str) -> Any:
+        if not item.startswith("_"):
+            try:
+                return self.__getitem__(item, True)
+            except KeyError:
+                self._index_safe_keys()
+        return Box.__getattr__(self, item)  # type: ignore[no-untyped-call]
+
+    def _index_safe_keys(self) -> None:
+        """Record the attribute names of keys like ``my-key`` (Box does this on every store;
+        here only when an attribute lookup misses)."""
+        safe_keys = self._box_config["__safe_keys"]
+        for key in dict.keys(self):
+            if isinstance(key, str):
+                safe_keys.setdefault(self._safe_attr(key), key)
+
+    def _wrap_all(self) -> None:
+        for key in list(dict.keys(self)):
+            self.__getitem__(key)
+
+    def items(self, dotted: bool = False) -> Any:
+        """As ``dict.items``, with nested values wrapped (a shared dict is never handed out)."""
+        if dotted:
+            return Box.items(self, dotted)
+        self._wrap_all()
+        view: ItemsView[Any, Any] = dict.items(self)
+        return view
+
+    def values(self) -> ValuesView[Any]:  # type: ignore[override]
+        """As ``dict.values``, with nested values wrapped."""
+        self._wrap_all()
+        return dict.values(self)
+
+
+class LazyBoxList(BoxList):
+    """A ``BoxList`` over a shared list: its items are wrapped (one level) when it is built."""
+
+    @classmethod
+    def over(cls, items: list[Any]) -> LazyBoxList:
+        """A LazyBoxList whose items are ``items``' values, each wrapped with :func:`wrap`."""
+        boxes: LazyBoxList = cls.__new__(cls, box_class=LazyBox)
+        boxes.box_org_ref = None
+        list.extend(boxes, [wrap(item) for item in items])
+        return boxes
+
+
+def freeze(value: Any) -> Any:
+    """A snapshot of ``value`` as plain dicts and lists, sharing the subtrees a LazyBox
+    tree shares with its source (those are never mutated), copying the rest."""
+    kind = type(value)
+    if kind is dict or kind is list:
+        return value
+    if isinstance(value, dict):
+        return {key: freeze(item) for key, item in dict.items(value)}
+    if isinstance(value, list):
+        return [freeze(item) for item in list.__iter__(value)]
+    return value
+
+
+def build_object(cls: Any, document: dict[str, Any], api: Any) -> Any:
+    """A kr8s object of class ``cls`` holding ``document`` in a LazyBox (no copy).
+
+    Equivalent to ``cls(document, api=api)`` (kr8s's ``APIObject.__init__`` only stores
+    the raw state and the api) at a few microseconds instead of a full Box conversion. A
+    class with its own ``__init__`` is built by calling it, as kr8s would.
+    """
+    if cls.__init__ is not APIObject.__init__:
+        return cls(document, api=api)
+    obj = cls.__new__(cls)
+    obj._raw = LazyBox.over(document)
+    obj._api = api
+    return obj
+
+
+def set_raw(obj: Any, document: dict[str, Any]) -> None:
+    """Replace a kr8s object's state with ``document`` (shared, not copied), as
+    ``obj.raw = document`` does without converting it."""
+    obj._raw = LazyBox.over(document)
