@@ -514,3 +514,26 @@ async def test_a_reconcile_reads_the_controllers_own_earlier_write(
     ctrl = controller(kube)
     assert await run_until(ctrl, reconcile, lambda: len(seen) >= 2, timeout=4)
     assert seen[:2] == [None, "1"]  # the second run saw its own write, not the stale cache
+
+
+async def test_reconciler_edits_never_reach_the_cache(kube: kr8s.asyncio.Api) -> None:
+    """The object a reconcile gets shares the cached document copy-on-access: editing it
+    (here without ever patching) leaves the cache as the server sent it."""
+    await create_cm(kube, "a", labels={"app": "x"})
+    await call(kube, "PATCH", f"{CM}/a", {"data": {"k": "v"}}, MERGE)
+    runs: list[dict[str, Any]] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> Action | None:
+        runs.append(obj.raw.to_dict())
+        obj.raw["data"]["k"] = "edited"
+        obj.raw["metadata"]["labels"]["app"] = "edited"
+        del obj.raw["metadata"]["name"]
+        return Action.requeue(0.01) if len(runs) < 3 else None
+
+    ctrl = controller(kube)
+    assert await run_until(ctrl, reconcile, lambda: len(runs) == 3)
+    assert ctrl.reflector is not None
+    cached = ctrl.reflector.store.get("default", "a")
+    assert cached["data"] == {"k": "v"} and cached["metadata"]["labels"] == {"app": "x"}
+    assert [(r["data"], r["metadata"]["labels"]) for r in runs] == [
+        ({"k": "v"}, {"app": "x"})] * 3

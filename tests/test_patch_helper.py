@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import copy
+from collections.abc import Iterator
+
 import kr8s
+import orjson
 import pytest
 from kr8s.asyncio.objects import ConfigMap, Deployment, new_class
 
 from reconcile_kit.errors import ConditionConflictError, ConflictError, PatchError
+from reconcile_kit.lazybox import LazyBox, set_raw
 from reconcile_kit.patch import PatchHelper
 from reconcile_kit.testing import APIServer
 
@@ -18,6 +23,28 @@ from .kubehttp import call
 MERGE = "application/merge-patch+json"
 DEPLOY = "/apis/apps/v1/namespaces/default/deployments"
 Widget = new_class("Widget", "example.com/v1", namespaced=True)
+
+
+@pytest.fixture(autouse=True, params=["kr8s-box", "cached"])
+def built_as(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Every test runs on objects as kr8s builds them (a Box converted up front) and as a
+    controller builds them from its cache (a LazyBox sharing the cached document). In the
+    second mode the cached documents must come out of the test unmodified."""
+    sources: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    if request.param == "cached":
+        original = PatchHelper.__init__
+
+        def from_cache(self: PatchHelper, obj: Any, **options: Any) -> None:
+            if not isinstance(obj.raw, LazyBox):
+                document = orjson.loads(orjson.dumps(obj.raw))
+                sources.append((document, copy.deepcopy(document)))
+                set_raw(obj, document)
+            original(self, obj, **options)
+
+        monkeypatch.setattr(PatchHelper, "__init__", from_cache)
+    yield request.param
+    for document, pristine in sources:
+        assert document == pristine, "a cached document was mutated"
 
 
 def deployment(name: str = "web") -> dict[str, Any]:
