@@ -295,12 +295,19 @@ class Reflector:
                 raise WatchError(
                     response.status_code, response.text, _retry_after(response.headers)
                 )
-            async for line in response.aiter_lines():
-                if line.strip():
-                    self._on_line(line)
+            # newline-delimited JSON events; split here rather than through httpx's
+            # text and line decoders, which cost more than parsing the events
+            pending = b""
+            async for chunk in response.aiter_bytes():
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    if line.strip():
+                        self._on_line(line)
+            if pending.strip():
+                self._on_line(pending)
         return True
 
-    def _on_line(self, line: str) -> None:
+    def _on_line(self, line: bytes) -> None:
         event = orjson.loads(line)
         kind, obj = event.get("type"), event.get("object") or {}
         if kind == "ERROR":
