@@ -24,6 +24,7 @@ from .events import EventRecorder
 from .leaderelection import LeaderElection
 from .metrics import Metrics
 from .reflector import ReflectorPool
+from .transport import TRANSPORTS, use_aiohttp_transport
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,8 @@ class Manager:
         graceful_shutdown_timeout: seconds running reconciles get to finish at shutdown.
         name: the reporting controller name of events and the manager's name in logs.
         host: the address the probe and metrics servers bind.
+        transport: ``"aiohttp"`` (default) or ``"httpx"``: how ``api`` sends requests
+            (see :mod:`reconcile_kit.transport`).
     """
 
     def __init__(
@@ -68,7 +71,11 @@ class Manager:
         graceful_shutdown_timeout: float = 30.0,
         name: str = "reconcile-kit",
         host: str = "0.0.0.0",
+        transport: str = "aiohttp",
     ) -> None:
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
+        self.transport = transport
         self.api = api
         self.namespace = namespace
         self.leader_election = leader_election
@@ -160,6 +167,8 @@ class Manager:
             import kr8s.asyncio
 
             self.api = await kr8s.asyncio.api()
+        if self.transport == "aiohttp":
+            await use_aiohttp_transport(self.api)
         self.metrics.instrument(self.api)
         for hook in self._start_hooks:
             await hook(self.api)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import copy
 from collections.abc import Iterator
+from typing import Any
 
 import kr8s
 import orjson
