@@ -153,7 +153,8 @@ def machine_info() -> dict[str, Any]:
         "implementation": platform.python_implementation(),
         "platform": platform.platform(),
         "libraries": {name: version_of(name) for name in
-                      ("reconcile-kit", "aiohttp", "orjson", "PyYAML", "kr8s", "jsonpatch")},
+                      ("reconcile-kit", "aiohttp", "orjson", "PyYAML", "kr8s", "jsonpatch",
+                       "httpx", "httpx-aiohttp", "python-box")},
         "event_loop": "asyncio (default selector loop)",
         "loadavg_at_start": Path("/proc/loadavg").read_text().split()[:3],
     }

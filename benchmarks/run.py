@@ -6,7 +6,8 @@ Scenarios (issue 8), each repeated against a fresh embedded API server:
    PatchHelper; time until every object is Ready (seen in the server's store), reconciles/s,
    API requests per reconcile.
 2. ceiling: a plain kr8s loop sending the same status merge PATCHes (no GET), same
-   concurrency.
+   concurrency. Also run with kr8s over reconcile_kit's aiohttp transport (which the
+   controller uses by default), to show the toolkit's own overhead on equal terms.
 3. kopf: an equivalent kopf handler (subprocess) writing the same status.
 4. coalesce: 100 rapid updates to one object; how many reconciles run.
 5. latency: write of an update -> start of its reconcile, p50/p99, idle and under load.
@@ -16,8 +17,8 @@ Scenarios (issue 8), each repeated against a fresh embedded API server:
 
 Throughput (1-3) is taken over the window from the first to the last Ready object, so
 process start-up (kopf's imports) is not counted; the wall time from start is also kept.
-In 1, 2 and 4, 5 the server runs in this process (on the same event loop as the
-controller); kopf runs in its own process and so gets a second core: a ratio in kopf's favour.
+In 1-3 the client (controller, loop or kopf) runs in its own process and the server in
+this one; in 4 and 5 both run here, on one event loop.
 
 Usage: python benchmarks/run.py [--objects 1000] [--repeats 3] [--quick] [--only SCENARIO]
 Results: a table on stdout and benchmarks/results/run.json.
@@ -62,7 +63,8 @@ KIND = "Widget"
 NAMESPACE = "default"
 MERGE = "application/merge-patch+json"
 RESULTS = Path(__file__).resolve().parent / "results" / "run.json"
-SCENARIOS = ("converge", "ceiling", "kopf", "coalesce", "latency", "memory", "idle", "noop")
+SCENARIOS = ("converge", "ceiling", "ceiling-aiohttp", "kopf", "coalesce", "latency", "memory",
+             "idle", "noop")
 KOPF_PIN = "kopf==1.38.0"  # benchmarks only, never a dependency of the package
 LOAD_RATE = 100.0  # updates/s of other objects during "latency under load"
 LOAD_WRITERS = 4
@@ -517,6 +519,11 @@ async def child(mode: str, kubeconfig: str, objects: int, seconds: float,
         return await child_converge(api, objects, concurrency)
     if mode == "ceiling":
         return await child_ceiling(api, objects, concurrency)
+    if mode == "ceiling-aiohttp":
+        from reconcile_kit.transport import use_aiohttp_transport
+
+        assert await use_aiohttp_transport(api)
+        return await child_ceiling(api, objects, concurrency)
     info = await resolve_kind(api, f"{KIND}.{GROUP}")
     if mode == "memory":
         gc.collect()
@@ -591,6 +598,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]
                 ("converge", lambda: client_process("converge", args.objects,
                                                     args.concurrency)),
                 ("ceiling", lambda: client_process("ceiling", args.objects, args.concurrency)),
+                ("ceiling-aiohttp", lambda: client_process("ceiling-aiohttp", args.objects,
+                                                           args.concurrency)),
                 ("noop", lambda: noop_run(args.objects, args.concurrency)),
                 ("kopf", lambda: kopf_run(args.objects, args.concurrency, workdir)),
                 ("latency", lambda: coalesce_and_latency(
@@ -625,12 +634,17 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
     add("converge wall s (from start)", "converge", lambda r: r["wall_seconds"])
     add("converge requests/reconcile", "converge", lambda r: r["requests_per_reconcile"])
     add("ceiling objects/s", "ceiling", lambda r: r["per_second"])
+    add("ceiling over aiohttp objects/s", "ceiling-aiohttp", lambda r: r["per_second"])
     add("kopf objects/s", "kopf", lambda r: r["per_second"])
     add("kopf wall s (from start)", "kopf", lambda r: r["wall_seconds"])
     add("kopf requests/object", "kopf", lambda r: r["requests_per_object"])
     if "converge" in runs and "ceiling" in runs:
         pairs = zip(runs["converge"], runs["ceiling"], strict=False)
         rows["ratio converge/ceiling"] = summary(
+            [a["per_second"] / b["per_second"] for a, b in pairs])
+    if "converge" in runs and "ceiling-aiohttp" in runs:
+        pairs = zip(runs["converge"], runs["ceiling-aiohttp"], strict=False)
+        rows["ratio converge/ceiling over aiohttp"] = summary(
             [a["per_second"] / b["per_second"] for a, b in pairs])
     if "converge" in runs and "kopf" in runs:
         pairs = zip(runs["converge"], runs["kopf"], strict=False)
@@ -694,7 +708,8 @@ def main() -> None:
                         help="200 objects, 1 repeat, 10 s idle window")
     parser.add_argument("--only", choices=("all", *SCENARIOS), default="all")
     parser.add_argument("--output", type=Path, default=RESULTS)
-    parser.add_argument("--child", choices=("converge", "ceiling", "memory", "idle"),
+    parser.add_argument("--child", choices=("converge", "ceiling", "ceiling-aiohttp", "memory",
+                                            "idle"),
                         help=argparse.SUPPRESS)
     parser.add_argument("--kubeconfig", help=argparse.SUPPRESS)
     parser.add_argument("--seconds", type=float, default=0.0, help=argparse.SUPPRESS)

@@ -24,7 +24,7 @@ from .events import EventRecorder
 from .leaderelection import LeaderElection
 from .metrics import Metrics
 from .reflector import ReflectorPool
-from .transport import TRANSPORTS, use_aiohttp_transport
+from .transport import TRANSPORTS, release_aiohttp_transport, use_aiohttp_transport
 
 log = logging.getLogger(__name__)
 
@@ -185,6 +185,7 @@ class Manager:
             for runner in self._runners:
                 await runner.cleanup()
             self._runners.clear()
+            await release_aiohttp_transport(self.api)
 
     def _bind_controllers(self) -> None:
         for entry in self._entries:

@@ -44,8 +44,14 @@ class AiohttpFirstTransport(httpx.AsyncBaseTransport):
         return await self.fast.handle_async_request(request)
 
     async def aclose(self) -> None:
-        await self.fast.aclose()
+        await self.release()
         await self.fallback.aclose()
+
+    async def release(self) -> None:
+        """Close the aiohttp connections (a later request opens new ones): aiohttp warns
+        about a session still open when it is garbage-collected, httpx does not."""
+        await self.fast.aclose()
+        self.fast.client = None
 
 
 async def use_aiohttp_transport(api: Any) -> bool:
@@ -72,6 +78,15 @@ async def use_aiohttp_transport(api: Any) -> bool:
     if api._session is not None and not api._session.is_closed:
         await _swap(api)
     return True
+
+
+async def release_aiohttp_transport(api: Any) -> None:
+    """Close ``api``'s aiohttp connections, if it has the transport (see
+    :meth:`AiohttpFirstTransport.release`); the manager does this when it stops."""
+    session = getattr(api, "_session", None)
+    transport = getattr(session, "_transport", None)
+    if isinstance(transport, AiohttpFirstTransport):
+        await transport.release()
 
 
 async def _swap(api: Any) -> None:

@@ -13,7 +13,11 @@ from reconcile_kit.controller import Controller
 from reconcile_kit.manager import Manager
 from reconcile_kit.reflector import ReflectorPool
 from reconcile_kit.testing import APIServer, run_until
-from reconcile_kit.transport import AiohttpFirstTransport, use_aiohttp_transport
+from reconcile_kit.transport import (
+    AiohttpFirstTransport,
+    release_aiohttp_transport,
+    use_aiohttp_transport,
+)
 
 
 def transport_of(api: kr8s.asyncio.Api) -> httpx.AsyncBaseTransport:
@@ -104,3 +108,14 @@ def test_unknown_transport_is_refused() -> None:
         Controller(None, ConfigMap, transport="curl")
     with pytest.raises(ValueError, match="transport"):
         Manager(transport="curl")
+
+
+async def test_release_closes_aiohttp_and_requests_still_work(kube: kr8s.asyncio.Api) -> None:
+    assert await use_aiohttp_transport(kube)
+    assert [c async for c in ConfigMap.list(namespace="default", api=kube)] == []
+    transport = transport_of(kube)
+    assert isinstance(transport, AiohttpFirstTransport)
+    session = transport.fast.client
+    await release_aiohttp_transport(kube)
+    assert session is not None and session.closed
+    assert [c async for c in ConfigMap.list(namespace="default", api=kube)] == []
