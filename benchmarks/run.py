@@ -15,13 +15,20 @@ Scenarios (issue 8), each repeated against a fresh embedded API server:
 7. idle: CPU of a controller process with N synced objects and no changes.
 8. no-op: a second controller over the converged objects issues zero writes.
 
-Throughput (1-3) is taken over the window from the first to the last Ready object, so
-process start-up (kopf's imports) is not counted; the wall time from start is also kept.
+Throughput (1-3) is taken from the client's first request to the last Ready object: the
+controller's start (listing, cache sync) counts, the interpreter's start-up and imports do
+not. Also kept: the window from the first to the last Ready object (start excluded) and
+the wall time from the process launch.
 In 1-3 the client (controller, loop or kopf) runs in its own process and the server in
 this one; in 4 and 5 both run here, on one event loop.
 
+Every scenario runs on a fresh embedded API server and, when scripts/build-control-plane
+has built it, on the real control plane (kube-apiserver and etcd; see targets.py for what
+differs in counting there).
+
 Usage: python benchmarks/run.py [--objects 1000] [--repeats 3] [--quick] [--only SCENARIO]
-Results: a table on stdout and benchmarks/results/run.json.
+                                [--backend embedded|real|both]
+Results: a table per backend on stdout and benchmarks/results/run.json.
 Benchmark-only requirements (not dependencies of reconcile_kit):
     pip install kopf==1.38.0 pyinstrument==5.1.3
 Without kopf the kopf scenario is skipped.
@@ -55,12 +62,22 @@ from apiserver import (
     process_cpu_seconds,
     version_of,
 )
+from targets import (
+    COLLECTION,
+    GROUP,
+    KIND,
+    NAMESPACE,
+    PLURAL,
+    VERSION,
+    Connection,
+    EmbeddedTarget,
+    RealTarget,
+    name_of,
+    populate,
+)
 
-GROUP = "bench.reconcile-kit.io"
-VERSION = "v1"
-PLURAL = "widgets"
-KIND = "Widget"
-NAMESPACE = "default"
+Target = EmbeddedTarget | RealTarget
+
 MERGE = "application/merge-patch+json"
 RESULTS = Path(__file__).resolve().parent / "results" / "run.json"
 SCENARIOS = ("converge", "ceiling", "ceiling-aiohttp", "kopf", "coalesce", "latency", "memory",
@@ -69,39 +86,6 @@ KOPF_PIN = "kopf==1.38.0"  # benchmarks only, never a dependency of the package
 LOAD_RATE = 100.0  # updates/s of other objects during "latency under load"
 LOAD_WRITERS = 4
 CONDITION = {"type": "Ready", "status": "True", "reason": "Reconciled", "message": "bench"}
-
-CRD: dict[str, Any] = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": f"{PLURAL}.{GROUP}"},
-    "spec": {
-        "group": GROUP,
-        "scope": "Namespaced",
-        "names": {"plural": PLURAL, "singular": "widget", "kind": KIND, "listKind": "WidgetList"},
-        "versions": [{
-            "name": VERSION, "served": True, "storage": True,
-            "subresources": {"status": {}},
-            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
-                "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-                "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-            }}},
-        }],
-    },
-}
-COLLECTION = f"/apis/{GROUP}/{VERSION}/namespaces/{NAMESPACE}/{PLURAL}"
-
-
-def widget(name: str) -> dict[str, Any]:
-    """A Widget whose JSON (with the server's managedFields) is about 5.5 KB."""
-    payload = {f"field{i:02d}": f"{i:02d}" + "x" * 78 for i in range(48)}
-    return {"apiVersion": f"{GROUP}/{VERSION}", "kind": KIND,
-            "metadata": {"name": name, "namespace": NAMESPACE, "labels": {"bench": "run"}},
-            "spec": {"seq": 0, "payload": payload}}
-
-
-def name_of(i: int) -> str:
-    return f"w-{i:05d}"
-
 
 def summary(values: list[float]) -> dict[str, float]:
     if not values:
@@ -112,87 +96,6 @@ def summary(values: list[float]) -> dict[str, float]:
 # ---------------------------------------------------------------------------------------
 # Server setup
 # ---------------------------------------------------------------------------------------
-
-
-async def populate(url: str, count: int, concurrency: int = 16) -> None:
-    """Install the CRD and create ``count`` Widgets through HTTP."""
-    headers = {"Content-Type": "application/json"}
-    async with aiohttp.ClientSession() as session:
-        async with session.post(f"{url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                                data=orjson.dumps(CRD), headers=headers) as response:
-            if response.status not in (201, 409):
-                raise RuntimeError(f"CRD: {response.status} {await response.text()}")
-        for _ in range(100):  # the CRD is served once established
-            async with session.get(f"{url}{COLLECTION}") as response:
-                if response.status == 200:
-                    break
-            await asyncio.sleep(0.05)
-        queue = list(range(count))
-
-        async def worker() -> None:
-            while queue:
-                i = queue.pop()
-                async with session.post(f"{url}{COLLECTION}", data=orjson.dumps(widget(
-                        name_of(i))), headers=headers) as response:
-                    if response.status not in (201, 409):
-                        raise RuntimeError(f"create: {response.status} {await response.text()}")
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-
-
-def is_ready(obj: dict[str, Any]) -> bool:
-    for condition in (obj.get("status") or {}).get("conditions") or ():
-        if condition.get("type") == "Ready" and condition.get("status") == "True":
-            return True
-    return False
-
-
-class ReadyWatch:
-    """Counts Widgets that became Ready, from the embedded server's store (no requests)."""
-
-    def __init__(self, server: Any, total: int) -> None:
-        store = server.cluster.store
-        self.key = next(k for k in store.storage_keys() if PLURAL in k and GROUP in k)
-        self.total = total
-        self.ready = {o["metadata"]["name"] for o in store.items(self.key) if is_ready(o)}
-        self.first = 0.0
-        self.last = 0.0
-        self.done = asyncio.Event()
-        if len(self.ready) >= total:
-            self.done.set()
-        self._unsubscribe = store.subscribe(self._on_event)
-
-    def _on_event(self, event: Any) -> None:
-        if event.key != self.key or event.obj is None or not is_ready(event.obj):
-            return
-        name = event.obj["metadata"]["name"]
-        if name in self.ready:
-            return
-        now = time.perf_counter()
-        if not self.ready:
-            self.first = now
-        self.ready.add(name)
-        if len(self.ready) >= self.total:
-            self.last = now
-            self.done.set()
-
-    async def wait(self, timeout: float) -> None:
-        try:
-            await asyncio.wait_for(self.done.wait(), timeout)
-        finally:
-            self._unsubscribe()
-
-    def window(self) -> float:
-        return self.last - self.first
-
-
-async def embedded(objects: int) -> Any:
-    from reconcile_kit.testing import APIServer
-
-    server = APIServer(bookmark_interval=1.0)
-    await server.start()
-    await populate(server.url, objects)
-    server.requests.clear()
-    return server
 
 
 def converge_timeout(objects: int) -> float:
@@ -237,40 +140,40 @@ async def spawn_child(mode: str, kubeconfig: Path, objects: int, concurrency: in
         str(seconds), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
 
 
-async def client_process(mode: str, objects: int, concurrency: int) -> dict[str, Any]:
-    """1 (converge) or 2 (ceiling): the client in a child process, the server here."""
-    server = await embedded(objects)
+async def client_process(target: Target, mode: str, objects: int,
+                         concurrency: int) -> dict[str, Any]:
+    """1 (converge) or 2 (ceiling): the client in a child process."""
+    conn = await target.fresh(objects)
     try:
-        watch = ReadyWatch(server, objects)
+        watch = await target.ready_watch(objects)
         started = time.perf_counter()
-        proc = await spawn_child(mode, server.kubeconfig, objects, concurrency)
+        proc = await spawn_child(mode, conn.kubeconfig, objects, concurrency)
         try:
             await watch.wait(converge_timeout(objects))
         except TimeoutError:
             proc.kill()
             raise
-        requests = len(server.requests)
+        requests = await target.requests()
         out, err = await asyncio.wait_for(proc.communicate(), converge_timeout(objects))
         if proc.returncode != 0:
             raise RuntimeError(f"{mode} child failed:\n{err.decode()[-3000:]}")
         data: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
     finally:
-        await server.stop()
+        await target.release()
     reconciles = int(data.get("reconciles", objects))
-    return {"seconds": watch.window(), "wall_seconds": watch.last - started,
-            "per_second": objects / watch.window(), "reconciles": reconciles,
+    return {**watch.timings(objects, started), "reconciles": reconciles,
             "requests": requests, "requests_per_reconcile": requests / max(reconciles, 1)}
 
 
-async def noop_run(objects: int, concurrency: int) -> dict[str, float]:
+async def noop_run(target: Target, objects: int, concurrency: int) -> dict[str, float]:
     """8: after converging, a second controller over the Ready objects writes nothing."""
-    server = await embedded(objects)
+    await target.fresh(objects)
     try:
-        api = await server.api()
-        watch = ReadyWatch(server, objects)
+        api = await target.api()
+        watch = await target.ready_watch(objects)
         await run_controller_until(api, ready_reconcile,
                                    lambda: watch.wait(converge_timeout(objects)), concurrency)
-        server.requests.clear()
+        await target.mark()
         seen: set[str] = set()
         all_seen = asyncio.Event()
 
@@ -282,9 +185,9 @@ async def noop_run(objects: int, concurrency: int) -> dict[str, float]:
 
         await run_controller_until(api, noop, lambda: asyncio.wait_for(
             all_seen.wait(), converge_timeout(objects)), concurrency)
-        writes = len(server.requests.writes())
+        writes = await target.writes()
     finally:
-        await server.stop()
+        await target.release()
     return {"noop_reconciles": len(seen), "noop_writes": writes}
 
 
@@ -338,6 +241,12 @@ KOPF_HANDLER = textwrap.dedent(f"""
         settings.persistence.progress_storage = kopf.AnnotationsProgressStorage()
         settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage()
 
+    # kopf's default login goes through the kubernetes client, whose kubeconfig token kopf
+    # 1.38 does not find with kubernetes 37 (it connects anonymously): read the file itself
+    @kopf.on.login()
+    def login(**kwargs):
+        return kopf.login_with_kubeconfig(**kwargs)
+
     @kopf.on.resume("{GROUP}", "{VERSION}", "{PLURAL}")
     @kopf.on.create("{GROUP}", "{VERSION}", "{PLURAL}")
     def ready(patch, **_):
@@ -346,27 +255,28 @@ KOPF_HANDLER = textwrap.dedent(f"""
 """)
 
 
-async def kopf_run(objects: int, concurrency: int, workdir: Path) -> dict[str, float]:
-    server = await embedded(objects)
+async def kopf_run(target: Target, objects: int, concurrency: int,
+                   workdir: Path) -> dict[str, float]:
+    conn = await target.fresh(objects)
     handler = workdir / "kopf_handler.py"
     handler.write_text(KOPF_HANDLER)  # kopf default: one worker per object, no limit
     log_path = workdir / "kopf.log"
     proc: subprocess.Popen[bytes] | None = None
     try:
-        watch = ReadyWatch(server, objects)
+        watch = await target.ready_watch(objects)
         started = time.perf_counter()
         with log_path.open("wb") as log:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "kopf", "run", "--standalone", "--quiet",
                  f"--namespace={NAMESPACE}", str(handler)],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env={**os.environ, "KUBECONFIG": str(server.kubeconfig)})
+                env={**os.environ, "KUBECONFIG": str(conn.kubeconfig)})
         try:
             await watch.wait(converge_timeout(objects) * 4)
         except TimeoutError:
             raise RuntimeError(f"kopf: {len(watch.ready)}/{objects} Ready; log tail:\n"
                                f"{log_path.read_text()[-3000:]}") from None
-        requests = len(server.requests)
+        requests = await target.requests()
     finally:
         if proc is not None:
             proc.terminate()
@@ -375,9 +285,8 @@ async def kopf_run(objects: int, concurrency: int, workdir: Path) -> dict[str, f
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        await server.stop()
-    return {"seconds": watch.window(), "wall_seconds": watch.last - started,
-            "per_second": objects / watch.window(), "requests": requests,
+        await target.release()
+    return {**watch.timings(objects, started), "requests": requests,
             "requests_per_object": requests / objects}
 
 
@@ -415,25 +324,26 @@ class Probe:
 
 
 async def patch_spec(session: aiohttp.ClientSession, url: str, name: str, seq: int) -> None:
+    """A merge PATCH of the Widget's spec.seq (``session`` carries TLS and auth)."""
     async with session.patch(f"{url}{COLLECTION}/{name}", data=orjson.dumps(
             {"spec": {"seq": seq}}), headers={"Content-Type": MERGE}) as response:
         if response.status != 200:
             raise RuntimeError(f"patch {name}: {response.status}")
 
 
-async def coalesce_and_latency(objects: int, concurrency: int,
+async def coalesce_and_latency(target: Target, objects: int, concurrency: int,
                                updates: int) -> dict[str, float]:
-    server = await embedded(objects)
+    conn = await target.fresh(objects)
     probe = Probe()
     result: dict[str, float] = {}
     try:
-        api = await server.api()
-        watch = ReadyWatch(server, objects)
+        api = await target.api()
+        watch = await target.ready_watch(objects)
 
         async def scenario() -> None:
             await watch.wait(converge_timeout(objects))
             await asyncio.sleep(0.5)
-            async with aiohttp.ClientSession() as session:
+            async with conn.session() as session:
                 # 4: coalescing, 100 updates of one object: back to back, then all at once
                 target = name_of(0)
                 result["coalesce_updates"] = 100
@@ -444,11 +354,11 @@ async def coalesce_and_latency(objects: int, concurrency: int,
                     before = len(probe.starts)
                     base = 100 * index
                     if burst:
-                        await asyncio.gather(*(patch_spec(session, server.url, target, base + s)
+                        await asyncio.gather(*(patch_spec(session, conn.url, target, base + s)
                                                for s in range(1, 101)))
                     else:
                         for seq in range(base + 1, base + 101):
-                            await patch_spec(session, server.url, target, seq)
+                            await patch_spec(session, conn.url, target, seq)
                     await probe.wait_for(target, base + 100)
                     await asyncio.sleep(1.0)
                     result[f"coalesce_{label}_reconciles"] = sum(
@@ -466,7 +376,7 @@ async def coalesce_and_latency(objects: int, concurrency: int,
                             while not stop.is_set():
                                 seq += 1
                                 index = 2 + (seq * 7 + offset) % max(objects - 2, 1)
-                                await patch_spec(session, server.url, name_of(index), seq)
+                                await patch_spec(session, conn.url, name_of(index), seq)
                                 next_at += LOAD_WRITERS / LOAD_RATE
                                 await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
                         loaders = [asyncio.create_task(loader(i)) for i in range(LOAD_WRITERS)]
@@ -475,7 +385,7 @@ async def coalesce_and_latency(objects: int, concurrency: int,
                     base = 1000 if load else 0
                     for seq in range(base + 1, base + updates + 1):
                         sent = time.perf_counter()
-                        await patch_spec(session, server.url, probe_name, seq)
+                        await patch_spec(session, conn.url, probe_name, seq)
                         try:
                             delays.append(await probe.wait_for(probe_name, seq) - sent)
                         except TimeoutError:
@@ -490,7 +400,7 @@ async def coalesce_and_latency(objects: int, concurrency: int,
 
         await run_controller_until(api, probe.reconcile, scenario, concurrency)
     finally:
-        await server.stop()
+        await target.release()
     return result
 
 
@@ -560,26 +470,36 @@ async def child(mode: str, kubeconfig: str, objects: int, seconds: float,
             "seconds": result["t1"] - result["t0"], "reconciled": len(seen)}
 
 
-async def in_subprocess(mode: str, objects: int, seconds: float, workdir: Path) -> dict[str, Any]:
-    server = ServerProcess(workdir, None)
+async def in_subprocess(target: Target, mode: str, objects: int, seconds: float,
+                        workdir: Path) -> dict[str, Any]:
+    """6 (memory) or 7 (idle): the controller in a child process. The embedded server runs
+    in a process of its own here too, so that neither shares the other's CPU time."""
+    process: ServerProcess | None = None
+    if isinstance(target, EmbeddedTarget):
+        process = ServerProcess(workdir, None)
+        await process.start()
+        conn, pid = Connection(process.url, process.kubeconfig), process.pid
+        await populate(conn, objects)
+    else:
+        conn, pid = await target.fresh(objects), target.server_pid()
     try:
-        await server.start()
-        await populate(server.url, objects)
-        async with aiohttp.ClientSession() as session, session.get(
-                f"{server.url}{COLLECTION}") as response:
-            items = (await response.json())["items"]
+        items = orjson.loads((await conn.call("GET", COLLECTION))[1])["items"]
         json_bytes = sum(len(orjson.dumps(item)) for item in items)
+        cpu0 = process_cpu_seconds(pid)
         output = subprocess.run(
-            [sys.executable, __file__, "--child", mode, "--kubeconfig", str(server.kubeconfig),
+            [sys.executable, __file__, "--child", mode, "--kubeconfig", str(conn.kubeconfig),
              "--objects", str(objects), "--seconds", str(seconds)],
             capture_output=True, check=True, timeout=converge_timeout(objects) + seconds + 60)
         data: dict[str, Any] = json.loads(output.stdout.decode().strip().splitlines()[-1])
         data["json_bytes"] = json_bytes
         data["objects"] = len(items)
-        data["server_cpu_seconds"] = process_cpu_seconds(server.pid)
+        data["server_cpu_seconds"] = process_cpu_seconds(pid) - cpu0
         return data
     finally:
-        server.stop()
+        if process is not None:
+            process.stop()
+        else:
+            await target.release()
 
 
 # ---------------------------------------------------------------------------------------
@@ -587,7 +507,23 @@ async def in_subprocess(mode: str, objects: int, seconds: float, workdir: Path) 
 # ---------------------------------------------------------------------------------------
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
+async def run_backend(name: str, args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
+    """Every wanted scenario on ``name`` ("embedded" or "real"); {} when the real control
+    plane's binaries are not built (scripts/build-control-plane)."""
+    if name == "embedded":
+        return await main_async(args, EmbeddedTarget())
+    from reconcile_kit.testing.controlplane import ControlPlane, find_binaries
+
+    if find_binaries() is None:
+        print("real control plane: binaries not built (scripts/build-control-plane): skipped",
+              flush=True)
+        return {}
+    async with ControlPlane() as plane:
+        return await main_async(args, RealTarget(plane))
+
+
+async def main_async(args: argparse.Namespace,
+                     target: Target) -> dict[str, list[dict[str, Any]]]:
     runs: dict[str, list[dict[str, Any]]] = {}
     wanted = set(SCENARIOS) if args.only == "all" else {args.only}
     idle_seconds = 10.0 if args.quick else 60.0
@@ -595,17 +531,19 @@ async def main_async(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]
         workdir = Path(tmp)
         for repeat in range(args.repeats):
             steps: list[tuple[str, Callable[[], Awaitable[dict[str, Any]]]]] = [
-                ("converge", lambda: client_process("converge", args.objects,
+                ("converge", lambda: client_process(target, "converge", args.objects,
                                                     args.concurrency)),
-                ("ceiling", lambda: client_process("ceiling", args.objects, args.concurrency)),
-                ("ceiling-aiohttp", lambda: client_process("ceiling-aiohttp", args.objects,
-                                                           args.concurrency)),
-                ("noop", lambda: noop_run(args.objects, args.concurrency)),
-                ("kopf", lambda: kopf_run(args.objects, args.concurrency, workdir)),
+                ("ceiling", lambda: client_process(target, "ceiling", args.objects,
+                                                   args.concurrency)),
+                ("ceiling-aiohttp", lambda: client_process(target, "ceiling-aiohttp",
+                                                           args.objects, args.concurrency)),
+                ("noop", lambda: noop_run(target, args.objects, args.concurrency)),
+                ("kopf", lambda: kopf_run(target, args.objects, args.concurrency, workdir)),
                 ("latency", lambda: coalesce_and_latency(
-                    args.objects, args.concurrency, 50 if args.quick else 100)),
-                ("memory", lambda: in_subprocess("memory", args.objects, 0, workdir)),
-                ("idle", lambda: in_subprocess("idle", args.objects, idle_seconds, workdir)),
+                    target, args.objects, args.concurrency, 50 if args.quick else 100)),
+                ("memory", lambda: in_subprocess(target, "memory", args.objects, 0, workdir)),
+                ("idle", lambda: in_subprocess(target, "idle", args.objects, idle_seconds,
+                                               workdir)),
             ]
             for name, step in steps:
                 if name not in wanted and not (name == "latency" and "coalesce" in wanted):
@@ -613,12 +551,14 @@ async def main_async(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]
                 if name == "kopf" and version_of("kopf") is None:
                     print(f"  kopf is not installed: skipped ({KOPF_PIN})", flush=True)
                     continue
+                gc.collect()  # the previous scenario's server and clients, not in this one
                 started = time.monotonic()
                 data = await step()
                 runs.setdefault(name, []).append(data)
                 shown = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
                                   for k, v in data.items())
-                print(f"  repeat {repeat + 1} {name} ({time.monotonic() - started:.1f} s): "
+                print(f"  {target.name} repeat {repeat + 1} {name} "
+                      f"({time.monotonic() - started:.1f} s): "
                       f"{shown}", flush=True)
     return runs
 
@@ -630,12 +570,12 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
         if scenario in runs:
             rows[label] = summary([fn(r) for r in runs[scenario]])
 
-    add("converge objects/s", "converge", lambda r: r["per_second"])
+    for label, scenario in (("converge", "converge"), ("ceiling", "ceiling"),
+                            ("ceiling over aiohttp", "ceiling-aiohttp"), ("kopf", "kopf")):
+        add(f"{label} objects/s", scenario, lambda r: r["per_second"])
+        add(f"{label} objects/s, Ready window", scenario, lambda r: r["window_per_second"])
     add("converge wall s (from start)", "converge", lambda r: r["wall_seconds"])
     add("converge requests/reconcile", "converge", lambda r: r["requests_per_reconcile"])
-    add("ceiling objects/s", "ceiling", lambda r: r["per_second"])
-    add("ceiling over aiohttp objects/s", "ceiling-aiohttp", lambda r: r["per_second"])
-    add("kopf objects/s", "kopf", lambda r: r["per_second"])
     add("kopf wall s (from start)", "kopf", lambda r: r["wall_seconds"])
     add("kopf requests/object", "kopf", lambda r: r["requests_per_object"])
     if "converge" in runs and "ceiling" in runs:
@@ -707,6 +647,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true",
                         help="200 objects, 1 repeat, 10 s idle window")
     parser.add_argument("--only", choices=("all", *SCENARIOS), default="all")
+    parser.add_argument("--backend", choices=("embedded", "real", "both"), default="both",
+                        help="where to run: the embedded API server, the real control plane "
+                             "(skipped when its binaries are not built), or both (default)")
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument("--child", choices=("converge", "ceiling", "ceiling-aiohttp", "memory",
                                             "idle"),
@@ -728,17 +671,23 @@ def main() -> None:
     print(f"{machine['cpu_model']}, nproc {machine['nproc']}, Python {machine['python']}; "
           f"{args.objects} objects, {args.repeats} repeats, concurrency {args.concurrency}",
           flush=True)
-    runs = asyncio.run(main_async(args))
-    rows = rows_of(runs, args.objects)
-    targets = verdicts(rows)
-    print()
-    print_table(rows, targets)
+    backends: dict[str, Any] = {}
+    for name in ("embedded", "real") if args.backend == "both" else (args.backend,):
+        runs = asyncio.run(run_backend(name, args))
+        if not runs:
+            continue
+        rows = rows_of(runs, args.objects)
+        targets = verdicts(rows)
+        backends[name] = {"summary": rows, "targets": targets, "runs": runs}
+    for name, result in backends.items():
+        print(f"\n{name}:")
+        print_table(result["summary"], result["targets"])
     document = {"benchmark": "run", "command": " ".join(["python", *sys.argv]),
                 "objects": args.objects, "repeats": args.repeats,
                 "concurrency": args.concurrency, "quick": args.quick,
                 "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "duration_seconds": round(time.monotonic() - started, 1),
-                "machine": machine, "summary": rows, "targets": targets, "runs": runs}
+                "machine": machine, "backends": backends}
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(document, indent=2) + "\n")
     print(f"\nresults written to {args.output}")

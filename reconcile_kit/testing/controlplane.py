@@ -394,6 +394,11 @@ class ControlPlane:
 
     # -- storage ---------------------------------------------------------------------------
 
+    def pids(self) -> dict[str, int]:
+        """Process ids of the running ``kube-apiserver`` and ``etcd`` (to measure them)."""
+        return {process.name: process.popen.pid
+                for process in (self._apiserver, self._etcd) if process is not None}
+
     def _etcd_call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         request = urllib.request.Request(f"{self.etcd_url}{path}", data=json.dumps(body).encode(),
                                          headers={"Content-Type": "application/json"})
