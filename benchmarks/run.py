@@ -47,6 +47,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import traceback
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -359,7 +360,10 @@ async def coalesce_and_latency(target: Target, objects: int, concurrency: int,
                     else:
                         for seq in range(base + 1, base + 101):
                             await patch_spec(session, conn.url, target, seq)
-                    await probe.wait_for(target, base + 100)
+                    # concurrent patches may land in any order (a real server reorders them):
+                    # wait for the reconcile of the state the server ended with
+                    stored = orjson.loads((await conn.call("GET", f"{COLLECTION}/{target}"))[1])
+                    await probe.wait_for(target, int(stored["spec"]["seq"]))
                     await asyncio.sleep(1.0)
                     result[f"coalesce_{label}_reconciles"] = sum(
                         1 for n, _, _ in probe.starts[before:] if n == target)
@@ -672,8 +676,15 @@ def main() -> None:
           f"{args.objects} objects, {args.repeats} repeats, concurrency {args.concurrency}",
           flush=True)
     backends: dict[str, Any] = {}
+    failed: list[str] = []
     for name in ("embedded", "real") if args.backend == "both" else (args.backend,):
-        runs = asyncio.run(run_backend(name, args))
+        try:
+            runs = asyncio.run(run_backend(name, args))
+        except Exception as error:  # report it, keep what the other backend measured
+            traceback.print_exc()
+            failed.append(name)
+            backends[name] = {"error": f"{type(error).__name__}: {error}"}
+            continue
         if not runs:
             continue
         rows = rows_of(runs, args.objects)
@@ -681,7 +692,10 @@ def main() -> None:
         backends[name] = {"summary": rows, "targets": targets, "runs": runs}
     for name, result in backends.items():
         print(f"\n{name}:")
-        print_table(result["summary"], result["targets"])
+        if "error" in result:
+            print(f"failed: {result['error']}")
+        else:
+            print_table(result["summary"], result["targets"])
     document = {"benchmark": "run", "command": " ".join(["python", *sys.argv]),
                 "objects": args.objects, "repeats": args.repeats,
                 "concurrency": args.concurrency, "quick": args.quick,
@@ -691,6 +705,8 @@ def main() -> None:
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(document, indent=2) + "\n")
     print(f"\nresults written to {args.output}")
+    if failed:
+        sys.exit(f"failed on: {', '.join(failed)}")
 
 
 if __name__ == "__main__":
