@@ -3,7 +3,8 @@
 Objects are kept as the dicts decoded from the API server (after the reflector's
 transform), never as kr8s objects: measured on this machine class, a kr8s object costs
 ~1.25 ms to build and ~160 KB for a 5.5 KB object, the dict ~29 KB. Stored dicts are
-shared and must not be mutated; reconcilers get kr8s objects built from them (copies).
+shared and must not be mutated; reconcilers get kr8s objects over them that copy what
+they change (:mod:`reconcile_kit.lazybox`).
 Indexers follow client-go's cache.Indexer: a function from an object to index values.
 """
 
