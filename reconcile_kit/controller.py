@@ -117,7 +117,7 @@ class Controller:
         resync: reconcile every cached object this often, in seconds (None: never).
         pool: where reflectors are shared (default: one pool per process).
         transport: ``"aiohttp"`` (default) sends the api's requests over aiohttp under
-            kr8s's httpx client, about twice the requests per CPU second (see
+            kr8s's httpx client, about 1.7 times the requests per CPU second (see
             :mod:`reconcile_kit.transport`); ``"httpx"`` leaves the api as it is.
     """
 

@@ -1,10 +1,11 @@
 """An aiohttp transport under kr8s's httpx client: the same requests at less CPU each.
 
 kr8s sends every request through httpx, whose default transport (httpcore, h11, anyio)
-costs about 0.6 ms of CPU per request on this machine class; a controller's throughput is
-bounded by it (benchmarks/run.py, scenario "ceiling"). httpx-aiohttp's ``AiohttpTransport``
-carries the same ``httpx.Request``/``httpx.Response`` objects over aiohttp's C-accelerated
-HTTP/1.1 client, roughly halving that cost. kr8s and every caller keep using httpx's API.
+is the larger part of each request's CPU cost. httpx-aiohttp's ``AiohttpTransport`` carries the
+same ``httpx.Request``/``httpx.Response`` objects over aiohttp's C-accelerated HTTP/1.1
+client: a raw kr8s PATCH loop goes from ~1,400 to ~2,400 requests/s on this machine class
+(benchmarks/run.py, scenarios "ceiling" and "ceiling-aiohttp"). kr8s and every caller keep
+using httpx's API.
 
 Requests that upgrade the connection (websockets: ``exec``, ``attach``, ``port-forward``
 through httpx-ws) need httpcore's network stream and stay on kr8s's original transport;
