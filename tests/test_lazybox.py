@@ -111,6 +111,13 @@ async def test_build_object_is_a_kr8s_object(kube: kr8s.asyncio.Api) -> None:
     assert source["spec"]["replicas"] == 1
 
 
+async def test_build_object_sets_what_kr8s_init_sets(kube: kr8s.asyncio.Api) -> None:
+    """build_object skips APIObject.__init__: this fails if kr8s starts setting more there."""
+    built = build_object(Deployment, document(), api=kube)
+    made = Deployment(document(), api=kube)
+    assert set(vars(built)) == set(vars(made)) and built.raw == made.raw
+
+
 def test_build_object_calls_a_custom_init() -> None:
     seen: list[str] = []
     base = new_class("Gadget", "example.com/v1", namespaced=True)
