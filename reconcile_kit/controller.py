@@ -25,7 +25,7 @@ from .objects import ObjectRef, ResourceInfo, resolve_kind
 from .queue import QueueShutDown, RetryPolicy, RetryPolicyLike, WorkQueue
 from .reflector import DELETED, MODIFIED, Reflector, ReflectorEvent, ReflectorPool
 from .store import Obj
-from .transport import TRANSPORTS, use_aiohttp_transport
+from .transport import checked_transport, install_transport
 
 log = logging.getLogger(__name__)
 
@@ -139,9 +139,7 @@ class Controller:
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
-        if transport not in TRANSPORTS:
-            raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
-        self.transport = transport
+        self.transport = checked_transport(transport)
         self.api = api
         self.kind = kind
         self.namespace = namespace
@@ -281,8 +279,7 @@ class Controller:
         self._written.clear()
 
     async def _start_sources(self) -> None:
-        if self.transport == "aiohttp":
-            await use_aiohttp_transport(self.api)
+        await install_transport(self.api, self.transport)
         self.info = await resolve_kind(self.api, self.kind)
         self.reflector = self.pool.acquire(
             self.api,

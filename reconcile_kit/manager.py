@@ -24,7 +24,7 @@ from .events import EventRecorder
 from .leaderelection import LeaderElection
 from .metrics import Metrics
 from .reflector import ReflectorPool
-from .transport import TRANSPORTS, release_aiohttp_transport, use_aiohttp_transport
+from .transport import checked_transport, install_transport, release_aiohttp_transport
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +73,7 @@ class Manager:
         host: str = "0.0.0.0",
         transport: str = "aiohttp",
     ) -> None:
-        if transport not in TRANSPORTS:
-            raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
-        self.transport = transport
+        self.transport = checked_transport(transport)
         self.api = api
         self.namespace = namespace
         self.leader_election = leader_election
@@ -167,8 +165,7 @@ class Manager:
             import kr8s.asyncio
 
             self.api = await kr8s.asyncio.api()
-        if self.transport == "aiohttp":
-            await use_aiohttp_transport(self.api)
+        await install_transport(self.api, self.transport)
         self.metrics.instrument(self.api)
         for hook in self._start_hooks:
             await hook(self.api)

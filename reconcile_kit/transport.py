@@ -55,6 +55,20 @@ class AiohttpFirstTransport(httpx.AsyncBaseTransport):
         self.fast.client = None
 
 
+def checked_transport(transport: str) -> str:
+    """``transport`` when it is one of :data:`TRANSPORTS`; ValueError naming it otherwise."""
+    if transport not in TRANSPORTS:
+        raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
+    return transport
+
+
+async def install_transport(api: Any, transport: str) -> None:
+    """Give ``api`` the chosen transport: ``"aiohttp"`` installs it, ``"httpx"`` leaves the
+    api as kr8s made it."""
+    if transport == "aiohttp":
+        await use_aiohttp_transport(api)
+
+
 async def use_aiohttp_transport(api: Any) -> bool:
     """Make ``api`` (a ``kr8s.asyncio.Api``) send its requests over aiohttp, now and after
     kr8s re-creates its httpx client (it does on re-authentication).
