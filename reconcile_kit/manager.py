@@ -188,6 +188,7 @@ class Manager:
         for entry in self._entries:
             controller = entry.controller
             controller.api = self.api
+            controller.transport = self.transport  # the api is shared: one choice governs
             controller.pool = self.pool
             controller.metrics = self.metrics
             controller.recorder = self.recorder

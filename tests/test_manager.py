@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import aiohttp
+import httpx
 import kr8s
 from kr8s.asyncio.objects import ConfigMap, Secret
 
@@ -163,3 +164,22 @@ async def test_a_controller_that_cannot_start_fails_the_manager(kube: kr8s.async
         assert "'NoSuchKind' is not served" in str(error.__cause__)
     else:
         raise AssertionError("the manager should fail")
+
+
+async def test_the_managers_transport_choice_holds_for_its_controllers(
+        kube: kr8s.asyncio.Api) -> None:
+    """Controllers default to aiohttp; under Manager(transport="httpx") the shared client
+    keeps httpx's own transport."""
+    await call(kube, "POST", CM, {"metadata": {"name": "a"}})
+    runs: list[str] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        runs.append(obj.name)
+
+    mgr = Manager(kube, namespace="default", transport="httpx")
+    mgr.add(Controller(None, ConfigMap), reconcile)
+    task = await started(mgr)
+    assert await mgr.controllers[0].wait_reconciled(lambda: runs == ["a"], 5)
+    assert kube._session is not None
+    assert isinstance(kube._session._transport, httpx.AsyncHTTPTransport)
+    await stopped(mgr, task)
