@@ -138,12 +138,14 @@ class PatchHelper:
 
         Afterwards the object holds the server's latest state and becomes the new snapshot.
         """
+        # the live object is the "after" side: diffing against it saves a decode (read once:
+        # kr8s's ``raw`` property re-stamps kind and apiVersion on every access)
+        after = self.obj.raw
         if self.observed_generation:
-            self._set_observed_generation(self.obj.raw)
-        if self._snapshot.unchanged(self.obj.raw, self._dump):
+            self._set_observed_generation(after)
+        if self._snapshot.unchanged(after, self._dump):
             return
-        # the live object is the "after" side: diffing against it saves a decode
-        before, after = self._snapshot.document(), self.obj.raw
+        before = self._snapshot.document()
         self._check_identity(before, after)
         split = before.get("status") != after.get("status") and await self._status_is_separate()
         state = await self._patch_main(before, after, split)
