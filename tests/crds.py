@@ -1,4 +1,4 @@
-"""CRD documents used by the tests."""
+"""Documents used by the tests: CRDs, custom resources, a Deployment."""
 
 from __future__ import annotations
 
@@ -54,3 +54,13 @@ def widget_crd(status: bool = True, scale: bool = True) -> dict[str, Any]:
 def widget(name: str = "w1", size: int = 1, **spec: Any) -> dict[str, Any]:
     return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name},
             "spec": {"size": size, **spec}}
+
+
+def deployment(name: str = "web") -> dict[str, Any]:
+    """A one-replica nginx Deployment (apps/v1)."""
+    return {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}},
+                 "template": {"metadata": {"labels": {"app": name}},
+                              "spec": {"containers": [{"name": "a", "image": "nginx:1"}]}}},
+    }

@@ -16,7 +16,7 @@ from reconcile_kit.lazybox import LazyBox, set_raw
 from reconcile_kit.patch import PatchHelper
 from reconcile_kit.testing import APIServer
 
-from .crds import WIDGETS, widget, widget_crd
+from .crds import WIDGETS, deployment, widget, widget_crd
 from .kubehttp import call
 
 MERGE = "application/merge-patch+json"
@@ -44,15 +44,6 @@ def built_as(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     yield request.param
     for document, pristine in sources:
         assert document == pristine, "a cached document was mutated"
-
-
-def deployment(name: str = "web") -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
-        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}},
-                 "template": {"metadata": {"labels": {"app": name}},
-                              "spec": {"containers": [{"name": "a", "image": "nginx:1"}]}}},
-    }
 
 
 async def make_deployment(kube: kr8s.asyncio.Api) -> Deployment:

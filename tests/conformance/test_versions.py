@@ -6,6 +6,7 @@ from typing import Any
 
 from reconcile_kit.testing.backends import Backend
 
+from ..crds import deployment
 from .kube import MERGE, Widgets, ok, req, status_body
 
 
@@ -111,12 +112,3 @@ async def test_kinds_without_generation(backend: Backend) -> None:
                        f"/apis/coordination.k8s.io/v1/namespaces/{backend.namespace}/leases/l",
                        {"spec": {"holderIdentity": "b"}}, content_type=MERGE)
     assert "generation" not in updated["metadata"]
-
-
-def deployment(name: str = "web") -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
-        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}},
-                 "template": {"metadata": {"labels": {"app": name}},
-                              "spec": {"containers": [{"name": "a", "image": "nginx:1"}]}}},
-    }
