@@ -519,25 +519,15 @@ async def run_watch(server: ServerProcess, settings: Settings, results: Results)
 
 def summaries(results: Results) -> dict[str, dict[str, float]]:
     rows: dict[str, dict[str, float]] = {}
-    if results.get:
-        rows["GET req/s"] = asdict(Summary.of([r.rps for r in results.get]))
-        rows["GET latency p50 ms"] = asdict(Summary.of([r.latency_p50_ms for r in results.get]))
-        rows["GET server CPU"] = asdict(Summary.of([r.server_cpu for r in results.get]))
-        rows["GET server core busy"] = asdict(Summary.of(
-            [r.server_core_busy for r in results.get]))
-        rows["GET client CPU"] = asdict(Summary.of([r.client_cpu for r in results.get]))
-        rows["GET req/server CPU-s"] = asdict(Summary.of(
-            [r.rps_per_server_cpu for r in results.get]))
-    if results.patch:
-        rows["PATCH req/s"] = asdict(Summary.of([r.rps for r in results.patch]))
-        rows["PATCH latency p50 ms"] = asdict(Summary.of(
-            [r.latency_p50_ms for r in results.patch]))
-        rows["PATCH server CPU"] = asdict(Summary.of([r.server_cpu for r in results.patch]))
-        rows["PATCH server core busy"] = asdict(Summary.of(
-            [r.server_core_busy for r in results.patch]))
-        rows["PATCH client CPU"] = asdict(Summary.of([r.client_cpu for r in results.patch]))
-        rows["PATCH req/server CPU-s"] = asdict(Summary.of(
-            [r.rps_per_server_cpu for r in results.patch]))
+    for verb, runs in (("GET", results.get), ("PATCH", results.patch)):
+        if not runs:
+            continue
+        for label, attribute in (("req/s", "rps"), ("latency p50 ms", "latency_p50_ms"),
+                                 ("server CPU", "server_cpu"),
+                                 ("server core busy", "server_core_busy"),
+                                 ("client CPU", "client_cpu"),
+                                 ("req/server CPU-s", "rps_per_server_cpu")):
+            rows[f"{verb} {label}"] = asdict(Summary.of([getattr(r, attribute) for r in runs]))
     if results.watch:
         rows["watch delay p50 ms"] = asdict(Summary.of([r.p50_ms for r in results.watch]))
         rows["watch delay p99 ms"] = asdict(Summary.of([r.p99_ms for r in results.watch]))

@@ -115,6 +115,28 @@ async def ready_reconcile(obj: Any, ctx: Any) -> None:
         set_condition(obj, "Ready", "True", "Reconciled", "bench")
 
 
+class Counted:
+    """A reconcile that runs ``inner`` (if any), then records the object's name; ``all_seen``
+    is set once ``objects`` distinct names were reconciled."""
+
+    def __init__(self, objects: int,
+                 inner: Callable[[Any, Any], Awaitable[None]] | None = None) -> None:
+        self.objects = objects
+        self.inner = inner
+        self.seen: set[str] = set()
+        self.all_seen = asyncio.Event()
+
+    async def reconcile(self, obj: Any, ctx: Any) -> None:
+        if self.inner is not None:
+            await self.inner(obj, ctx)
+        self.seen.add(obj.name)
+        if len(self.seen) >= self.objects:
+            self.all_seen.set()
+
+    async def wait(self) -> None:
+        await asyncio.wait_for(self.all_seen.wait(), converge_timeout(self.objects))
+
+
 async def run_controller_until(api: Any, reconcile: Callable[[Any, Any], Awaitable[Any]],
                                done: Callable[[], Awaitable[None]], concurrency: int) -> Any:
     from reconcile_kit import Controller
@@ -175,36 +197,17 @@ async def noop_run(target: Target, objects: int, concurrency: int) -> dict[str, 
         await run_controller_until(api, ready_reconcile,
                                    lambda: watch.wait(converge_timeout(objects)), concurrency)
         await target.mark()
-        seen: set[str] = set()
-        all_seen = asyncio.Event()
-
-        async def noop(obj: Any, ctx: Any) -> None:
-            await ready_reconcile(obj, ctx)
-            seen.add(obj.name)
-            if len(seen) >= objects:
-                all_seen.set()
-
-        await run_controller_until(api, noop, lambda: asyncio.wait_for(
-            all_seen.wait(), converge_timeout(objects)), concurrency)
+        noop = Counted(objects, ready_reconcile)
+        await run_controller_until(api, noop.reconcile, noop.wait, concurrency)
         writes = await target.writes()
     finally:
         await target.release()
-    return {"noop_reconciles": len(seen), "noop_writes": writes}
+    return {"noop_reconciles": len(noop.seen), "noop_writes": writes}
 
 
 async def child_converge(api: Any, objects: int, concurrency: int) -> dict[str, Any]:
-    seen: set[str] = set()
-    done = asyncio.Event()
-
-    async def reconcile(obj: Any, ctx: Any) -> None:
-        await ready_reconcile(obj, ctx)
-        seen.add(obj.name)
-        if len(seen) >= objects:
-            done.set()
-
-    controller = await run_controller_until(
-        api, reconcile, lambda: asyncio.wait_for(done.wait(), converge_timeout(objects)),
-        concurrency)
+    counted = Counted(objects, ready_reconcile)
+    controller = await run_controller_until(api, counted.reconcile, counted.wait, concurrency)
     return {"reconciles": controller.stats.reconciles}
 
 
@@ -451,16 +454,10 @@ async def child(mode: str, kubeconfig: str, objects: int, seconds: float,
         cached = len(reflector.store.list())
         await reflector.stop()
         return {"rss_before": rss0, "rss_after": rss1, "cached": cached}
-    seen: set[str] = set()
-    synced = asyncio.Event()
-
-    async def reconcile(obj: Any, ctx: Any) -> None:
-        seen.add(obj.name)
-        if len(seen) >= objects:
-            synced.set()
+    synced = Counted(objects)
 
     async def measure() -> None:
-        await asyncio.wait_for(synced.wait(), converge_timeout(objects))
+        await synced.wait()
         await asyncio.sleep(1.0)
         result["cpu0"] = time.process_time()
         result["t0"] = time.perf_counter()
@@ -469,9 +466,9 @@ async def child(mode: str, kubeconfig: str, objects: int, seconds: float,
         result["t1"] = time.perf_counter()
 
     result: dict[str, Any] = {}
-    await run_controller_until(api, reconcile, measure, 8)
+    await run_controller_until(api, synced.reconcile, measure, 8)
     return {"cpu_seconds": result["cpu1"] - result["cpu0"],
-            "seconds": result["t1"] - result["t0"], "reconciled": len(seen)}
+            "seconds": result["t1"] - result["t0"], "reconciled": len(synced.seen)}
 
 
 async def in_subprocess(target: Target, mode: str, objects: int, seconds: float,
