@@ -63,15 +63,31 @@ class Settings:
 
     @classmethod
     def full(cls) -> Settings:
-        return cls(concurrency=256, objects=100, get_requests=20_000, patch_requests=10_000,
-                   warmup_requests=2_000, throughput_repeats=5, watchers=100, watch_writes=200,
-                   watch_repeats=5)
+        return cls(
+            concurrency=256,
+            objects=100,
+            get_requests=20_000,
+            patch_requests=10_000,
+            warmup_requests=2_000,
+            throughput_repeats=5,
+            watchers=100,
+            watch_writes=200,
+            watch_repeats=5,
+        )
 
     @classmethod
     def quick(cls) -> Settings:
-        return cls(concurrency=128, objects=20, get_requests=2_000, patch_requests=1_000,
-                   warmup_requests=200, throughput_repeats=2, watchers=100, watch_writes=20,
-                   watch_repeats=2)
+        return cls(
+            concurrency=128,
+            objects=20,
+            get_requests=2_000,
+            patch_requests=1_000,
+            warmup_requests=200,
+            throughput_repeats=2,
+            watchers=100,
+            watch_writes=20,
+            watch_repeats=2,
+        )
 
 
 @dataclass
@@ -152,9 +168,20 @@ def machine_info() -> dict[str, Any]:
         "python": sys.version.split()[0],
         "implementation": platform.python_implementation(),
         "platform": platform.platform(),
-        "libraries": {name: version_of(name) for name in
-                      ("reconcile-kit", "aiohttp", "orjson", "PyYAML", "kr8s", "jsonpatch",
-                       "httpx", "httpx-aiohttp", "python-box")},
+        "libraries": {
+            name: version_of(name)
+            for name in (
+                "reconcile-kit",
+                "aiohttp",
+                "orjson",
+                "PyYAML",
+                "kr8s",
+                "jsonpatch",
+                "httpx",
+                "httpx-aiohttp",
+                "python-box",
+            )
+        },
         "event_loop": "asyncio (default selector loop)",
         "loadavg_at_start": Path("/proc/loadavg").read_text().split()[:3],
     }
@@ -220,13 +247,27 @@ class ServerProcess:
             os.sched_setaffinity(0, {self.cpu})
 
     async def start(self) -> None:
-        command = [sys.executable, "-c", "from reconcile_kit.cli import main; main()",
-                   "apiserver", "--host", "127.0.0.1", "--port", "0",
-                   "--kubeconfig", str(self.kubeconfig)]
+        command = [
+            sys.executable,
+            "-c",
+            "from reconcile_kit.cli.commands import main; main()",
+            "apiserver",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--kubeconfig",
+            str(self.kubeconfig),
+        ]
         with self.log_path.open("wb") as log:
-            self.proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, preexec_fn=self._pin,
-                                         env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            self.proc = subprocess.Popen(
+                command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=self._pin,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
         deadline = time.monotonic() + START_TIMEOUT
         async with aiohttp.ClientSession() as session:
             while time.monotonic() < deadline:
@@ -279,12 +320,17 @@ def configmap_path(index: int) -> str:
 
 async def create_objects(session: aiohttp.ClientSession, url: str, count: int) -> None:
     for i in range(count):
-        body = {"apiVersion": "v1", "kind": "ConfigMap",
-                "metadata": {"name": f"bench-{i}", "labels": {"bench": "throughput"}},
-                "data": {"n": "0", "payload": "x" * 256}}
-        async with session.post(f"{url}/api/v1/namespaces/{NAMESPACE}/configmaps",
-                                data=orjson.dumps(body),
-                                headers={"Content-Type": "application/json"}) as response:
+        body = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": f"bench-{i}", "labels": {"bench": "throughput"}},
+            "data": {"n": "0", "payload": "x" * 256},
+        }
+        async with session.post(
+            f"{url}/api/v1/namespaces/{NAMESPACE}/configmaps",
+            data=orjson.dumps(body),
+            headers={"Content-Type": "application/json"},
+        ) as response:
             if response.status not in (201, 409):
                 raise RuntimeError(f"create bench-{i}: {response.status} {await response.text()}")
 
@@ -304,6 +350,7 @@ def get_request(url: str, objects: int) -> Request:
         async with session.get(urls[seq % objects]) as response:
             await response.read()
             return response.status
+
     return send
 
 
@@ -314,15 +361,16 @@ def patch_request(url: str, objects: int, run_id: str) -> Request:
     async def send(session: aiohttp.ClientSession, seq: int) -> int:
         # A distinct value each time: every PATCH is a real write (no no-op shortcut).
         body = orjson.dumps({"data": {"n": f"{run_id}-{seq}"}})
-        async with session.patch(urls[seq % objects], data=body,
-                                 headers=headers) as response:
+        async with session.patch(urls[seq % objects], data=body, headers=headers) as response:
             await response.read()
             return response.status
+
     return send
 
 
-async def drive(session: aiohttp.ClientSession, send: Request, total: int,
-                concurrency: int) -> list[float]:
+async def drive(
+    session: aiohttp.ClientSession, send: Request, total: int, concurrency: int
+) -> list[float]:
     """Send ``total`` requests keeping ``concurrency`` in flight; returns latencies (s)."""
     latencies: list[float] = []
     failures: list[int] = []
@@ -339,16 +387,24 @@ async def drive(session: aiohttp.ClientSession, send: Request, total: int,
             if status != 200:
                 failures.append(status)
 
-    await asyncio.wait_for(asyncio.gather(*(worker() for _ in range(concurrency))),
-                           timeout=max(REQUEST_TIMEOUT, total / 50))
+    await asyncio.wait_for(
+        asyncio.gather(*(worker() for _ in range(concurrency))),
+        timeout=max(REQUEST_TIMEOUT, total / 50),
+    )
     if failures:
         raise RuntimeError(f"{len(failures)} requests failed, e.g. HTTP {failures[0]}")
     return latencies
 
 
-async def throughput(session: aiohttp.ClientSession, send: Request, total: int,
-                     concurrency: int, server_pid: int,
-                     server_core: int | None, client_core: int | None) -> ThroughputRun:
+async def throughput(
+    session: aiohttp.ClientSession,
+    send: Request,
+    total: int,
+    concurrency: int,
+    server_pid: int,
+    server_core: int | None,
+    client_core: int | None,
+) -> ThroughputRun:
     server_cpu0, client_cpu0 = process_cpu_seconds(server_pid), time.process_time()
     core, client_window = CpuWindow(server_core), CpuWindow(client_core)
     started = time.perf_counter()
@@ -358,46 +414,63 @@ async def throughput(session: aiohttp.ClientSession, send: Request, total: int,
     client_cpu = time.process_time() - client_cpu0
     latencies.sort()
     return ThroughputRun(
-        requests=total, seconds=seconds, rps=total / seconds,
+        requests=total,
+        seconds=seconds,
+        rps=total / seconds,
         latency_p50_ms=percentile(latencies, 50) * 1e3,
         latency_p99_ms=percentile(latencies, 99) * 1e3,
-        server_cpu=server_cpu / seconds, client_cpu=client_cpu / seconds,
-        server_core_busy=core.busy(), client_core_busy=client_window.busy(),
+        server_cpu=server_cpu / seconds,
+        client_cpu=client_cpu / seconds,
+        server_core_busy=core.busy(),
+        client_core_busy=client_window.busy(),
         rps_per_server_cpu=total / server_cpu if server_cpu > 0 else float("nan"),
     )
 
 
 def client_session(connections: int) -> aiohttp.ClientSession:
-    connector = aiohttp.TCPConnector(limit=connections, limit_per_host=connections,
-                                     force_close=False, keepalive_timeout=60)
-    timeout = aiohttp.ClientTimeout(total=None, sock_connect=REQUEST_TIMEOUT,
-                                    sock_read=REQUEST_TIMEOUT)
-    return aiohttp.ClientSession(connector=connector, timeout=timeout, auto_decompress=False,
-                                 cookie_jar=aiohttp.DummyCookieJar())
+    connector = aiohttp.TCPConnector(
+        limit=connections, limit_per_host=connections, force_close=False, keepalive_timeout=60
+    )
+    timeout = aiohttp.ClientTimeout(
+        total=None, sock_connect=REQUEST_TIMEOUT, sock_read=REQUEST_TIMEOUT
+    )
+    return aiohttp.ClientSession(
+        connector=connector,
+        timeout=timeout,
+        auto_decompress=False,
+        cookie_jar=aiohttp.DummyCookieJar(),
+    )
 
 
-async def run_throughput(server: ServerProcess, settings: Settings, results: Results,
-                         client_cpu: int | None) -> None:
+async def run_throughput(
+    server: ServerProcess, settings: Settings, results: Results, client_cpu: int | None
+) -> None:
     async with client_session(settings.concurrency) as session:
         await create_objects(session, server.url, settings.objects)
         for label, runs in (("GET", results.get), ("PATCH", results.patch)):
             total = settings.get_requests if label == "GET" else settings.patch_requests
             for repeat in range(-1, settings.throughput_repeats):  # -1: warm-up, not kept
                 run_id = f"r{repeat + 1}"
-                send = (get_request(server.url, settings.objects) if label == "GET"
-                        else patch_request(server.url, settings.objects, run_id))
+                send = (
+                    get_request(server.url, settings.objects)
+                    if label == "GET"
+                    else patch_request(server.url, settings.objects, run_id)
+                )
                 count = settings.warmup_requests if repeat < 0 else total
-                run = await throughput(session, send, count, settings.concurrency, server.pid,
-                                       server.cpu, client_cpu)
+                run = await throughput(
+                    session, send, count, settings.concurrency, server.pid, server.cpu, client_cpu
+                )
                 if repeat >= 0:
                     runs.append(run)
-                    print(f"  {label:5} repeat {repeat + 1}: {run.rps:8.0f} req/s "
-                          f"(p50 {run.latency_p50_ms:.1f} ms, server CPU "
-                          f"{run.server_cpu:.0%} (core busy {run.server_core_busy:.0%}), "
-                          f"client CPU {run.client_cpu:.0%} (core busy "
-                          f"{run.client_core_busy:.0%}); {run.rps_per_server_cpu:.0f} "
-                          "req per server CPU-s)",
-                          flush=True)
+                    print(
+                        f"  {label:5} repeat {repeat + 1}: {run.rps:8.0f} req/s "
+                        f"(p50 {run.latency_p50_ms:.1f} ms, server CPU "
+                        f"{run.server_cpu:.0%} (core busy {run.server_core_busy:.0%}), "
+                        f"client CPU {run.client_cpu:.0%} (core busy "
+                        f"{run.client_core_busy:.0%}); {run.rps_per_server_cpu:.0f} "
+                        "req per server CPU-s)",
+                        flush=True,
+                    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -408,8 +481,9 @@ async def run_throughput(server: ServerProcess, settings: Settings, results: Res
 class WatchLatency:
     """Open ``watchers`` streams, do ``writes`` writes, time each event's arrival."""
 
-    def __init__(self, url: str, watchers: int, writes: int, server_pid: int,
-                 server_core: int | None) -> None:
+    def __init__(
+        self, url: str, watchers: int, writes: int, server_pid: int, server_core: int | None
+    ) -> None:
         self.url = url
         self.server_pid = server_pid
         self.server_core = server_core
@@ -424,11 +498,15 @@ class WatchLatency:
     async def _reset_object(self, session: aiohttp.ClientSession) -> str:
         """Create (or reset) the ConfigMap; returns the list resourceVersion to watch from."""
         path = f"{self.url}/api/v1/namespaces/{NAMESPACE}/configmaps"
-        body = {"apiVersion": "v1", "kind": "ConfigMap",
-                "metadata": {"name": self.name, "labels": {"bench": "watch"}},
-                "data": {"run": "", "seq": "-1"}}
-        async with session.post(path, data=orjson.dumps(body),
-                                headers={"Content-Type": "application/json"}) as response:
+        body = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": self.name, "labels": {"bench": "watch"}},
+            "data": {"run": "", "seq": "-1"},
+        }
+        async with session.post(
+            path, data=orjson.dumps(body), headers={"Content-Type": "application/json"}
+        ) as response:
             if response.status not in (201, 409):
                 raise RuntimeError(f"create: {response.status} {await response.text()}")
         async with session.get(path, params={"labelSelector": "bench=watch"}) as response:
@@ -458,22 +536,31 @@ class WatchLatency:
         write_times: list[float] = []
         async with client_session(self.watchers + 8) as session:
             rv = await self._reset_object(session)
-            query = {"watch": "1", "resourceVersion": rv, "timeoutSeconds": "300",
-                     "labelSelector": "bench=watch"}
+            query = {
+                "watch": "1",
+                "resourceVersion": rv,
+                "timeoutSeconds": "300",
+                "labelSelector": "bench=watch",
+            }
             path = f"{self.url}/api/v1/namespaces/{NAMESPACE}/configmaps"
             # The server registers a watcher before it sends the response headers, so once
             # every GET has returned its headers all streams are live.
-            streams = await asyncio.gather(*(session.get(path, params=query)
-                                             for _ in range(self.watchers)))
+            streams = await asyncio.gather(
+                *(session.get(path, params=query) for _ in range(self.watchers))
+            )
             tasks = [asyncio.create_task(self._watch(s)) for s in streams]
-            cpu0, core, started = (process_cpu_seconds(self.server_pid),
-                                   CpuWindow(self.server_core), time.perf_counter())
+            cpu0, core, started = (
+                process_cpu_seconds(self.server_pid),
+                CpuWindow(self.server_core),
+                time.perf_counter(),
+            )
             try:
                 for seq in range(self.writes):
                     body = orjson.dumps({"data": {"run": run_id, "seq": str(seq)}})
                     self.sent_at[seq] = time.perf_counter()
-                    async with session.patch(f"{path}/{self.name}", data=body,
-                                             headers={"Content-Type": JSON_MERGE}) as response:
+                    async with session.patch(
+                        f"{path}/{self.name}", data=body, headers={"Content-Type": JSON_MERGE}
+                    ) as response:
                         await response.read()
                         write_times.append(time.perf_counter() - self.sent_at[seq])
                         if response.status != 200:
@@ -491,25 +578,35 @@ class WatchLatency:
         delays = sorted(d for per_write in self.received for d in per_write)
         write_times.sort()
         return WatchRun(
-            writes=self.writes, watchers=self.watchers, pairs=len(delays),
-            p50_ms=percentile(delays, 50) * 1e3, p99_ms=percentile(delays, 99) * 1e3,
-            max_ms=delays[-1] * 1e3, write_p50_ms=percentile(write_times, 50) * 1e3,
-            server_cpu=server_cpu, server_core_busy=core_busy,
+            writes=self.writes,
+            watchers=self.watchers,
+            pairs=len(delays),
+            p50_ms=percentile(delays, 50) * 1e3,
+            p99_ms=percentile(delays, 99) * 1e3,
+            max_ms=delays[-1] * 1e3,
+            write_p50_ms=percentile(write_times, 50) * 1e3,
+            server_cpu=server_cpu,
+            server_core_busy=core_busy,
         )
 
 
 async def run_watch(server: ServerProcess, settings: Settings, results: Results) -> None:
     for repeat in range(settings.watch_repeats):
-        bench = WatchLatency(server.url, settings.watchers, settings.watch_writes, server.pid,
-                             server.cpu)
+        bench = WatchLatency(
+            server.url, settings.watchers, settings.watch_writes, server.pid, server.cpu
+        )
         run = await bench.run(f"w{repeat}-{time.monotonic_ns()}")
         if run.pairs != settings.watchers * settings.watch_writes:
-            raise RuntimeError(f"expected {settings.watchers * settings.watch_writes} "
-                               f"deliveries, saw {run.pairs}")
+            raise RuntimeError(
+                f"expected {settings.watchers * settings.watch_writes} deliveries, saw {run.pairs}"
+            )
         results.watch.append(run)
-        print(f"  watch repeat {repeat + 1}: p50 {run.p50_ms:.2f} ms, p99 {run.p99_ms:.2f} ms "
-              f"over {run.pairs} (write, watcher) pairs; server CPU {run.server_cpu:.0%} "
-              f"(core busy {run.server_core_busy:.0%})", flush=True)
+        print(
+            f"  watch repeat {repeat + 1}: p50 {run.p50_ms:.2f} ms, p99 {run.p99_ms:.2f} ms "
+            f"over {run.pairs} (write, watcher) pairs; server CPU {run.server_cpu:.0%} "
+            f"(core busy {run.server_core_busy:.0%})",
+            flush=True,
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -522,45 +619,60 @@ def summaries(results: Results) -> dict[str, dict[str, float]]:
     for verb, runs in (("GET", results.get), ("PATCH", results.patch)):
         if not runs:
             continue
-        for label, attribute in (("req/s", "rps"), ("latency p50 ms", "latency_p50_ms"),
-                                 ("server CPU", "server_cpu"),
-                                 ("server core busy", "server_core_busy"),
-                                 ("client CPU", "client_cpu"),
-                                 ("req/server CPU-s", "rps_per_server_cpu")):
+        for label, attribute in (
+            ("req/s", "rps"),
+            ("latency p50 ms", "latency_p50_ms"),
+            ("server CPU", "server_cpu"),
+            ("server core busy", "server_core_busy"),
+            ("client CPU", "client_cpu"),
+            ("req/server CPU-s", "rps_per_server_cpu"),
+        ):
             rows[f"{verb} {label}"] = asdict(Summary.of([getattr(r, attribute) for r in runs]))
     if results.watch:
         rows["watch delay p50 ms"] = asdict(Summary.of([r.p50_ms for r in results.watch]))
         rows["watch delay p99 ms"] = asdict(Summary.of([r.p99_ms for r in results.watch]))
-        rows["write round trip p50 ms"] = asdict(Summary.of(
-            [r.write_p50_ms for r in results.watch]))
+        rows["write round trip p50 ms"] = asdict(
+            Summary.of([r.write_p50_ms for r in results.watch])
+        )
     return rows
 
 
 def print_table(results: Results, rows: dict[str, dict[str, float]]) -> None:
     machine = results.machine
     print()
-    print(f"embedded API server benchmark — {machine['cpu_model']}, nproc {machine['nproc']}, "
-          f"Python {machine['python']}, aiohttp {machine['libraries']['aiohttp']}")
-    print(f"server pinned to CPU {results.pinning['server_cpu']}, "
-          f"load generator to CPU {results.pinning['client_cpu']}; "
-          f"{results.settings['concurrency']} requests in flight")
+    print(
+        f"embedded API server benchmark — {machine['cpu_model']}, nproc {machine['nproc']}, "
+        f"Python {machine['python']}, aiohttp {machine['libraries']['aiohttp']}"
+    )
+    print(
+        f"server pinned to CPU {results.pinning['server_cpu']}, "
+        f"load generator to CPU {results.pinning['client_cpu']}; "
+        f"{results.settings['concurrency']} requests in flight"
+    )
     print()
     header = f"{'metric':<26}{'median':>12}{'min':>12}{'max':>12}"
     print(header)
     print("-" * len(header))
     for name, row in rows.items():
-        fmt = "{:>12.0%}" if name.endswith(("CPU", "busy")) else (
-            "{:>12.0f}" if name.endswith(("req/s", "CPU-s")) else "{:>12.2f}")
+        fmt = (
+            "{:>12.0%}"
+            if name.endswith(("CPU", "busy"))
+            else ("{:>12.0f}" if name.endswith(("req/s", "CPU-s")) else "{:>12.2f}")
+        )
         print(f"{name:<26}" + "".join(fmt.format(row[k]) for k in ("median", "min", "max")))
     repeats = (results.settings["throughput_repeats"], results.settings["watch_repeats"])
-    print(f"\n(medians over {repeats[0]} throughput and {repeats[1]} watch repeats; watch "
-          f"delays over {results.settings['watchers']} watchers x "
-          f"{results.settings['watch_writes']} writes per repeat)")
+    print(
+        f"\n(medians over {repeats[0]} throughput and {repeats[1]} watch repeats; watch "
+        f"delays over {results.settings['watchers']} watchers x "
+        f"{results.settings['watch_writes']} writes per repeat)"
+    )
     others = interference(results)
     if others > 0.05:
-        print(f"note: other processes took up to {others:.0%} of the server's core during a "
-              "repeat, which lowers req/s and raises delays; req/server CPU-s is the figure "
-              "least affected. Rerun on a quiet machine for clean numbers.")
+        print(
+            f"note: other processes took up to {others:.0%} of the server's core during a "
+            "repeat, which lowers req/s and raises delays; req/server CPU-s is the figure "
+            "least affected. Rerun on a quiet machine for clean numbers."
+        )
 
 
 def interference(results: Results) -> float:
@@ -576,16 +688,24 @@ async def main_async(args: argparse.Namespace) -> Results:
     server_cpu, client_cpu = (cpus[0], cpus[1]) if len(cpus) >= 2 else (None, None)
     if client_cpu is not None:
         os.sched_setaffinity(0, {client_cpu})
-    results = Results(settings=asdict(settings), machine=machine,
-                      pinning={"server_cpu": server_cpu, "client_cpu": client_cpu,
-                               "note": None if server_cpu is not None else
-                               "fewer than 2 usable CPUs: not pinned"})
+    results = Results(
+        settings=asdict(settings),
+        machine=machine,
+        pinning={
+            "server_cpu": server_cpu,
+            "client_cpu": client_cpu,
+            "note": None if server_cpu is not None else "fewer than 2 usable CPUs: not pinned",
+        },
+    )
     with tempfile.TemporaryDirectory(prefix="rk-bench-") as workdir:
         server = ServerProcess(Path(workdir), server_cpu)
         try:
             await server.start()
-            print(f"server {server.url} (pid {server.pid}, CPU {server_cpu}); "
-                  f"load from pid {os.getpid()} (CPU {client_cpu})", flush=True)
+            print(
+                f"server {server.url} (pid {server.pid}, CPU {server_cpu}); "
+                f"load from pid {os.getpid()} (CPU {client_cpu})",
+                flush=True,
+            )
             if args.only in ("all", "throughput"):
                 print("(a) throughput", flush=True)
                 await run_throughput(server, settings, results, client_cpu)
@@ -601,19 +721,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="small run for CI smoke (< 30 s)")
     parser.add_argument("--output", type=Path, default=RESULTS, help="JSON results file")
-    parser.add_argument("--only", choices=("all", "throughput", "watch"), default="all",
-                        help="run one part only (default: both)")
+    parser.add_argument(
+        "--only",
+        choices=("all", "throughput", "watch"),
+        default="all",
+        help="run one part only (default: both)",
+    )
     args = parser.parse_args()
     started = time.monotonic()
     results = asyncio.run(main_async(args))
     rows = summaries(results)
     print_table(results, rows)
-    document = {"benchmark": "apiserver", "quick": args.quick, "only": args.only,
-                "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "duration_seconds": round(time.monotonic() - started, 1),
-                "loadavg_at_end": Path("/proc/loadavg").read_text().split()[:3],
-                "interference_max": interference(results),
-                "summary": rows, **asdict(results)}
+    document = {
+        "benchmark": "apiserver",
+        "quick": args.quick,
+        "only": args.only,
+        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "duration_seconds": round(time.monotonic() - started, 1),
+        "loadavg_at_end": Path("/proc/loadavg").read_text().split()[:3],
+        "interference_max": interference(results),
+        "summary": rows,
+        **asdict(results),
+    }
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(document, indent=2) + "\n")
     print(f"\nresults written to {args.output}")

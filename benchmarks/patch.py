@@ -27,80 +27,157 @@ from typing import Any
 import orjson
 from kr8s.asyncio.objects import Deployment, new_class
 
-from reconcile_kit.lazybox import build_object
-from reconcile_kit.patch import PatchHelper
+from reconcile_kit.patch.helper import PatchHelper
+from reconcile_kit.patch.snapshot import build_object
 
 
 def deployment() -> dict[str, Any]:
     env = [{"name": f"VAR_{i}", "value": f"value-{i}"} for i in range(20)]
     container = {
-        "name": "app", "image": "registry.example.com/team/app:1.2.3", "env": env,
+        "name": "app",
+        "image": "registry.example.com/team/app:1.2.3",
+        "env": env,
         "ports": [{"containerPort": 8080, "name": "http", "protocol": "TCP"}],
-        "resources": {"limits": {"cpu": "500m", "memory": "256Mi"},
-                      "requests": {"cpu": "100m", "memory": "128Mi"}},
+        "resources": {
+            "limits": {"cpu": "500m", "memory": "256Mi"},
+            "requests": {"cpu": "100m", "memory": "128Mi"},
+        },
         "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080}, "periodSeconds": 5},
-        "imagePullPolicy": "IfNotPresent", "terminationMessagePath": "/dev/termination-log",
+        "imagePullPolicy": "IfNotPresent",
+        "terminationMessagePath": "/dev/termination-log",
     }
     managed = {
-        "manager": "kubectl-client-side-apply", "operation": "Update", "apiVersion": "apps/v1",
-        "time": "2026-11-21T05:00:00Z", "fieldsType": "FieldsV1",
-        "fieldsV1": {"f:spec": {"f:template": {"f:spec": {"f:containers": {
-            'k:{"name":"app"}': {"f:env": {f'k:{{"name":"VAR_{i}"}}': {".": {}, "f:name": {},
-                                                                         "f:value": {}}
-                                           for i in range(20)}}}}}}},
+        "manager": "kubectl-client-side-apply",
+        "operation": "Update",
+        "apiVersion": "apps/v1",
+        "time": "2026-11-21T05:00:00Z",
+        "fieldsType": "FieldsV1",
+        "fieldsV1": {
+            "f:spec": {
+                "f:template": {
+                    "f:spec": {
+                        "f:containers": {
+                            'k:{"name":"app"}': {
+                                "f:env": {
+                                    f'k:{{"name":"VAR_{i}"}}': {
+                                        ".": {},
+                                        "f:name": {},
+                                        "f:value": {},
+                                    }
+                                    for i in range(20)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        },
     }
     return {
-        "apiVersion": "apps/v1", "kind": "Deployment",
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
         "metadata": {
-            "name": "web", "namespace": "default", "uid": "7f1c2d4e-0000-4000-8000-000000000001",
-            "resourceVersion": "123456", "generation": 4,
+            "name": "web",
+            "namespace": "default",
+            "uid": "7f1c2d4e-0000-4000-8000-000000000001",
+            "resourceVersion": "123456",
+            "generation": 4,
             "creationTimestamp": "2026-11-21T05:00:00Z",
             "labels": {"app": "web", "team": "platform", "tier": "frontend"},
-            "annotations": {"deployment.kubernetes.io/revision": "4",
-                            "kubectl.kubernetes.io/last-applied-configuration": json.dumps(
-                                {"apiVersion": "apps/v1", "kind": "Deployment",
-                                 "metadata": {"name": "web", "namespace": "default"},
-                                 "spec": {"replicas": 3, "template": {"spec": {
-                                     "containers": [container]}}}})},
+            "annotations": {
+                "deployment.kubernetes.io/revision": "4",
+                "kubectl.kubernetes.io/last-applied-configuration": json.dumps(
+                    {
+                        "apiVersion": "apps/v1",
+                        "kind": "Deployment",
+                        "metadata": {"name": "web", "namespace": "default"},
+                        "spec": {"replicas": 3, "template": {"spec": {"containers": [container]}}},
+                    }
+                ),
+            },
             "managedFields": [managed],
         },
         "spec": {
-            "replicas": 3, "revisionHistoryLimit": 10, "progressDeadlineSeconds": 600,
+            "replicas": 3,
+            "revisionHistoryLimit": 10,
+            "progressDeadlineSeconds": 600,
             "selector": {"matchLabels": {"app": "web"}},
-            "strategy": {"type": "RollingUpdate",
-                         "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}},
-            "template": {"metadata": {"labels": {"app": "web", "tier": "frontend"}},
-                         "spec": {"containers": [container], "restartPolicy": "Always",
-                                  "terminationGracePeriodSeconds": 30,
-                                  "dnsPolicy": "ClusterFirst"}},
+            "strategy": {
+                "type": "RollingUpdate",
+                "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"},
+            },
+            "template": {
+                "metadata": {"labels": {"app": "web", "tier": "frontend"}},
+                "spec": {
+                    "containers": [container],
+                    "restartPolicy": "Always",
+                    "terminationGracePeriodSeconds": 30,
+                    "dnsPolicy": "ClusterFirst",
+                },
+            },
         },
-        "status": {"replicas": 3, "readyReplicas": 3, "updatedReplicas": 3,
-                   "availableReplicas": 3, "observedGeneration": 4,
-                   "conditions": [{"type": t, "status": "True", "reason": "Ok",
-                                   "message": "fine", "lastUpdateTime": "2026-11-21T05:00:00Z",
-                                   "lastTransitionTime": "2026-11-21T05:00:00Z"}
-                                  for t in ("Available", "Progressing")]},
+        "status": {
+            "replicas": 3,
+            "readyReplicas": 3,
+            "updatedReplicas": 3,
+            "availableReplicas": 3,
+            "observedGeneration": 4,
+            "conditions": [
+                {
+                    "type": t,
+                    "status": "True",
+                    "reason": "Ok",
+                    "message": "fine",
+                    "lastUpdateTime": "2026-11-21T05:00:00Z",
+                    "lastTransitionTime": "2026-11-21T05:00:00Z",
+                }
+                for t in ("Available", "Progressing")
+            ],
+        },
     }
 
 
 def big_custom_resource() -> dict[str, Any]:
-    allocations = {f"10.0.{i // 250}.{i % 250}": {"pod": f"pod-{i:05d}", "namespace": "apps",
-                                                  "since": "2026-11-21T05:00:00Z"}
-                   for i in range(2600)}
-    return {"apiVersion": "example.com/v1", "kind": "IPPool",
-            "metadata": {"name": "pool", "namespace": "default", "resourceVersion": "9",
-                         "uid": "u", "generation": 1},
-            "spec": {"cidr": "10.0.0.0/16", "allocations": allocations},
-            "status": {"conditions": []}}
+    allocations = {
+        f"10.0.{i // 250}.{i % 250}": {
+            "pod": f"pod-{i:05d}",
+            "namespace": "apps",
+            "since": "2026-11-21T05:00:00Z",
+        }
+        for i in range(2600)
+    }
+    return {
+        "apiVersion": "example.com/v1",
+        "kind": "IPPool",
+        "metadata": {
+            "name": "pool",
+            "namespace": "default",
+            "resourceVersion": "9",
+            "uid": "u",
+            "generation": 1,
+        },
+        "spec": {"cidr": "10.0.0.0/16", "allocations": allocations},
+        "status": {"conditions": []},
+    }
 
 
 def text_custom_resource() -> dict[str, Any]:
-    documents = {f"doc-{i}.yaml": f"line of configuration text number {i}\n" * 130
-                 for i in range(40)}
-    return {"apiVersion": "example.com/v1", "kind": "Bundle",
-            "metadata": {"name": "bundle", "namespace": "default", "resourceVersion": "9",
-                         "uid": "u", "generation": 1},
-            "spec": {"documents": documents}, "status": {}}
+    documents = {
+        f"doc-{i}.yaml": f"line of configuration text number {i}\n" * 130 for i in range(40)
+    }
+    return {
+        "apiVersion": "example.com/v1",
+        "kind": "Bundle",
+        "metadata": {
+            "name": "bundle",
+            "namespace": "default",
+            "resourceVersion": "9",
+            "uid": "u",
+            "generation": 1,
+        },
+        "spec": {"documents": documents},
+        "status": {},
+    }
 
 
 Mutate = Callable[[Any], bool]  # edits the object; returns whether that is a change
@@ -149,13 +226,15 @@ def main() -> None:
     parser.add_argument("--number", type=int, default=2000)
     args = parser.parse_args()
     dep = builders(Deployment, deployment())
-    big = builders(new_class("IPPool", "example.com/v1", namespaced=True),
-                   big_custom_resource())
-    bundle = builders(new_class("Bundle", "example.com/v1", namespaced=True),
-                      text_custom_resource())
-    print(f"Deployment: {len(orjson.dumps(deployment()))} bytes; custom resources: "
-          f"{len(orjson.dumps(big_custom_resource()))} and "
-          f"{len(orjson.dumps(text_custom_resource()))} bytes")
+    big = builders(new_class("IPPool", "example.com/v1", namespaced=True), big_custom_resource())
+    bundle = builders(
+        new_class("Bundle", "example.com/v1", namespaced=True), text_custom_resource()
+    )
+    print(
+        f"Deployment: {len(orjson.dumps(deployment()))} bytes; custom resources: "
+        f"{len(orjson.dumps(big_custom_resource()))} and "
+        f"{len(orjson.dumps(text_custom_resource()))} bytes"
+    )
 
     def one_field(obj: Any) -> bool:
         obj.raw["spec"]["replicas"] = 5
@@ -179,10 +258,14 @@ def main() -> None:
         ("5.5 KB Deployment, one field", dep, one_field, args.number, 40),
         ("5.5 KB Deployment, status only", dep, status_only, args.number, 40),
         ("200 KB CR, 2,600 map entries, unchanged", big, None, args.number // 20, 60),
-        ("200 KB CR, 2,600 map entries, one field", big, big_one_field, args.number // 20,
-         None),
-        ("200 KB CR, 2,600 entries all read, unchanged", big, read_every_entry,
-         args.number // 100, None),
+        ("200 KB CR, 2,600 map entries, one field", big, big_one_field, args.number // 20, None),
+        (
+            "200 KB CR, 2,600 entries all read, unchanged",
+            big,
+            read_every_entry,
+            args.number // 100,
+            None,
+        ),
         ("200 KB CR, 40 text documents, unchanged", bundle, None, args.number // 10, 60),
     ]
     rows = []
@@ -193,10 +276,20 @@ def main() -> None:
             med = statistics.median(runs)
             goal = target if how == "cached" else None
             mark = "" if goal is None else ("ok" if med <= goal else "MISSED")
-            print(f"{label:46} {how:9} {med:10.1f} {min(runs):8.1f} {max(runs):8.1f} "
-                  f"{goal if goal else '-':>7} {mark}")
-            rows.append({"case": label, "object": how, "median_us": med, "min_us": min(runs),
-                         "max_us": max(runs), "target_us": goal})
+            print(
+                f"{label:46} {how:9} {med:10.1f} {min(runs):8.1f} {max(runs):8.1f} "
+                f"{goal if goal else '-':>7} {mark}"
+            )
+            rows.append(
+                {
+                    "case": label,
+                    "object": how,
+                    "median_us": med,
+                    "min_us": min(runs),
+                    "max_us": max(runs),
+                    "target_us": goal,
+                }
+            )
     print(json.dumps({"python": platform.python_version(), "results": rows}))
 
 

@@ -81,12 +81,22 @@ Target = EmbeddedTarget | RealTarget
 
 MERGE = "application/merge-patch+json"
 RESULTS = Path(__file__).resolve().parent / "results" / "run.json"
-SCENARIOS = ("converge", "ceiling", "ceiling-aiohttp", "kopf", "coalesce", "latency", "memory",
-             "idle", "noop")
+SCENARIOS = (
+    "converge",
+    "ceiling",
+    "ceiling-aiohttp",
+    "kopf",
+    "coalesce",
+    "latency",
+    "memory",
+    "idle",
+    "noop",
+)
 KOPF_PIN = "kopf==1.38.0"  # benchmarks only, never a dependency of the package
 LOAD_RATE = 100.0  # updates/s of other objects during "latency under load"
 LOAD_WRITERS = 4
 CONDITION = {"type": "Ready", "status": "True", "reason": "Reconciled", "message": "bench"}
+
 
 def summary(values: list[float]) -> dict[str, float]:
     if not values:
@@ -119,8 +129,9 @@ class Counted:
     """A reconcile that runs ``inner`` (if any), then records the object's name; ``all_seen``
     is set once ``objects`` distinct names were reconciled."""
 
-    def __init__(self, objects: int,
-                 inner: Callable[[Any, Any], Awaitable[None]] | None = None) -> None:
+    def __init__(
+        self, objects: int, inner: Callable[[Any, Any], Awaitable[None]] | None = None
+    ) -> None:
         self.objects = objects
         self.inner = inner
         self.seen: set[str] = set()
@@ -137,15 +148,24 @@ class Counted:
         await asyncio.wait_for(self.all_seen.wait(), converge_timeout(self.objects))
 
 
-async def run_controller_until(api: Any, reconcile: Callable[[Any, Any], Awaitable[Any]],
-                               done: Callable[[], Awaitable[None]], concurrency: int) -> Any:
+async def run_controller_until(
+    api: Any,
+    reconcile: Callable[[Any, Any], Awaitable[Any]],
+    done: Callable[[], Awaitable[None]],
+    concurrency: int,
+) -> Any:
     from reconcile_kit import Controller
-    from reconcile_kit.predicates import generation_changed
-    from reconcile_kit.reflector import ReflectorPool
+    from reconcile_kit.runtime.predicates import generation_changed
+    from reconcile_kit.runtime.reflector import ReflectorPool
 
-    controller = Controller(api, f"{KIND}.{GROUP}", namespace=NAMESPACE,
-                            concurrency=concurrency, predicates=[generation_changed],
-                            pool=ReflectorPool())
+    controller = Controller(
+        api,
+        f"{KIND}.{GROUP}",
+        namespace=NAMESPACE,
+        concurrency=concurrency,
+        predicates=[generation_changed],
+        pool=ReflectorPool(),
+    )
     runner = asyncio.create_task(controller.run(reconcile))
     try:
         await done()
@@ -155,16 +175,30 @@ async def run_controller_until(api: Any, reconcile: Callable[[Any, Any], Awaitab
     return controller
 
 
-async def spawn_child(mode: str, kubeconfig: Path, objects: int, concurrency: int,
-                      seconds: float = 0.0) -> asyncio.subprocess.Process:
+async def spawn_child(
+    mode: str, kubeconfig: Path, objects: int, concurrency: int, seconds: float = 0.0
+) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
-        sys.executable, __file__, "--child", mode, "--kubeconfig", str(kubeconfig),
-        "--objects", str(objects), "--concurrency", str(concurrency), "--seconds",
-        str(seconds), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        sys.executable,
+        __file__,
+        "--child",
+        mode,
+        "--kubeconfig",
+        str(kubeconfig),
+        "--objects",
+        str(objects),
+        "--concurrency",
+        str(concurrency),
+        "--seconds",
+        str(seconds),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
 
 
-async def client_process(target: Target, mode: str, objects: int,
-                         concurrency: int) -> dict[str, Any]:
+async def client_process(
+    target: Target, mode: str, objects: int, concurrency: int
+) -> dict[str, Any]:
     """1 (converge) or 2 (ceiling): the client in a child process."""
     conn = await target.fresh(objects)
     try:
@@ -184,8 +218,12 @@ async def client_process(target: Target, mode: str, objects: int,
     finally:
         await target.release()
     reconciles = int(data.get("reconciles", objects))
-    return {**watch.timings(objects, started), "reconciles": reconciles,
-            "requests": requests, "requests_per_reconcile": requests / max(reconciles, 1)}
+    return {
+        **watch.timings(objects, started),
+        "reconciles": reconciles,
+        "requests": requests,
+        "requests_per_reconcile": requests / max(reconciles, 1),
+    }
 
 
 async def noop_run(target: Target, objects: int, concurrency: int) -> dict[str, float]:
@@ -194,8 +232,9 @@ async def noop_run(target: Target, objects: int, concurrency: int) -> dict[str, 
     try:
         api = await target.api()
         watch = await target.ready_watch(objects)
-        await run_controller_until(api, ready_reconcile,
-                                   lambda: watch.wait(converge_timeout(objects)), concurrency)
+        await run_controller_until(
+            api, ready_reconcile, lambda: watch.wait(converge_timeout(objects)), concurrency
+        )
         await target.mark()
         noop = Counted(objects, ready_reconcile)
         await run_controller_until(api, noop.reconcile, noop.wait, concurrency)
@@ -218,13 +257,19 @@ async def child_ceiling(api: Any, objects: int, concurrency: int) -> dict[str, A
     async def worker() -> None:
         while names:
             name = names.pop()
-            condition = {**CONDITION, "lastTransitionTime": time.strftime(
-                "%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            condition = {
+                **CONDITION,
+                "lastTransitionTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            }
             async with api.call_api(
-                    "PATCH", version=f"{GROUP}/{VERSION}", base="/apis",
-                    namespace=NAMESPACE, url=f"{PLURAL}/{name}/status",
-                    content=orjson.dumps({"status": {"conditions": [condition]}}),
-                    headers={"Content-Type": MERGE}) as response:
+                "PATCH",
+                version=f"{GROUP}/{VERSION}",
+                base="/apis",
+                namespace=NAMESPACE,
+                url=f"{PLURAL}/{name}/status",
+                content=orjson.dumps({"status": {"conditions": [condition]}}),
+                headers={"Content-Type": MERGE},
+            ) as response:
                 response.raise_for_status()
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
@@ -259,8 +304,9 @@ KOPF_HANDLER = textwrap.dedent(f"""
 """)
 
 
-async def kopf_run(target: Target, objects: int, concurrency: int,
-                   workdir: Path) -> dict[str, float]:
+async def kopf_run(
+    target: Target, objects: int, concurrency: int, workdir: Path
+) -> dict[str, float]:
     conn = await target.fresh(objects)
     handler = workdir / "kopf_handler.py"
     handler.write_text(KOPF_HANDLER)  # kopf default: one worker per object, no limit
@@ -271,15 +317,28 @@ async def kopf_run(target: Target, objects: int, concurrency: int,
         started = time.perf_counter()
         with log_path.open("wb") as log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "kopf", "run", "--standalone", "--quiet",
-                 f"--namespace={NAMESPACE}", str(handler)],
-                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env={**os.environ, "KUBECONFIG": str(conn.kubeconfig)})
+                [
+                    sys.executable,
+                    "-m",
+                    "kopf",
+                    "run",
+                    "--standalone",
+                    "--quiet",
+                    f"--namespace={NAMESPACE}",
+                    str(handler),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, "KUBECONFIG": str(conn.kubeconfig)},
+            )
         try:
             await watch.wait(converge_timeout(objects) * 4)
         except TimeoutError:
-            raise RuntimeError(f"kopf: {len(watch.ready)}/{objects} Ready; log tail:\n"
-                               f"{log_path.read_text()[-3000:]}") from None
+            raise RuntimeError(
+                f"kopf: {len(watch.ready)}/{objects} Ready; log tail:\n"
+                f"{log_path.read_text()[-3000:]}"
+            ) from None
         requests = await target.requests()
     finally:
         if proc is not None:
@@ -290,8 +349,11 @@ async def kopf_run(target: Target, objects: int, concurrency: int,
                 proc.kill()
                 proc.wait()
         await target.release()
-    return {**watch.timings(objects, started), "requests": requests,
-            "requests_per_object": requests / objects}
+    return {
+        **watch.timings(objects, started),
+        "requests": requests,
+        "requests_per_object": requests / objects,
+    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -324,19 +386,24 @@ class Probe:
                         if n == name and s >= seq:
                             return t
                     await self.changed.wait()
+
         return await asyncio.wait_for(seen(), timeout)
 
 
 async def patch_spec(session: aiohttp.ClientSession, url: str, name: str, seq: int) -> None:
     """A merge PATCH of the Widget's spec.seq (``session`` carries TLS and auth)."""
-    async with session.patch(f"{url}{COLLECTION}/{name}", data=orjson.dumps(
-            {"spec": {"seq": seq}}), headers={"Content-Type": MERGE}) as response:
+    async with session.patch(
+        f"{url}{COLLECTION}/{name}",
+        data=orjson.dumps({"spec": {"seq": seq}}),
+        headers={"Content-Type": MERGE},
+    ) as response:
         if response.status != 200:
             raise RuntimeError(f"patch {name}: {response.status}")
 
 
-async def coalesce_and_latency(target: Target, objects: int, concurrency: int,
-                               updates: int) -> dict[str, float]:
+async def coalesce_and_latency(
+    target: Target, objects: int, concurrency: int, updates: int
+) -> dict[str, float]:
     conn = await target.fresh(objects)
     probe = Probe()
     result: dict[str, float] = {}
@@ -351,15 +418,19 @@ async def coalesce_and_latency(target: Target, objects: int, concurrency: int,
                 # 4: coalescing, 100 updates of one object: back to back, then all at once
                 target = name_of(0)
                 result["coalesce_updates"] = 100
-                for index, (label, burst, work) in enumerate((
-                        ("sequential", False, 0.0), ("burst", True, 0.0),
-                        ("slow", False, 0.02))):
+                for index, (label, burst, work) in enumerate(
+                    (("sequential", False, 0.0), ("burst", True, 0.0), ("slow", False, 0.02))
+                ):
                     probe.work = {target: work} if work else {}
                     before = len(probe.starts)
                     base = 100 * index
                     if burst:
-                        await asyncio.gather(*(patch_spec(session, conn.url, target, base + s)
-                                               for s in range(1, 101)))
+                        await asyncio.gather(
+                            *(
+                                patch_spec(session, conn.url, target, base + s)
+                                for s in range(1, 101)
+                            )
+                        )
                     else:
                         for seq in range(base + 1, base + 101):
                             await patch_spec(session, conn.url, target, seq)
@@ -369,7 +440,8 @@ async def coalesce_and_latency(target: Target, objects: int, concurrency: int,
                     await probe.wait_for(target, int(stored["spec"]["seq"]))
                     await asyncio.sleep(1.0)
                     result[f"coalesce_{label}_reconciles"] = sum(
-                        1 for n, _, _ in probe.starts[before:] if n == target)
+                        1 for n, _, _ in probe.starts[before:] if n == target
+                    )
                 probe.work = {}
                 # 5: latency, idle then under load
                 for label, load in (("idle", False), ("load", True)):
@@ -377,6 +449,7 @@ async def coalesce_and_latency(target: Target, objects: int, concurrency: int,
                     stop = asyncio.Event()
                     loaders: list[asyncio.Task[None]] = []
                     if load:
+
                         async def loader(offset: int, stop: asyncio.Event = stop) -> None:
                             # a steady LOAD_RATE updates/s of other objects (each reconciled)
                             seq, next_at = 1000, time.perf_counter()
@@ -386,6 +459,7 @@ async def coalesce_and_latency(target: Target, objects: int, concurrency: int,
                                 await patch_spec(session, conn.url, name_of(index), seq)
                                 next_at += LOAD_WRITERS / LOAD_RATE
                                 await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+
                         loaders = [asyncio.create_task(loader(i)) for i in range(LOAD_WRITERS)]
                         await asyncio.sleep(0.5)
                     probe_name = name_of(1)
@@ -396,8 +470,10 @@ async def coalesce_and_latency(target: Target, objects: int, concurrency: int,
                         try:
                             delays.append(await probe.wait_for(probe_name, seq) - sent)
                         except TimeoutError:
-                            raise RuntimeError(f"latency {label}: no reconcile of {probe_name} "
-                                               f"seq {seq}; last {probe.starts[-3:]}") from None
+                            raise RuntimeError(
+                                f"latency {label}: no reconcile of {probe_name} "
+                                f"seq {seq}; last {probe.starts[-3:]}"
+                            ) from None
                         await asyncio.sleep(0.01)
                     stop.set()
                     await asyncio.gather(*loaders)
@@ -423,13 +499,14 @@ def rss_bytes() -> int:
     return 0
 
 
-async def child(mode: str, kubeconfig: str, objects: int, seconds: float,
-                concurrency: int) -> dict[str, Any]:
+async def child(
+    mode: str, kubeconfig: str, objects: int, seconds: float, concurrency: int
+) -> dict[str, Any]:
     """Runs in the measured process: prints one JSON line."""
     import kr8s.asyncio
 
-    from reconcile_kit.objects import resolve_kind
-    from reconcile_kit.reflector import Reflector
+    from reconcile_kit.meta.objects import resolve_kind
+    from reconcile_kit.runtime.reflector import Reflector
 
     api = await kr8s.asyncio.api(kubeconfig=kubeconfig)
     if mode == "converge":
@@ -437,7 +514,7 @@ async def child(mode: str, kubeconfig: str, objects: int, seconds: float,
     if mode == "ceiling":
         return await child_ceiling(api, objects, concurrency)
     if mode == "ceiling-aiohttp":
-        from reconcile_kit.transport import use_aiohttp_transport
+        from reconcile_kit.client.transport import use_aiohttp_transport
 
         assert await use_aiohttp_transport(api)
         return await child_ceiling(api, objects, concurrency)
@@ -467,12 +544,16 @@ async def child(mode: str, kubeconfig: str, objects: int, seconds: float,
 
     result: dict[str, Any] = {}
     await run_controller_until(api, synced.reconcile, measure, 8)
-    return {"cpu_seconds": result["cpu1"] - result["cpu0"],
-            "seconds": result["t1"] - result["t0"], "reconciled": len(synced.seen)}
+    return {
+        "cpu_seconds": result["cpu1"] - result["cpu0"],
+        "seconds": result["t1"] - result["t0"],
+        "reconciled": len(synced.seen),
+    }
 
 
-async def in_subprocess(target: Target, mode: str, objects: int, seconds: float,
-                        workdir: Path) -> dict[str, Any]:
+async def in_subprocess(
+    target: Target, mode: str, objects: int, seconds: float, workdir: Path
+) -> dict[str, Any]:
     """6 (memory) or 7 (idle): the controller in a child process. The embedded server runs
     in a process of its own here too, so that neither shares the other's CPU time."""
     process: ServerProcess | None = None
@@ -488,9 +569,22 @@ async def in_subprocess(target: Target, mode: str, objects: int, seconds: float,
         json_bytes = sum(len(orjson.dumps(item)) for item in items)
         cpu0 = process_cpu_seconds(pid)
         output = subprocess.run(
-            [sys.executable, __file__, "--child", mode, "--kubeconfig", str(conn.kubeconfig),
-             "--objects", str(objects), "--seconds", str(seconds)],
-            capture_output=True, check=True, timeout=converge_timeout(objects) + seconds + 60)
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                mode,
+                "--kubeconfig",
+                str(conn.kubeconfig),
+                "--objects",
+                str(objects),
+                "--seconds",
+                str(seconds),
+            ],
+            capture_output=True,
+            check=True,
+            timeout=converge_timeout(objects) + seconds + 60,
+        )
         data: dict[str, Any] = json.loads(output.stdout.decode().strip().splitlines()[-1])
         data["json_bytes"] = json_bytes
         data["objects"] = len(items)
@@ -516,15 +610,16 @@ async def run_backend(name: str, args: argparse.Namespace) -> dict[str, list[dic
     from reconcile_kit.testing.controlplane import ControlPlane, find_binaries
 
     if find_binaries() is None:
-        print("real control plane: binaries not built (scripts/build-control-plane): skipped",
-              flush=True)
+        print(
+            "real control plane: binaries not built (scripts/build-control-plane): skipped",
+            flush=True,
+        )
         return {}
     async with ControlPlane() as plane:
         return await main_async(args, RealTarget(plane))
 
 
-async def main_async(args: argparse.Namespace,
-                     target: Target) -> dict[str, list[dict[str, Any]]]:
+async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list[dict[str, Any]]]:
     runs: dict[str, list[dict[str, Any]]] = {}
     wanted = set(SCENARIOS) if args.only == "all" else {args.only}
     idle_seconds = 10.0 if args.quick else 60.0
@@ -532,19 +627,33 @@ async def main_async(args: argparse.Namespace,
         workdir = Path(tmp)
         for repeat in range(args.repeats):
             steps: list[tuple[str, Callable[[], Awaitable[dict[str, Any]]]]] = [
-                ("converge", lambda: client_process(target, "converge", args.objects,
-                                                    args.concurrency)),
-                ("ceiling", lambda: client_process(target, "ceiling", args.objects,
-                                                   args.concurrency)),
-                ("ceiling-aiohttp", lambda: client_process(target, "ceiling-aiohttp",
-                                                           args.objects, args.concurrency)),
+                (
+                    "converge",
+                    lambda: client_process(target, "converge", args.objects, args.concurrency),
+                ),
+                (
+                    "ceiling",
+                    lambda: client_process(target, "ceiling", args.objects, args.concurrency),
+                ),
+                (
+                    "ceiling-aiohttp",
+                    lambda: client_process(
+                        target, "ceiling-aiohttp", args.objects, args.concurrency
+                    ),
+                ),
                 ("noop", lambda: noop_run(target, args.objects, args.concurrency)),
                 ("kopf", lambda: kopf_run(target, args.objects, args.concurrency, workdir)),
-                ("latency", lambda: coalesce_and_latency(
-                    target, args.objects, args.concurrency, 50 if args.quick else 100)),
+                (
+                    "latency",
+                    lambda: coalesce_and_latency(
+                        target, args.objects, args.concurrency, 50 if args.quick else 100
+                    ),
+                ),
                 ("memory", lambda: in_subprocess(target, "memory", args.objects, 0, workdir)),
-                ("idle", lambda: in_subprocess(target, "idle", args.objects, idle_seconds,
-                                               workdir)),
+                (
+                    "idle",
+                    lambda: in_subprocess(target, "idle", args.objects, idle_seconds, workdir),
+                ),
             ]
             for name, step in steps:
                 if name not in wanted and not (name == "latency" and "coalesce" in wanted):
@@ -556,11 +665,15 @@ async def main_async(args: argparse.Namespace,
                 started = time.monotonic()
                 data = await step()
                 runs.setdefault(name, []).append(data)
-                shown = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
-                                  for k, v in data.items())
-                print(f"  {target.name} repeat {repeat + 1} {name} "
-                      f"({time.monotonic() - started:.1f} s): "
-                      f"{shown}", flush=True)
+                shown = ", ".join(
+                    f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in data.items()
+                )
+                print(
+                    f"  {target.name} repeat {repeat + 1} {name} "
+                    f"({time.monotonic() - started:.1f} s): "
+                    f"{shown}",
+                    flush=True,
+                )
     return runs
 
 
@@ -571,8 +684,12 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
         if scenario in runs:
             rows[label] = summary([fn(r) for r in runs[scenario]])
 
-    for label, scenario in (("converge", "converge"), ("ceiling", "ceiling"),
-                            ("ceiling over aiohttp", "ceiling-aiohttp"), ("kopf", "kopf")):
+    for label, scenario in (
+        ("converge", "converge"),
+        ("ceiling", "ceiling"),
+        ("ceiling over aiohttp", "ceiling-aiohttp"),
+        ("kopf", "kopf"),
+    ):
         add(f"{label} objects/s", scenario, lambda r: r["per_second"])
         add(f"{label} objects/s, Ready window", scenario, lambda r: r["window_per_second"])
     add("converge wall s (from start)", "converge", lambda r: r["wall_seconds"])
@@ -582,26 +699,31 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
     if "converge" in runs and "ceiling" in runs:
         pairs = zip(runs["converge"], runs["ceiling"], strict=False)
         rows["ratio converge/ceiling"] = summary(
-            [a["per_second"] / b["per_second"] for a, b in pairs])
+            [a["per_second"] / b["per_second"] for a, b in pairs]
+        )
     if "converge" in runs and "ceiling-aiohttp" in runs:
         pairs = zip(runs["converge"], runs["ceiling-aiohttp"], strict=False)
         rows["ratio converge/ceiling over aiohttp"] = summary(
-            [a["per_second"] / b["per_second"] for a, b in pairs])
+            [a["per_second"] / b["per_second"] for a, b in pairs]
+        )
     if "converge" in runs and "kopf" in runs:
         pairs = zip(runs["converge"], runs["kopf"], strict=False)
-        rows["ratio converge/kopf"] = summary(
-            [a["per_second"] / b["per_second"] for a, b in pairs])
-    add("coalesce: reconciles/100 sequential", "latency",
-        lambda r: r["coalesce_sequential_reconciles"])
-    add("coalesce: reconciles/100 in flight", "latency",
-        lambda r: r["coalesce_burst_reconciles"])
-    add("coalesce: /100 sequential, 20 ms work", "latency",
-        lambda r: r["coalesce_slow_reconciles"])
+        rows["ratio converge/kopf"] = summary([a["per_second"] / b["per_second"] for a, b in pairs])
+    add(
+        "coalesce: reconciles/100 sequential",
+        "latency",
+        lambda r: r["coalesce_sequential_reconciles"],
+    )
+    add("coalesce: reconciles/100 in flight", "latency", lambda r: r["coalesce_burst_reconciles"])
+    add("coalesce: /100 sequential, 20 ms work", "latency", lambda r: r["coalesce_slow_reconciles"])
     for label in ("idle", "load"):
         for q in ("p50", "p99"):
             add(f"latency {label} {q} ms", "latency", lambda r, k=f"latency_{label}_{q}_ms": r[k])
-    add("memory RSS bytes/object", "memory",
-        lambda r: (r["rss_after"] - r["rss_before"]) / r["cached"])
+    add(
+        "memory RSS bytes/object",
+        "memory",
+        lambda r: (r["rss_after"] - r["rss_before"]) / r["cached"],
+    )
     add("object JSON bytes", "memory", lambda r: r["json_bytes"] / r["objects"])
     add("memory RSS/JSON", "memory", lambda r: (r["rss_after"] - r["rss_before"]) / r["json_bytes"])
     add("idle CPU %", "idle", lambda r: 100 * r["cpu_seconds"] / r["seconds"])
@@ -611,9 +733,12 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
 
 
 TARGETS: list[tuple[str, str, float]] = [
-    ("ratio converge/ceiling", ">=", 0.7), ("ratio converge/kopf", ">=", 10.0),
-    ("latency idle p99 ms", "<=", 20.0), ("memory RSS/JSON", "<=", 3.0),
-    ("idle CPU %", "<=", 1.0), ("no-op writes", "<=", 0.0),
+    ("ratio converge/ceiling", ">=", 0.7),
+    ("ratio converge/kopf", ">=", 10.0),
+    ("latency idle p99 ms", "<=", 20.0),
+    ("memory RSS/JSON", "<=", 3.0),
+    ("idle CPU %", "<=", 1.0),
+    ("no-op writes", "<=", 0.0),
 ]
 
 
@@ -624,8 +749,12 @@ def verdicts(rows: dict[str, dict[str, float]]) -> dict[str, dict[str, Any]]:
             continue
         value = rows[label]["median"]
         met = value >= target if op == ">=" else value <= target
-        out[label] = {"target": f"{op} {target:g}", "median": value, "met": met,
-                      "margin": value - target}
+        out[label] = {
+            "target": f"{op} {target:g}",
+            "median": value,
+            "met": met,
+            "margin": value - target,
+        }
     return out
 
 
@@ -636,8 +765,11 @@ def print_table(rows: dict[str, dict[str, float]], targets: dict[str, dict[str, 
     for label, row in rows.items():
         verdict = targets.get(label)
         mark = f"{verdict['target']} {'met' if verdict['met'] else 'MISSED'}" if verdict else ""
-        print(f"| {label:<38} | " + " | ".join(f"{row[k]:>10.4g}" for k in
-                                               ("median", "min", "max")) + f" | {mark} |")
+        print(
+            f"| {label:<38} | "
+            + " | ".join(f"{row[k]:>10.4g}" for k in ("median", "min", "max"))
+            + f" | {mark} |"
+        )
 
 
 def main() -> None:
@@ -645,22 +777,30 @@ def main() -> None:
     parser.add_argument("--objects", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--quick", action="store_true",
-                        help="200 objects, 1 repeat, 10 s idle window")
+    parser.add_argument(
+        "--quick", action="store_true", help="200 objects, 1 repeat, 10 s idle window"
+    )
     parser.add_argument("--only", choices=("all", *SCENARIOS), default="all")
-    parser.add_argument("--backend", choices=("embedded", "real", "both"), default="both",
-                        help="where to run: the embedded API server, the real control plane "
-                             "(skipped when its binaries are not built), or both (default)")
+    parser.add_argument(
+        "--backend",
+        choices=("embedded", "real", "both"),
+        default="both",
+        help="where to run: the embedded API server, the real control plane "
+        "(skipped when its binaries are not built), or both (default)",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS)
-    parser.add_argument("--child", choices=("converge", "ceiling", "ceiling-aiohttp", "memory",
-                                            "idle"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--child",
+        choices=("converge", "ceiling", "ceiling-aiohttp", "memory", "idle"),
+        help=argparse.SUPPRESS,
+    )
     parser.add_argument("--kubeconfig", help=argparse.SUPPRESS)
     parser.add_argument("--seconds", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        data = asyncio.run(child(args.child, args.kubeconfig, args.objects, args.seconds,
-                                 args.concurrency))
+        data = asyncio.run(
+            child(args.child, args.kubeconfig, args.objects, args.seconds, args.concurrency)
+        )
         print(json.dumps(data))
         return
     if args.quick:
@@ -669,9 +809,11 @@ def main() -> None:
     started = time.monotonic()
     machine = machine_info()
     machine["libraries"]["kopf"] = version_of("kopf")
-    print(f"{machine['cpu_model']}, nproc {machine['nproc']}, Python {machine['python']}; "
-          f"{args.objects} objects, {args.repeats} repeats, concurrency {args.concurrency}",
-          flush=True)
+    print(
+        f"{machine['cpu_model']}, nproc {machine['nproc']}, Python {machine['python']}; "
+        f"{args.objects} objects, {args.repeats} repeats, concurrency {args.concurrency}",
+        flush=True,
+    )
     backends: dict[str, Any] = {}
     failed: list[str] = []
     for name in ("embedded", "real") if args.backend == "both" else (args.backend,):
@@ -693,12 +835,18 @@ def main() -> None:
             print(f"failed: {result['error']}")
         else:
             print_table(result["summary"], result["targets"])
-    document = {"benchmark": "run", "command": " ".join(["python", *sys.argv]),
-                "objects": args.objects, "repeats": args.repeats,
-                "concurrency": args.concurrency, "quick": args.quick,
-                "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "duration_seconds": round(time.monotonic() - started, 1),
-                "machine": machine, "backends": backends}
+    document = {
+        "benchmark": "run",
+        "command": " ".join(["python", *sys.argv]),
+        "objects": args.objects,
+        "repeats": args.repeats,
+        "concurrency": args.concurrency,
+        "quick": args.quick,
+        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "duration_seconds": round(time.monotonic() - started, 1),
+        "machine": machine,
+        "backends": backends,
+    }
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(document, indent=2) + "\n")
     print(f"\nresults written to {args.output}")

@@ -40,14 +40,29 @@ CRD: dict[str, Any] = {
         "group": GROUP,
         "scope": "Namespaced",
         "names": {"plural": PLURAL, "singular": "widget", "kind": KIND, "listKind": "WidgetList"},
-        "versions": [{
-            "name": VERSION, "served": True, "storage": True,
-            "subresources": {"status": {}},
-            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
-                "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-                "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
-            }}},
-        }],
+        "versions": [
+            {
+                "name": VERSION,
+                "served": True,
+                "storage": True,
+                "subresources": {"status": {}},
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {
+                            "spec": {
+                                "type": "object",
+                                "x-kubernetes-preserve-unknown-fields": True,
+                            },
+                            "status": {
+                                "type": "object",
+                                "x-kubernetes-preserve-unknown-fields": True,
+                            },
+                        },
+                    }
+                },
+            }
+        ],
     },
 }
 
@@ -55,9 +70,12 @@ CRD: dict[str, Any] = {
 def widget(name: str) -> dict[str, Any]:
     """A Widget whose JSON (with the server's managedFields) is about 5.5 KB."""
     payload = {f"field{i:02d}": f"{i:02d}" + "x" * 78 for i in range(48)}
-    return {"apiVersion": f"{GROUP}/{VERSION}", "kind": KIND,
-            "metadata": {"name": name, "namespace": NAMESPACE, "labels": {"bench": "run"}},
-            "spec": {"seq": 0, "payload": payload}}
+    return {
+        "apiVersion": f"{GROUP}/{VERSION}",
+        "kind": KIND,
+        "metadata": {"name": name, "namespace": NAMESPACE, "labels": {"bench": "run"}},
+        "spec": {"seq": 0, "payload": payload},
+    }
 
 
 def name_of(i: int) -> str:
@@ -74,21 +92,29 @@ def is_ready(obj: dict[str, Any]) -> bool:
 class Connection:
     """How to reach a server over HTTP: its URL, TLS context and auth header."""
 
-    def __init__(self, url: str, kubeconfig: str | Path, context: ssl.SSLContext | None = None,
-                 token: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        kubeconfig: str | Path,
+        context: ssl.SSLContext | None = None,
+        token: str | None = None,
+    ) -> None:
         self.url = url
         self.kubeconfig = Path(kubeconfig)
         self.ssl: ssl.SSLContext | bool = context if context is not None else False
         self.headers = {"Authorization": f"Bearer {token}"} if token else {}
 
     def session(self) -> aiohttp.ClientSession:
-        return aiohttp.ClientSession(headers=self.headers,
-                                     connector=aiohttp.TCPConnector(ssl=self.ssl))
+        return aiohttp.ClientSession(
+            headers=self.headers, connector=aiohttp.TCPConnector(ssl=self.ssl)
+        )
 
     async def call(self, method: str, path: str) -> tuple[int, bytes]:
         """One request on its own session: (status, body)."""
-        async with self.session() as session, session.request(
-                method, f"{self.url}{path}") as response:
+        async with (
+            self.session() as session,
+            session.request(method, f"{self.url}{path}") as response,
+        ):
             return response.status, await response.read()
 
 
@@ -97,8 +123,10 @@ async def populate(conn: Connection, count: int, concurrency: int = 16) -> None:
     headers = {"Content-Type": "application/json"}
     async with conn.session() as session:
         async with session.post(
-                f"{conn.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                data=orjson.dumps(CRD), headers=headers) as response:
+            f"{conn.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            data=orjson.dumps(CRD),
+            headers=headers,
+        ) as response:
             if response.status not in (201, 409):
                 raise RuntimeError(f"CRD: {response.status} {await response.text()}")
         for _ in range(200):  # the CRD is served once established
@@ -111,8 +139,9 @@ async def populate(conn: Connection, count: int, concurrency: int = 16) -> None:
         async def worker() -> None:
             while queue:
                 body = orjson.dumps(widget(name_of(queue.pop())))
-                async with session.post(f"{conn.url}{COLLECTION}", data=body,
-                                        headers=headers) as response:
+                async with session.post(
+                    f"{conn.url}{COLLECTION}", data=body, headers=headers
+                ) as response:
                     if response.status != 201:
                         raise RuntimeError(f"create: {response.status} {await response.text()}")
 
@@ -162,9 +191,13 @@ class ReadyWatch:
         primary figure; the Ready window where the first request is unknown), over the
         first-to-last-Ready window, and the wall time from the launch."""
         seconds = self.last - self.first_request if self.first_request else self.window()
-        return {"seconds": seconds, "window_seconds": self.window(),
-                "wall_seconds": self.last - started, "per_second": objects / seconds,
-                "window_per_second": objects / self.window()}
+        return {
+            "seconds": seconds,
+            "window_seconds": self.window(),
+            "wall_seconds": self.last - started,
+            "per_second": objects / seconds,
+            "window_per_second": objects / self.window(),
+        }
 
 
 class StoreReadyWatch(ReadyWatch):
@@ -198,8 +231,9 @@ class StoreReadyWatch(ReadyWatch):
 class StreamReadyWatch(ReadyWatch):
     """From a watch stream on the Widgets (real control plane)."""
 
-    def __init__(self, conn: Connection, total: int, items: Iterable[dict[str, Any]],
-                 resource_version: str) -> None:
+    def __init__(
+        self, conn: Connection, total: int, items: Iterable[dict[str, Any]], resource_version: str
+    ) -> None:
         super().__init__(total)
         for obj in items:
             self.saw(obj)
@@ -207,18 +241,19 @@ class StreamReadyWatch(ReadyWatch):
         self._task = asyncio.create_task(self._follow(conn, resource_version))
 
     async def _follow(self, conn: Connection, resource_version: str) -> None:
-        params = {"watch": "1", "resourceVersion": resource_version,
-                  "allowWatchBookmarks": "true"}
+        params = {"watch": "1", "resourceVersion": resource_version, "allowWatchBookmarks": "true"}
         timeout = aiohttp.ClientTimeout(total=None, sock_read=None)
         async with conn.session() as session:
             while not self.done.is_set():
-                async with session.get(f"{conn.url}{COLLECTION}", params=params,
-                                       timeout=timeout) as response:
+                async with session.get(
+                    f"{conn.url}{COLLECTION}", params=params, timeout=timeout
+                ) as response:
                     async for line in response.content:
                         event = orjson.loads(line)
                         obj = event.get("object") or {}
                         params["resourceVersion"] = obj.get("metadata", {}).get(
-                            "resourceVersion", params["resourceVersion"])
+                            "resourceVersion", params["resourceVersion"]
+                        )
                         if event.get("type") in ("ADDED", "MODIFIED"):
                             self.saw(obj)
 
@@ -297,9 +332,12 @@ class RealTarget(_Clients):
         self.plane = plane
         config = plane.kubeconfig_dict()
         ca = base64.b64decode(config["clusters"][0]["cluster"]["certificate-authority-data"])
-        self.conn = Connection(plane.url, plane.kubeconfig,
-                               ssl.create_default_context(cadata=ca.decode()),
-                               config["users"][0]["user"]["token"])
+        self.conn = Connection(
+            plane.url,
+            plane.kubeconfig,
+            ssl.create_default_context(cadata=ca.decode()),
+            config["users"][0]["user"]["token"],
+        )
         self._base = (0, 0)
 
     async def fresh(self, objects: int) -> Connection:
@@ -312,15 +350,18 @@ class RealTarget(_Clients):
 
     async def ready_watch(self, total: int) -> ReadyWatch:
         listed = orjson.loads((await self.conn.call("GET", COLLECTION))[1])
-        return StreamReadyWatch(self.conn, total, listed["items"],
-                                listed["metadata"]["resourceVersion"])
+        return StreamReadyWatch(
+            self.conn, total, listed["items"], listed["metadata"]["resourceVersion"]
+        )
 
     async def _counts(self, verbs: frozenset[str] | None) -> int:
         text = (await self.conn.call("GET", "/metrics"))[1].decode()
         total = 0.0
         for line in text.splitlines():
-            if not line.startswith("apiserver_request_total{") or \
-                    f'resource="{PLURAL}"' not in line:
+            if (
+                not line.startswith("apiserver_request_total{")
+                or f'resource="{PLURAL}"' not in line
+            ):
                 continue
             labels, value = line.rsplit(" ", 1)
             verb = labels.split('verb="', 1)[1].split('"', 1)[0]

@@ -62,8 +62,8 @@ from reconcile_kit import (
     mark_stalled,
     set_controller_reference,
 )
-from reconcile_kit.context import Context
-from reconcile_kit.predicates import generation_changed
+from reconcile_kit.runtime.context import Context
+from reconcile_kit.runtime.predicates import generation_changed
 
 GROUP = "examples.reconcile-kit.io"
 CRD_PATH = Path(__file__).resolve().parent / "configmapgenerator-crd.yaml"

@@ -60,8 +60,8 @@ from reconcile_kit import (
     mark_ready,
     mark_stalled,
 )
-from reconcile_kit.context import Context
-from reconcile_kit.predicates import generation_changed
+from reconcile_kit.runtime.context import Context
+from reconcile_kit.runtime.predicates import generation_changed
 
 GROUP = "examples.reconcile-kit.io"
 POOL_ANNOTATION = f"{GROUP}/pool"
@@ -121,8 +121,9 @@ def plan(
             result.allocations[ip] = holder
             holders[holder["pod"]] = ip
     used = {_address(ip) for ip in result.allocations}
-    unserved = [p for p in _by_age(pods)
-                if p["metadata"]["name"] not in holders and not _terminating(p)]
+    unserved = [
+        p for p in _by_age(pods) if p["metadata"]["name"] not in holders and not _terminating(p)
+    ]
     for pod in unserved:  # addresses named by the pods' annotations come first
         claimed = _address((pod["metadata"].get("annotations") or {}).get(IP_ANNOTATION, ""))
         if claimed is not None and claimed in network and claimed not in used:
@@ -160,8 +161,9 @@ async def reconcile(pool: Any, ctx: Context) -> Action | None:
             if pool_of(p) == [(pool.namespace, pool.name)]
         ]
         status = pool.raw.setdefault("status", {})
-        result = plan(network, status.get("allocations") or {}, members,
-                      bool(spec.get("releaseTerminating")))
+        result = plan(
+            network, status.get("allocations") or {}, members, bool(spec.get("releaseTerminating"))
+        )
         if result.allocations:
             status["allocations"] = result.allocations
         else:
@@ -187,8 +189,10 @@ def _report(pool: Any, ctx: Context, result: Plan, summary: str, generation: int
         message = f"released {_some(result.released)}; {summary}"
         changed = mark_ready(pool, ORPHANS_CLEANED, message, observed_generation=generation)
         event = ("Normal", ORPHANS_CLEANED, message)
-    elif result.assigned or ready.get("status") != "True" or (
-        ready.get("observedGeneration") != generation
+    elif (
+        result.assigned
+        or ready.get("status") != "True"
+        or (ready.get("observedGeneration") != generation)
     ):
         changed = mark_ready(pool, Reasons.RECONCILED, summary, observed_generation=generation)
         event = ("Normal", Reasons.RECONCILED, summary)
@@ -252,5 +256,6 @@ def _terminating(pod: dict[str, Any]) -> bool:
 
 
 def _by_age(pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return sorted(pods, key=lambda p: (p["metadata"].get("creationTimestamp", ""),
-                                       p["metadata"]["name"]))
+    return sorted(
+        pods, key=lambda p: (p["metadata"].get("creationTimestamp", ""), p["metadata"]["name"])
+    )

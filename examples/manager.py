@@ -33,8 +33,8 @@ import kr8s
 import yaml
 from kr8s.asyncio.objects import CustomResourceDefinition
 
-from reconcile_kit.leaderelection import LeaderElection
-from reconcile_kit.manager import Manager
+from reconcile_kit.manager.leaderelection import LeaderElection
+from reconcile_kit.manager.manager import Manager
 
 log = logging.getLogger("examples.manager")
 
@@ -92,8 +92,12 @@ def build_manager(
     # what `reconcile-kit rbac` cannot infer: the pool annotates the pods it watches, and
     # install_crds reads and creates CustomResourceDefinitions
     manager.add_rbac_rule([""], ["pods"], ["get", "patch"])
-    manager.add_rbac_rule(["apiextensions.k8s.io"], ["customresourcedefinitions"],
-                          ["create", "get", "list", "watch"], namespaced=False)
+    manager.add_rbac_rule(
+        ["apiextensions.k8s.io"],
+        ["customresourcedefinitions"],
+        ["create", "get", "list", "watch"],
+        namespaced=False,
+    )
     return manager
 
 

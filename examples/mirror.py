@@ -11,9 +11,9 @@ from typing import Any
 from kr8s.asyncio.objects import ConfigMap, Secret
 
 from reconcile_kit import Action, Controller, PatchHelper, set_controller_reference
-from reconcile_kit.context import Context
-from reconcile_kit.manager import Manager
-from reconcile_kit.predicates import annotations_changed, any_of, resource_version_changed
+from reconcile_kit.manager.manager import Manager
+from reconcile_kit.runtime.context import Context
+from reconcile_kit.runtime.predicates import annotations_changed, any_of, resource_version_changed
 
 ANNOTATION = "example.com/mirror"
 
@@ -21,8 +21,13 @@ ANNOTATION = "example.com/mirror"
 async def reconcile(cm: Any, ctx: Context) -> Action | None:
     if (cm.raw["metadata"].get("annotations") or {}).get(ANNOTATION) != "true":
         return None
-    secret = await Secret({"metadata": {"name": cm.name, "namespace": cm.namespace},
-                           "stringData": dict(cm.raw.get("data") or {})}, api=ctx.api)
+    secret = await Secret(
+        {
+            "metadata": {"name": cm.name, "namespace": cm.namespace},
+            "stringData": dict(cm.raw.get("data") or {}),
+        },
+        api=ctx.api,
+    )
     set_controller_reference(cm, secret)
     await ctx.apply(secret)
     async with PatchHelper(cm):
@@ -32,6 +37,9 @@ async def reconcile(cm: Any, ctx: Context) -> Action | None:
 
 
 manager = Manager(name="mirror")
-manager.add(Controller(None, ConfigMap, predicates=[any_of(annotations_changed,
-                                                           resource_version_changed)])
-            .owns(Secret), reconcile)
+manager.add(
+    Controller(
+        None, ConfigMap, predicates=[any_of(annotations_changed, resource_version_changed)]
+    ).owns(Secret),
+    reconcile,
+)

@@ -1,6 +1,15 @@
 """reconcile_kit: an asyncio toolkit for Kubernetes controllers on kr8s."""
 
-from .conditions import (
+from .client.errors import (
+    AlreadyOwnedError,
+    ConditionConflictError,
+    ConflictError,
+    ObjectError,
+    OwnerReferenceError,
+    PatchError,
+    ReconcileKitError,
+)
+from .meta.conditions import (
     Reasons,
     get_condition,
     is_false,
@@ -14,30 +23,21 @@ from .conditions import (
     set_condition,
     summarize,
 )
-from .context import Context
-from .controller import Action, Controller, Trigger
-from .errors import (
-    AlreadyOwnedError,
-    ConditionConflictError,
-    ConflictError,
-    ObjectError,
-    OwnerReferenceError,
-    PatchError,
-    ReconcileKitError,
-)
-from .finalizers import add_finalizer, finalizer, has_finalizer, remove_finalizer
-from .objects import ObjectRef
-from .owners import (
+from .meta.finalizers import add_finalizer, finalizer, has_finalizer, remove_finalizer
+from .meta.objects import ObjectRef
+from .meta.owners import (
     controller_of,
     is_controlled_by,
     remove_owner_reference,
     set_controller_reference,
     set_owner_reference,
 )
-from .patch import PatchHelper
-from .queue import RetryPolicy, WorkQueue
-from .reflector import Reflector, ReflectorPool
-from .store import Store
+from .patch.helper import PatchHelper
+from .runtime.context import Context
+from .runtime.controller import Action, Controller, Trigger
+from .runtime.queue import RetryPolicy, WorkQueue
+from .runtime.reflector import Reflector, ReflectorPool
+from .runtime.store import Store
 
 __version__ = "0.1.0.dev0"
 

@@ -1,5 +1,5 @@
 """``python -m reconcile_kit``: the same as the ``reconcile-kit`` command."""
 
-from .cli import main
+from .cli.commands import main
 
 main()

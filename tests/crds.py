@@ -12,55 +12,96 @@ def widget_crd(status: bool = True, scale: bool = True) -> dict[str, Any]:
     if status:
         subresources["status"] = {}
     if scale:
-        subresources["scale"] = {"specReplicasPath": ".spec.replicas",
-                                 "statusReplicasPath": ".status.replicas",
-                                 "labelSelectorPath": ".status.selector"}
+        subresources["scale"] = {
+            "specReplicasPath": ".spec.replicas",
+            "statusReplicasPath": ".status.replicas",
+            "labelSelectorPath": ".status.selector",
+        }
     return {
-        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
         "metadata": {"name": "widgets.example.com"},
         "spec": {
-            "group": "example.com", "scope": "Namespaced",
-            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget",
-                      "shortNames": ["wd"]},
-            "versions": [{
-                "name": "v1", "served": True, "storage": True, "subresources": subresources,
-                "additionalPrinterColumns": [
-                    {"name": "Size", "type": "integer", "jsonPath": ".spec.size"}],
-                "schema": {"openAPIV3Schema": {
-                    "type": "object",
-                    "properties": {
-                        "spec": {"type": "object", "required": ["size"], "properties": {
-                            "size": {"type": "integer", "minimum": 1},
-                            "replicas": {"type": "integer", "default": 1},
-                            "color": {"type": "string", "enum": ["red", "blue"]},
-                            "extra": {"type": "object",
-                                      "x-kubernetes-preserve-unknown-fields": True},
-                        }},
-                        "status": {"type": "object", "properties": {
-                            "ready": {"type": "boolean"},
-                            "replicas": {"type": "integer"},
-                            "selector": {"type": "string"},
-                            "observedGeneration": {"type": "integer"},
-                            "conditions": {"type": "array", "items": {
-                                "type": "object", "x-kubernetes-preserve-unknown-fields": True}},
-                        }},
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {
+                "plural": "widgets",
+                "singular": "widget",
+                "kind": "Widget",
+                "shortNames": ["wd"],
+            },
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "subresources": subresources,
+                    "additionalPrinterColumns": [
+                        {"name": "Size", "type": "integer", "jsonPath": ".spec.size"}
+                    ],
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "properties": {
+                                "spec": {
+                                    "type": "object",
+                                    "required": ["size"],
+                                    "properties": {
+                                        "size": {"type": "integer", "minimum": 1},
+                                        "replicas": {"type": "integer", "default": 1},
+                                        "color": {"type": "string", "enum": ["red", "blue"]},
+                                        "extra": {
+                                            "type": "object",
+                                            "x-kubernetes-preserve-unknown-fields": True,
+                                        },
+                                    },
+                                },
+                                "status": {
+                                    "type": "object",
+                                    "properties": {
+                                        "ready": {"type": "boolean"},
+                                        "replicas": {"type": "integer"},
+                                        "selector": {"type": "string"},
+                                        "observedGeneration": {"type": "integer"},
+                                        "conditions": {
+                                            "type": "array",
+                                            "items": {
+                                                "type": "object",
+                                                "x-kubernetes-preserve-unknown-fields": True,
+                                            },
+                                        },
+                                    },
+                                },
+                            },
+                        }
                     },
-                }},
-            }],
+                }
+            ],
         },
     }
 
 
 def widget(name: str = "w1", size: int = 1, **spec: Any) -> dict[str, Any]:
-    return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name},
-            "spec": {"size": size, **spec}}
+    return {
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": name},
+        "spec": {"size": size, **spec},
+    }
 
 
 def deployment(name: str = "web") -> dict[str, Any]:
     """A one-replica nginx Deployment (apps/v1)."""
     return {
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
-        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}},
-                 "template": {"metadata": {"labels": {"app": name}},
-                              "spec": {"containers": [{"name": "a", "image": "nginx:1"}]}}},
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "a", "image": "nginx:1"}]},
+            },
+        },
     }

@@ -38,8 +38,9 @@ async def send(
         kwargs["content"] = json.dumps(body)
     if params:
         kwargs["params"] = params
-    async with api.call_api(method, version=version, base=base, url=url,
-                            raise_for_status=False, **kwargs) as response:
+    async with api.call_api(
+        method, version=version, base=base, url=url, raise_for_status=False, **kwargs
+    ) as response:
         try:
             decoded: Any = response.json()
         except ValueError:
@@ -66,8 +67,9 @@ async def watch(
 ) -> AsyncIterator[dict[str, Any]]:
     """Yield watch events (decoded lines) until the server ends the stream."""
     base, version, url = split_path(path)
-    async with api.call_api("GET", version=version, base=base, url=url, stream=True,
-                            params={"watch": "1", **params}) as response:
+    async with api.call_api(
+        "GET", version=version, base=base, url=url, stream=True, params={"watch": "1", **params}
+    ) as response:
         async for line in response.aiter_lines():
             if line.strip():
                 yield json.loads(line)

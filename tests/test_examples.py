@@ -25,8 +25,8 @@ import pytest
 from kr8s.asyncio.objects import ConfigMap, Pod
 
 from reconcile_kit import Action, Controller
-from reconcile_kit.context import Context
-from reconcile_kit.target import load_manager
+from reconcile_kit.cli.target import load_manager
+from reconcile_kit.runtime.context import Context
 from reconcile_kit.testing import APIServer
 
 from .kubehttp import call
@@ -62,8 +62,11 @@ class Run:
 class Recording:
     """Wraps a reconcile function, recording each run (``probe(obj, ctx)`` at its start)."""
 
-    def __init__(self, reconcile: Callable[[Any, Context], Awaitable[Action | None]],
-                 probe: Callable[[Any, Context], Any] = lambda obj, ctx: None) -> None:
+    def __init__(
+        self,
+        reconcile: Callable[[Any, Context], Awaitable[Action | None]],
+        probe: Callable[[Any, Context], Any] = lambda obj, ctx: None,
+    ) -> None:
         self.reconcile = reconcile
         self.probe = probe
         self.runs: list[Run] = []
@@ -86,8 +89,9 @@ async def running(ctrl: Controller, reconcile: Any) -> AsyncIterator[Controller]
         await asyncio.wait_for(task, 10)
 
 
-async def until(ctrl: Controller, check: Callable[[], bool | Awaitable[bool]],
-                timeout: float = 10.0) -> None:
+async def until(
+    ctrl: Controller, check: Callable[[], bool | Awaitable[bool]], timeout: float = 10.0
+) -> None:
     """Await ``check()`` holding (checked now and after each of ``ctrl``'s reconciles)."""
     assert await ctrl.wait_reconciled(check, timeout), "not reached in time"
 
@@ -125,8 +129,13 @@ def writes_since(apiserver: APIServer, mark: int) -> list[str]:
     return [f"{r.method} {r.path}" for r in apiserver.requests[mark:] if r.method in WRITES]
 
 
-async def quiet(apiserver: APIServer, ctrl: Controller, recording: Recording,
-                seen: Callable[[Run], bool], trigger: Awaitable[Any] | None = None) -> None:
+async def quiet(
+    apiserver: APIServer,
+    ctrl: Controller,
+    recording: Recording,
+    seen: Callable[[Run], bool],
+    trigger: Awaitable[Any] | None = None,
+) -> None:
     """After ``trigger``, await a reconcile finishing for which ``seen(run)`` holds, and
     assert that nothing was written from the trigger's end on."""
     first = len(recording.runs)
@@ -139,17 +148,30 @@ async def quiet(apiserver: APIServer, ctrl: Controller, recording: Recording,
 
 def generator(name: str, content: dict[str, str] | None = None) -> dict[str, Any]:
     spec = {"content": content} if content is not None else {}
-    return {"apiVersion": "examples.reconcile-kit.io/v1", "kind": "ConfigMapGenerator",
-            "metadata": {"name": name}, "spec": spec}
+    return {
+        "apiVersion": "examples.reconcile-kit.io/v1",
+        "kind": "ConfigMapGenerator",
+        "metadata": {"name": name},
+        "spec": spec,
+    }
 
 
 def pool(name: str, cidr: str, **spec: Any) -> dict[str, Any]:
-    return {"apiVersion": "examples.reconcile-kit.io/v1", "kind": "IPPool",
-            "metadata": {"name": name}, "spec": {"cidr": cidr, **spec}}
+    return {
+        "apiVersion": "examples.reconcile-kit.io/v1",
+        "kind": "IPPool",
+        "metadata": {"name": name},
+        "spec": {"cidr": cidr, **spec},
+    }
 
 
-def pod(name: str, pool_name: str | None = None, *, ip: str | None = None,
-        finalizers: list[str] | None = None) -> dict[str, Any]:
+def pod(
+    name: str,
+    pool_name: str | None = None,
+    *,
+    ip: str | None = None,
+    finalizers: list[str] | None = None,
+) -> dict[str, Any]:
     annotations = {}
     if pool_name is not None:
         annotations[ippool.POOL_ANNOTATION] = pool_name
@@ -158,8 +180,12 @@ def pod(name: str, pool_name: str | None = None, *, ip: str | None = None,
     meta: dict[str, Any] = {"name": name, "annotations": annotations}
     if finalizers:
         meta["finalizers"] = finalizers
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
-            "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10"}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": meta,
+        "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10"}]},
+    }
 
 
 # --- ConfigMapGenerator ----------------------------------------------------------------------
@@ -182,8 +208,7 @@ async def generated(kube: kr8s.asyncio.Api, name: str) -> bool:
     )
 
 
-async def test_configmap_generator_lifecycle(kube: kr8s.asyncio.Api,
-                                             apiserver: APIServer) -> None:
+async def test_configmap_generator_lifecycle(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
     await install_crds(kube, [cmg.CRD_PATH])
     ctrl = cmg.controller(kube)
     recording = Recording(cmg.reconcile)
@@ -194,18 +219,31 @@ async def test_configmap_generator_lifecycle(kube: kr8s.asyncio.Api,
         cm = await get(kube, f"{CMS}/app")
         assert cm["data"] == {"a": "1", "b": "2"}
         assert cm["metadata"]["labels"] == {cmg.GENERATOR_LABEL: "app"}
-        assert cm["metadata"]["ownerReferences"] == [{
-            "apiVersion": "examples.reconcile-kit.io/v1", "kind": "ConfigMapGenerator",
-            "name": "app", "uid": gen["metadata"]["uid"], "controller": True,
-            "blockOwnerDeletion": True}]
+        assert cm["metadata"]["ownerReferences"] == [
+            {
+                "apiVersion": "examples.reconcile-kit.io/v1",
+                "kind": "ConfigMapGenerator",
+                "name": "app",
+                "uid": gen["metadata"]["uid"],
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ]
         assert gen["status"]["configMap"] == "app" and gen["status"]["keys"] == 2
         ready = condition(gen, "Ready")
         assert (ready["reason"], ready["message"]) == ("Reconciled", "ConfigMap app holds 2 key(s)")
         # kstatus: Reconciling=True went out while working on generation 1, then was dropped
-        status_patches = [r.body for r in apiserver.requests.filter(
-            verb="patch", resource="configmapgenerators", subresource="status")]
-        assert any(c["type"] == "Reconciling" and c["status"] == "True"
-                   for body in status_patches for c in body["status"].get("conditions", []))
+        status_patches = [
+            r.body
+            for r in apiserver.requests.filter(
+                verb="patch", resource="configmapgenerators", subresource="status"
+            )
+        ]
+        assert any(
+            c["type"] == "Reconciling" and c["status"] == "True"
+            for body in status_patches
+            for c in body["status"].get("conditions", [])
+        )
 
         # a spec change: b removed, c added; the ConfigMap follows
         await patch(kube, f"{GENERATORS}/app", {"spec": {"content": {"b": None, "c": "3"}}})
@@ -236,7 +274,8 @@ async def test_configmap_generator_lifecycle(kube: kr8s.asyncio.Api,
 
 
 async def test_configmap_generator_writes_nothing_when_nothing_changed(
-        kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
     await install_crds(kube, [cmg.CRD_PATH])
     ctrl = cmg.controller(kube, resync=0.2)
 
@@ -251,12 +290,17 @@ async def test_configmap_generator_writes_nothing_when_nothing_changed(
         await until(ctrl, lambda: _both_generated(kube))
 
         # an unrelated label on the child: a reconcile, no write
-        await quiet(apiserver, ctrl, recording,
-                    lambda run: run.name == "one" and run.saw.get("unrelated") == "yes",
-                    patch(kube, f"{CMS}/one", {"metadata": {"labels": {"unrelated": "yes"}}}))
+        await quiet(
+            apiserver,
+            ctrl,
+            recording,
+            lambda run: run.name == "one" and run.saw.get("unrelated") == "yes",
+            patch(kube, f"{CMS}/one", {"metadata": {"labels": {"unrelated": "yes"}}}),
+        )
         # a periodic resync: a reconcile, no write (an empty content makes no empty data map)
-        await quiet(apiserver, ctrl, recording,
-                    lambda run: "resync" in run.reasons and run.name == "empty")
+        await quiet(
+            apiserver, ctrl, recording, lambda run: "resync" in run.reasons and run.name == "empty"
+        )
     assert (await get(kube, f"{CMS}/one"))["metadata"]["labels"]["unrelated"] == "yes"
 
 
@@ -269,14 +313,30 @@ async def all_generated(kube: kr8s.asyncio.Api, names: list[str]) -> bool:
 
 
 async def test_configmap_generator_leaves_a_configmap_owned_elsewhere(
-        kube: kr8s.asyncio.Api, apiserver: APIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    kube: kr8s.asyncio.Api, apiserver: APIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(cmg, "RECHECK_OWNED_ELSEWHERE", 0.2)
     await install_crds(kube, [cmg.CRD_PATH])
     other = await post(kube, GENERATORS, generator("other"))
-    await post(kube, CMS, {"metadata": {"name": "taken", "ownerReferences": [{
-        "apiVersion": "examples.reconcile-kit.io/v1", "kind": "ConfigMapGenerator",
-        "name": "other", "uid": other["metadata"]["uid"], "controller": True}]},
-        "data": {"mine": "no"}})
+    await post(
+        kube,
+        CMS,
+        {
+            "metadata": {
+                "name": "taken",
+                "ownerReferences": [
+                    {
+                        "apiVersion": "examples.reconcile-kit.io/v1",
+                        "kind": "ConfigMapGenerator",
+                        "name": "other",
+                        "uid": other["metadata"]["uid"],
+                        "controller": True,
+                    }
+                ],
+            },
+            "data": {"mine": "no"},
+        },
+    )
     await post(kube, GENERATORS, generator("taken", {"k": "v"}))
     ctrl = cmg.controller(kube)
 
@@ -309,30 +369,42 @@ async def pool_state(kube: kr8s.asyncio.Api, name: str) -> tuple[dict[str, str],
 async def pod_addresses(kube: kr8s.asyncio.Api) -> dict[str, str]:
     """``{pod: ip annotation}`` of the default namespace's pods that have one."""
     pods = (await get(kube, PODS))["items"]
-    return {p["metadata"]["name"]: p["metadata"]["annotations"][ippool.IP_ANNOTATION]
-            for p in pods if ippool.IP_ANNOTATION in (p["metadata"].get("annotations") or {})}
+    return {
+        p["metadata"]["name"]: p["metadata"]["annotations"][ippool.IP_ANNOTATION]
+        for p in pods
+        if ippool.IP_ANNOTATION in (p["metadata"].get("annotations") or {})
+    }
 
 
-def settled_pool(kube: kr8s.asyncio.Api, name: str, expected: dict[str, str],
-                 reason: str = "Reconciled",
-                 annotated: dict[str, str] | None = None) -> Callable[[], Awaitable[bool]]:
+def settled_pool(
+    kube: kr8s.asyncio.Api,
+    name: str,
+    expected: dict[str, str],
+    reason: str = "Reconciled",
+    annotated: dict[str, str] | None = None,
+) -> Callable[[], Awaitable[bool]]:
     """A check: the pool holds exactly ``expected``, Ready has ``reason`` for the current
     generation, and the live pods' annotations match (``annotated``, default: all)."""
+
     async def check() -> bool:
         allocations, obj = await pool_state(kube, name)
         ready = condition(obj, "Ready")
         generation = obj["metadata"]["generation"]
         wanted = {p: ip for ip, p in expected.items()} if annotated is None else annotated
-        return (allocations == expected and ready.get("reason") == reason
-                and ready.get("observedGeneration") == generation
-                and obj["status"].get("observedGeneration") == generation
-                and await pod_addresses(kube) == wanted)
+        return (
+            allocations == expected
+            and ready.get("reason") == reason
+            and ready.get("observedGeneration") == generation
+            and obj["status"].get("observedGeneration") == generation
+            and await pod_addresses(kube) == wanted
+        )
 
     return check
 
 
 async def test_ippool_allocates_releases_and_keeps_terminating_pods(
-        kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
     await install_crds(kube, [ippool.CRD_PATH])
     await post(kube, POOLS, pool("lab", "10.20.0.0/29"))
     await post(kube, "/api/v1/namespaces", {"metadata": {"name": "other"}})
@@ -344,8 +416,9 @@ async def test_ippool_allocates_releases_and_keeps_terminating_pods(
     ctrl = ippool.controller(kube)
     async with running(ctrl, ippool.reconcile):
         # the lowest free addresses, never the network address 10.20.0.0
-        await until(ctrl, settled_pool(kube, "lab", {
-            "10.20.0.1": "a", "10.20.0.2": "b", "10.20.0.3": "c"}))
+        await until(
+            ctrl, settled_pool(kube, "lab", {"10.20.0.1": "a", "10.20.0.2": "b", "10.20.0.3": "c"})
+        )
         _, obj = await pool_state(kube, "lab")
         assert (obj["status"]["allocated"], obj["status"]["free"]) == (3, 3)
         assert condition(obj, "Ready")["message"] == "3 of 6 addresses allocated"
@@ -354,27 +427,40 @@ async def test_ippool_allocates_releases_and_keeps_terminating_pods(
 
         # a deleted pod's address is released; the next pod gets the lowest free one
         await call(kube, "DELETE", f"{PODS}/b")
-        await until(ctrl, settled_pool(kube, "lab", {"10.20.0.1": "a", "10.20.0.3": "c"},
-                                       "OrphansCleaned"))
+        await until(
+            ctrl, settled_pool(kube, "lab", {"10.20.0.1": "a", "10.20.0.3": "c"}, "OrphansCleaned")
+        )
         await post(kube, PODS, pod("d", "lab"))
-        await until(ctrl, settled_pool(kube, "lab", {
-            "10.20.0.1": "a", "10.20.0.2": "d", "10.20.0.3": "c"}))
+        await until(
+            ctrl, settled_pool(kube, "lab", {"10.20.0.1": "a", "10.20.0.2": "d", "10.20.0.3": "c"})
+        )
 
         # a (finalizer) is terminating, c is gone: a keeps its address, c's is released
         await call(kube, "DELETE", f"{PODS}/a")
         assert (await get(kube, f"{PODS}/a"))["metadata"].get("deletionTimestamp")
         await call(kube, "DELETE", f"{PODS}/c")
-        await until(ctrl, settled_pool(kube, "lab", {"10.20.0.1": "a", "10.20.0.2": "d"},
-                                       "OrphansCleaned"))
+        await until(
+            ctrl, settled_pool(kube, "lab", {"10.20.0.1": "a", "10.20.0.2": "d"}, "OrphansCleaned")
+        )
 
         # releaseTerminating (a spec change, generation 2) frees the terminating pod's
         await patch(kube, f"{POOLS}/lab", {"spec": {"releaseTerminating": True}})
-        await until(ctrl, settled_pool(kube, "lab", {"10.20.0.2": "d"}, "OrphansCleaned",
-                                       annotated={"a": "10.20.0.1", "d": "10.20.0.2"}))
+        await until(
+            ctrl,
+            settled_pool(
+                kube,
+                "lab",
+                {"10.20.0.2": "d"},
+                "OrphansCleaned",
+                annotated={"a": "10.20.0.1", "d": "10.20.0.2"},
+            ),
+        )
         _, obj = await pool_state(kube, "lab")
         assert obj["status"]["observedGeneration"] == 2
-        assert condition(obj, "Ready")["message"] == \
-            "released 10.20.0.1 (a); 1 of 6 addresses allocated"
+        assert (
+            condition(obj, "Ready")["message"]
+            == "released 10.20.0.1 (a); 1 of 6 addresses allocated"
+        )
         await patch(kube, f"{PODS}/a", {"metadata": {"finalizers": None}})
         await until(ctrl, settled_pool(kube, "lab", {"10.20.0.2": "d"}, "OrphansCleaned"))
         assert not await exists(kube, f"{PODS}/a")
@@ -387,8 +473,9 @@ async def test_ippool_full(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None
         await post(kube, PODS, pod(name, "tiny"))
     ctrl = ippool.controller(kube)
     async with running(ctrl, ippool.reconcile):
-        await until(ctrl, settled_pool(kube, "tiny", {"10.30.0.1": "p1", "10.30.0.2": "p2"},
-                                       "PoolFull"))
+        await until(
+            ctrl, settled_pool(kube, "tiny", {"10.30.0.1": "p1", "10.30.0.2": "p2"}, "PoolFull")
+        )
         _, obj = await pool_state(kube, "tiny")
         ready, stalled = condition(obj, "Ready"), condition(obj, "Stalled")
         assert ready["status"] == "False" and stalled["status"] == "True"
@@ -397,14 +484,17 @@ async def test_ippool_full(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None
         assert (obj["status"]["allocated"], obj["status"]["free"]) == (2, 0)
 
         await call(kube, "DELETE", f"{PODS}/p1")
-        await until(ctrl, settled_pool(kube, "tiny", {"10.30.0.1": "p3", "10.30.0.2": "p2"},
-                                       "OrphansCleaned"))
+        await until(
+            ctrl,
+            settled_pool(kube, "tiny", {"10.30.0.1": "p3", "10.30.0.2": "p2"}, "OrphansCleaned"),
+        )
         _, obj = await pool_state(kube, "tiny")
         assert condition(obj, "Ready")["status"] == "True" and not condition(obj, "Stalled")
 
 
 async def test_ippool_recovers_addresses_from_pod_annotations(
-        kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
     """A pool whose status was lost gives pods back the addresses they carry."""
     await install_crds(kube, [ippool.CRD_PATH])
     await post(kube, PODS, pod("a", "lab"))
@@ -413,8 +503,9 @@ async def test_ippool_recovers_addresses_from_pod_annotations(
     await post(kube, POOLS, pool("lab", "10.20.0.0/24"))
     ctrl = ippool.controller(kube)
     async with running(ctrl, ippool.reconcile):
-        await until(ctrl, settled_pool(kube, "lab", {
-            "10.20.0.1": "a", "10.20.0.5": "b", "10.20.0.2": "c"}))
+        await until(
+            ctrl, settled_pool(kube, "lab", {"10.20.0.1": "a", "10.20.0.5": "b", "10.20.0.2": "c"})
+        )
 
 
 async def test_ippool_invalid_cidr_stalls(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
@@ -434,16 +525,17 @@ async def test_ippool_invalid_cidr_stalls(kube: kr8s.asyncio.Api, apiserver: API
 
 def test_ippool_plan_never_hands_out_network_or_broadcast() -> None:
     network = ipaddress.IPv4Network("10.0.0.0/29")
-    pods = [{"metadata": {"name": f"p{i}", "namespace": "ns", "annotations": {}}}
-            for i in range(8)]
+    pods = [{"metadata": {"name": f"p{i}", "namespace": "ns", "annotations": {}}} for i in range(8)]
     result = ippool.plan(network, {}, pods, release_terminating=False)
     assert sorted(result.allocations, key=ipaddress.IPv4Address) == [
-        f"10.0.0.{i}" for i in range(1, 7)]
+        f"10.0.0.{i}" for i in range(1, 7)
+    ]
     assert result.waiting == ["p6", "p7"]
 
 
 async def test_ippool_writes_nothing_when_nothing_changed(
-        kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
     await install_crds(kube, [ippool.CRD_PATH])
     await post(kube, POOLS, pool("lab", "10.20.0.0/24"))
     for name in ("a", "b"):
@@ -459,8 +551,13 @@ async def test_ippool_writes_nothing_when_nothing_changed(
         await until(ctrl, settled_pool(kube, "lab", {"10.20.0.1": "a", "10.20.0.2": "b"}))
 
         # an unrelated label on a member pod: a (mapped) reconcile, no write
-        await quiet(apiserver, ctrl, recording, lambda run: run.saw.get("unrelated") == "yes",
-                    patch(kube, f"{PODS}/a", {"metadata": {"labels": {"unrelated": "yes"}}}))
+        await quiet(
+            apiserver,
+            ctrl,
+            recording,
+            lambda run: run.saw.get("unrelated") == "yes",
+            patch(kube, f"{PODS}/a", {"metadata": {"labels": {"unrelated": "yes"}}}),
+        )
         # a periodic resync: a reconcile, no write
         await quiet(apiserver, ctrl, recording, lambda run: "resync" in run.reasons)
 
@@ -469,7 +566,8 @@ async def test_ippool_writes_nothing_when_nothing_changed(
 
 
 async def test_manager_installs_crds_and_runs_both_examples(
-        kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
     mgr = await load_manager(f"{EXAMPLES / 'manager.py'}:manager")
     mgr.api = await apiserver.api()
     mgr.health_port = mgr.metrics_port = 0
@@ -478,8 +576,9 @@ async def test_manager_installs_crds_and_runs_both_examples(
     task = asyncio.create_task(mgr.run())
     try:
         async with asyncio.timeout(10):
-            while not (len(mgr.ports) == 3 and all(c.running for c in mgr.controllers)
-                       and mgr.ready()):
+            while not (
+                len(mgr.ports) == 3 and all(c.running for c in mgr.controllers) and mgr.ready()
+            ):
                 if task.done():
                     task.result()
                 await asyncio.sleep(0.01)
@@ -487,8 +586,9 @@ async def test_manager_installs_crds_and_runs_both_examples(
         for name in ("configmapgenerators", "ippools"):
             crd = await get(kube, f"{crds}/{name}.examples.reconcile-kit.io")
             assert condition(crd, "Established")["status"] == "True"
-        lease = await get(kube, "/apis/coordination.k8s.io/v1/namespaces/default/leases/"
-                                "reconcile-kit-examples")
+        lease = await get(
+            kube, "/apis/coordination.k8s.io/v1/namespaces/default/leases/reconcile-kit-examples"
+        )
         assert lease["spec"]["holderIdentity"] == mgr.leader_election.identity
 
         await post(kube, GENERATORS, generator("settings", {"mode": "demo"}))
@@ -505,8 +605,10 @@ async def test_manager_installs_crds_and_runs_both_examples(
             async with session.get(url) as response:
                 metrics = await response.text()
         for name in ("configmapgenerator", "ippool"):
-            assert f'controller_runtime_reconcile_total{{controller="{name}",result="success"}}' \
+            assert (
+                f'controller_runtime_reconcile_total{{controller="{name}",result="success"}}'
                 in metrics
+            )
     finally:
         mgr.stop()
         await asyncio.wait_for(task, 10)
@@ -520,9 +622,14 @@ async def kubectl(server: APIServer, tmp: Path, *args: str) -> str:
     assert KUBECTL is not None
     cache = tmp / f"kubectl-cache-{len(list(tmp.iterdir()))}"
     proc = await asyncio.create_subprocess_exec(
-        KUBECTL, "--cache-dir", str(cache), *args,
+        KUBECTL,
+        "--cache-dir",
+        str(cache),
+        *args,
         env={**os.environ, "KUBECONFIG": server.kubeconfig},
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
         out, err = await asyncio.wait_for(proc.communicate(), 30)
     except TimeoutError:
@@ -538,8 +645,9 @@ def table(text: str) -> list[list[str]]:
 
 
 @pytest.mark.skipif(KUBECTL is None, reason="kubectl is not on PATH")
-async def test_kubectl_applies_the_example_yaml(kube: kr8s.asyncio.Api, apiserver: APIServer,
-                                               tmp_path: Path) -> None:
+async def test_kubectl_applies_the_example_yaml(
+    kube: kr8s.asyncio.Api, apiserver: APIServer, tmp_path: Path
+) -> None:
     crd_args = [arg for path in CRD_PATHS for arg in ("-f", str(path))]
     out = await kubectl(apiserver, tmp_path, "apply", *crd_args)
     assert out.count("created") == 2
@@ -551,8 +659,12 @@ async def test_kubectl_applies_the_example_yaml(kube: kr8s.asyncio.Api, apiserve
     generators, pools = cmg.controller(kube), ippool.controller(kube)
     names = [g["metadata"]["name"] for g in (await get(kube, GENERATORS))["items"]]
     assert sorted(names) == ["empty", "nginx-conf", "web-settings"]
-    lab = {"10.20.0.1": "lab-cache", "10.20.0.2": "lab-db", "10.20.0.3": "lab-web",
-           "10.20.0.4": "lab-worker"}
+    lab = {
+        "10.20.0.1": "lab-cache",
+        "10.20.0.2": "lab-db",
+        "10.20.0.3": "lab-web",
+        "10.20.0.4": "lab-worker",
+    }
     async with running(generators, cmg.reconcile), running(pools, ippool.reconcile):
         await until(pools, settled_pool(kube, "lab", lab))
         await until(generators, lambda: all_generated(kube, names))
@@ -562,7 +674,8 @@ async def test_kubectl_applies_the_example_yaml(kube: kr8s.asyncio.Api, apiserve
     assert sorted(r[:5] for r in rows[1:]) == [
         ["empty", "empty", "0", "True", "Reconciled"],
         ["nginx-conf", "nginx-conf", "1", "True", "Reconciled"],
-        ["web-settings", "web-settings", "3", "True", "Reconciled"]]
+        ["web-settings", "web-settings", "3", "True", "Reconciled"],
+    ]
     rows = table(await kubectl(apiserver, tmp_path, "get", "ippools"))
     assert rows[0] == ["NAME", "CIDR", "ALLOCATED", "FREE", "READY", "REASON", "AGE"]
     assert rows[1][:6] == ["lab", "10.20.0.0/29", "4", "2", "True", "Reconciled"]

@@ -44,8 +44,12 @@ async def test_quickstart_reconciles(kube: kr8s.asyncio.Api, apiserver: APIServe
     exec(compile(quickstart(), "README.md quickstart", "exec"), namespace)
     manager = namespace["manager"]
     manager.api = kube
-    await call(kube, "POST", "/api/v1/namespaces/default/configmaps",
-               {"metadata": {"name": "settings"}, "data": {"a": "1", "b": "2"}})
+    await call(
+        kube,
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        {"metadata": {"name": "settings"}, "data": {"a": "1", "b": "2"}},
+    )
     task = asyncio.create_task(manager.run())
     controller = manager.controllers[0]
     while not controller.running:

@@ -1,4 +1,4 @@
-"""Generate ``reconcile_kit/testing/kubetypes.py`` from the Kubernetes API Go types.
+"""Generate ``reconcile_kit/testing/apiserver/kubetypes.py`` from the Kubernetes API Go types.
 
 The table it writes holds facts about the built-in kinds the embedded API server serves:
 every struct field's JSON name, protobuf field number, Go type (pointer, slice, map) and
@@ -10,7 +10,8 @@ Usage (the Go module proxy provides the sources)::
 
     GOMODCACHE=/tmp/gomod GOFLAGS=-mod=mod go mod download \\
         k8s.io/api@v0.32.0 k8s.io/apimachinery@v0.32.0 k8s.io/apiextensions-apiserver@v0.32.0
-    python tools/gen_kubetypes.py /tmp/gomod/k8s.io v0.32.0 > reconcile_kit/testing/kubetypes.py
+    python tools/gen_kubetypes.py /tmp/gomod/k8s.io v0.32.0 \\
+        > reconcile_kit/testing/apiserver/kubetypes.py
 """
 
 from __future__ import annotations
@@ -29,11 +30,16 @@ PACKAGES = {
     "k8s.io/api/events/v1": ("api@{v}/events/v1", "io.k8s.api.events.v1"),
     "k8s.io/api/autoscaling/v1": ("api@{v}/autoscaling/v1", "io.k8s.api.autoscaling.v1"),
     "k8s.io/apimachinery/pkg/apis/meta/v1": (
-        "apimachinery@{v}/pkg/apis/meta/v1", "io.k8s.apimachinery.pkg.apis.meta.v1"),
+        "apimachinery@{v}/pkg/apis/meta/v1",
+        "io.k8s.apimachinery.pkg.apis.meta.v1",
+    ),
     "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1": (
         "apiextensions-apiserver@{v}/pkg/apis/apiextensions/v1",
-        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1"),
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1",
+    ),
 }
+
+APIEXTENSIONS = "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1."
 
 # Types with their own JSON/protobuf/OpenAPI form: name in the table.
 SPECIAL = {
@@ -47,24 +53,30 @@ SPECIAL = {
     "k8s.io/apimachinery/pkg/types.UID": "string",
     "k8s.io/apimachinery/pkg/types.NodeName": "string",
     "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSON": "JSON",
-    "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSONSchemaPropsOrArray":
-        "JSONSchemaPropsOrArray",
-    "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSONSchemaPropsOrBool":
-        "JSONSchemaPropsOrBool",
-    "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSONSchemaPropsOrStringArray":
-        "JSONSchemaPropsOrStringArray",
+    APIEXTENSIONS + "JSONSchemaPropsOrArray": "JSONSchemaPropsOrArray",
+    APIEXTENSIONS + "JSONSchemaPropsOrBool": "JSONSchemaPropsOrBool",
+    APIEXTENSIONS + "JSONSchemaPropsOrStringArray": "JSONSchemaPropsOrStringArray",
     "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSONSchemaURL": "string",
 }
 
 SCALARS = {
-    "string": "string", "bool": "bool", "int32": "int32", "int64": "int64", "int": "int64",
-    "float64": "double", "float32": "float", "uint64": "int64", "byte": "int32",
+    "string": "string",
+    "bool": "bool",
+    "int32": "int32",
+    "int64": "int64",
+    "int": "int64",
+    "float64": "double",
+    "float32": "float",
+    "uint64": "int64",
+    "byte": "int32",
 }
 
 # (group/version, kind) roots: the kinds the embedded server serves plus API meta kinds.
 ROOTS = [
-    ("k8s.io/api/core/v1", ["Namespace", "ConfigMap", "Secret", "Pod", "Service",
-                            "ServiceAccount", "Event"]),
+    (
+        "k8s.io/api/core/v1",
+        ["Namespace", "ConfigMap", "Secret", "Pod", "Service", "ServiceAccount", "Event"],
+    ),
     ("k8s.io/api/apps/v1", ["Deployment", "StatefulSet", "ReplicaSet", "DaemonSet"]),
     ("k8s.io/api/batch/v1", ["Job"]),
     ("k8s.io/api/coordination/v1", ["Lease"]),
@@ -74,9 +86,12 @@ ROOTS = [
 ]
 META_ROOTS = ["Status", "DeleteOptions", "WatchEvent", "Patch", "APIResourceList"]
 API_VERSIONS = {
-    "k8s.io/api/core/v1": "v1", "k8s.io/api/apps/v1": "apps/v1",
-    "k8s.io/api/batch/v1": "batch/v1", "k8s.io/api/coordination/v1": "coordination.k8s.io/v1",
-    "k8s.io/api/events/v1": "events.k8s.io/v1", "k8s.io/api/autoscaling/v1": "autoscaling/v1",
+    "k8s.io/api/core/v1": "v1",
+    "k8s.io/api/apps/v1": "apps/v1",
+    "k8s.io/api/batch/v1": "batch/v1",
+    "k8s.io/api/coordination/v1": "coordination.k8s.io/v1",
+    "k8s.io/api/events/v1": "events.k8s.io/v1",
+    "k8s.io/api/autoscaling/v1": "autoscaling/v1",
     "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1": "apiextensions.k8s.io/v1",
 }
 
@@ -134,7 +149,7 @@ class Universe:
                     alias = m.group(1) or m.group(2).rsplit("/", 1)[-1]
                     imports[alias] = m.group(2)
             elif line.startswith("import "):
-                m = IMPORT_RE.match(line[len("import "):])
+                m = IMPORT_RE.match(line[len("import ") :])
                 if m:
                     imports[m.group(1) or m.group(2).rsplit("/", 1)[-1]] = m.group(2)
         markers: dict[str, list[str]] = {}
@@ -157,8 +172,15 @@ class Universe:
                 markers = {}
             i += 1
 
-    def _parse_struct(self, pkg: str, name: str, lines: list[str], i: int,
-                      imports: dict[str, str], markers: dict[str, list[str]]) -> int:
+    def _parse_struct(
+        self,
+        pkg: str,
+        name: str,
+        lines: list[str],
+        i: int,
+        imports: dict[str, str],
+        markers: dict[str, list[str]],
+    ) -> int:
         struct = GoStruct(pkg, name, [], markers)
         field_markers: dict[str, list[str]] = {}
         while not lines[i].startswith("}"):
@@ -170,13 +192,21 @@ class Universe:
                 field_markers.setdefault(mm.group(1), []).append(mm.group(2) or "")
             elif fm:
                 tags = dict(TAG_RE.findall(fm.group(3)))
-                struct.fields.append(GoField(fm.group(1), self.qualify(fm.group(2), pkg, imports),
-                                             tags, field_markers, False))
+                struct.fields.append(
+                    GoField(
+                        fm.group(1),
+                        self.qualify(fm.group(2), pkg, imports),
+                        tags,
+                        field_markers,
+                        False,
+                    )
+                )
                 field_markers = {}
             elif em:
                 tags = dict(TAG_RE.findall(em.group(2)))
-                struct.fields.append(GoField("", self.qualify(em.group(1), pkg, imports),
-                                             tags, field_markers, True))
+                struct.fields.append(
+                    GoField("", self.qualify(em.group(1), pkg, imports), tags, field_markers, True)
+                )
                 field_markers = {}
             elif line.strip() and not line.strip().startswith("//"):
                 field_markers = {}
@@ -187,6 +217,7 @@ class Universe:
     @staticmethod
     def qualify(gotype: str, pkg: str, imports: dict[str, str]) -> str:
         """Qualify a Go type: ``metav1.Time`` to ``k8s.io/.../meta/v1.Time``."""
+
         def one(token: str) -> str:
             if token in SCALARS or token == "":
                 return token
@@ -235,8 +266,9 @@ class Generator:
         if gotype in SPECIAL:
             special = SPECIAL[gotype]
             if special.startswith("JSONSchemaProps"):
-                self.want("k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-                          ".JSONSchemaProps")
+                self.want(
+                    "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSONSchemaProps"
+                )
             return special
         if gotype in self.u.named:
             return self.resolve(self.u.named[gotype])
@@ -278,20 +310,20 @@ class Generator:
             if inline:
                 flags += "i"
                 json_name = ""
-            if "optional" not in f.markers and "omitempty" not in opts.split(",") \
-                    and not inline:
+            if "optional" not in f.markers and "omitempty" not in opts.split(",") and not inline:
                 flags += "q"
             ext: list[tuple[str, str]] = []
             strategy = f.tags.get("patchStrategy") or (f.markers.get("patchStrategy") or [""])[0]
-            merge_key = f.tags.get("patchMergeKey") or (f.markers.get("patchMergeKey")
-                                                       or [""])[0]
+            merge_key = f.tags.get("patchMergeKey") or (f.markers.get("patchMergeKey") or [""])[0]
             if strategy:
                 ext.append(("x-kubernetes-patch-strategy", strategy))
             if merge_key:
                 ext.append(("x-kubernetes-patch-merge-key", merge_key))
-            for marker, key in (("listType", "x-kubernetes-list-type"),
-                                ("mapType", "x-kubernetes-map-type"),
-                                ("structType", "x-kubernetes-map-type")):
+            for marker, key in (
+                ("listType", "x-kubernetes-list-type"),
+                ("mapType", "x-kubernetes-map-type"),
+                ("structType", "x-kubernetes-map-type"),
+            ):
                 if marker in f.markers:
                     ext.append((key, f.markers[marker][0]))
             if "listMapKey" in f.markers:

@@ -5,11 +5,19 @@
 with the same surface.
 """
 
+from .apiserver.faults import FaultRule, Faults
+from .apiserver.requestlog import RequestLog, RequestRecord
+from .apiserver.server import APIServer
 from .controlplane import ControlPlane, ControlPlaneError
-from .faults import FaultRule, Faults
 from .harness import run_until
-from .requestlog import RequestLog, RequestRecord
-from .server import APIServer
 
-__all__ = ["APIServer", "ControlPlane", "ControlPlaneError", "FaultRule", "Faults", "RequestLog",
-           "RequestRecord", "run_until"]
+__all__ = [
+    "APIServer",
+    "ControlPlane",
+    "ControlPlaneError",
+    "FaultRule",
+    "Faults",
+    "RequestLog",
+    "RequestRecord",
+    "run_until",
+]

@@ -29,8 +29,8 @@ import kr8s.asyncio
 import pytest
 import pytest_asyncio
 
+from .apiserver.server import APIServer
 from .controlplane import ControlPlane, ControlPlaneError, find_binaries
-from .server import APIServer
 
 BackendName = Literal["embedded", "real"]
 
@@ -62,8 +62,9 @@ class Backend:
     def embedded(self) -> APIServer:
         """The embedded server (for ``requests``/``faults``); fails the test on ``real``."""
         if not isinstance(self.server, APIServer):
-            pytest.fail("this test needs the embedded server: mark it "
-                        "@pytest.mark.backends('embedded')")
+            pytest.fail(
+                "this test needs the embedded server: mark it @pytest.mark.backends('embedded')"
+            )
         return self.server
 
     def compact(self) -> None:
@@ -79,17 +80,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """Add ``--backend``."""
     group = parser.getgroup("reconcile_kit")
     group.addoption(
-        "--backend", choices=("embedded", "real", "both"),
+        "--backend",
+        choices=("embedded", "real", "both"),
         default=os.environ.get("RECONCILE_KIT_BACKEND", "embedded"),
         help="API server(s) for tests using the `backend` fixture: the embedded server "
-             "(default), a real kube-apiserver + etcd (scripts/build-control-plane), or both")
+        "(default), a real kube-apiserver + etcd (scripts/build-control-plane), or both",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the ``backends`` marker."""
     config.addinivalue_line(
-        "markers", "backends(*names, reason=''): run only on these backends "
-        "('embedded', 'real'); reason says why (e.g. a deliberate difference)")
+        "markers",
+        "backends(*names, reason=''): run only on these backends "
+        "('embedded', 'real'); reason says why (e.g. a deliberate difference)",
+    )
 
 
 def selected_backends(config: pytest.Config) -> tuple[BackendName, ...]:
@@ -112,12 +117,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         reason = str(marker.kwargs.get("reason", ""))
         unknown = set(allowed) - set(BACKENDS)
         if unknown:
-            raise pytest.UsageError(f"unknown backend(s) {sorted(unknown)} in "
-                                    f"{metafunc.definition.nodeid}")
+            raise pytest.UsageError(
+                f"unknown backend(s) {sorted(unknown)} in {metafunc.definition.nodeid}"
+            )
     params = []
     for name in selected_backends(metafunc.config):
-        marks = [] if name in allowed else [
-            pytest.mark.skip(reason=f"not on the {name} backend: {reason or 'marked'}")]
+        marks = (
+            []
+            if name in allowed
+            else [pytest.mark.skip(reason=f"not on the {name} backend: {reason or 'marked'}")]
+        )
         params.append(pytest.param(name, marks=marks, id=name))
     metafunc.parametrize("backend", params, indirect=True)
 
@@ -129,8 +138,10 @@ def control_plane() -> Iterator[ControlPlane]:
     Fails (rather than skips) when the binaries are missing: a run asked for it.
     """
     if find_binaries() is None:
-        pytest.fail("--backend real needs etcd and kube-apiserver: run "
-                    "scripts/build-control-plane (or set RECONCILE_KIT_CONTROL_PLANE_DIR)")
+        pytest.fail(
+            "--backend real needs etcd and kube-apiserver: run "
+            "scripts/build-control-plane (or set RECONCILE_KIT_CONTROL_PLANE_DIR)"
+        )
     try:
         plane = ControlPlane().start_sync()
     except ControlPlaneError as error:
@@ -144,7 +155,8 @@ def control_plane() -> Iterator[ControlPlane]:
 async def _client(server: APIServer | ControlPlane, namespace: str) -> kr8s.asyncio.Api:
     # A new client (not kr8s's cache, which may hold one bound to an earlier test's loop).
     api: kr8s.asyncio.Api = await kr8s.asyncio.Api(
-        kubeconfig=server.kubeconfig, namespace=namespace, bypass_factory=True)
+        kubeconfig=server.kubeconfig, namespace=namespace, bypass_factory=True
+    )
     return api
 
 
@@ -173,17 +185,20 @@ async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
             yield item
 
 
-async def _serve(name: BackendName, server: APIServer | ControlPlane,
-                 namespace: str) -> AsyncIterator[Backend]:
+async def _serve(
+    name: BackendName, server: APIServer | ControlPlane, namespace: str
+) -> AsyncIterator[Backend]:
     api = await _client(server, namespace)
     try:
-        body = json.dumps({"apiVersion": "v1", "kind": "Namespace",
-                           "metadata": {"name": namespace}})
+        body = json.dumps(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+        )
         async with api.call_api("POST", version="v1", url="namespaces", content=body):
             pass
         yield Backend(name, server, api, namespace)
-        async with api.call_api("DELETE", version="v1", url=f"namespaces/{namespace}",
-                                raise_for_status=False):
+        async with api.call_api(
+            "DELETE", version="v1", url=f"namespaces/{namespace}", raise_for_status=False
+        ):
             pass
     finally:
         await _close(api)

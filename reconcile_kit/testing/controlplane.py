@@ -109,14 +109,17 @@ class _Process:
         self.name = name
         self.log_path = log_path
         self._log: IO[bytes] = log_path.open("wb")
-        self.popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self._log,
-                                      stderr=subprocess.STDOUT)
+        self.popen = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT
+        )
 
     def check_running(self) -> None:
         code = self.popen.poll()
         if code is not None:
-            raise ControlPlaneError(f"{self.name} exited with status {code}; log "
-                                    f"{self.log_path}:\n{_tail(self.log_path)}")
+            raise ControlPlaneError(
+                f"{self.name} exited with status {code}; log "
+                f"{self.log_path}:\n{_tail(self.log_path)}"
+            )
 
     def stop(self, timeout: float) -> None:
         if self.popen.poll() is None:
@@ -205,10 +208,14 @@ class ControlPlane:
         """
         binaries = find_binaries(self.binary_dir)
         if binaries is None:
-            where = self.binary_dir or f"${ENV_BINARY_DIR}, $KUBEBUILDER_ASSETS or " \
-                                       f"{default_binary_dir()}"
-            raise ControlPlaneError(f"no etcd and kube-apiserver in {where}; "
-                                    "build them with scripts/build-control-plane")
+            where = (
+                self.binary_dir
+                or f"${ENV_BINARY_DIR}, $KUBEBUILDER_ASSETS or {default_binary_dir()}"
+            )
+            raise ControlPlaneError(
+                f"no etcd and kube-apiserver in {where}; "
+                "build them with scripts/build-control-plane"
+            )
         for attempt in range(1, _PORT_ATTEMPTS + 1):
             self._tmp = tempfile.TemporaryDirectory(prefix="reconcile-kit-cp-")
             self.workdir = Path(self._tmp.name)
@@ -242,15 +249,23 @@ class ControlPlane:
     async def __aenter__(self) -> ControlPlane:
         return await self.start()
 
-    async def __aexit__(self, exc_type: type[BaseException] | None,
-                        exc: BaseException | None, tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         await self.stop()
 
     def __enter__(self) -> ControlPlane:
         return self.start_sync()
 
-    def __exit__(self, exc_type: type[BaseException] | None,
-                 exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop_sync()
 
     # -- processes -------------------------------------------------------------------------
@@ -290,11 +305,18 @@ class ControlPlane:
         _, self._ca_pem = self_signed_certificate(certs, self.host)
         signing_key = ec.generate_private_key(ec.SECP256R1())
         sa_key, sa_pub = certs / "sa.key", certs / "sa.pub"
-        sa_key.write_bytes(signing_key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption()))
-        sa_pub.write_bytes(signing_key.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+        sa_key.write_bytes(
+            signing_key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+        )
+        sa_pub.write_bytes(
+            signing_key.public_key().public_bytes(
+                serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+            )
+        )
         tokens = self.workdir / "tokens.csv"
         tokens.write_text(f'{self.token},admin,admin,"system:masters"\n')
         port = _free_port(self.host)
@@ -327,12 +349,16 @@ class ControlPlane:
         context = ssl.create_default_context(cadata=self._ca_pem.decode())
         self._wait(self._apiserver, deadline, lambda: self._get("/readyz", context) == 200)
         # /readyz can pass before the bootstrap controller has created "default".
-        self._wait(self._apiserver, deadline,
-                   lambda: self._get("/api/v1/namespaces/default", context) == 200)
+        self._wait(
+            self._apiserver,
+            deadline,
+            lambda: self._get("/api/v1/namespaces/default", context) == 200,
+        )
 
     def _get(self, path: str, context: ssl.SSLContext) -> int:
-        request = urllib.request.Request(self.url + path,
-                                         headers={"Authorization": f"Bearer {self.token}"})
+        request = urllib.request.Request(
+            self.url + path, headers={"Authorization": f"Bearer {self.token}"}
+        )
         try:
             with urllib.request.urlopen(request, timeout=5, context=context) as response:
                 status: int = response.status
@@ -349,7 +375,8 @@ class ControlPlane:
             if time.monotonic() > deadline:
                 raise ControlPlaneError(
                     f"{process.name} not ready after {self.startup_timeout}s; log "
-                    f"{process.log_path}:\n{_tail(process.log_path)}")
+                    f"{process.log_path}:\n{_tail(process.log_path)}"
+                )
             time.sleep(0.05)
 
     # -- clients ---------------------------------------------------------------------------
@@ -358,13 +385,28 @@ class ControlPlane:
         """The kubeconfig (as a dict): this server, its CA, the admin token, namespace
         ``default``."""
         return {
-            "apiVersion": "v1", "kind": "Config",
-            "clusters": [{"name": "reconcile-kit", "cluster": {
-                "server": self.url,
-                "certificate-authority-data": base64.b64encode(self._ca_pem).decode()}}],
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {
+                    "name": "reconcile-kit",
+                    "cluster": {
+                        "server": self.url,
+                        "certificate-authority-data": base64.b64encode(self._ca_pem).decode(),
+                    },
+                }
+            ],
             "users": [{"name": "admin", "user": {"token": self.token}}],
-            "contexts": [{"name": "reconcile-kit", "context": {
-                "cluster": "reconcile-kit", "user": "admin", "namespace": "default"}}],
+            "contexts": [
+                {
+                    "name": "reconcile-kit",
+                    "context": {
+                        "cluster": "reconcile-kit",
+                        "user": "admin",
+                        "namespace": "default",
+                    },
+                }
+            ],
             "current-context": "reconcile-kit",
         }
 
@@ -389,19 +431,26 @@ class ControlPlane:
         if not self.kubeconfig:
             raise RuntimeError("the control plane is not running")
         api: kr8s.asyncio.Api = await kr8s.asyncio.Api(
-            kubeconfig=self.kubeconfig, bypass_factory=True)
+            kubeconfig=self.kubeconfig, bypass_factory=True
+        )
         return api
 
     # -- storage ---------------------------------------------------------------------------
 
     def pids(self) -> dict[str, int]:
         """Process ids of the running ``kube-apiserver`` and ``etcd`` (to measure them)."""
-        return {process.name: process.popen.pid
-                for process in (self._apiserver, self._etcd) if process is not None}
+        return {
+            process.name: process.popen.pid
+            for process in (self._apiserver, self._etcd)
+            if process is not None
+        }
 
     def _etcd_call(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        request = urllib.request.Request(f"{self.etcd_url}{path}", data=json.dumps(body).encode(),
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            f"{self.etcd_url}{path}",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(request, timeout=10) as response:
             result: dict[str, Any] = json.load(response)
             return result
@@ -420,8 +469,9 @@ class ControlPlane:
         watch from an older resourceVersion may still succeed (unlike the embedded server,
         whose ``compact()`` expires both).
         """
-        self._etcd_call("/v3/kv/compaction", {"revision": str(self.etcd_revision()),
-                                              "physical": True})
+        self._etcd_call(
+            "/v3/kv/compaction", {"revision": str(self.etcd_revision()), "physical": True}
+        )
 
     @property
     def logs(self) -> dict[str, Path]:
@@ -439,4 +489,3 @@ def _stop_leftovers() -> None:
     for plane in list(_running):
         with contextlib.suppress(Exception):
             plane.stop_sync()
-

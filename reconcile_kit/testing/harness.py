@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..controller import Controller, ErrorPolicy, OnDelete, Reconcile
+from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 
 
 async def run_until(

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 import kr8s.asyncio
 import pytest_asyncio
 
+from .apiserver.server import APIServer
 from .backends import (  # noqa: F401  (hooks and fixtures re-exported for pytest)
     backend,
     control_plane,
@@ -22,7 +23,6 @@ from .backends import (  # noqa: F401  (hooks and fixtures re-exported for pytes
     pytest_configure,
     pytest_generate_tests,
 )
-from .server import APIServer
 
 
 @pytest_asyncio.fixture

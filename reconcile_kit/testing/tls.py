@@ -36,8 +36,9 @@ def self_signed_certificate(directory: Path, host: str) -> tuple[ssl.SSLContext,
         .sign(key, hashes.SHA256())
     )
     cert_pem = cert.public_bytes(serialization.Encoding.PEM)
-    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption())
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     cert_file, key_file = directory / "apiserver.crt", directory / "apiserver.key"
     cert_file.write_bytes(cert_pem)
     key_file.write_bytes(key_pem)

@@ -22,8 +22,11 @@ async def _widgets(backend: Backend, status: bool) -> AsyncIterator[Widgets]:
     crd = crd_document(group, status=status, scale=status)
     await install_crd(backend, crd)
     yield Widgets(group, crd, backend.namespace)
-    await req(backend, "DELETE",
-              f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}")
+    await req(
+        backend,
+        "DELETE",
+        f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}",
+    )
 
 
 @pytest_asyncio.fixture

@@ -35,48 +35,67 @@ class Reply:
         return iter((self.status, self.body))
 
 
-async def req(backend: Backend, method: str, path: str, body: Any = None, *,
-              content_type: str = "application/json", params: dict[str, str] | None = None,
-              raw: bytes | None = None) -> Reply:
+async def req(
+    backend: Backend,
+    method: str,
+    path: str,
+    body: Any = None,
+    *,
+    content_type: str = "application/json",
+    params: dict[str, str] | None = None,
+    raw: bytes | None = None,
+) -> Reply:
     """Send one request through the backend's kr8s session (no retries, no raising)."""
-    status, decoded, headers = await send(backend.api, method, path, body, content_type,
-                                          params, raw)
+    status, decoded, headers = await send(
+        backend.api, method, path, body, content_type, params, raw
+    )
     return Reply(status, decoded, headers)
 
 
-async def ok(backend: Backend, method: str, path: str, body: Any = None,
-             **kwargs: Any) -> Any:
+async def ok(backend: Backend, method: str, path: str, body: Any = None, **kwargs: Any) -> Any:
     """:func:`req` that fails the test unless the status is 2xx; returns the body."""
     reply = await req(backend, method, path, body, **kwargs)
     assert 200 <= reply.status < 300, (method, path, reply.status, reply.body)
     return reply.body
 
 
-def status_body(code: int, reason: str, message: str, details: dict[str, Any] | None
-                ) -> dict[str, Any]:
+def status_body(
+    code: int, reason: str, message: str, details: dict[str, Any] | None
+) -> dict[str, Any]:
     """A Status object as kube-apiserver writes it (apimachinery api/errors)."""
-    body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {},
-                            "status": "Failure", "message": message, "reason": reason}
+    body: dict[str, Any] = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+    }
     if details is not None:
         body["details"] = details
     body["code"] = code
     return body
 
 
-async def watch_events(backend: Backend, path: str, params: dict[str, str],
-                       ) -> AsyncIterator[dict[str, Any]]:
+async def watch_events(
+    backend: Backend,
+    path: str,
+    params: dict[str, str],
+) -> AsyncIterator[dict[str, Any]]:
     """Yield decoded watch events until the server ends the stream."""
     base, version, url = split_path(path)
-    async with backend.api.call_api("GET", version=version, base=base, url=url, stream=True,
-                                    params={"watch": "1", **params}) as response:
+    async with backend.api.call_api(
+        "GET", version=version, base=base, url=url, stream=True, params={"watch": "1", **params}
+    ) as response:
         assert response.status_code == 200
         async for line in response.aiter_lines():
             if line.strip():
                 yield json.loads(line)
 
 
-async def collect(events: AsyncIterator[dict[str, Any]], count: int,
-                  timeout: float = 15.0) -> list[dict[str, Any]]:
+async def collect(
+    events: AsyncIterator[dict[str, Any]], count: int, timeout: float = 15.0
+) -> list[dict[str, Any]]:
     """The next ``count`` events (fails the test after ``timeout`` seconds)."""
     got: list[dict[str, Any]] = []
 
@@ -131,8 +150,12 @@ class Widgets:
         return f"/apis/{self.group}/v1/namespaces/{self.namespace}/widgets"
 
     def widget(self, name: str = "w1", size: Any = 1, **spec: Any) -> dict[str, Any]:
-        return {"apiVersion": self.api_version, "kind": "Widget",
-                "metadata": {"name": name}, "spec": {"size": size, **spec}}
+        return {
+            "apiVersion": self.api_version,
+            "kind": "Widget",
+            "metadata": {"name": name},
+            "spec": {"size": size, **spec},
+        }
 
 
 def crd_document(group: str, status: bool = True, scale: bool = True) -> dict[str, Any]:
@@ -150,8 +173,9 @@ async def install_crd(backend: Backend, crd: dict[str, Any]) -> None:
     group, plural = crd["spec"]["group"], crd["spec"]["names"]["plural"]
 
     async def served() -> bool:
-        reply = await req(backend, "GET",
-                          f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
+        reply = await req(
+            backend, "GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
+        )
         conditions = (reply.body.get("status") or {}).get("conditions") or []
         if not any(c["type"] == "Established" and c["status"] == "True" for c in conditions):
             return False

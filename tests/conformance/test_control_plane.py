@@ -26,8 +26,12 @@ async def test_kubeconfig_authenticates_the_admin(backend: Backend) -> None:
     assert plane.url.startswith("https://127.0.0.1:")
     config = yaml.safe_load(Path(plane.kubeconfig).read_text())
     assert config["users"][0]["user"]["token"] == plane.token
-    review = await ok(backend, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
-                      {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
+    review = await ok(
+        backend,
+        "POST",
+        "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+        {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"},
+    )
     user = review["status"]["userInfo"]
     assert user["username"] == "admin"
     assert "system:masters" in user["groups"]
@@ -39,8 +43,9 @@ async def test_unauthenticated_requests_are_refused(backend: Backend) -> None:
     context = ssl.create_default_context(cadata=plane._ca_pem.decode())
     async with httpx.AsyncClient(verify=context) as client:
         anonymous = await client.get(f"{plane.url}/api/v1/namespaces")
-        wrong = await client.get(f"{plane.url}/api/v1/namespaces",
-                                 headers={"Authorization": "Bearer wrong"})
+        wrong = await client.get(
+            f"{plane.url}/api/v1/namespaces", headers={"Authorization": "Bearer wrong"}
+        )
         public = await client.get(f"{plane.url}/readyz")
     # Anonymous requests are system:anonymous (RBAC: forbidden); a bad token is 401.
     assert (anonymous.status_code, wrong.status_code, public.status_code) == (403, 401, 200)
@@ -50,9 +55,22 @@ async def test_unauthenticated_requests_are_refused(backend: Backend) -> None:
 async def test_kubectl_uses_the_kubeconfig(backend: Backend, tmp_path: Path) -> None:
     ran = await asyncio.to_thread(
         subprocess.run,
-        ["kubectl", "--kubeconfig", backend.server.kubeconfig, "--cache-dir",
-         str(tmp_path), "get", "namespace", backend.namespace, "-o", "name"],
-        capture_output=True, text=True, timeout=60)
+        [
+            "kubectl",
+            "--kubeconfig",
+            backend.server.kubeconfig,
+            "--cache-dir",
+            str(tmp_path),
+            "get",
+            "namespace",
+            backend.namespace,
+            "-o",
+            "name",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert (ran.returncode, ran.stdout.strip()) == (0, f"namespace/{backend.namespace}"), ran.stderr
 
 

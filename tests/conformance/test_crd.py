@@ -37,10 +37,13 @@ async def test_invalid_crds_are_refused(backend: Backend) -> None:
     reply = await req(backend, "POST", CRDS, non_structural)
     assert (reply.status, reply.body["reason"]) == (422, "Invalid")
     # One schema for all versions is reported under the internal spec.validation.
-    assert reply.body["details"]["causes"] == [{
-        "reason": "FieldValueRequired",
-        "message": "Required value: must not be empty for specified object fields",
-        "field": "spec.validation.openAPIV3Schema.properties[spec].type"}]
+    assert reply.body["details"]["causes"] == [
+        {
+            "reason": "FieldValueRequired",
+            "message": "Required value: must not be empty for specified object fields",
+            "field": "spec.validation.openAPIV3Schema.properties[spec].type",
+        }
+    ]
 
 
 async def test_validation_errors(backend: Backend, widgets: Widgets) -> None:
@@ -48,53 +51,80 @@ async def test_validation_errors(backend: Backend, widgets: Widgets) -> None:
     assert (wrong_type.status, wrong_type.body["reason"]) == (422, "Invalid")
     assert wrong_type.body["message"] == (
         f'Widget.{widgets.group} "w1" is invalid: spec.size: Invalid value: "string": '
-        'spec.size in body must be of type integer: "string"')
+        'spec.size in body must be of type integer: "string"'
+    )
     assert wrong_type.body["details"] == {
-        "name": "w1", "group": widgets.group, "kind": "Widget",
-        "causes": [{"reason": "FieldValueTypeInvalid",
-                    "message": 'Invalid value: "string": spec.size in body must be of type '
-                               'integer: "string"',
-                    "field": "spec.size"}]}
+        "name": "w1",
+        "group": widgets.group,
+        "kind": "Widget",
+        "causes": [
+            {
+                "reason": "FieldValueTypeInvalid",
+                "message": 'Invalid value: "string": spec.size in body must be of type '
+                'integer: "string"',
+                "field": "spec.size",
+            }
+        ],
+    }
     too_small = await req(backend, "POST", widgets.path, widgets.widget(size=0))
     assert too_small.status == 422
-    assert too_small.body["details"]["causes"] == [{
-        "reason": "FieldValueInvalid",
-        "message": "Invalid value: 0: spec.size in body should be greater than or equal to 1",
-        "field": "spec.size"}]
+    assert too_small.body["details"]["causes"] == [
+        {
+            "reason": "FieldValueInvalid",
+            "message": "Invalid value: 0: spec.size in body should be greater than or equal to 1",
+            "field": "spec.size",
+        }
+    ]
     bad_enum = await req(backend, "POST", widgets.path, widgets.widget(color="green"))
-    assert bad_enum.body["details"]["causes"] == [{
-        "reason": "FieldValueNotSupported",
-        "message": 'Unsupported value: "green": supported values: "red", "blue"',
-        "field": "spec.color"}]
+    assert bad_enum.body["details"]["causes"] == [
+        {
+            "reason": "FieldValueNotSupported",
+            "message": 'Unsupported value: "green": supported values: "red", "blue"',
+            "field": "spec.color",
+        }
+    ]
     missing = widgets.widget()
     del missing["spec"]["size"]
     required = await req(backend, "POST", widgets.path, missing)
-    assert required.body["details"]["causes"] == [{
-        "reason": "FieldValueRequired", "message": "Required value", "field": "spec.size"}]
+    assert required.body["details"]["causes"] == [
+        {"reason": "FieldValueRequired", "message": "Required value", "field": "spec.size"}
+    ]
 
 
-async def test_pruning_defaulting_and_unknown_field_warnings(backend: Backend,
-                                                             widgets: Widgets) -> None:
+async def test_pruning_defaulting_and_unknown_field_warnings(
+    backend: Backend, widgets: Widgets
+) -> None:
     body = widgets.widget(bogus=1, extra={"anything": {"goes": True}})
     body["topLevel"] = "x"
     created = await req(backend, "POST", widgets.path, body)
     assert created.status == 201
-    assert created.body["spec"] == {"size": 1, "replicas": 1,
-                                    "extra": {"anything": {"goes": True}}}
+    assert created.body["spec"] == {"size": 1, "replicas": 1, "extra": {"anything": {"goes": True}}}
     assert "topLevel" not in created.body
     warnings = created.headers.get_list("warning")  # one header per warning
     assert '299 - "unknown field \\"spec.bogus\\""' in warnings
     assert '299 - "unknown field \\"topLevel\\""' in warnings
-    strict = await req(backend, "POST", widgets.path, widgets.widget("w2", bogus=1),
-                       params={"fieldValidation": "Strict"})
+    strict = await req(
+        backend,
+        "POST",
+        widgets.path,
+        widgets.widget("w2", bogus=1),
+        params={"fieldValidation": "Strict"},
+    )
     assert (strict.status, strict.body["reason"]) == (400, "BadRequest")
     assert strict.body["message"] == (
         'Widget in version "v1" cannot be handled as a Widget: strict decoding error: '
-        'unknown field "spec.bogus"')
-    ignored = await req(backend, "POST", widgets.path, widgets.widget("w3", bogus=1),
-                        params={"fieldValidation": "Ignore"})
+        'unknown field "spec.bogus"'
+    )
+    ignored = await req(
+        backend,
+        "POST",
+        widgets.path,
+        widgets.widget("w3", bogus=1),
+        params={"fieldValidation": "Ignore"},
+    )
     assert ignored.status == 201
     assert "warning" not in ignored.headers
-    patched = await ok(backend, "PATCH", f"{widgets.path}/w1", {"spec": {"replicas": None}},
-                       content_type=MERGE)
+    patched = await ok(
+        backend, "PATCH", f"{widgets.path}/w1", {"spec": {"replicas": None}}, content_type=MERGE
+    )
     assert patched["spec"]["replicas"] == 1  # defaulted again

@@ -17,8 +17,7 @@ def configmaps(backend: Backend) -> str:
 
 
 def cm(name: str = "a", **data: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name},
-            "data": data}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
 
 
 async def test_create_get_list_update_delete_codes(backend: Backend) -> None:
@@ -42,32 +41,55 @@ async def test_create_get_list_update_delete_codes(backend: Backend) -> None:
     put = await req(backend, "PUT", f"{path}/a", changed)
     assert put.status == 200
     assert int(put.body["metadata"]["resourceVersion"]) > int(meta["resourceVersion"])
-    patched = await req(backend, "PATCH", f"{path}/a", {"data": {"y": "3"}},
-                        content_type="application/merge-patch+json")
+    patched = await req(
+        backend,
+        "PATCH",
+        f"{path}/a",
+        {"data": {"y": "3"}},
+        content_type="application/merge-patch+json",
+    )
     assert (patched.status, patched.body["data"]) == (200, {"x": "2", "y": "3"})
     deleted = await req(backend, "DELETE", f"{path}/a")
     assert deleted.status == 200
-    assert deleted.body == {"kind": "Status", "apiVersion": "v1", "metadata": {},
-                            "status": "Success",
-                            "details": {"name": "a", "kind": "configmaps", "uid": meta["uid"]}}
+    assert deleted.body == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": {"name": "a", "kind": "configmaps", "uid": meta["uid"]},
+    }
     assert (await req(backend, "GET", f"{path}/a")).status == 404
 
 
 async def test_not_found_and_already_exists_status_bodies(backend: Backend) -> None:
     path = configmaps(backend)
     missing = await req(backend, "GET", f"{path}/nope")
-    assert (missing.status, missing.body) == (404, status_body(
-        404, "NotFound", 'configmaps "nope" not found', {"name": "nope", "kind": "configmaps"}))
+    assert (missing.status, missing.body) == (
+        404,
+        status_body(
+            404, "NotFound", 'configmaps "nope" not found', {"name": "nope", "kind": "configmaps"}
+        ),
+    )
     await ok(backend, "POST", path, cm())
     again = await req(backend, "POST", path, cm())
-    assert (again.status, again.body) == (409, status_body(
-        409, "AlreadyExists", 'configmaps "a" already exists',
-        {"name": "a", "kind": "configmaps"}))
-    deployment = await req(backend, "GET",
-                           f"/apis/apps/v1/namespaces/{backend.namespace}/deployments/nope")
+    assert (again.status, again.body) == (
+        409,
+        status_body(
+            409,
+            "AlreadyExists",
+            'configmaps "a" already exists',
+            {"name": "a", "kind": "configmaps"},
+        ),
+    )
+    deployment = await req(
+        backend, "GET", f"/apis/apps/v1/namespaces/{backend.namespace}/deployments/nope"
+    )
     assert deployment.body == status_body(
-        404, "NotFound", 'deployments.apps "nope" not found',
-        {"name": "nope", "group": "apps", "kind": "deployments"})
+        404,
+        "NotFound",
+        'deployments.apps "nope" not found',
+        {"name": "nope", "group": "apps", "kind": "deployments"},
+    )
 
 
 async def test_update_conflicts_and_missing_objects(backend: Backend) -> None:
@@ -75,19 +97,29 @@ async def test_update_conflicts_and_missing_objects(backend: Backend) -> None:
     created = await ok(backend, "POST", path, cm())
     await ok(backend, "PUT", f"{path}/a", {**created, "data": {"x": "1"}})
     stale = await req(backend, "PUT", f"{path}/a", {**created, "data": {"x": "2"}})
-    assert (stale.status, stale.body) == (409, status_body(
-        409, "Conflict",
-        'Operation cannot be fulfilled on configmaps "a": the object has been modified; '
-        "please apply your changes to the latest version and try again",
-        {"name": "a", "kind": "configmaps"}))
+    assert (stale.status, stale.body) == (
+        409,
+        status_body(
+            409,
+            "Conflict",
+            'Operation cannot be fulfilled on configmaps "a": the object has been modified; '
+            "please apply your changes to the latest version and try again",
+            {"name": "a", "kind": "configmaps"},
+        ),
+    )
     # ConfigMaps allow an unconditional update (no resourceVersion).
     unconditional = cm(x="3")
     assert (await req(backend, "PUT", f"{path}/a", unconditional)).status == 200
     absent = await req(backend, "PUT", f"{path}/b", cm("b"))
-    assert (absent.status, absent.body) == (404, status_body(
-        404, "NotFound", 'configmaps "b" not found', {"name": "b", "kind": "configmaps"}))
-    patch_absent = await req(backend, "PATCH", f"{path}/b", {"data": {}},
-                             content_type="application/merge-patch+json")
+    assert (absent.status, absent.body) == (
+        404,
+        status_body(
+            404, "NotFound", 'configmaps "b" not found', {"name": "b", "kind": "configmaps"}
+        ),
+    )
+    patch_absent = await req(
+        backend, "PATCH", f"{path}/b", {"data": {}}, content_type="application/merge-patch+json"
+    )
     assert patch_absent.status == 404
     delete_absent = await req(backend, "DELETE", f"{path}/b")
     assert delete_absent.status == 404
@@ -96,10 +128,12 @@ async def test_update_conflicts_and_missing_objects(backend: Backend) -> None:
 async def test_server_owned_metadata_is_not_taken_from_the_client(backend: Backend) -> None:
     path = configmaps(backend)
     body = cm()
-    body["metadata"].update(uid="00000000-0000-0000-0000-000000000000",
-                            creationTimestamp="2000-01-01T00:00:00Z",
-                            deletionTimestamp="2000-01-01T00:00:00Z",
-                            resourceVersion="")
+    body["metadata"].update(
+        uid="00000000-0000-0000-0000-000000000000",
+        creationTimestamp="2000-01-01T00:00:00Z",
+        deletionTimestamp="2000-01-01T00:00:00Z",
+        resourceVersion="",
+    )
     created = await ok(backend, "POST", path, body)
     assert created["metadata"]["uid"] != body["metadata"]["uid"]
     assert created["metadata"]["creationTimestamp"] != "2000-01-01T00:00:00Z"
@@ -114,13 +148,18 @@ async def test_server_owned_metadata_is_not_taken_from_the_client(backend: Backe
     other_uid = str(uuid.uuid4())
     wrong = {**updated, "metadata": {**updated["metadata"], "uid": other_uid}}
     refused = await req(backend, "PUT", f"{path}/a", wrong)
-    assert (refused.status, refused.body) == (409, status_body(
-        409, "Conflict",
-        f'Operation cannot be fulfilled on configmaps "a": StorageError: invalid object, '
-        f"Code: 4, Key: /registry/configmaps/{backend.namespace}/a, ResourceVersion: 0, "
-        f"AdditionalErrorMsg: Precondition failed: UID in precondition: {other_uid}, "
-        f"UID in object meta: {created['metadata']['uid']}",
-        {"name": "a", "kind": "configmaps"}))
+    assert (refused.status, refused.body) == (
+        409,
+        status_body(
+            409,
+            "Conflict",
+            f'Operation cannot be fulfilled on configmaps "a": StorageError: invalid object, '
+            f"Code: 4, Key: /registry/configmaps/{backend.namespace}/a, ResourceVersion: 0, "
+            f"AdditionalErrorMsg: Precondition failed: UID in precondition: {other_uid}, "
+            f"UID in object meta: {created['metadata']['uid']}",
+            {"name": "a", "kind": "configmaps"},
+        ),
+    )
 
 
 async def test_generate_name(backend: Backend) -> None:
@@ -134,12 +173,15 @@ async def test_generate_name(backend: Backend) -> None:
     assert nameless.status == 422
     assert nameless.body["reason"] == "Invalid"
     assert nameless.body["message"] == (
-        'ConfigMap "" is invalid: metadata.name: Required value: '
-        "name or generateName is required")
-    assert nameless.body["details"]["causes"] == [{
-        "reason": "FieldValueRequired",
-        "message": "Required value: name or generateName is required",
-        "field": "metadata.name"}]
+        'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required'
+    )
+    assert nameless.body["details"]["causes"] == [
+        {
+            "reason": "FieldValueRequired",
+            "message": "Required value: name or generateName is required",
+            "field": "metadata.name",
+        }
+    ]
 
 
 async def test_invalid_names(backend: Backend) -> None:
@@ -153,9 +195,9 @@ async def test_invalid_names(backend: Backend) -> None:
     assert (cause["reason"], cause["field"]) == ("FieldValueInvalid", "metadata.name")
     assert bad.body["message"].startswith(
         'ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": '
-        "a lowercase RFC 1123 subdomain must consist of")
-    too_long = await req(backend, "POST", "/api/v1/namespaces",
-                         {"metadata": {"name": "n" * 64}})
+        "a lowercase RFC 1123 subdomain must consist of"
+    )
+    too_long = await req(backend, "POST", "/api/v1/namespaces", {"metadata": {"name": "n" * 64}})
     assert too_long.status == 422
     assert "must be no more than 63 characters" in too_long.body["message"]
 
@@ -167,8 +209,8 @@ async def test_namespace_and_name_must_match_the_url(backend: Backend) -> None:
     wrong_ns = await req(backend, "POST", path, other)
     assert (wrong_ns.status, wrong_ns.body["reason"]) == (400, "BadRequest")
     assert wrong_ns.body["message"] == (
-        "the namespace of the provided object does not match the namespace sent on the "
-        "request")
+        "the namespace of the provided object does not match the namespace sent on the request"
+    )
     created = await ok(backend, "POST", path, cm())
     renamed = {**created, "metadata": {**created["metadata"], "name": "b"}}
     wrong_name = await req(backend, "PUT", f"{path}/a", renamed)
@@ -177,9 +219,15 @@ async def test_namespace_and_name_must_match_the_url(backend: Backend) -> None:
 
 async def test_writes_into_a_missing_namespace(backend: Backend) -> None:
     reply = await req(backend, "POST", "/api/v1/namespaces/no-such-ns/configmaps", cm())
-    assert (reply.status, reply.body) == (404, status_body(
-        404, "NotFound", 'namespaces "no-such-ns" not found',
-        {"name": "no-such-ns", "kind": "namespaces"}))
+    assert (reply.status, reply.body) == (
+        404,
+        status_body(
+            404,
+            "NotFound",
+            'namespaces "no-such-ns" not found',
+            {"name": "no-such-ns", "kind": "namespaces"},
+        ),
+    )
 
 
 async def test_deleted_namespace_terminates_and_refuses_creates(backend: Backend) -> None:
@@ -195,7 +243,8 @@ async def test_deleted_namespace_terminates_and_refuses_creates(backend: Backend
     assert refused.body["reason"] == "Forbidden"
     assert refused.body["message"] == (
         f'configmaps "a" is forbidden: unable to create new content in namespace {name} '
-        "because it is being terminated")
+        "because it is being terminated"
+    )
 
 
 async def test_delete_preconditions(backend: Backend) -> None:
@@ -203,28 +252,59 @@ async def test_delete_preconditions(backend: Backend) -> None:
     created = await ok(backend, "POST", path, cm())
     uid, rv = created["metadata"]["uid"], created["metadata"]["resourceVersion"]
     zero = "00000000-0000-0000-0000-000000000000"
-    wrong_uid = await req(backend, "DELETE", f"{path}/a", {
-        "apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": zero}})
+    wrong_uid = await req(
+        backend,
+        "DELETE",
+        f"{path}/a",
+        {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": zero}},
+    )
     # The storage layer's precondition check names the Kind (storage.Preconditions.Check).
-    assert (wrong_uid.status, wrong_uid.body) == (409, status_body(
-        409, "Conflict",
-        f'Operation cannot be fulfilled on ConfigMap "a": the UID in the precondition ({zero}) '
-        f"does not match the UID in record ({uid}). The object might have been deleted and "
-        "then recreated", {"name": "a", "kind": "ConfigMap"}))
-    wrong_rv = await req(backend, "DELETE", f"{path}/a", {
-        "apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"resourceVersion": "1"}})
-    assert (wrong_rv.status, wrong_rv.body) == (409, status_body(
-        409, "Conflict",
-        'Operation cannot be fulfilled on ConfigMap "a": the ResourceVersion in the '
-        f"precondition (1) does not match the ResourceVersion in record ({rv}). The object "
-        "might have been modified", {"name": "a", "kind": "ConfigMap"}))
+    assert (wrong_uid.status, wrong_uid.body) == (
+        409,
+        status_body(
+            409,
+            "Conflict",
+            f'Operation cannot be fulfilled on ConfigMap "a": the UID in the precondition ({zero}) '
+            f"does not match the UID in record ({uid}). The object might have been deleted and "
+            "then recreated",
+            {"name": "a", "kind": "ConfigMap"},
+        ),
+    )
+    wrong_rv = await req(
+        backend,
+        "DELETE",
+        f"{path}/a",
+        {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"resourceVersion": "1"}},
+    )
+    assert (wrong_rv.status, wrong_rv.body) == (
+        409,
+        status_body(
+            409,
+            "Conflict",
+            'Operation cannot be fulfilled on ConfigMap "a": the ResourceVersion in the '
+            f"precondition (1) does not match the ResourceVersion in record ({rv}). The object "
+            "might have been modified",
+            {"name": "a", "kind": "ConfigMap"},
+        ),
+    )
     deployments = f"/apis/apps/v1/namespaces/{backend.namespace}/deployments"
     await ok(backend, "POST", deployments, deployment())
-    grouped = await req(backend, "DELETE", f"{deployments}/web", {
-        "apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"resourceVersion": "1"}})
-    assert grouped.body["message"].startswith('Operation cannot be fulfilled on Deployment.apps')
+    grouped = await req(
+        backend,
+        "DELETE",
+        f"{deployments}/web",
+        {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"resourceVersion": "1"}},
+    )
+    assert grouped.body["message"].startswith("Operation cannot be fulfilled on Deployment.apps")
     assert grouped.body["details"] == {"name": "web", "group": "apps", "kind": "Deployment"}
-    right = await req(backend, "DELETE", f"{path}/a", {
-        "apiVersion": "v1", "kind": "DeleteOptions",
-        "preconditions": {"uid": uid, "resourceVersion": rv}})
+    right = await req(
+        backend,
+        "DELETE",
+        f"{path}/a",
+        {
+            "apiVersion": "v1",
+            "kind": "DeleteOptions",
+            "preconditions": {"uid": uid, "resourceVersion": rv},
+        },
+    )
     assert right.status == 200

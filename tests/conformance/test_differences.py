@@ -27,9 +27,19 @@ from .kube import ok, req
 
 
 def owned(name: str, owner: dict[str, Any]) -> dict[str, Any]:
-    return {"metadata": {"name": name, "ownerReferences": [{
-        "apiVersion": "v1", "kind": "ConfigMap", "name": owner["metadata"]["name"],
-        "uid": owner["metadata"]["uid"]}]}}
+    return {
+        "metadata": {
+            "name": name,
+            "ownerReferences": [
+                {
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "name": owner["metadata"]["name"],
+                    "uid": owner["metadata"]["uid"],
+                }
+            ],
+        }
+    }
 
 
 async def test_nothing_collects_dependents_or_finishes_namespaces(backend: Backend) -> None:

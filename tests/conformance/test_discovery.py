@@ -16,8 +16,17 @@ def resource(resources: dict[str, Any], name: str) -> dict[str, Any]:
 
 async def test_version(backend: Backend) -> None:
     version = await ok(backend, "GET", "/version")
-    assert {"major", "minor", "gitVersion", "gitCommit", "gitTreeState", "buildDate",
-            "goVersion", "compiler", "platform"} <= set(version)
+    assert {
+        "major",
+        "minor",
+        "gitVersion",
+        "gitCommit",
+        "gitTreeState",
+        "buildDate",
+        "goVersion",
+        "compiler",
+        "platform",
+    } <= set(version)
     assert (version["major"], version["minor"]) == ("1", "32")
     assert version["gitVersion"].startswith("v1.32.")
 
@@ -57,8 +66,16 @@ async def test_resource_entries(backend: Backend) -> None:
     assert configmaps["namespaced"] is True
     assert configmaps["kind"] == "ConfigMap"
     assert configmaps["shortNames"] == ["cm"]
-    assert configmaps["verbs"] == ["create", "delete", "deletecollection", "get", "list",
-                                   "patch", "update", "watch"]
+    assert configmaps["verbs"] == [
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch",
+    ]
     assert resource(core, "namespaces")["namespaced"] is False
     apps = await ok(backend, "GET", "/apis/apps/v1")
     deployments = resource(apps, "deployments")
@@ -75,12 +92,19 @@ async def test_resource_entries(backend: Backend) -> None:
 async def test_custom_resource_discovery(backend: Backend, widgets: Widgets) -> None:
     listing = await ok(backend, "GET", f"/apis/{widgets.group}/v1")
     entry = resource(listing, "widgets")
-    assert (entry["singularName"], entry["kind"], entry["namespaced"]) == (
-        "widget", "Widget", True)
+    assert (entry["singularName"], entry["kind"], entry["namespaced"]) == ("widget", "Widget", True)
     assert entry["shortNames"] == ["wd"]
     # apiextensions-apiserver's own order, not sorted.
-    assert entry["verbs"] == ["delete", "deletecollection", "get", "list", "patch", "create",
-                              "update", "watch"]
+    assert entry["verbs"] == [
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "create",
+        "update",
+        "watch",
+    ]
     assert sorted(resource(listing, "widgets/status")["verbs"]) == ["get", "patch", "update"]
     scale = resource(listing, "widgets/scale")
     assert (scale["group"], scale["version"], scale["kind"]) == ("autoscaling", "v1", "Scale")
@@ -94,8 +118,13 @@ async def test_unknown_paths(backend: Backend) -> None:
         reply = await req(backend, "GET", path)
         assert (reply.status, reply.body) == (404, "404 page not found\n"), path
     # An unknown resource of a served group/version gets a Status.
-    for path in (f"/api/v1/namespaces/{backend.namespace}/nonsense", "/apis/apps/v1/nonsense",
-                 f"/apis/apps/v1/namespaces/{backend.namespace}/deployments/x/nonsense"):
+    for path in (
+        f"/api/v1/namespaces/{backend.namespace}/nonsense",
+        "/apis/apps/v1/nonsense",
+        f"/apis/apps/v1/namespaces/{backend.namespace}/deployments/x/nonsense",
+    ):
         reply = await req(backend, "GET", path)
-        assert (reply.status, reply.body) == (404, status_body(
-            404, "NotFound", "the server could not find the requested resource", {})), path
+        assert (reply.status, reply.body) == (
+            404,
+            status_body(404, "NotFound", "the server could not find the requested resource", {}),
+        ), path

@@ -1,4 +1,4 @@
-"""reconcile_kit.leaderelection on a real clock against each backend's Lease semantics.
+"""reconcile_kit.manager.leaderelection on a real clock against each backend's Lease semantics.
 
 tests/test_leaderelection.py covers the algorithm on a fast-forwarded clock against the
 embedded server; this checks that the same code holds, hands over and conflicts correctly
@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from reconcile_kit.leaderelection import LeaderElection
+from reconcile_kit.manager.leaderelection import LeaderElection
 from reconcile_kit.testing.backends import Backend
 
 from .kube import ok
@@ -29,8 +29,13 @@ class Candidates:
         self.elections: dict[str, LeaderElection] = {}
 
     def start(self, identity: str, release_on_cancel: bool = True) -> LeaderElection:
-        election = LeaderElection("lock", namespace=self.backend.namespace, identity=identity,
-                                  release_on_cancel=release_on_cancel, **TIMING)
+        election = LeaderElection(
+            "lock",
+            namespace=self.backend.namespace,
+            identity=identity,
+            release_on_cancel=release_on_cancel,
+            **TIMING,
+        )
         self.elections[identity] = election
         self.tasks[identity] = asyncio.create_task(election.run(self.backend.api))
         return election
@@ -38,8 +43,9 @@ class Candidates:
     async def leader(self, timeout: float = 10.0) -> LeaderElection:
         waits = {asyncio.ensure_future(e.leading()): e for e in self.elections.values()}
         try:
-            done, _ = await asyncio.wait(waits, timeout=timeout,
-                                         return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
         finally:
             for future in waits:
                 future.cancel()
@@ -69,14 +75,19 @@ async def candidates(backend: Backend) -> AsyncIterator[Candidates]:
 
 
 async def lease(backend: Backend) -> dict[str, object]:
-    spec: dict[str, object] = (await ok(
-        backend, "GET",
-        f"/apis/coordination.k8s.io/v1/namespaces/{backend.namespace}/leases/lock"))["spec"]
+    spec: dict[str, object] = (
+        await ok(
+            backend,
+            "GET",
+            f"/apis/coordination.k8s.io/v1/namespaces/{backend.namespace}/leases/lock",
+        )
+    )["spec"]
     return spec
 
 
-async def test_one_leader_then_a_graceful_handover(backend: Backend,
-                                                   candidates: Candidates) -> None:
+async def test_one_leader_then_a_graceful_handover(
+    backend: Backend, candidates: Candidates
+) -> None:
     candidates.start("a")
     candidates.start("b")
     first = await candidates.leader()
@@ -98,7 +109,8 @@ async def test_one_leader_then_a_graceful_handover(backend: Backend,
 
 
 async def test_a_vanished_leader_is_replaced_after_the_lease_expires(
-        backend: Backend, candidates: Candidates) -> None:
+    backend: Backend, candidates: Candidates
+) -> None:
     candidates.start("a", release_on_cancel=False)
     await candidates.leader()
     candidates.start("b")

@@ -53,19 +53,24 @@ async def test_invalid_continue_token(backend: Backend) -> None:
     path = await make(backend, 1)
     reply = await req(backend, "GET", path, params={"limit": "1", "continue": "garbage"})
     assert (reply.status, reply.body["reason"]) == (400, "BadRequest")
-    assert reply.body["message"].startswith(
-        "invalid continue token: continue key is not valid: ")
+    assert reply.body["message"].startswith("invalid continue token: continue key is not valid: ")
 
 
 async def test_continue_token_expires_after_compaction(backend: Backend) -> None:
     path = await make(backend, 3)
     first = await ok(backend, "GET", path, params={"limit": "1"})
     for index in range(3):  # history past the snapshot, then compacted away
-        await ok(backend, "PATCH", f"{path}/cm-00", {"data": {"i": str(index)}},
-                 content_type="application/merge-patch+json")
+        await ok(
+            backend,
+            "PATCH",
+            f"{path}/cm-00",
+            {"data": {"i": str(index)}},
+            content_type="application/merge-patch+json",
+        )
     backend.compact()
-    expired = await req(backend, "GET", path,
-                        params={"limit": "1", "continue": first["metadata"]["continue"]})
+    expired = await req(
+        backend, "GET", path, params={"limit": "1", "continue": first["metadata"]["continue"]}
+    )
     assert expired.status == 410
     assert (expired.body["reason"], expired.body["code"]) == ("Expired", 410)
     assert expired.body["message"] == (
@@ -74,7 +79,8 @@ async def test_continue_token_expires_after_compaction(backend: Backend) -> None
         "this response to retrieve the remainder of the results. Continuing with the provided "
         "token results in an inconsistent list - objects that were created, modified, or "
         "deleted between the time the first chunk was returned and now may show up in the "
-        "list.")
+        "list."
+    )
     # The Status carries a token that continues after the same key at the latest state.
     token = expired.body["metadata"]["continue"]
     rest = await ok(backend, "GET", path, params={"limit": "5", "continue": token})

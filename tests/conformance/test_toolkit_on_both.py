@@ -17,46 +17,57 @@ import pytest_asyncio
 
 from reconcile_kit.testing.backends import Backend
 
-from .. import test_controller as controller_tests
-from .. import test_finalizers as finalizer_tests
-from .. import test_patch_helper as patch_tests
+from ..meta import test_finalizers as finalizer_tests
+from ..patch import test_helper as patch_tests
+from ..runtime import test_controller as controller_tests
 from .kube import MERGE, req, until
 
 # PatchHelper: merges with concurrent writers, guarded lists, condition conflicts, errors.
 test_concurrent_writers_changes_survive = patch_tests.test_concurrent_writers_changes_survive
 test_owner_reference_guard_under_concurrent_write = (
-    patch_tests.test_owner_reference_guard_under_concurrent_write)
+    patch_tests.test_owner_reference_guard_under_concurrent_write
+)
 test_condition_conflict_unless_owned = patch_tests.test_condition_conflict_unless_owned
 test_errors_name_object_and_field = patch_tests.test_errors_name_object_and_field
 
 # Controller: watches, coalescing, ownership, mappers, predicates, retries, shutdown.
 test_reconciles_every_object_with_a_kr8s_object = (
-    controller_tests.test_reconciles_every_object_with_a_kr8s_object)
+    controller_tests.test_reconciles_every_object_with_a_kr8s_object
+)
 test_rapid_updates_coalesce_and_the_last_state_wins = (
-    controller_tests.test_rapid_updates_coalesce_and_the_last_state_wins)
+    controller_tests.test_rapid_updates_coalesce_and_the_last_state_wins
+)
 test_update_during_reconcile_runs_exactly_once_more = (
-    controller_tests.test_update_during_reconcile_runs_exactly_once_more)
+    controller_tests.test_update_during_reconcile_runs_exactly_once_more
+)
 test_a_key_is_never_reconciled_concurrently = (
-    controller_tests.test_a_key_is_never_reconciled_concurrently)
+    controller_tests.test_a_key_is_never_reconciled_concurrently
+)
 test_owned_children_reconcile_their_owner = (
-    controller_tests.test_owned_children_reconcile_their_owner)
-test_watches_mapper_and_reconcile_all_on = (
-    controller_tests.test_watches_mapper_and_reconcile_all_on)
+    controller_tests.test_owned_children_reconcile_their_owner
+)
+test_watches_mapper_and_reconcile_all_on = controller_tests.test_watches_mapper_and_reconcile_all_on
 test_predicates_filter_primary_events = controller_tests.test_predicates_filter_primary_events
 test_errors_retry_and_the_loop_goes_on = controller_tests.test_errors_retry_and_the_loop_goes_on
 test_requeue_after = controller_tests.test_requeue_after
 test_graceful_shutdown_waits_then_cancels = (
-    controller_tests.test_graceful_shutdown_waits_then_cancels)
+    controller_tests.test_graceful_shutdown_waits_then_cancels
+)
 test_object_that_fails_to_build_is_counted_and_the_loop_goes_on = (
-    controller_tests.test_object_that_fails_to_build_is_counted_and_the_loop_goes_on)
+    controller_tests.test_object_that_fails_to_build_is_counted_and_the_loop_goes_on
+)
 
 # Finalizers against a server.
 test_finalizer_holds_deletion_until_removed = (
-    finalizer_tests.test_finalizer_holds_deletion_until_removed)
+    finalizer_tests.test_finalizer_holds_deletion_until_removed
+)
 
-EMPTIED = ("/api/v1/namespaces/default/configmaps", "/api/v1/namespaces/default/secrets",
-           "/apis/apps/v1/namespaces/default/deployments",
-           "/apis/coordination.k8s.io/v1/namespaces/default/leases")
+EMPTIED = (
+    "/api/v1/namespaces/default/configmaps",
+    "/api/v1/namespaces/default/secrets",
+    "/apis/apps/v1/namespaces/default/deployments",
+    "/apis/coordination.k8s.io/v1/namespaces/default/leases",
+)
 
 
 async def empty_default(backend: Backend) -> None:
@@ -66,8 +77,13 @@ async def empty_default(backend: Backend) -> None:
         for item in listing.body["items"]:
             name = item["metadata"]["name"]
             if item["metadata"].get("finalizers"):
-                await req(backend, "PATCH", f"{path}/{name}",
-                          {"metadata": {"finalizers": None}}, content_type=MERGE)
+                await req(
+                    backend,
+                    "PATCH",
+                    f"{path}/{name}",
+                    {"metadata": {"finalizers": None}},
+                    content_type=MERGE,
+                )
             await req(backend, "DELETE", f"{path}/{name}")
 
     async def empty() -> bool:
@@ -84,8 +100,9 @@ async def kube(backend: Backend) -> AsyncIterator[kr8s.asyncio.Api]:
     """A kr8s client for namespace ``default`` of ``backend`` (emptied on ``real``)."""
     if backend.real:
         await empty_default(backend)
-    api = await kr8s.asyncio.Api(kubeconfig=backend.server.kubeconfig, namespace="default",
-                                 bypass_factory=True)
+    api = await kr8s.asyncio.Api(
+        kubeconfig=backend.server.kubeconfig, namespace="default", bypass_factory=True
+    )
     try:
         yield api
     finally:
@@ -94,4 +111,3 @@ async def kube(backend: Backend) -> AsyncIterator[kr8s.asyncio.Api]:
             await session.aclose()
         if backend.real:
             await empty_default(backend)
-

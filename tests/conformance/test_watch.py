@@ -21,12 +21,14 @@ async def test_watch_from_a_resource_version_sees_only_later_changes(backend: Ba
     start = (await ok(backend, "GET", path))["metadata"]["resourceVersion"]
     events = watch_events(backend, path, {"resourceVersion": start})
     created = await ok(backend, "POST", path, {"metadata": {"name": "a"}})
-    modified = await ok(backend, "PATCH", f"{path}/a", {"data": {"x": "1"}},
-                        content_type=MERGE)
+    modified = await ok(backend, "PATCH", f"{path}/a", {"data": {"x": "1"}}, content_type=MERGE)
     deleted = await ok(backend, "DELETE", f"{path}/a")
     seen = await collect(events, 3)
     assert [(e["type"], e["object"]["metadata"]["name"]) for e in seen] == [
-        ("ADDED", "a"), ("MODIFIED", "a"), ("DELETED", "a")]
+        ("ADDED", "a"),
+        ("MODIFIED", "a"),
+        ("DELETED", "a"),
+    ]
     rvs = [int(e["object"]["metadata"]["resourceVersion"]) for e in seen]
     assert rvs[0] == int(created["metadata"]["resourceVersion"])
     assert rvs[1] == int(modified["metadata"]["resourceVersion"])
@@ -38,7 +40,8 @@ async def test_watch_from_a_resource_version_sees_only_later_changes(backend: Ba
 
 
 async def test_watch_without_a_resource_version_starts_with_the_current_state(
-        backend: Backend) -> None:
+    backend: Backend,
+) -> None:
     path = configmaps(backend)
     names = ["a", "b"]
     for name in names:
@@ -47,7 +50,8 @@ async def test_watch_without_a_resource_version_starts_with_the_current_state(
         events = watch_events(backend, path, params)
         initial = await collect(events, len(names))
         assert sorted((e["type"], e["object"]["metadata"]["name"]) for e in initial) == [
-            ("ADDED", name) for name in names]
+            ("ADDED", name) for name in names
+        ]
         names.append(f"c{index}")
         await ok(backend, "POST", path, {"metadata": {"name": names[-1]}})
         [later] = await collect(events, 1)
@@ -58,13 +62,18 @@ async def test_watch_without_a_resource_version_starts_with_the_current_state(
 async def test_objects_entering_and_leaving_a_selector(backend: Backend) -> None:
     path = configmaps(backend)
     created = await ok(backend, "POST", path, {"metadata": {"name": "a"}})
-    events = watch_events(backend, path, {
-        "resourceVersion": created["metadata"]["resourceVersion"], "labelSelector": "app=x"})
-    await ok(backend, "PATCH", f"{path}/a", {"metadata": {"labels": {"app": "x"}}},
-             content_type=MERGE)
+    events = watch_events(
+        backend,
+        path,
+        {"resourceVersion": created["metadata"]["resourceVersion"], "labelSelector": "app=x"},
+    )
+    await ok(
+        backend, "PATCH", f"{path}/a", {"metadata": {"labels": {"app": "x"}}}, content_type=MERGE
+    )
     await ok(backend, "PATCH", f"{path}/a", {"data": {"k": "v"}}, content_type=MERGE)
-    leaving = await ok(backend, "PATCH", f"{path}/a", {"metadata": {"labels": {"app": "y"}}},
-                       content_type=MERGE)
+    leaving = await ok(
+        backend, "PATCH", f"{path}/a", {"metadata": {"labels": {"app": "y"}}}, content_type=MERGE
+    )
     seen = await collect(events, 3)
     assert [e["type"] for e in seen] == ["ADDED", "MODIFIED", "DELETED"]
     # The DELETED event carries the last matching state with the leaving write's
@@ -107,19 +116,25 @@ async def _expire_and_watch(backend: Backend) -> None:
     path = configmaps(backend)
     created = await ok(backend, "POST", path, {"metadata": {"name": "a"}})
     for index in range(3):
-        await ok(backend, "PATCH", f"{path}/a", {"data": {"i": str(index)}},
-                 content_type=MERGE)
+        await ok(backend, "PATCH", f"{path}/a", {"data": {"i": str(index)}}, content_type=MERGE)
     backend.compact()
-    events = watch_events(backend, path,
-                          {"resourceVersion": created["metadata"]["resourceVersion"]})
+    events = watch_events(
+        backend, path, {"resourceVersion": created["metadata"]["resourceVersion"]}
+    )
     [error] = await collect(events, 1)
     assert error["type"] == "ERROR"
     status = error["object"]
-    assert (status["kind"], status["apiVersion"], status["status"], status["reason"],
-            status["code"]) == ("Status", "v1", "Failure", "Expired", 410)
+    assert (
+        status["kind"],
+        status["apiVersion"],
+        status["status"],
+        status["reason"],
+        status["code"],
+    ) == ("Status", "v1", "Failure", "Expired", 410)
     # etcd's watcher and the watch cache word it differently; both are kube-apiserver's.
     assert status["message"] == "The resourceVersion for the provided watch is too old." or (
-        re.fullmatch(r"too old resource version: \d+ \(\d+\)", status["message"]))
+        re.fullmatch(r"too old resource version: \d+ \(\d+\)", status["message"])
+    )
     assert await asyncio.wait_for(_drain(events), 15) == []  # then the stream ends
 
 

@@ -1,0 +1,176 @@
+"""The ``reconcile-kit`` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+
+import click
+
+from ..testing.apiserver.server import APIServer
+
+
+@click.group()
+@click.version_option(package_name="reconcile-kit")
+def main() -> None:
+    """reconcile_kit: Kubernetes controllers in Python asyncio."""
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", default=0, type=int, show_default=True, help="Port (0: a free one).")
+@click.option(
+    "--kubeconfig",
+    "kubeconfig",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the kubeconfig (default: a temporary file).",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep state in this directory across restarts (SQLite).",
+)
+@click.option("--token", default=None, help="Require this bearer token.")
+@click.option("--no-gc", is_flag=True, help="No garbage collector or namespace controller.")
+def apiserver(
+    host: str,
+    port: int,
+    kubeconfig: Path | None,
+    data_dir: Path | None,
+    token: str | None,
+    no_gc: bool,
+) -> None:
+    """Serve the embedded Kubernetes API server until SIGINT or SIGTERM."""
+    server = APIServer(
+        host=host,
+        port=port,
+        data_dir=data_dir,
+        token=token,
+        garbage_collection=not no_gc,
+        kubeconfig_path=kubeconfig,
+        record_requests=False,
+    )
+    asyncio.run(_serve(server))
+
+
+async def _serve(server: APIServer) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with server:
+        click.echo(f"embedded API server listening on {server.url}")
+        click.echo(f"kubeconfig: {server.kubeconfig}")
+        click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get namespaces")
+        await stop.wait()
+        click.echo("stopping")
+
+
+@main.command()
+@click.argument("target")
+@click.option(
+    "--embedded",
+    is_flag=True,
+    help="Run against a fresh embedded API server (its kubeconfig is printed).",
+)
+@click.option(
+    "--kubeconfig",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Use this kubeconfig (default: kr8s discovery: KUBECONFIG, ~/.kube/config,"
+    " then the in-cluster service account).",
+)
+@click.option("--namespace", default=None, help="Only watch this namespace.")
+@click.option("--leader-elect", is_flag=True, help="Run only while holding the leader lease.")
+@click.option("--health-port", type=int, default=None, help="Serve /healthz and /readyz.")
+@click.option("--metrics-port", type=int, default=None, help="Serve /metrics.")
+@click.option(
+    "--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option("--log-level", default="INFO", show_default=True)
+def run(
+    target: str,
+    embedded: bool,
+    kubeconfig: str | None,
+    namespace: str | None,
+    leader_elect: bool,
+    health_port: int | None,
+    metrics_port: int | None,
+    log_format: str,
+    log_level: str,
+) -> None:
+    """Run the Manager (or controllers) TARGET defines: module:attr or path.py[:attr]."""
+    from ..manager.logs import configure_logging
+
+    configure_logging(log_format, log_level.upper())
+    asyncio.run(
+        _run(target, embedded, kubeconfig, namespace, leader_elect, health_port, metrics_port)
+    )
+
+
+async def _run(
+    target: str,
+    embedded: bool,
+    kubeconfig: str | None,
+    namespace: str | None,
+    leader_elect: bool,
+    health_port: int | None,
+    metrics_port: int | None,
+) -> None:
+    import kr8s.asyncio
+
+    from ..manager.leaderelection import LeaderElection
+    from .target import load_manager
+
+    manager = await load_manager(target)
+    if namespace is not None:
+        manager.namespace = namespace
+    if leader_elect and manager.leader_election is None:
+        manager.leader_election = LeaderElection(
+            f"{manager.name}-leader", namespace=manager.namespace or "default"
+        )
+    manager.health_port = health_port if health_port is not None else manager.health_port
+    manager.metrics_port = metrics_port if metrics_port is not None else manager.metrics_port
+    if not embedded:
+        if kubeconfig is not None:
+            manager.api = await kr8s.asyncio.api(kubeconfig=kubeconfig)
+        await manager.run()
+        return
+    async with APIServer() as server:
+        click.echo(f"embedded API server: {server.url}")
+        click.echo(f"kubeconfig: {server.kubeconfig}", err=False)
+        click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get all -A")
+        manager.api = await server.api()
+        await manager.run()
+
+
+@main.command()
+@click.argument("target")
+@click.option("--name", default=None, help="The role's name (default: the manager's name).")
+def rbac(target: str, name: str | None) -> None:
+    """Print the ClusterRole/Role YAML the controllers of TARGET need."""
+    from .rbac import render
+    from .target import load_manager
+
+    manager = asyncio.run(load_manager(target))
+    click.echo(render(manager, name), nl=False)
+
+
+@main.command()
+@click.option(
+    "--objects",
+    default=200,
+    show_default=True,
+    type=click.IntRange(1),
+    help="How many ConfigMapGenerators to create.",
+)
+@click.option("--keep", is_flag=True, help="Leave the server running (prints its kubeconfig).")
+@click.option("--timeout", default=120.0, show_default=True, help="Seconds to converge.")
+def demo(objects: int, keep: bool, timeout: float) -> None:
+    """Run the example operators on an embedded API server and watch them converge."""
+    from .demo import run_demo
+
+    raise SystemExit(run_demo(objects, keep, timeout))

@@ -1,0 +1,70 @@
+"""Loading what ``reconcile-kit run`` and ``reconcile-kit rbac`` are given.
+
+TARGET is ``package.module:attr``, ``path/to/file.py:attr`` or ``path/to/file.py`` (attr
+defaults to ``manager``). The attribute is a Manager, a Controller or a list of
+``(controller, reconcile)`` pairs, or a function (plain or async, no arguments) that
+returns one of those.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..manager.manager import Manager
+from ..runtime.controller import Controller
+
+
+class TargetError(ValueError):
+    """TARGET could not be loaded or does not define a Manager or controllers."""
+
+
+def _import(target: str) -> tuple[Any, str]:
+    spec, _, attr = target.rpartition(":") if ":" in target else (target, "", "manager")
+    attr = attr or "manager"
+    if spec.endswith(".py") or "/" in spec:
+        path = Path(spec)
+        if not path.is_file():
+            raise TargetError(f"{target}: no such file {path}")
+        name = f"reconcile_kit_target_{path.stem}"
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        if module_spec is None or module_spec.loader is None:
+            raise TargetError(f"{target}: cannot import {path}")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        sys.path.insert(0, str(path.parent.resolve()))
+        module_spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(spec)
+    if not hasattr(module, attr):
+        raise TargetError(f"{target}: {module.__name__} has no attribute {attr!r}")
+    return getattr(module, attr), attr
+
+
+async def load_manager(target: str) -> Manager:
+    """The Manager TARGET defines (wrapping bare controllers in a new Manager).
+
+    Raises TargetError naming TARGET when it cannot be imported or is of the wrong type.
+    """
+    value, attr = _import(target)
+    if callable(value) and not isinstance(value, Manager | Controller):
+        value = value()
+        if inspect.isawaitable(value):
+            value = await value
+    if isinstance(value, Manager):
+        return value
+    if isinstance(value, list | tuple) and all(
+        isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], Controller) for p in value
+    ):
+        manager = Manager()
+        for controller, reconcile in value:
+            manager.add(controller, reconcile)
+        return manager
+    raise TargetError(
+        f"{target}: {attr} is a {type(value).__name__}, not a Manager or a list "
+        "of (controller, reconcile) pairs"
+    )

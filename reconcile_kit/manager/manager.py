@@ -1,0 +1,357 @@
+"""Manager: several controllers in one process with a shared client and caches.
+
+As controller-runtime's manager: controllers share one reflector per kind and scope;
+with leader election, leadership-gated controllers run only while this process leads
+and are stopped before its lease can expire for others; ``/healthz`` and ``/readyz``
+(ready once every running controller's caches have synced) and ``/metrics`` are served
+with aiohttp; events go through one EventRecorder; SIGTERM/SIGINT stop it gracefully.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from ..client.transport import checked_transport, install_transport, release_aiohttp_transport
+from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
+from ..runtime.reflector import ReflectorPool
+from .events import EventRecorder
+from .leaderelection import LeaderElection
+from .metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+StartHook = Callable[[Any], Awaitable[None]]
+
+
+@dataclass
+class _Entry:
+    controller: Controller
+    reconcile: Reconcile
+    error_policy: ErrorPolicy | None
+    context: Any
+    on_delete: OnDelete | None
+    needs_leader: bool
+    task: asyncio.Task[None] | None = None
+
+
+class Manager:
+    """Runs controllers until SIGTERM/SIGINT or :meth:`stop`.
+
+    Args:
+        api: a kr8s asyncio Api; None means kr8s's default discovery (kubeconfig, then
+            the in-cluster service account), resolved when :meth:`run` starts.
+        namespace: the scope of controllers that did not choose one (None: all).
+        leader_election: a :class:`~reconcile_kit.manager.leaderelection.LeaderElection`; then
+            controllers added with ``needs_leader=True`` run only while leading.
+        health_port: serve ``/healthz`` and ``/readyz`` on this port (0: any free port).
+        metrics_port: serve ``/metrics`` on this port (may equal ``health_port``).
+        graceful_shutdown_timeout: seconds running reconciles get to finish at shutdown.
+        name: the reporting controller name of events and the manager's name in logs.
+        host: the address the probe and metrics servers bind.
+        transport: ``"aiohttp"`` (default) or ``"httpx"``: how ``api`` sends requests
+            (see :mod:`reconcile_kit.client.transport`).
+    """
+
+    def __init__(
+        self,
+        api: Any = None,
+        *,
+        namespace: str | None = None,
+        leader_election: LeaderElection | None = None,
+        health_port: int | None = None,
+        metrics_port: int | None = None,
+        graceful_shutdown_timeout: float = 30.0,
+        name: str = "reconcile-kit",
+        host: str = "0.0.0.0",
+        transport: str = "aiohttp",
+    ) -> None:
+        self.transport = checked_transport(transport)
+        self.api = api
+        self.namespace = namespace
+        self.leader_election = leader_election
+        self.health_port = health_port
+        self.metrics_port = metrics_port
+        self.graceful_shutdown_timeout = graceful_shutdown_timeout
+        self.name = name
+        self.host = host
+        self.pool = ReflectorPool()
+        self.metrics = Metrics()
+        self.recorder: EventRecorder | None = None
+        self.ports: dict[str, int] = {}
+        self._entries: list[_Entry] = []
+        self._start_hooks: list[StartHook] = []
+        self.extra_rules: list[dict[str, Any]] = []
+        self._stop: asyncio.Event | None = None
+        self._runners: list[web.AppRunner] = []
+
+    @property
+    def controllers(self) -> list[Controller]:
+        return [entry.controller for entry in self._entries]
+
+    def add(
+        self,
+        controller: Controller,
+        reconcile: Reconcile,
+        error_policy: ErrorPolicy | None = None,
+        context: Any = None,
+        on_delete: OnDelete | None = None,
+        *,
+        needs_leader: bool = True,
+    ) -> Controller:
+        """Register ``controller`` to run ``reconcile`` (see :meth:`Controller.run`).
+
+        ``needs_leader=False`` runs it on every replica, leader or not.
+        """
+        self._entries.append(
+            _Entry(controller, reconcile, error_policy, context, on_delete, needs_leader)
+        )
+        return controller
+
+    def add_rbac_rule(
+        self,
+        api_groups: list[str],
+        resources: list[str],
+        verbs: list[str],
+        *,
+        namespaced: bool = True,
+    ) -> None:
+        """Declare permissions the runtime cannot infer (e.g. patching a watched kind, or
+        what an ``on_start`` hook does); ``reconcile-kit rbac`` includes them.
+        ``namespaced=False`` for cluster-scoped resources (they go to the ClusterRole)."""
+        self.extra_rules.append(
+            {
+                "apiGroups": list(api_groups),
+                "resources": list(resources),
+                "verbs": sorted(verbs),
+                "namespaced": namespaced,
+            }
+        )
+
+    def on_start(self, hook: StartHook) -> StartHook:
+        """Register ``await hook(api)`` to run before controllers start (e.g. install CRDs)."""
+        self._start_hooks.append(hook)
+        return hook
+
+    def stop(self) -> None:
+        """Ask :meth:`run` to shut down gracefully."""
+        if self._stop is not None:
+            self._stop.set()
+
+    def ready(self) -> bool:
+        """Whether every running controller's caches have synced."""
+        for entry in self._entries:
+            if entry.task is None or entry.task.done():
+                continue
+            controller = entry.controller
+            reflectors = [controller.reflector, *(s.reflector for s in controller._sources)]
+            if not reflectors[0] or not all(r is not None and r.has_synced() for r in reflectors):
+                return False
+        return True
+
+    # --- running ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Run until SIGTERM/SIGINT or :meth:`stop`; raises if a controller fails to start."""
+        self._stop = asyncio.Event()
+        if self.api is None:
+            import kr8s.asyncio
+
+            self.api = await kr8s.asyncio.api()
+        await install_transport(self.api, self.transport)
+        self.metrics.instrument(self.api)
+        for hook in self._start_hooks:
+            await hook(self.api)
+        self.recorder = EventRecorder(self.api, reporting_controller=self.name)
+        await self.recorder.start()
+        self._bind_controllers()
+        await self._start_servers()
+        restore = self._install_signal_handlers()
+        try:
+            await self._run_controllers()
+        finally:
+            restore()
+            await self.recorder.stop()
+            for runner in self._runners:
+                await runner.cleanup()
+            self._runners.clear()
+            await release_aiohttp_transport(self.api)
+
+    def _bind_controllers(self) -> None:
+        for entry in self._entries:
+            controller = entry.controller
+            controller.api = self.api
+            controller.transport = self.transport  # the api is shared: one choice governs
+            controller.pool = self.pool
+            controller.metrics = self.metrics
+            controller.recorder = self.recorder
+            if controller.namespace is None:
+                controller.namespace = self.namespace
+
+    async def _run_controllers(self) -> None:
+        assert self._stop is not None
+        free = [e for e in self._entries if not e.needs_leader or self.leader_election is None]
+        gated = [e for e in self._entries if e not in free]
+        self._start(free)
+        try:
+            if self.leader_election is not None:
+                await self._lead_and_run(self.leader_election, gated)
+            else:
+                await self._until_stopped_or_failed(free)
+        finally:
+            await self._shutdown(free, self.graceful_shutdown_timeout)
+
+    async def _lead_and_run(self, election: LeaderElection, gated: list[_Entry]) -> None:
+        assert self._stop is not None and self.api is not None
+        gauge = self.metrics.leader.labels(election.name)
+        election.on_status_change.append(lambda leading: gauge.set(1 if leading else 0))
+        campaign = asyncio.create_task(election.run(self.api))
+        stepping_down = max(
+            min(
+                self.graceful_shutdown_timeout,
+                (election.lease_duration - election.renew_deadline) / 2,
+            ),
+            0.1,
+        )
+        try:
+            while not self._stop.is_set():
+                if not await self._first(election.leading(), self._stop.wait()):
+                    break
+                log.info("%s: leading (%s); starting controllers", self.name, election.identity)
+                self._start(gated)
+                stopped = await self._first(
+                    self._stop.wait(), election.lost(), self._failure(gated)
+                )
+                await self._shutdown(
+                    gated, self.graceful_shutdown_timeout if stopped else stepping_down
+                )
+                self._raise_failures(gated)
+        finally:
+            await self._shutdown(gated, stepping_down)
+            if self._stop.is_set():
+                # graceful: controllers are down, so give the lease up for a standby now
+                await election.release()
+                await election.stop()
+            else:
+                campaign.cancel()
+            await asyncio.gather(campaign, return_exceptions=True)
+
+    async def _until_stopped_or_failed(self, entries: list[_Entry]) -> None:
+        assert self._stop is not None
+        await self._first(self._stop.wait(), self._failure(entries))
+        self._raise_failures(entries)
+
+    def _start(self, entries: list[_Entry]) -> None:
+        for entry in entries:
+            entry.task = asyncio.create_task(
+                entry.controller.run(
+                    entry.reconcile, entry.error_policy, entry.context, entry.on_delete
+                )
+            )
+
+    async def _failure(self, entries: list[_Entry]) -> None:
+        """Return when any of ``entries``' controllers stops on its own (an error)."""
+        tasks = [e.task for e in entries if e.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        else:
+            await asyncio.Event().wait()
+
+    def _raise_failures(self, entries: list[_Entry]) -> None:
+        for entry in entries:
+            task = entry.task
+            if task is not None and task.done() and not task.cancelled() and task.exception():
+                raise RuntimeError(f"controller {entry.controller.name} failed") from (
+                    task.exception()
+                )
+
+    async def _shutdown(self, entries: list[_Entry], timeout: float) -> None:
+        running = [e for e in entries if e.task is not None]
+        stopping = []
+        for entry in running:
+            assert entry.task is not None
+            if entry.task.done():
+                continue
+            if entry.controller.running:
+                stopping.append(entry.controller.shutdown(timeout))
+            else:
+                entry.task.cancel()  # not started yet: nothing to drain
+        await asyncio.gather(*stopping, return_exceptions=True)
+        for entry in running:
+            assert entry.task is not None
+            await asyncio.gather(entry.task, return_exceptions=True)
+            if entry.task.cancelled() or entry.task.exception() is None:
+                entry.task = None
+
+    @staticmethod
+    async def _first(*waits: Awaitable[Any]) -> bool:
+        """Await the first of ``waits`` to finish; True when it was the first one."""
+        tasks = [asyncio.ensure_future(w) for w in waits]
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            return tasks[0] in done
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    # --- probes and metrics ----------------------------------------------------------------
+
+    async def _start_servers(self) -> None:
+        routes: dict[int, list[tuple[str, Callable[[web.Request], Awaitable[web.Response]]]]] = {}
+        if self.health_port is not None:
+            routes.setdefault(self.health_port, []).extend(
+                [("/healthz", self._healthz), ("/readyz", self._readyz)]
+            )
+        if self.metrics_port is not None:
+            routes.setdefault(self.metrics_port, []).append(("/metrics", self._metrics))
+        for port, handlers in routes.items():
+            app = web.Application()
+            for path, handler in handlers:
+                app.router.add_get(path, handler)
+            runner = web.AppRunner(app, access_log=None)
+            await runner.setup()
+            site = web.TCPSite(runner, self.host, port)
+            await site.start()
+            server = site._server
+            sockets = getattr(server, "sockets", None) or []
+            bound = sockets[0].getsockname()[1] if sockets else port
+            for path, _ in handlers:
+                self.ports[path] = bound
+            self._runners.append(runner)
+
+    async def _healthz(self, request: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    async def _readyz(self, request: web.Request) -> web.Response:
+        if self.ready():
+            return web.Response(text="ok")
+        return web.Response(status=503, text="caches not synced")
+
+    async def _metrics(self, request: web.Request) -> web.Response:
+        return web.Response(
+            body=self.metrics.exposition(), headers={"Content-Type": "text/plain; version=0.0.4"}
+        )
+
+    # --- signals ---------------------------------------------------------------------------
+
+    def _install_signal_handlers(self) -> Callable[[], None]:
+        loop = asyncio.get_running_loop()
+        installed = []
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, self.stop)
+                installed.append(sig)
+
+        def restore() -> None:
+            for sig in installed:
+                loop.remove_signal_handler(sig)
+
+        return restore

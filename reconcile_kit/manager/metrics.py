@@ -1,0 +1,200 @@
+"""Prometheus metrics, named as controller-runtime names them so dashboards work as-is.
+
+controller_runtime_reconcile_total{controller,result} (result: success, error,
+requeue_after), controller_runtime_reconcile_errors_total{controller},
+controller_runtime_reconcile_time_seconds{controller},
+controller_runtime_active_workers{controller}, workqueue_depth{name},
+workqueue_adds_total{name}, workqueue_queue_duration_seconds{name},
+workqueue_work_duration_seconds{name}, workqueue_retries_total{name},
+leader_election_master_status{name}, rest_client_requests_total{code,method}.
+Sources: controller-runtime pkg/internal/controller/metrics, pkg/metrics/workqueue.go,
+pkg/metrics/client_go_adapter.go and client-go's leaderelection metrics.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from ..runtime.queue import QueueMetrics
+
+_RECONCILE_BUCKETS = (
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.15,
+    0.2,
+    0.25,
+    0.3,
+    0.35,
+    0.4,
+    0.45,
+    0.5,
+    0.6,
+    0.7,
+    0.8,
+    0.9,
+    1.0,
+    1.25,
+    1.5,
+    1.75,
+    2.0,
+    2.5,
+    3.0,
+    3.5,
+    4.0,
+    4.5,
+    5,
+    6,
+    7,
+    8,
+    9,
+    10,
+    15,
+    20,
+    25,
+    30,
+    40,
+    50,
+    60,
+)
+_QUEUE_BUCKETS = tuple(10.0**e for e in range(-8, 2))
+
+
+class Metrics:
+    """A registry with every metric; one per manager (``registry`` can be shared)."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        r = self.registry
+        self.reconcile_total = Counter(
+            "controller_runtime_reconcile_total",
+            "Total number of reconciliations per controller",
+            ["controller", "result"],
+            registry=r,
+        )
+        self.reconcile_errors = Counter(
+            "controller_runtime_reconcile_errors_total",
+            "Total number of reconciliation errors per controller",
+            ["controller"],
+            registry=r,
+        )
+        self.reconcile_time = Histogram(
+            "controller_runtime_reconcile_time_seconds",
+            "Length of time per reconciliation per controller",
+            ["controller"],
+            buckets=_RECONCILE_BUCKETS,
+            registry=r,
+        )
+        self.active_workers = Gauge(
+            "controller_runtime_active_workers",
+            "Number of currently used workers per controller",
+            ["controller"],
+            registry=r,
+        )
+        self.queue = _PrometheusQueueMetrics(r)
+        self.leader = Gauge(
+            "leader_election_master_status",
+            "Gauge of if the reporting system is master of the relevant lease, 0"
+            " indicates backup, 1 indicates master. 'name' is the string used to"
+            " identify the lease.",
+            ["name"],
+            registry=r,
+        )
+        self.requests = Counter(
+            "rest_client_requests_total",
+            "Number of HTTP requests, partitioned by status code and method.",
+            ["code", "method"],
+            registry=r,
+        )
+
+    def observe_reconcile(self, controller: str, result: str, seconds: float) -> None:
+        """Count one reconcile with ``result`` (success, error, requeue_after)."""
+        self.reconcile_total.labels(controller, result).inc()
+        if result == "error":
+            self.reconcile_errors.labels(controller).inc()
+        self.reconcile_time.labels(controller).observe(seconds)
+
+    def set_active_workers(self, controller: str, count: int) -> None:
+        self.active_workers.labels(controller).set(count)
+
+    def instrument(self, api: Any) -> None:
+        """Count every request ``api`` makes in rest_client_requests_total (wraps call_api)."""
+        if getattr(api, "_reconcile_kit_metrics", None) is self:
+            return
+        original = api.call_api
+        counter = self.requests
+
+        @contextlib.asynccontextmanager
+        async def call_api(method: str = "GET", *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+            try:
+                async with original(method, *args, **kwargs) as response:
+                    counter.labels(str(response.status_code), method.upper()).inc()
+                    yield response
+            except Exception as error:
+                response = getattr(error, "response", None)
+                code = str(response.status_code) if response is not None else "<error>"
+                counter.labels(code, method.upper()).inc()
+                raise
+
+        api.call_api = call_api
+        api._reconcile_kit_metrics = self
+
+    def exposition(self) -> bytes:
+        """The registry in Prometheus text format."""
+        return generate_latest(self.registry)
+
+
+class _PrometheusQueueMetrics(QueueMetrics):
+    """Work queue measurements as workqueue_* metrics (label ``name``: the controller)."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self._depth = Gauge(
+            "workqueue_depth", "Current depth of workqueue", ["name"], registry=registry
+        )
+        self._adds = Counter(
+            "workqueue_adds_total",
+            "Total number of adds handled by workqueue",
+            ["name"],
+            registry=registry,
+        )
+        self._queue = Histogram(
+            "workqueue_queue_duration_seconds",
+            "How long in seconds an item stays in workqueue before being requested",
+            ["name"],
+            buckets=_QUEUE_BUCKETS,
+            registry=registry,
+        )
+        self._work = Histogram(
+            "workqueue_work_duration_seconds",
+            "How long in seconds processing an item from workqueue takes",
+            ["name"],
+            buckets=_QUEUE_BUCKETS,
+            registry=registry,
+        )
+        self._retries = Counter(
+            "workqueue_retries_total",
+            "Total number of retries handled by workqueue",
+            ["name"],
+            registry=registry,
+        )
+
+    def adds(self, name: str) -> None:
+        self._adds.labels(name).inc()
+
+    def depth(self, name: str, depth: int) -> None:
+        self._depth.labels(name).set(depth)
+
+    def queue_duration(self, name: str, seconds: float) -> None:
+        self._queue.labels(name).observe(seconds)
+
+    def work_duration(self, name: str, seconds: float) -> None:
+        self._work.labels(name).observe(seconds)
+
+    def retries(self, name: str) -> None:
+        self._retries.labels(name).inc()

@@ -1,0 +1,151 @@
+"""Helpers around kr8s objects and raw dicts: identity, raw access, ObjectRef."""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping, MutableSequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..client.errors import describe
+from ..patch.snapshot import build_object
+
+
+class KubeObject(Protocol):
+    """What reconcile_kit needs of a kr8s APIObject (``raw``, ``kind``, ``version``)."""
+
+    @property
+    def raw(self) -> Any: ...
+
+
+ObjectLike = KubeObject | MutableMapping[str, Any]
+
+
+def raw_of(obj: ObjectLike) -> MutableMapping[str, Any]:
+    """The mutable raw mapping of a kr8s object, or the dict itself."""
+    if isinstance(obj, MutableMapping):
+        return obj
+    raw = obj.raw
+    if not isinstance(raw, MutableMapping):
+        raise TypeError(f"{type(obj).__name__}.raw is not a mapping")
+    return raw
+
+
+def nested_list(
+    obj: ObjectLike, parent: str, field: str, *, create: bool
+) -> MutableSequence[Any] | None:
+    """``raw[parent][field]`` as the mutable list it is (``metadata.finalizers``,
+    ``status.conditions``...); None when absent, unless ``create`` makes it (and the parent
+    map). Raises TypeError naming the object and field when either has the wrong type."""
+    raw = raw_of(obj)
+    if raw.get(parent) is None:
+        if not create:
+            return None
+        raw[parent] = {}
+    container = raw[parent]
+    if not isinstance(container, MutableMapping):
+        raise TypeError(f"{describe_object(obj)}: {parent} is not a mapping")
+    if container.get(field) is None:
+        if not create:
+            return None
+        container[field] = []
+    value = container[field]
+    if not isinstance(value, MutableSequence):
+        raise TypeError(f"{describe_object(obj)}: {parent}.{field} is not a list")
+    return value
+
+
+@dataclass(frozen=True, order=True)
+class ObjectRef:
+    """A key for one object: kind (``Kind`` or ``Kind.group``), namespace ("" if none), name."""
+
+    kind: str
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return describe(self.kind, self.namespace or None, self.name)
+
+
+def identity(obj: ObjectLike) -> tuple[str, str | None, str | None]:
+    """``(kind, namespace, name)`` of an object for messages (missing parts as None)."""
+    raw = raw_of(obj)
+    meta = raw.get("metadata") or {}
+    return str(raw.get("kind", "?")), meta.get("namespace") or None, meta.get("name")
+
+
+def describe_object(obj: ObjectLike) -> str:
+    """``Kind namespace/name`` of an object."""
+    return describe(*identity(obj))
+
+
+@dataclass(frozen=True)
+class ResourceInfo:
+    """What the runtime needs to list, watch and build objects of one kind.
+
+    Attributes:
+        api_version: ``v1``, ``apps/v1``, ``example.com/v1``.
+        kind: ``Deployment``.
+        plural: the resource name in URLs (``deployments``).
+        namespaced: whether objects live in namespaces.
+        cls: the kr8s APIObject class used to hand objects to reconcilers.
+    """
+
+    api_version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    cls: Any
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def ref_kind(self) -> str:
+        """The kind as ObjectRefs name it: ``Kind`` for the core group, ``Kind.group`` else."""
+        return f"{self.kind}.{self.group}" if self.group else self.kind
+
+    def ref(self, raw: MutableMapping[str, Any] | dict[str, Any]) -> ObjectRef:
+        meta = raw.get("metadata") or {}
+        return ObjectRef(self.ref_kind, meta.get("namespace") or "", meta.get("name", ""))
+
+    def build(self, raw: dict[str, Any], api: Any) -> Any:
+        """A kr8s object of this kind around ``raw``, shared (never mutated) through a
+        copy-on-access :class:`~reconcile_kit.patch.snapshot.LazyBox`."""
+        return build_object(self.cls, raw, api)
+
+
+def info_from_class(cls: Any) -> ResourceInfo:
+    """ResourceInfo of a kr8s APIObject class (``kr8s.asyncio.objects.Deployment``...)."""
+    return ResourceInfo(cls.version, cls.kind, cls.endpoint, bool(cls.namespaced), cls)
+
+
+async def resolve_kind(api: Any, kind: Any) -> ResourceInfo:
+    """Resolve a kr8s class or a kind string (``Deployment``, ``Widget.example.com``,
+    ``widgets``, ``Widget.example.com/v1``) through API discovery.
+
+    Raises ValueError naming the kind when the API server does not serve it.
+    """
+    if not isinstance(kind, str):
+        return info_from_class(kind)
+    from kr8s.asyncio.objects import get_class, new_class
+
+    name, _, version = kind.partition("/")
+    base, _, group = name.partition(".")
+    for resource in await api.api_resources():
+        gv = resource["version"]
+        if group and gv.rpartition("/")[0] != group:
+            continue
+        if version and gv.rpartition("/")[2] != version:
+            continue
+        if base in (resource["kind"], resource["name"], resource.get("singularName")):
+            try:
+                cls = get_class(resource["kind"], gv)
+            except KeyError:
+                cls = new_class(
+                    resource["kind"], gv, namespaced=resource["namespaced"], plural=resource["name"]
+                )
+            return ResourceInfo(
+                gv, resource["kind"], resource["name"], bool(resource["namespaced"]), cls
+            )
+    raise ValueError(f"kind {kind!r} is not served by the API server")

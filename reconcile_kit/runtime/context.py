@@ -1,0 +1,182 @@
+"""The context a reconcile gets: what triggered it, the cache, and write helpers.
+
+``ctx.get`` and ``ctx.list`` read the controller's caches (read-only dicts, no request);
+``ctx.apply`` creates or patches a child; ``ctx.patch_status`` / ``ctx.update_status``
+write the status subresource (the Perl seed's status helpers).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ..client import discovery
+from ..client.errors import ConflictError, PatchError
+from ..meta.objects import ObjectRef, raw_of
+from ..patch.mergepatch import apply_merge_patch, create_merge_patch
+from ..patch.snapshot import set_raw
+from .store import Obj, Store
+
+if TYPE_CHECKING:
+    from .controller import Controller
+
+_SERVER_FIELDS = (
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "managedFields",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+)
+
+
+@dataclass
+class Context:
+    """Handed to every reconcile.
+
+    Attributes:
+        controller: the running controller.
+        api: its kr8s Api.
+        key: the ObjectRef being reconciled.
+        attempt: 1 for a first try, n for the n-th try after failures.
+        reasons: why this run happened since the key's previous run (see
+            :class:`~reconcile_kit.runtime.controller.Trigger`).
+        store: the primary kind's cache.
+        data: the ``context`` object given to ``run``.
+        log: a logger adapter carrying the controller name, key and attempt.
+        recorder: the manager's EventRecorder (``ctx.recorder.event(obj, type, reason,
+            message)``), or None outside a manager.
+    """
+
+    controller: Controller
+    api: Any
+    key: ObjectRef
+    attempt: int
+    reasons: frozenset[str]
+    store: Store
+    data: Any
+    log: logging.LoggerAdapter[logging.Logger]
+    recorder: Any = None
+
+    # --- reading the caches ----------------------------------------------------------------
+
+    def _store_for(self, kind: Any) -> Store:
+        if kind is None:
+            return self.store
+        for source in self.controller._sources:
+            info = source.info
+            if (
+                info is not None
+                and source.reflector is not None
+                and (kind is source.kind or kind in (info.kind, info.ref_kind, info.plural))
+            ):
+                return source.reflector.store
+        raise KeyError(f"controller {self.controller.name} does not watch {kind!r}")
+
+    def get(self, name: str, namespace: str | None = None, kind: Any = None) -> Obj | None:
+        """A cached object (read-only dict) of the primary kind or of an owned/watched
+        ``kind``; ``namespace`` defaults to the reconciled object's. KeyError for a kind the
+        controller does not watch."""
+        ns = self.key.namespace if namespace is None else namespace
+        return self._store_for(kind).get(ns, name)
+
+    def list(self, namespace: str | None = None, kind: Any = None) -> list[Obj]:
+        """Cached objects (read-only dicts), optionally of one namespace."""
+        return self._store_for(kind).list(namespace)
+
+    # --- writing ---------------------------------------------------------------------------
+
+    async def apply(self, child: Any) -> Any:
+        """Create ``child`` (a kr8s object) or merge-patch the fields it sets onto the
+        existing one. When the controller watches the child's kind (``owns``) and its cache
+        already holds those fields, nothing is sent; otherwise one GET, then a POST or a
+        PATCH if needed. Returns the child holding the latest known state. Raises
+        PatchError when the server refuses."""
+        desired = _desired(raw_of(child))
+        cached = self._cached(child)
+        if cached is not None and not create_merge_patch(_restricted(cached, desired), desired)[0]:
+            set_raw(child, cached)  # the cache already holds it: no request at all
+            return child
+        url = f"{child.endpoint}/{child.name}"
+        namespace = child.namespace if child.namespaced else None
+        async with child.api.call_api(
+            "GET", version=child.version, url=url, namespace=namespace, raise_for_status=False
+        ) as response:
+            code, text = response.status_code, response.text
+        if code == 404:
+            await child.create()
+            return child
+        if code != 200:
+            meta = raw_of(child).get("metadata") or {}
+            raise PatchError(
+                f"reading the current object failed with {code}: {text}",
+                kind=child.kind,
+                namespace=meta.get("namespace"),
+                name=meta.get("name"),
+            )
+        current = orjson.loads(text)
+        patch, _ = create_merge_patch(_restricted(current, desired), desired)
+        if patch and apply_merge_patch(current, patch) != current:
+            await child.patch(patch)
+        else:
+            set_raw(child, current)
+        return child
+
+    def _cached(self, child: Any) -> Obj | None:
+        """The child as the controller's cache of its kind holds it (None: not watched)."""
+        try:
+            store = self._store_for(type(child))
+        except KeyError:
+            return None
+        return store.get(child.namespace if child.namespaced else "", child.name)
+
+    async def patch_status(self, obj: Any, status: dict[str, Any]) -> None:
+        """Merge-patch ``status`` into ``obj``'s status (``/status`` where the kind has it)."""
+        separate = await discovery.has_status_subresource(obj.api, obj.version, obj.endpoint)
+        await obj.patch({"status": status}, subresource="status" if separate else None)
+
+    async def update_status(self, obj: Any) -> None:
+        """PUT ``obj`` to its ``/status`` with its resourceVersion (ConflictError on 409)."""
+        url = f"{obj.endpoint}/{obj.name}/status"
+        async with obj.api.call_api(
+            "PUT",
+            version=obj.version,
+            url=url,
+            namespace=obj.namespace if obj.namespaced else None,
+            content=orjson.dumps(raw_of(obj)),
+            raise_for_status=False,
+        ) as response:
+            code, text = response.status_code, response.text
+        meta = raw_of(obj).get("metadata") or {}
+        where = {"kind": obj.kind, "namespace": meta.get("namespace"), "name": meta.get("name")}
+        if code == 409:
+            raise ConflictError("status update conflicts with a newer version", **where)
+        if code != 200:
+            raise PatchError(f"status update refused with {code}: {text}", **where)
+        set_raw(obj, orjson.loads(text))
+
+
+def _desired(raw: Any) -> dict[str, Any]:
+    desired: dict[str, Any] = orjson.loads(orjson.dumps(raw))
+    meta = desired.get("metadata") or {}
+    for key in _SERVER_FIELDS:
+        meta.pop(key, None)
+    desired.pop("status", None)
+    return desired
+
+
+def _restricted(current: Any, desired: dict[str, Any]) -> dict[str, Any]:
+    """The parts of ``current`` that ``desired`` sets (keys it leaves out are not touched)."""
+    result: dict[str, Any] = {}
+    for key, value in desired.items():
+        if key not in current:
+            continue
+        if isinstance(value, dict) and isinstance(current[key], dict):
+            result[key] = _restricted(current[key], value)
+        else:
+            result[key] = current[key]
+    return result

@@ -1,0 +1,406 @@
+"""Reflector: LIST then WATCH one kind into a :class:`~reconcile_kit.runtime.store.Store`.
+
+Semantics follow client-go's tools/cache Reflector: a paginated LIST, then a WATCH from
+the list's resourceVersion with bookmarks and a server-side timeout; when a stream ends
+the watch resumes from the last resourceVersion seen (bookmarks included); a 410 Expired
+relists and reconciles the store with the new list (objects gone from it become
+deletions); errors back off exponentially with jitter (0.8 s doubling to 30 s, reset after
+a healthy stream). LIST and WATCH are spoken through ``api.call_api`` because kr8s's own
+``watch()`` does no initial list and reconnects in a tight loop on 410.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import orjson
+
+from ..meta.objects import ResourceInfo
+from .store import IndexFunc, Obj, Store, key_of
+
+log = logging.getLogger(__name__)
+
+ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
+Transform = Callable[[Obj], Obj]
+
+
+@dataclass(frozen=True, slots=True)
+class ReflectorEvent:
+    """A change seen by a reflector: ``obj`` is the new state (DELETED: the last known)."""
+
+    type: str
+    obj: Obj
+    old: Obj | None
+
+
+Handler = Callable[[ReflectorEvent], None]
+
+
+def drop_managed_fields(obj: Obj) -> Obj:
+    """The default transform: drop ``metadata.managedFields`` (rarely read, often large)."""
+    obj.get("metadata", {}).pop("managedFields", None)
+    return obj
+
+
+class Backoff:
+    """Exponential backoff with jitter (client-go reflector: 800 ms, x2, max 30 s, jitter 1).
+
+    ``next()`` returns a delay in seconds within ``[d, d * (1 + jitter)]`` capped at
+    ``maximum``, where ``d`` doubles from ``initial``; ``reset()`` starts over.
+    """
+
+    def __init__(
+        self,
+        initial: float = 0.8,
+        maximum: float = 30.0,
+        factor: float = 2.0,
+        jitter: float = 1.0,
+        rng: Callable[[], float] = random.random,
+    ) -> None:
+        self.initial, self.maximum, self.factor, self.jitter = initial, maximum, factor, jitter
+        self._rng = rng
+        self._current = initial
+
+    def next(self) -> float:
+        delay = min(self._current * (1 + self.jitter * self._rng()), self.maximum)
+        self._current = min(self._current * self.factor, self.maximum)
+        return delay
+
+    def reset(self) -> None:
+        self._current = self.initial
+
+
+class _Expired(Exception):
+    pass
+
+
+class WatchError(Exception):
+    """A LIST or WATCH answered with an error status (``retry_after`` in seconds if given)."""
+
+    def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
+        super().__init__(f"{status}: {message}")
+        self.status = status
+        self.retry_after = retry_after
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    try:
+        return float(headers["Retry-After"])
+    except (KeyError, ValueError):
+        return None
+
+
+class Reflector:
+    """Keeps ``store`` in line with the API server for one kind and scope.
+
+    Args:
+        api: a kr8s asyncio Api.
+        info: the kind (see :func:`reconcile_kit.meta.objects.resolve_kind`).
+        namespace: watch one namespace (None: all namespaces, or cluster-scoped kinds).
+        label_selector, field_selector: server-side filters (Kubernetes selector syntax).
+        transform: applied to every object before it is stored (default: drop managedFields).
+        page_size: LIST page size (``limit``).
+        timeout_seconds: the server-side watch timeout; the watch then resumes.
+        backoff: the error backoff (default: client-go's).
+        indexers: extra store indexes.
+        sleep: awaited with the backoff delay in seconds (tests replace it).
+    """
+
+    def __init__(
+        self,
+        api: Any,
+        info: ResourceInfo,
+        *,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        transform: Transform | None = drop_managed_fields,
+        page_size: int = 500,
+        timeout_seconds: int = 300,
+        backoff: Backoff | None = None,
+        indexers: dict[str, IndexFunc] | None = None,
+        sleep: Callable[[float], Any] = asyncio.sleep,
+    ) -> None:
+        self.api = api
+        self._sleep = sleep
+        self.info = info
+        self.namespace = namespace if info.namespaced else None
+        self.label_selector = label_selector
+        self.field_selector = field_selector
+        self.transform = transform
+        self.page_size = page_size
+        self.timeout_seconds = timeout_seconds
+        self.backoff = backoff or Backoff()
+        self.store = Store(indexers)
+        self.lists = 0
+        self.watches = 0
+        self._rv = ""
+        self._synced = asyncio.Event()
+        self._handlers: list[Handler] = []
+        self._task: asyncio.Task[None] | None = None
+
+    # --- observers -------------------------------------------------------------------------
+
+    def subscribe(self, handler: Handler, replay: bool = True) -> Callable[[], None]:
+        """Call ``handler`` for every change; with ``replay``, first ADDED for what is cached.
+
+        Returns a function that unsubscribes.
+        """
+        self._handlers.append(handler)
+        if replay:
+            for obj in self.store.list():
+                self._call(handler, ReflectorEvent(ADDED, obj, None))
+        return lambda: self._handlers.remove(handler) if handler in self._handlers else None
+
+    def has_synced(self) -> bool:
+        """Whether the first LIST has been stored (client-go HasSynced)."""
+        return self._synced.is_set()
+
+    async def wait_synced(self) -> None:
+        await self._synced.wait()
+
+    def last_sync_resource_version(self) -> str:
+        """The resourceVersion the store is current to (client-go LastSyncResourceVersion)."""
+        return self._rv
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> asyncio.Task[None]:
+        """Run in a background task (idempotent); returns the task."""
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(
+                self.run(), name=f"reflector {self.info.ref_kind}"
+            )
+        return self._task
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+    async def run(self) -> None:
+        """LIST and WATCH until cancelled; never returns otherwise."""
+        need_list = True
+        while True:
+            try:
+                if need_list:
+                    await self._list()
+                    need_list = False
+                if await self._watch():
+                    self.backoff.reset()
+            except _Expired:
+                log.info("%s: resourceVersion %s expired, relisting", self.info.ref_kind, self._rv)
+                need_list = True
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:
+                delay = self.backoff.next()
+                if isinstance(err, WatchError) and err.retry_after:
+                    delay = max(delay, err.retry_after)
+                log.warning(
+                    "%s: %s failed (%s); retrying in %.1f s",
+                    self.info.ref_kind,
+                    "list" if need_list else "watch",
+                    str(err) or repr(err),
+                    delay,
+                )
+                await self._sleep(delay)
+
+    # --- LIST ------------------------------------------------------------------------------
+
+    def _request(self, params: dict[str, str]) -> dict[str, Any]:
+        if self.label_selector:
+            params["labelSelector"] = self.label_selector
+        if self.field_selector:
+            params["fieldSelector"] = self.field_selector
+        return {
+            "version": self.info.api_version,
+            "url": self.info.plural,
+            "namespace": self.namespace,
+            "params": params,
+            "raise_for_status": False,
+        }
+
+    async def _list(self) -> None:
+        items: list[Obj] = []
+        token = ""
+        while True:
+            params = {"limit": str(self.page_size)}
+            if token:
+                params["continue"] = token
+            async with self.api.call_api("GET", **self._request(params)) as response:
+                if response.status_code == 410 and token:
+                    items, token = [], ""  # the continue token expired: start over
+                    continue
+                if response.status_code != 200:
+                    raise WatchError(
+                        response.status_code, response.text, _retry_after(response.headers)
+                    )
+                page = orjson.loads(response.content)
+            items.extend(self._prepare(item) for item in page.get("items") or ())
+            token = page.get("metadata", {}).get("continue") or ""
+            if not token:
+                break
+        self.lists += 1
+        self._replace(items, page["metadata"].get("resourceVersion", ""))
+
+    def _replace(self, items: list[Obj], rv: str) -> None:
+        seen = set()
+        for obj in items:
+            seen.add(key_of(obj))
+            old = self.store.get(*key_of(obj))
+            if old is None or _rv(old) != _rv(obj):
+                self.store.put(obj)
+                self._dispatch(ReflectorEvent(ADDED if old is None else MODIFIED, obj, old))
+        for key in self.store.list_keys():
+            if key not in seen:
+                gone = self.store.get(*key)
+                assert gone is not None
+                self.store.remove(gone)
+                self._dispatch(ReflectorEvent(DELETED, gone, gone))
+        self._rv = rv
+        self._synced.set()
+
+    def _prepare(self, obj: Obj) -> Obj:
+        obj.setdefault("apiVersion", self.info.api_version)
+        obj.setdefault("kind", self.info.kind)
+        return self.transform(obj) if self.transform is not None else obj
+
+    # --- WATCH -----------------------------------------------------------------------------
+
+    async def _watch(self) -> bool:
+        """One watch stream; True when it ended normally (a healthy stream)."""
+        params = {
+            "watch": "1",
+            "resourceVersion": self._rv,
+            "allowWatchBookmarks": "true",
+            "timeoutSeconds": str(self.timeout_seconds),
+        }
+        timeout = httpx.Timeout(10.0, read=self.timeout_seconds + 30.0)
+        self.watches += 1
+        async with self.api.call_api(
+            "GET", stream=True, timeout=timeout, **self._request(params)
+        ) as response:
+            if response.status_code == 410:
+                raise _Expired
+            if response.status_code != 200:
+                await response.aread()
+                raise WatchError(
+                    response.status_code, response.text, _retry_after(response.headers)
+                )
+            # newline-delimited JSON events; split here rather than through httpx's
+            # text and line decoders, which cost more than parsing the events
+            pending = b""
+            async for chunk in response.aiter_bytes():
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    if line.strip():
+                        self._on_line(line)
+            if pending.strip():
+                self._on_line(pending)
+        return True
+
+    def _on_line(self, line: bytes) -> None:
+        event = orjson.loads(line)
+        kind, obj = event.get("type"), event.get("object") or {}
+        if kind == "ERROR":
+            if obj.get("code") == 410:
+                raise _Expired
+            raise WatchError(int(obj.get("code") or 500), obj.get("message", ""))
+        rv = _rv(obj)
+        if kind == "BOOKMARK":
+            self._rv = rv or self._rv
+            return
+        obj = self._prepare(obj)
+        if kind == DELETED:
+            old = self.store.remove(obj)
+            self._dispatch(ReflectorEvent(DELETED, obj, old))
+        elif kind in (ADDED, MODIFIED):
+            old = self.store.put(obj)
+            self._dispatch(ReflectorEvent(ADDED if old is None else MODIFIED, obj, old))
+        self._rv = rv or self._rv
+
+    def _dispatch(self, event: ReflectorEvent) -> None:
+        for handler in list(self._handlers):
+            self._call(handler, event)
+
+    def _call(self, handler: Handler, event: ReflectorEvent) -> None:
+        try:
+            handler(event)
+        except Exception:
+            meta = event.obj.get("metadata", {})
+            log.exception(
+                "%s %s/%s: event handler failed",
+                self.info.ref_kind,
+                meta.get("namespace", ""),
+                meta.get("name", ""),
+            )
+
+
+def _rv(obj: Obj) -> str:
+    rv: str = (obj.get("metadata") or {}).get("resourceVersion", "")
+    return rv
+
+
+class ReflectorPool:
+    """One reflector per (kind, namespace, selectors, transform), shared by controllers.
+
+    ``acquire`` starts the reflector on first use; ``release`` stops it after the last.
+    """
+
+    def __init__(self) -> None:
+        self._reflectors: dict[tuple[Any, ...], Reflector] = {}
+        self._users: dict[tuple[Any, ...], int] = {}
+
+    def acquire(
+        self,
+        api: Any,
+        info: ResourceInfo,
+        *,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        transform: Transform | None = drop_managed_fields,
+    ) -> Reflector:
+        key = (
+            id(api),
+            info.api_version,
+            info.plural,
+            namespace if info.namespaced else None,
+            label_selector or "",
+            field_selector or "",
+            transform,
+        )
+        reflector = self._reflectors.get(key)
+        if reflector is None:
+            reflector = Reflector(
+                api,
+                info,
+                namespace=namespace,
+                label_selector=label_selector,
+                field_selector=field_selector,
+                transform=transform,
+            )
+            self._reflectors[key] = reflector
+        self._users[key] = self._users.get(key, 0) + 1
+        reflector.start()
+        return reflector
+
+    async def release(self, reflector: Reflector) -> None:
+        for key, known in list(self._reflectors.items()):
+            if known is reflector:
+                self._users[key] -= 1
+                if self._users[key] <= 0:
+                    del self._reflectors[key], self._users[key]
+                    await reflector.stop()
+                return
+
+    def __len__(self) -> int:
+        return len(self._reflectors)

@@ -1,0 +1,622 @@
+"""HTTP layer of the embedded API server (aiohttp): routing, bodies, watch streams.
+
+Path parsing follows k8s.io/apiserver pkg/endpoints/request/requestinfo.go; non-resource
+paths (/version, /api, /apis, /healthz, /openapi) are answered from the registry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import yaml
+from aiohttp import web
+from multidict import CIMultiDict
+
+from ...meta.selectors import FieldSelector, LabelSelector, SelectorError
+from . import discovery, errors, protobuf
+from .cluster import Cluster, Result, WriteOptions
+from .errors import APIError
+from .faults import Faults, RequestInfo, fault_error
+from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
+from .requestlog import RequestLog, RequestRecord
+from .resources import ResourceType
+from .table import Conversion, convert, negotiate, watch_converter
+from .watch import Filter, WatchHub
+
+MAX_BODY = 3 * 1024 * 1024
+JSON = "application/json"
+_TRUE = ("1", "true", "True", "t", "T", "TRUE")
+_PUBLIC_PATHS = ("/version", "/healthz", "/livez", "/readyz")
+
+
+def parse_request_info(method: str, path: str, query: dict[str, str]) -> RequestInfo:
+    """Split a resource path into group/version/namespace/resource/name/subresource + verb."""
+    parts = [p for p in path.split("/") if p]
+    info = RequestInfo()
+    if not parts or parts[0] not in ("api", "apis"):
+        return info
+    if parts[0] == "api":
+        if len(parts) < 3:
+            return info
+        info.version, rest = parts[1], parts[2:]
+    else:
+        if len(parts) < 4:
+            return info
+        info.group, info.version, rest = parts[1], parts[2], parts[3:]
+    # /namespaces/{name}/status and /finalize are the namespace's own subresources.
+    if rest[0] == "namespaces" and len(rest) >= 3 and rest[2] not in ("status", "finalize"):
+        info.namespace, rest = rest[1], rest[2:]
+    info.is_resource = True
+    info.resource = rest[0]
+    if len(rest) > 1:
+        info.name = rest[1]
+    if len(rest) > 2:
+        info.subresource = "/".join(rest[2:])
+    if rest[0] == "namespaces" and info.name:
+        info.namespace = info.name
+    watching = query.get("watch", "") not in ("", "0", "false", "False")
+    info.verb = _verb(method, bool(info.name), watching)
+    return info
+
+
+def _verb(method: str, named: bool, watching: bool) -> str:
+    if method in ("GET", "HEAD"):
+        return "watch" if watching else ("get" if named else "list")
+    return {
+        "POST": "create",
+        "PUT": "update",
+        "PATCH": "patch",
+        "DELETE": "delete" if named else "deletecollection",
+    }.get(method, method.lower())
+
+
+def _media_type(header: str) -> str:
+    return header.split(";", 1)[0].strip().lower()
+
+
+def _decode_body(raw: bytes, content_type: str) -> Any:
+    if not raw:
+        return None
+    if content_type == protobuf.MEDIA_TYPE:
+        try:
+            return protobuf.decode(raw)
+        except protobuf.UnsupportedKind as exc:
+            raise errors.unsupported_media_type(content_type, [JSON, "application/yaml"]) from exc
+        except protobuf.ProtobufError as exc:
+            raise errors.bad_request(f"couldn't get version/kind; protobuf error: {exc}") from exc
+    try:
+        if content_type in ("application/yaml", "application/apply-patch+yaml"):
+            return yaml.safe_load(raw)
+        return orjson.loads(raw)
+    except (orjson.JSONDecodeError, yaml.YAMLError) as exc:
+        raise errors.bad_request(f"couldn't get version/kind; json parse error: {exc}") from exc
+
+
+def _json_response(
+    code: int, body: Any, headers: dict[str, str] | CIMultiDict[str] | None = None
+) -> web.Response:
+    return web.Response(status=code, body=orjson.dumps(body), content_type=JSON, headers=headers)
+
+
+def _error_response(err: APIError) -> web.Response:
+    return _json_response(err.code, err.status(), err.headers)
+
+
+class Handler:
+    """Serves every request of one embedded API server."""
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        hub: WatchHub,
+        faults: Faults,
+        log: RequestLog | None,
+        token: str | None,
+        bookmark_interval: float,
+    ) -> None:
+        self.cluster = cluster
+        self.hub = hub
+        self.faults = faults
+        self.log = log
+        self.token = token
+        self.bookmark_interval = bookmark_interval
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY)
+        app.router.add_route("*", "/{tail:.*}", self.handle)
+        return app
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        query = {k: v for k, v in request.query.items()}
+        info = parse_request_info(request.method, request.path, query)
+        content_type = _media_type(request.headers.get("Content-Type", ""))
+        record = RequestRecord(
+            request.method,
+            request.path,
+            query,
+            content_type,
+            None,
+            verb=info.verb,
+            group=info.group,
+            resource=info.resource,
+            subresource=info.subresource,
+            namespace=info.namespace,
+            name=info.name,
+            user_agent=request.headers.get("User-Agent", ""),
+        )
+        if self.log is not None:
+            self.log.append(record)
+        try:
+            response = await self._serve(request, info, query, record)
+        except APIError as err:
+            response = _error_response(err)
+        except web.HTTPRequestEntityTooLarge:
+            response = _error_response(
+                errors.too_large(
+                    f"the server has received too large of a request: limit is {MAX_BODY}"
+                )
+            )
+        if not record.status:
+            record.status = response.status
+        return response
+
+    async def _serve(
+        self, request: web.Request, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> web.StreamResponse:
+        public = request.path.rstrip("/") in _PUBLIC_PATHS
+        authorized = request.headers.get("Authorization") == f"Bearer {self.token}"
+        if self.token is not None and not public and not authorized:
+            raise errors.unauthorized()
+        delay, failure = self.faults.check(info) if info.is_resource else (0.0, None)
+        if delay:
+            await asyncio.sleep(delay)
+        if not info.is_resource:
+            return self._non_resource(request)
+        raw = await request.read()
+        record.body = _decode_body(raw, record.content_type) if raw else None
+        if failure is not None:
+            err = fault_error(failure, info)
+            if info.verb == "watch" and failure.status == 410:
+                return await self._error_stream(request, err)
+            raise err
+        rt = self.cluster.registry.lookup(info.group, info.version, info.resource)
+        if rt is None or (info.namespace and not rt.namespaced and info.resource != "namespaces"):
+            if self.cluster.registry.resources(info.group, info.version):
+                # a served group/version answers for its unknown resources with a Status
+                raise _no_such_resource()
+            return web.Response(status=404, text="404 page not found\n")
+        if not rt.namespaced:
+            info.namespace = ""
+        return await self._resource(request, rt, info, query, record)
+
+    def _non_resource(self, request: web.Request) -> web.StreamResponse:
+        path = request.path.rstrip("/") or "/"
+        registry = self.cluster.registry
+        doc: Any = None
+        if path == "/version":
+            doc = discovery.version_doc()
+        elif path == "/api":
+            doc = discovery.core_versions()
+        elif path == "/apis":
+            doc = discovery.group_list(registry)
+        elif path in ("/healthz", "/livez", "/readyz"):
+            return web.Response(text="ok")
+        elif path == "/openapi/v3":
+            doc = openapi_v3_index(registry)
+        elif path.startswith("/openapi/v3/"):
+            served = openapi_v3_response(
+                registry, path[len("/openapi/v3/") :], request.query.get("hash", "")
+            )
+            if served is None:
+                return web.Response(status=404, text="404 page not found\n")
+            code, body, headers = served
+            return web.Response(
+                status=code, body=body, headers=headers, content_type=JSON if body else None
+            )
+        elif path == "/openapi/v2":
+            doc = openapi_v2(registry)
+        else:
+            doc = self._discovery_path(path)
+        if doc is None:
+            return web.Response(status=404, text="404 page not found\n")
+        return _json_response(200, doc)
+
+    def _discovery_path(self, path: str) -> Any:
+        parts = [p for p in path.split("/") if p]
+        registry = self.cluster.registry
+        if len(parts) == 2 and parts[0] == "api":
+            return discovery.resource_list(registry, "", parts[1])
+        if len(parts) == 2 and parts[0] == "apis":
+            return discovery.group_doc(registry, parts[1])
+        if len(parts) == 3 and parts[0] == "apis":
+            return discovery.resource_list(registry, parts[1], parts[2])
+        return None
+
+    async def _resource(
+        self,
+        request: web.Request,
+        rt: ResourceType,
+        info: RequestInfo,
+        query: dict[str, str],
+        record: RequestRecord,
+    ) -> web.StreamResponse:
+        if not rt.namespaced and info.namespace:
+            # RequestInfo names /namespaces/{name} its own namespace; storage keys
+            # cluster-scoped objects under "" (GET/PUT/PATCH/DELETE of a namespace 404ed).
+            info = RequestInfo(
+                info.verb,
+                info.group,
+                info.version,
+                info.resource,
+                info.subresource,
+                "",
+                info.name,
+                info.is_resource,
+            )
+        # Table / PartialObjectMetadata requested in Accept (kubectl get): see table.py.
+        conversion = (
+            negotiate(request.headers.get("Accept", ""))
+            if info.verb in ("list", "get", "watch") and not info.subresource
+            else None
+        )
+        if info.verb == "watch":
+            return await self._watch(request, rt, info, query, conversion)
+        if conversion is not None:
+            return self._table(rt, info, query, conversion)
+        handler = self._dispatch(rt, info)
+        if handler is None:
+            raise errors.method_not_allowed(info.verb, rt.plural)
+        result = handler(rt, info, query, record)
+        return _json_response(result.code, result.body, _warning_headers(result.warnings))
+
+    Dispatch = Callable[[ResourceType, RequestInfo, dict[str, str], RequestRecord], Result]
+
+    def _dispatch(self, rt: ResourceType, info: RequestInfo) -> Dispatch | None:
+        sub = info.subresource
+        if sub == "":
+            return {
+                "get": self._get,
+                "list": self._list,
+                "create": self._create,
+                "update": self._update,
+                "patch": self._patch,
+                "delete": self._delete,
+                "deletecollection": self._delete_collection,
+            }.get(info.verb)
+        if sub == "status" and rt.status:
+            return {"get": self._get, "update": self._update, "patch": self._patch}.get(info.verb)
+        if sub == "scale" and rt.scale is not None:
+            return {
+                "get": self._get_scale,
+                "update": self._update_scale,
+                "patch": self._patch_scale,
+            }.get(info.verb)
+        if sub == "finalize" and rt.plural == "namespaces" and info.verb == "update":
+            return self._update
+        if rt.crd_name is not None:
+            # apiextensions-apiserver's handler: the object "is not found"
+            raise errors.not_found(rt.group, rt.plural, info.name)
+        raise _no_such_resource()
+
+    def _selection(self, rt: ResourceType, info: RequestInfo, query: dict[str, str]) -> Filter:
+        try:
+            labels = LabelSelector.parse(query.get("labelSelector", ""))
+            fields = FieldSelector.parse(query.get("fieldSelector", ""))
+        except SelectorError as exc:
+            raise errors.bad_request(str(exc)) from exc
+        return Filter(info.namespace or None if rt.namespaced else None, labels, fields)
+
+    @staticmethod
+    def _write_options(query: dict[str, str], record: RequestRecord) -> WriteOptions:
+        validation = query.get("fieldValidation", "Warn")
+        if validation not in ("Ignore", "Warn", "Strict"):
+            raise errors.bad_request(
+                f"fieldValidation parameter unsupported: {validation}."
+                " Must be one of Ignore, Warn, or Strict"
+            )
+        return WriteOptions(
+            query.get("dryRun") == "All",
+            validation,
+            query.get("fieldManager"),
+            record.user_agent,
+            force=query.get("force", "") in _TRUE,
+        )
+
+    def _get(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> Result:
+        return Result(200, self.cluster.get(rt, info.namespace, info.name))
+
+    def _list(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> Result:
+        return Result(200, self._listed(rt, info, query))
+
+    def _listed(self, rt: ResourceType, info: RequestInfo, query: dict[str, str]) -> Any:
+        """The List body a LIST request's query asks for (also under a Table)."""
+        if "sendInitialEvents" in query:
+            raise errors.invalid(
+                "ListOptions",
+                "meta.k8s.io",
+                "",
+                [
+                    errors.cause(
+                        "FieldValueForbidden",
+                        "sendInitialEvents",
+                        "Forbidden: sendInitialEvents is forbidden for list",
+                    )
+                ],
+            )
+        return self.cluster.list_objects(
+            rt,
+            self._selection(rt, info, query),
+            _int_param(query, "limit"),
+            query.get("continue", ""),
+            query.get("resourceVersion", ""),
+            query.get("resourceVersionMatch", ""),
+        )
+
+    def _create(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> Result:
+        _require_json(record.content_type)
+        return self.cluster.create(
+            rt, info.namespace or None, record.body, self._write_options(query, record)
+        )
+
+    def _update(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> Result:
+        _require_json(record.content_type)
+        return self.cluster.update(
+            rt,
+            info.namespace or None,
+            info.name,
+            record.body,
+            self._write_options(query, record),
+            info.subresource,
+        )
+
+    def _patch(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> Result:
+        if record.body is None:
+            raise errors.bad_request("the body of the request was empty")
+        return self.cluster.patch(
+            rt,
+            info.namespace or None,
+            info.name,
+            record.content_type,
+            record.body,
+            self._write_options(query, record),
+            info.subresource,
+        )
+
+    def _delete(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> Result:
+        return self.cluster.delete(
+            rt,
+            info.namespace or None,
+            info.name,
+            _delete_options(record.body, query),
+            self._write_options(query, record),
+        )
+
+    def _delete_collection(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> Result:
+        return self.cluster.delete_collection(
+            rt,
+            self._selection(rt, info, query),
+            _delete_options(record.body, query),
+            self._write_options(query, record),
+        )
+
+    def _get_scale(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> Result:
+        return Result(200, self.cluster.get_scale(rt, info.namespace, info.name))
+
+    def _update_scale(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> Result:
+        _require_json(record.content_type)
+        body = record.body if isinstance(record.body, dict) else {}
+        return self.cluster.write_scale(
+            rt, info.namespace, info.name, body, self._write_options(query, record)
+        )
+
+    def _patch_scale(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> Result:
+        from .patching import apply_patch
+
+        scale = self.cluster.get_scale(rt, info.namespace, info.name)
+        scale_rt = ResourceType("autoscaling", "v1", "scale", "scale", "Scale", rt.namespaced)
+        patched = apply_patch(scale_rt, scale, record.content_type, record.body)
+        return self.cluster.write_scale(
+            rt, info.namespace, info.name, patched, self._write_options(query, record)
+        )
+
+    def _table(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], conversion: Conversion
+    ) -> web.StreamResponse:
+        if info.verb == "get":
+            obj = self.cluster.get(rt, info.namespace, info.name)
+            body = convert(rt, conversion, [obj], None, query)
+        else:
+            listed = self._listed(rt, info, query)
+            items = [
+                self.cluster.present(rt, {**i, "apiVersion": rt.api_version, "kind": rt.kind})
+                for i in listed["items"]
+            ]
+            body = convert(rt, conversion, items, listed["metadata"], query)
+        return _json_response(200, body)
+
+    # --- watch -----------------------------------------------------------------------------
+
+    async def _error_stream(self, request: web.Request, err: APIError) -> web.StreamResponse:
+        response = web.StreamResponse(status=200, headers={"Content-Type": JSON})
+        await response.prepare(request)
+        await response.write(orjson.dumps({"type": "ERROR", "object": err.status()}) + b"\n")
+        await response.write_eof()
+        return response
+
+    async def _watch(
+        self,
+        request: web.Request,
+        rt: ResourceType,
+        info: RequestInfo,
+        query: dict[str, str],
+        conversion: Conversion | None = None,
+    ) -> web.StreamResponse:
+        if query.get("sendInitialEvents", "") in _TRUE:
+            raise errors.invalid(
+                "ListOptions",
+                "meta.k8s.io",
+                "",
+                [
+                    errors.cause(
+                        "FieldValueForbidden",
+                        "sendInitialEvents",
+                        "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList"
+                        " feature gate is enabled",
+                    )
+                ],
+            )
+        selection = self._selection(rt, info, query)
+        if info.name:
+            selection.fields = FieldSelector.parse(f"metadata.name={info.name}")
+        self.cluster.check_field_selector(rt, selection.fields)
+        rv = query.get("resourceVersion", "")
+        since = None if rv in ("", "0") else _int_value("resourceVersion", rv)
+        store = self.cluster.store
+        if since is not None and store.too_old(since):
+            return await self._error_stream(
+                request, errors.expired(f"too old resource version: {since} ({store.compacted_rv})")
+            )
+        timeout = float(_int_param(query, "timeoutSeconds") or 1800)
+        bookmarks = query.get("allowWatchBookmarks", "") in _TRUE
+        rewrite = watch_converter(rt, conversion, query) if conversion is not None else None
+        watcher = self.hub.open(rt, selection, since)
+        response = web.StreamResponse(status=200, headers={"Content-Type": JSON})
+        try:
+            await response.prepare(request)
+            await self._pump(response, watcher.queue, timeout, bookmarks, rt, rewrite)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            self.hub.release(watcher)
+        return response
+
+    async def _pump(
+        self,
+        response: web.StreamResponse,
+        queue: asyncio.Queue[bytes | None],
+        timeout: float,
+        bookmarks: bool,
+        rt: ResourceType,
+        rewrite: Callable[[bytes], bytes] | None = None,
+    ) -> None:
+        deadline = time.monotonic() + timeout
+        next_bookmark = time.monotonic() + self.bookmark_interval
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                break
+            wait = deadline - now
+            if bookmarks:
+                wait = min(wait, max(next_bookmark - now, 0))
+            try:
+                line = await asyncio.wait_for(queue.get(), wait)
+            except TimeoutError:
+                if bookmarks and time.monotonic() >= next_bookmark:
+                    await response.write(self._bookmark(rt))
+                    next_bookmark = time.monotonic() + self.bookmark_interval
+                continue
+            if line is None:
+                break
+            await response.write(rewrite(line) if rewrite is not None else line)
+        await response.write_eof()
+
+    def _bookmark(self, rt: ResourceType) -> bytes:
+        return (
+            orjson.dumps(
+                {
+                    "type": "BOOKMARK",
+                    "object": {
+                        "kind": rt.kind,
+                        "apiVersion": rt.api_version,
+                        "metadata": {"resourceVersion": str(self.cluster.store.rv)},
+                    },
+                }
+            )
+            + b"\n"
+        )
+
+
+def _warning_headers(warnings: list[str]) -> CIMultiDict[str] | None:
+    """One RFC 7234 ``Warning`` header (code 299) per warning, quotes escaped, as
+    kube-apiserver's warning recorder adds them (k8s.io/apiserver pkg/endpoints/warning)."""
+    if not warnings:
+        return None
+    return CIMultiDict(
+        ("Warning", '299 - "' + w.replace("\\", "\\\\").replace('"', '\\"') + '"') for w in warnings
+    )
+
+
+def _no_such_resource() -> APIError:
+    """The Status kube-apiserver sends for an unknown resource or built-in subresource."""
+    return APIError(404, "NotFound", "the server could not find the requested resource", {})
+
+
+def _require_json(content_type: str) -> None:
+    if content_type not in ("application/json", "application/yaml", protobuf.MEDIA_TYPE, ""):
+        raise errors.unsupported_media_type(
+            content_type,
+            ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"],
+        )
+
+
+def _int_value(name: str, text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise errors.bad_request(f'invalid value for {name}: "{text}"') from exc
+    if value < 0:
+        raise errors.bad_request(f'invalid value for {name}: "{text}"')
+    return value
+
+
+def _int_param(query: dict[str, str], name: str) -> int:
+    text = query.get(name, "")
+    return _int_value(name, text) if text else 0
+
+
+def _delete_options(body: Any, query: dict[str, str]) -> dict[str, Any]:
+    options: dict[str, Any] = dict(body) if isinstance(body, dict) else {}
+    if "propagationPolicy" in query:
+        options["propagationPolicy"] = query["propagationPolicy"]
+    if "orphanDependents" in query:
+        options["orphanDependents"] = query["orphanDependents"] in _TRUE
+    policy = options.get("propagationPolicy")
+    if policy not in (None, "Orphan", "Background", "Foreground"):
+        raise errors.invalid(
+            "DeleteOptions",
+            "meta.k8s.io",
+            "",
+            [
+                errors.cause(
+                    "FieldValueNotSupported",
+                    "propagationPolicy",
+                    f'Unsupported value: "{policy}": supported values: "Foreground", "Background",'
+                    ' "Orphan", "nil"',
+                )
+            ],
+        )
+    return options

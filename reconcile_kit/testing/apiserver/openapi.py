@@ -1,0 +1,586 @@
+"""OpenAPI v3 documents (``/openapi/v3`` and ``/openapi/v3/<group-version>``).
+
+What clients read from them, and therefore what is served:
+
+* ``kubectl create/apply/replace`` (default ``--validate=strict``) asks whether the server
+  validates fields itself: it looks in the group/version document for a PATCH operation
+  whose ``x-kubernetes-group-version-kind`` is the object's kind and whose parameters
+  include ``fieldValidation`` (cli-runtime ``query_param_verifier_v3.go``). When found it
+  sends ``fieldValidation=Strict`` and leaves validation to the server; when not, it
+  falls back to ``/openapi/v2`` and errors if that is missing.
+* ``kubectl apply`` (client-side) computes a strategic merge patch from the component
+  schema carrying the kind in ``x-kubernetes-group-version-kind`` when the PATCH
+  operation's ``requestBody`` accepts ``application/strategic-merge-patch+json``
+  (kubectl ``apply/patcher.go``); it walks ``properties``, ``allOf[0]``, ``$ref``,
+  ``items`` and reads ``x-kubernetes-patch-strategy`` / ``x-kubernetes-patch-merge-key``.
+  Custom resources do not accept strategic merge, so kubectl uses a JSON merge patch.
+* ``kubectl explain`` reads the component schemas.
+
+Built-in schemas are derived from :mod:`.kubetypes` (the Go API types' JSON names, types
+and patch markers); custom resource schemas from each served CRD version's
+``openAPIV3Schema`` with ``apiVersion``, ``kind`` and ``metadata`` added, named
+``<reversed group>.<version>.<Kind>`` as the apiextensions-apiserver does.
+
+Document URLs carry ``?hash=`` (the uppercase hex SHA-512 of the document, as
+kube-openapi's handler3 computes it); a request with a stale hash is redirected (301) to
+the current one, and a current one is served with ``Cache-Control: public, immutable``,
+so kubectl's disk cache never serves a schema that changed. ``/openapi/v2`` (protobuf)
+is not served; kubectl only falls back to it when v3 does not answer its question.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections import OrderedDict
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import orjson
+
+from .discovery import KUBERNETES_VERSION
+from .kubetypes import KINDS, MESSAGES, F
+from .registry import Registry
+from .resources import ResourceType
+
+Doc = dict[str, Any]
+
+META = "io.k8s.apimachinery.pkg.apis.meta.v1."
+REF_PREFIX = "#/components/schemas/"
+PATCH_TYPES = (
+    "application/apply-patch+yaml",
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+)
+_RESPONSE_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
+_CR_RESPONSE_TYPES = ("application/json", "application/yaml")
+
+# Components whose JSON form is not an object of fields (their Go types marshal themselves).
+_SPECIAL_SCHEMAS: dict[str, tuple[str, Doc]] = {
+    "Time": (META + "Time", {"type": "string", "format": "date-time"}),
+    "MicroTime": (META + "MicroTime", {"type": "string", "format": "date-time"}),
+    "Duration": (META + "Duration", {"type": "string"}),
+    "FieldsV1": (META + "FieldsV1", {"type": "object"}),
+    "Quantity": (
+        "io.k8s.apimachinery.pkg.api.resource.Quantity",
+        {"oneOf": [{"type": "string"}, {"type": "number"}]},
+    ),
+    "IntOrString": (
+        "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
+        {
+            "type": "string",
+            "format": "int-or-string",
+            "oneOf": [{"type": "integer"}, {"type": "string"}],
+        },
+    ),
+    "RawExtension": ("io.k8s.apimachinery.pkg.runtime.RawExtension", {"type": "object"}),
+    "JSON": ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON", {}),
+    "JSONSchemaPropsOrArray": (
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray",
+        {},
+    ),
+    "JSONSchemaPropsOrBool": (
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool",
+        {},
+    ),
+    "JSONSchemaPropsOrStringArray": (
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray",
+        {},
+    ),
+}
+_SCALARS: dict[str, Doc] = {
+    "string": {"type": "string"},
+    "bytes": {"type": "string", "format": "byte"},
+    "bool": {"type": "boolean"},
+    "int32": {"type": "integer", "format": "int32"},
+    "int64": {"type": "integer", "format": "int64"},
+    "double": {"type": "number", "format": "double"},
+    "float": {"type": "number", "format": "float"},
+}
+_SCALAR_DEFAULTS: dict[str, Any] = {
+    "string": "",
+    "bytes": "",
+    "bool": False,
+    "int32": 0,
+    "int64": 0,
+    "double": 0,
+    "float": 0,
+}
+_GVK_BY_MESSAGE: dict[str, list[Doc]] = {}
+for (_api_version, _kind), _message in KINDS.items():
+    _group, _, _version = _api_version.rpartition("/")
+    _GVK_BY_MESSAGE.setdefault(_message, []).append(
+        {"group": _group, "kind": _kind, "version": _version}
+    )
+
+
+def _gv_path(group: str, version: str) -> str:
+    return f"apis/{group}/{version}" if group else f"api/{version}"
+
+
+def _ref(name: str) -> Doc:
+    return {"$ref": REF_PREFIX + name}
+
+
+# --- component schemas of built-in types ----------------------------------------------------
+
+
+def _type_schema(type_expr: str, pointer: bool, refs: set[str]) -> Doc:
+    """The schema of a field (or list item / map value) of type ``type_expr``."""
+    if type_expr.startswith("[]"):
+        return {"type": "array", "items": _type_schema(type_expr[2:], False, refs)}
+    if type_expr.startswith("map[]"):
+        return {
+            "type": "object",
+            "additionalProperties": _type_schema(type_expr[len("map[]") :], False, refs),
+        }
+    if type_expr in _SCALARS:
+        schema = dict(_SCALARS[type_expr])
+        if not pointer:
+            schema["default"] = _SCALAR_DEFAULTS[type_expr]
+        return schema
+    name = _SPECIAL_SCHEMAS[type_expr][0] if type_expr in _SPECIAL_SCHEMAS else type_expr
+    refs.add(name)
+    if pointer or type_expr in _SPECIAL_SCHEMAS:
+        return _ref(name)
+    return {"allOf": [_ref(name)], "default": {}}
+
+
+def _field_schema(f: F, refs: set[str]) -> Doc:
+    schema = _type_schema(f.type, "p" in f.flags, refs)
+    for key, value in f.ext:
+        schema[key] = value.split(",") if key == "x-kubernetes-list-map-keys" else value
+    return schema
+
+
+def _flatten(message: str) -> list[F]:
+    """The fields of ``message`` with inlined structs (TypeMeta, VolumeSource) expanded."""
+    out: list[F] = []
+    for f in MESSAGES[message]:
+        if "i" in f.flags:
+            out.extend(_flatten(f.type))
+        else:
+            out.append(f)
+    return out
+
+
+def builtin_schema(message: str, refs: set[str]) -> Doc:
+    """The OpenAPI v3 schema of one built-in message; names it refers to go into ``refs``."""
+    if message in {name for name, _ in _SPECIAL_SCHEMAS.values()}:
+        return next(dict(schema) for name, schema in _SPECIAL_SCHEMAS.values() if name == message)
+    fields = _flatten(message)
+    schema: Doc = {"type": "object"}
+    if fields:
+        schema["properties"] = {f.name: _field_schema(f, refs) for f in fields}
+    required = [f.name for f in fields if "q" in f.flags]
+    if required:
+        schema["required"] = required
+    if message in _GVK_BY_MESSAGE:
+        schema["x-kubernetes-group-version-kind"] = _GVK_BY_MESSAGE[message]
+    if message == META + "Patch":
+        schema = {"type": "object"}
+    return schema
+
+
+def _add_closure(schemas: Doc, roots: list[str]) -> None:
+    pending = list(roots)
+    while pending:
+        name = pending.pop()
+        if name in schemas:
+            continue
+        refs: set[str] = set()
+        schemas[name] = builtin_schema(name, refs)
+        pending.extend(sorted(refs - set(schemas)))
+
+
+# --- custom resource schemas --------------------------------------------------------------
+
+
+def cr_schema_name(rt: ResourceType, list_kind: bool = False) -> str:
+    """``com.example.v1.Widget``: the component name of a custom resource kind."""
+    reversed_group = ".".join(reversed(rt.group.split(".")))
+    return f"{reversed_group}.{rt.version}.{rt.list_kind if list_kind else rt.kind}"
+
+
+def _cr_schemas(rt: ResourceType) -> Doc:
+    schema: Doc = copy.deepcopy(rt.schema) if rt.schema else {"type": "object"}
+    schema.setdefault("type", "object")
+    properties = schema.setdefault("properties", {})
+    properties["apiVersion"] = {"type": "string"}
+    properties["kind"] = {"type": "string"}
+    properties["metadata"] = {"allOf": [_ref(META + "ObjectMeta")], "default": {}}
+    gvk = {"group": rt.group, "kind": rt.kind, "version": rt.version}
+    schema["x-kubernetes-group-version-kind"] = [gvk]
+    list_schema: Doc = {
+        "type": "object",
+        "required": ["items"],
+        "properties": {
+            "apiVersion": {"type": "string"},
+            "items": {"type": "array", "items": _ref(cr_schema_name(rt))},
+            "kind": {"type": "string"},
+            "metadata": {"allOf": [_ref(META + "ListMeta")], "default": {}},
+        },
+        "x-kubernetes-group-version-kind": [{**gvk, "kind": rt.list_kind}],
+    }
+    return {cr_schema_name(rt): schema, cr_schema_name(rt, True): list_schema}
+
+
+# --- paths --------------------------------------------------------------------------------
+
+
+def _param(name: str, kind: str, where: str = "query", required: bool = False) -> Doc:
+    param: Doc = {"name": name, "in": where, "schema": {"type": kind, "uniqueItems": True}}
+    if required:
+        param["required"] = True
+    return param
+
+
+_PRETTY = _param("pretty", "string")
+_LIST_PARAMS = [
+    _param("allowWatchBookmarks", "boolean"),
+    _param("continue", "string"),
+    _param("fieldSelector", "string"),
+    _param("labelSelector", "string"),
+    _param("limit", "integer"),
+    _param("resourceVersion", "string"),
+    _param("resourceVersionMatch", "string"),
+    _param("sendInitialEvents", "boolean"),
+    _param("timeoutSeconds", "integer"),
+    _param("watch", "boolean"),
+]
+_WRITE_PARAMS = [
+    _param("dryRun", "string"),
+    _param("fieldManager", "string"),
+    _param("fieldValidation", "string"),
+]
+_DELETE_PARAMS = [
+    _param("dryRun", "string"),
+    _param("gracePeriodSeconds", "integer"),
+    _param("ignoreStoreReadErrorWithClusterBreakingPotential", "boolean"),
+    _param("orphanDependents", "boolean"),
+    _param("propagationPolicy", "string"),
+]
+
+
+def _camel_group_version(rt: ResourceType) -> str:
+    group = rt.group.removesuffix(".k8s.io") if rt.builtin else rt.group
+    parts = [p for chunk in group.split(".") for p in chunk.split("-") if p] or ["core"]
+    return "".join(p[:1].upper() + p[1:] for p in parts) + rt.version[:1].upper() + rt.version[1:]
+
+
+def _content(schema_name: str, types: tuple[str, ...]) -> Doc:
+    return {t: {"schema": _ref(schema_name)} for t in types}
+
+
+class _PathBuilder:
+    def __init__(self, rt: ResourceType, kind_schema: str, list_schema: str) -> None:
+        self.rt = rt
+        self.kind_schema = kind_schema
+        self.list_schema = list_schema
+        self.types = _RESPONSE_TYPES if rt.builtin else _CR_RESPONSE_TYPES
+        self.tag = (rt.group.removesuffix(".k8s.io").replace(".", "") or "core") + "_" + rt.version
+        self.gv = _camel_group_version(rt)
+
+    def _op(
+        self,
+        action: str,
+        op_id: str,
+        params: list[Doc],
+        response: str,
+        kind: Doc,
+        codes: tuple[str, ...] = ("200",),
+        body: Doc | None = None,
+    ) -> Doc:
+        op: Doc = {
+            "tags": [self.tag],
+            "description": f"{action} {kind['kind']}",
+            "operationId": op_id,
+            "parameters": params,
+            "responses": {
+                **{
+                    code: {
+                        "description": "OK" if code == "200" else "Created",
+                        "content": _content(response, self.types),
+                    }
+                    for code in codes
+                },
+                "401": {"description": "Unauthorized"},
+            },
+            "x-kubernetes-action": action,
+            "x-kubernetes-group-version-kind": kind,
+        }
+        if body is not None:
+            op["requestBody"] = body
+        return op
+
+    def collection(self, all_namespaces: bool) -> Doc:
+        rt = self.rt
+        gvk = {"group": rt.group, "kind": rt.kind, "version": rt.version}
+        scope = "Namespaced" if rt.namespaced and not all_namespaces else ""
+        suffix = "ForAllNamespaces" if all_namespaces else ""
+        item: Doc = {}
+        if "list" in rt.verbs:
+            item["get"] = self._op(
+                "list",
+                f"list{self.gv}{scope}{rt.kind}{suffix}",
+                _LIST_PARAMS,
+                self.list_schema,
+                gvk,
+            )
+        if all_namespaces:
+            item["parameters"] = [_PRETTY]
+            return item
+        if "create" in rt.verbs:
+            item["post"] = self._op(
+                "post",
+                f"create{self.gv}{scope}{rt.kind}",
+                _WRITE_PARAMS,
+                self.kind_schema,
+                gvk,
+                ("200", "201", "202"),
+                {"content": _content(self.kind_schema, self.types[:2]), "required": True},
+            )
+        if "deletecollection" in rt.verbs:
+            item["delete"] = self._op(
+                "deletecollection",
+                f"delete{self.gv}Collection{scope}{rt.kind}",
+                [*_DELETE_PARAMS, *_LIST_PARAMS],
+                META + "Status",
+                gvk,
+                body={"content": _content(META + "DeleteOptions", self.types[:2])},
+            )
+        item["parameters"] = [*self._scope_params(), _PRETTY]
+        return item
+
+    def _scope_params(self, named: bool = False) -> list[Doc]:
+        params = [_param("name", "string", "path", True)] if named else []
+        if self.rt.namespaced:
+            params.append(_param("namespace", "string", "path", True))
+        return params
+
+    def item(self, subresource: str = "") -> Doc:
+        rt = self.rt
+        scope = "Namespaced" if rt.namespaced else ""
+        if subresource == "scale":
+            gvk = {"group": "autoscaling", "kind": "Scale", "version": "v1"}
+            schema = "io.k8s.api.autoscaling.v1.Scale"
+        else:
+            gvk = {"group": rt.group, "kind": rt.kind, "version": rt.version}
+            schema = self.kind_schema
+        name = f"{self.gv}{scope}{rt.kind}{subresource.capitalize()}"
+        patch_types = (
+            PATCH_TYPES if rt.builtin else tuple(t for t in PATCH_TYPES if "strategic" not in t)
+        )
+        item: Doc = {}
+        if "get" in rt.verbs:
+            item["get"] = self._op("get", f"read{name}", [], schema, gvk)
+        if "update" in rt.verbs:
+            item["put"] = self._op(
+                "put",
+                f"replace{name}",
+                _WRITE_PARAMS,
+                schema,
+                gvk,
+                ("200", "201"),
+                {"content": _content(schema, self.types[:2]), "required": True},
+            )
+        if "patch" in rt.verbs:
+            item["patch"] = self._op(
+                "patch",
+                f"patch{name}",
+                [*_WRITE_PARAMS, _param("force", "boolean")],
+                schema,
+                gvk,
+                ("200", "201"),
+                {
+                    "content": {t: {"schema": _ref(META + "Patch")} for t in patch_types},
+                    "required": True,
+                },
+            )
+        if "delete" in rt.verbs and not subresource:
+            item["delete"] = self._op(
+                "delete",
+                f"delete{name}",
+                _DELETE_PARAMS,
+                META + "Status",
+                gvk,
+                ("200", "202"),
+                {"content": _content(META + "DeleteOptions", self.types[:2])},
+            )
+        item["parameters"] = [*self._scope_params(named=True), _PRETTY]
+        return item
+
+
+def _paths(rt: ResourceType, kind_schema: str, list_schema: str) -> Doc:
+    prefix = "/" + _gv_path(rt.group, rt.version)
+    builder = _PathBuilder(rt, kind_schema, list_schema)
+    base = (
+        f"{prefix}/namespaces/{{namespace}}/{rt.plural}"
+        if rt.namespaced
+        else f"{prefix}/{rt.plural}"
+    )
+    paths: Doc = {base: builder.collection(False), f"{base}/{{name}}": builder.item()}
+    if rt.namespaced and "list" in rt.verbs:
+        paths[f"{prefix}/{rt.plural}"] = builder.collection(True)
+    if rt.status:
+        paths[f"{base}/{{name}}/status"] = builder.item("status")
+    if rt.scale is not None:
+        paths[f"{base}/{{name}}/scale"] = builder.item("scale")
+    return paths
+
+
+# --- documents ----------------------------------------------------------------------------
+
+
+def _parse_gv_path(gv_path: str) -> tuple[str, str] | None:
+    parts = gv_path.strip("/").split("/")
+    if parts[0] == "api" and len(parts) == 2:
+        return "", parts[1]
+    if parts[0] == "apis" and len(parts) == 3:
+        return parts[1], parts[2]
+    return None
+
+
+def _build(types: list[ResourceType]) -> Doc:
+    paths: Doc = {}
+    schemas: Doc = {}
+    roots = [META + "Status", META + "DeleteOptions", META + "Patch", META + "WatchEvent"]
+    for rt in sorted(types, key=lambda r: r.plural):
+        message = KINDS.get((rt.api_version, rt.kind))
+        list_message = KINDS.get((rt.api_version, rt.list_kind))
+        if message is not None and list_message is not None:
+            kind_schema, list_schema = message, list_message
+            roots += [message, list_message]
+        else:
+            kind_schema, list_schema = cr_schema_name(rt), cr_schema_name(rt, True)
+            schemas.update(_cr_schemas(rt))
+            roots += [META + "ObjectMeta", META + "ListMeta"]
+        if rt.scale is not None:
+            roots.append("io.k8s.api.autoscaling.v1.Scale")
+        paths.update(_paths(rt, kind_schema, list_schema))
+    _add_closure(schemas, roots)
+    return {
+        "openapi": "3.0.0",
+        "info": {"title": "Kubernetes", "version": KUBERNETES_VERSION},
+        "paths": dict(sorted(paths.items())),
+        "components": {
+            "schemas": dict(sorted(schemas.items())),
+            "securitySchemes": {
+                "BearerToken": {
+                    "type": "apiKey",
+                    "description": "Bearer Token authentication",
+                    "name": "authorization",
+                    "in": "header",
+                }
+            },
+        },
+    }
+
+
+def _fingerprint(types: list[ResourceType]) -> bytes:
+    return orjson.dumps(
+        [
+            [
+                rt.plural,
+                rt.singular,
+                rt.kind,
+                rt.list_kind,
+                rt.namespaced,
+                list(rt.verbs),
+                rt.status,
+                rt.scale is not None,
+                rt.builtin,
+                rt.schema,
+            ]
+            for rt in sorted(types, key=lambda r: r.plural)
+        ],
+        option=orjson.OPT_SORT_KEYS,
+    )
+
+
+class _Cache:
+    """Serialized documents by content of the resource types they describe (bounded)."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self.entries: OrderedDict[bytes, tuple[bytes, str]] = OrderedDict()
+
+    def get(self, types: list[ResourceType]) -> tuple[bytes, str]:
+        key = _fingerprint(types)
+        hit = self.entries.get(key)
+        if hit is None:
+            body = orjson.dumps(_build(types))
+            hit = (body, hashlib.sha512(body).hexdigest().upper())
+            self.entries[key] = hit
+            if len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+        self.entries.move_to_end(key)
+        return hit
+
+
+_CACHE = _Cache()
+
+
+def _served(registry: Registry, group: str, version: str) -> list[ResourceType]:
+    return registry.resources(group, version)
+
+
+def openapi_v3_index(registry: Registry) -> Doc:
+    """The /openapi/v3 index: every served group/version and its document's hashed URL."""
+    paths: Doc = {}
+    gvs = {(rt.group, rt.version) for rt in registry.all()}
+    for group, version in sorted(gvs):
+        path = _gv_path(group, version)
+        _, digest = _CACHE.get(_served(registry, group, version))
+        paths[path] = {"serverRelativeURL": f"/openapi/v3/{path}?hash={digest}"}
+    return {"paths": paths}
+
+
+def openapi_v3_doc(registry: Registry, gv_path: str) -> Doc | None:
+    """The OpenAPI v3 document of one group/version (``api/v1``, ``apis/apps/v1``)."""
+    served = _document(registry, gv_path)
+    return orjson.loads(served[0]) if served is not None else None
+
+
+def _document(registry: Registry, gv_path: str) -> tuple[bytes, str] | None:
+    parsed = _parse_gv_path(gv_path)
+    if parsed is None:
+        return None
+    types = _served(registry, *parsed)
+    return _CACHE.get(types) if types else None
+
+
+def openapi_v3_response(
+    registry: Registry, gv_path: str, requested_hash: str
+) -> tuple[int, bytes, dict[str, str]] | None:
+    """HTTP status, body and headers for ``GET /openapi/v3/<gv_path>?hash=...``.
+
+    As kube-openapi handler3: a stale ``hash`` redirects (301) to the current URL; a
+    matching one is served immutable for a year; no hash is served uncached. None: 404.
+    """
+    served = _document(registry, gv_path)
+    if served is None:
+        return None
+    body, digest = served
+    headers = {"Etag": f'"{digest}"'}
+    if requested_hash and requested_hash != digest:
+        location = f"/openapi/v3/{gv_path.strip('/')}?hash={digest}"
+        return 301, b"", {"Location": location, "Cache-Control": "no-cache, private"}
+    if requested_hash:
+        expires = datetime.now(UTC) + timedelta(days=365)
+        headers.update(
+            {
+                "Cache-Control": "public, immutable",
+                "Vary": "Accept",
+                "Expires": expires.strftime("%a, %d %b %Y %H:%M:%S GMT"),
+            }
+        )
+    else:
+        headers["Cache-Control"] = "no-cache, private"
+    return 200, body, headers
+
+
+def openapi_v2(registry: Registry) -> Doc | None:
+    """No OpenAPI v2 document is served: clients that need one get 404 (see module doc)."""
+    return None

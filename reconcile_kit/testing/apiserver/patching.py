@@ -1,0 +1,84 @@
+"""Applying PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902, through the
+jsonpatch library) and strategic merge patch (built-in kinds only), with
+kube-apiserver's errors (k8s.io/apiserver pkg/endpoints/handlers/patch.go).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonpatch
+import jsonpointer
+
+from ...patch.mergepatch import apply_merge_patch
+from . import errors
+from .errors import APIError
+from .resources import ResourceType
+from .store import Obj
+from .strategic import StrategicMergeError, apply_strategic_merge_patch
+
+JSON_PATCH = "application/json-patch+json"
+MERGE_PATCH = "application/merge-patch+json"
+STRATEGIC_PATCH = "application/strategic-merge-patch+json"
+APPLY_PATCH = "application/apply-patch+yaml"
+MAX_JSON_PATCH_OPS = 10_000
+
+
+def accepted_patch_types(rt: ResourceType) -> list[str]:
+    types = [JSON_PATCH, MERGE_PATCH]
+    if rt.builtin:
+        types.append(STRATEGIC_PATCH)
+    return [*types, APPLY_PATCH]
+
+
+def _rejected(message: str) -> APIError:
+    return APIError(
+        422,
+        "Invalid",
+        "the server rejected our request due to an error in our request",
+        {"causes": [{"reason": "UnexpectedServerResponse", "message": message}]},
+    )
+
+
+def _json_patch(current: Obj, ops: Any) -> Any:
+    if not isinstance(ops, list):
+        raise errors.bad_request(
+            "json: cannot unmarshal object into Go value of type jsonpatch.Patch"
+        )
+    if len(ops) > MAX_JSON_PATCH_OPS:
+        raise errors.too_large(
+            f"The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPS},"
+            f" got {len(ops)}"
+        )
+    try:
+        return jsonpatch.JsonPatch(ops).apply(current)
+    except jsonpatch.JsonPatchTestFailed as exc:
+        raise _rejected(f"testing value failed: {exc}") from exc
+    except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
+        raise _rejected(str(exc)) from exc
+    except (TypeError, KeyError, IndexError, AttributeError) as exc:
+        raise errors.bad_request(f"invalid JSON patch: {exc}") from exc
+
+
+def apply_patch(rt: ResourceType, current: Obj, content_type: str, patch: Any) -> Obj:
+    """The object after applying ``patch`` of ``content_type``; raises APIError 400/415/422."""
+    if content_type == JSON_PATCH:
+        result = _json_patch(current, patch)
+    elif content_type == MERGE_PATCH:
+        if not isinstance(patch, dict):
+            raise errors.bad_request("the merge patch must be a JSON object")
+        result = apply_merge_patch(current, patch)
+    elif content_type == STRATEGIC_PATCH and rt.builtin:
+        if not isinstance(patch, dict):
+            raise errors.bad_request("the strategic merge patch must be a JSON object")
+        try:
+            result = apply_strategic_merge_patch(current, patch, rt.kind, rt.api_version)
+        except StrategicMergeError as exc:
+            if exc.code == 400:
+                raise errors.bad_request(str(exc)) from exc
+            raise _rejected(str(exc)) from exc
+    else:
+        raise errors.unsupported_media_type(content_type, accepted_patch_types(rt))
+    if not isinstance(result, dict):
+        raise errors.bad_request("the patch produced an object that is not a JSON object")
+    return result

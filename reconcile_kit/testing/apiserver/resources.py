@@ -1,0 +1,288 @@
+"""Resource types served by the embedded API server: built-in kinds and CRD-defined ones.
+
+Each :class:`ResourceType` carries the per-kind rules kube-apiserver's registry
+strategies apply (generation, status subresource, create-on-update, ...). Sources:
+kubernetes/kubernetes pkg/registry/*/strategy.go and apiextensions-apiserver.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+
+
+@dataclass(frozen=True)
+class ScalePaths:
+    """Where a ``/scale`` subresource reads and writes (JSON paths like ``.spec.replicas``)."""
+
+    spec_replicas: str = ".spec.replicas"
+    status_replicas: str = ".status.replicas"
+    label_selector: str | None = ".spec.selector"
+    selector_is_struct: bool = True
+
+
+@dataclass
+class ResourceType:
+    """One resource (``group/version/plural``) and the rules its strategy applies.
+
+    Attributes:
+        generation: ``none`` (no metadata.generation), ``spec`` (bumped when spec
+            changes), ``spec+annotations`` (Deployment), ``custom`` (custom resources:
+            anything outside metadata, and outside status when status is a subresource).
+        status_reset: fields a ``/status`` write takes from storage (``*`` = all but status).
+        create_on_update: PUT to a missing object creates it (Lease, Event).
+        put_requires_rv: PUT without ``metadata.resourceVersion`` is 422.
+        delete_returns_object: DELETE answers with the object rather than a Status.
+        field_labels: field selector paths supported beyond metadata.name/namespace.
+        schema: the CRD version's openAPIV3Schema (custom resources only).
+        stored: this version is the one objects are stored at (the CRD's storage version).
+    """
+
+    group: str
+    version: str
+    plural: str
+    singular: str
+    kind: str
+    namespaced: bool
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = ALL_VERBS
+    status: bool = False
+    scale: ScalePaths | None = None
+    generation: str = "none"
+    status_reset: tuple[str, ...] = ("spec",)
+    create_on_update: bool = False
+    put_requires_rv: bool = False
+    delete_returns_object: bool = False
+    field_labels: tuple[str, ...] = ()
+    builtin: bool = True
+    crd_name: str | None = None
+    schema: dict[str, Any] | None = None
+    printer_columns: list[dict[str, Any]] = field(default_factory=list)
+    list_kind: str = ""
+    stored: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.list_kind:
+            self.list_kind = f"{self.kind}List"
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def storage_key(self) -> str:
+        """Key of this resource's objects in storage: the same for every served version."""
+        return f"{self.group}/{self.plural}"
+
+    @property
+    def group_version(self) -> tuple[str, str]:
+        return (self.group, self.version)
+
+
+_WORKLOAD_STATUS_RESET = ("spec", "metadata.labels")
+_POD_FIELDS = (
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.schedulerName",
+    "spec.serviceAccountName",
+    "spec.hostNetwork",
+    "status.phase",
+    "status.podIP",
+    "status.nominatedNodeName",
+)
+_EVENT_FIELDS = (
+    "involvedObject.kind",
+    "involvedObject.namespace",
+    "involvedObject.name",
+    "involvedObject.uid",
+    "involvedObject.apiVersion",
+    "involvedObject.resourceVersion",
+    "involvedObject.fieldPath",
+    "reason",
+    "reportingComponent",
+    "source",
+    "type",
+)
+_EVENTS_V1_FIELDS = (
+    "regarding.kind",
+    "regarding.namespace",
+    "regarding.name",
+    "regarding.uid",
+    "reason",
+    "reportingController",
+    "type",
+)
+
+
+def _workload() -> dict[str, Any]:
+    return {"status": True, "generation": "spec", "status_reset": _WORKLOAD_STATUS_RESET}
+
+
+def builtin_types() -> list[ResourceType]:
+    """The built-in kinds (no workload controllers run: like envtest, pods never start)."""
+    return [
+        ResourceType(
+            "",
+            "v1",
+            "namespaces",
+            "namespace",
+            "Namespace",
+            False,
+            ("ns",),
+            verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
+            status=True,
+            delete_returns_object=True,
+            field_labels=("status.phase",),
+        ),
+        ResourceType("", "v1", "configmaps", "configmap", "ConfigMap", True, ("cm",)),
+        ResourceType("", "v1", "secrets", "secret", "Secret", True, field_labels=("type",)),
+        ResourceType(
+            "",
+            "v1",
+            "pods",
+            "pod",
+            "Pod",
+            True,
+            ("po",),
+            ("all",),
+            status=True,
+            delete_returns_object=True,
+            field_labels=_POD_FIELDS,
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "services",
+            "service",
+            "Service",
+            True,
+            ("svc",),
+            ("all",),
+            verbs=(
+                "create",
+                "delete",
+                "deletecollection",
+                "get",
+                "list",
+                "patch",
+                "update",
+                "watch",
+            ),
+            status=True,
+            delete_returns_object=True,
+            field_labels=("spec.clusterIP", "spec.type"),
+        ),
+        ResourceType(
+            "", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", True, ("sa",)
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "events",
+            "event",
+            "Event",
+            True,
+            ("ev",),
+            create_on_update=True,
+            field_labels=_EVENT_FIELDS,
+        ),
+        ResourceType(
+            "events.k8s.io",
+            "v1",
+            "events",
+            "event",
+            "Event",
+            True,
+            ("ev",),
+            create_on_update=True,
+            field_labels=_EVENTS_V1_FIELDS,
+        ),
+        ResourceType(
+            "apps",
+            "v1",
+            "deployments",
+            "deployment",
+            "Deployment",
+            True,
+            ("deploy",),
+            ("all",),
+            scale=ScalePaths(),
+            status=True,
+            generation="spec+annotations",
+            status_reset=_WORKLOAD_STATUS_RESET,
+        ),
+        ResourceType(
+            "apps",
+            "v1",
+            "statefulsets",
+            "statefulset",
+            "StatefulSet",
+            True,
+            ("sts",),
+            ("all",),
+            scale=ScalePaths(),
+            **_workload(),
+        ),
+        ResourceType(
+            "apps",
+            "v1",
+            "replicasets",
+            "replicaset",
+            "ReplicaSet",
+            True,
+            ("rs",),
+            ("all",),
+            scale=ScalePaths(),
+            **_workload(),
+        ),
+        ResourceType(
+            "apps",
+            "v1",
+            "daemonsets",
+            "daemonset",
+            "DaemonSet",
+            True,
+            ("ds",),
+            ("all",),
+            **_workload(),
+        ),
+        ResourceType(
+            "batch",
+            "v1",
+            "jobs",
+            "job",
+            "Job",
+            True,
+            (),
+            ("all",),
+            field_labels=("status.successful",),
+            **_workload(),
+        ),
+        ResourceType(
+            "coordination.k8s.io",
+            "v1",
+            "leases",
+            "lease",
+            "Lease",
+            True,
+            create_on_update=True,
+            put_requires_rv=True,
+        ),
+        ResourceType(
+            "apiextensions.k8s.io",
+            "v1",
+            "customresourcedefinitions",
+            "customresourcedefinition",
+            "CustomResourceDefinition",
+            False,
+            ("crd", "crds"),
+            ("api-extensions",),
+            status=True,
+            generation="spec",
+            put_requires_rv=True,
+            status_reset=("spec", "metadata"),
+        ),
+    ]

@@ -1,0 +1,214 @@
+"""The embedded Kubernetes API server: an in-process stand-in for kube-apiserver."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import kr8s.asyncio
+import yaml
+from aiohttp import web
+
+from ..tls import self_signed_certificate
+from .app import Handler
+from .cluster import Cluster
+from .controllers import ControlLoops
+from .faults import Faults
+from .persistence import SQLitePersistence
+from .registry import Registry
+from .requestlog import RequestLog
+from .store import Store
+from .watch import WatchHub
+
+
+class APIServer:
+    """An in-process Kubernetes API server (aiohttp) that kr8s, kubectl and client-go accept.
+
+    Args:
+        host: address to bind (loopback by default).
+        port: TCP port; 0 picks a free one.
+        data_dir: directory whose SQLite file keeps state across restarts (None: memory).
+        token: bearer token every request must carry (None: no authentication).
+        tls: serve HTTPS with a self-signed certificate put in the kubeconfig.
+        garbage_collection: run the garbage collector and namespace controller, as a
+            cluster with kube-controller-manager does (False mimics envtest).
+        bookmark_interval: seconds between BOOKMARK events on watches that allow them.
+        history_size: watch events kept; older resourceVersions get 410 Expired.
+        kubeconfig_path: where to write the kubeconfig (default: a fresh temporary file).
+        record_requests: keep the request log (``requests``); a long-running server
+            started from the command line turns it off so memory stays flat.
+
+    Use ``async with APIServer() as server:`` (or ``await start()``/``await stop()``).
+    """
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        data_dir: str | Path | None = None,
+        token: str | None = None,
+        tls: bool = False,
+        garbage_collection: bool = True,
+        bookmark_interval: float = 1.0,
+        history_size: int = 100_000,
+        kubeconfig_path: str | Path | None = None,
+        record_requests: bool = True,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.token = token
+        self.tls = tls
+        self.garbage_collection = garbage_collection
+        self.bookmark_interval = bookmark_interval
+        self.history_size = history_size
+        self._kubeconfig_path = Path(kubeconfig_path) if kubeconfig_path else None
+        self.requests = RequestLog()
+        self.record_requests = record_requests
+        self.faults = Faults()
+        self._runner: web.AppRunner | None = None
+        self._loops: ControlLoops | None = None
+        self._cluster: Cluster | None = None
+        self._hub: WatchHub | None = None
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._ca_pem: bytes | None = None
+        self.url = ""
+        self.kubeconfig = ""
+
+    @property
+    def cluster(self) -> Cluster:
+        """The server's state and semantics (for tests that need to look inside)."""
+        if self._cluster is None:
+            raise RuntimeError("the API server is not running")
+        return self._cluster
+
+    async def start(self) -> APIServer:
+        """Start serving; returns self. Raises OSError if the port cannot be bound."""
+        persistence = SQLitePersistence(self.data_dir) if self.data_dir is not None else None
+        store = Store(self.history_size, persistence)
+        self._cluster = Cluster(store, Registry())
+        self._hub = WatchHub(store)
+        self._cluster.on_crd_removed.append(self._hub.close_key)
+        self._loops = ControlLoops(self._cluster, self.garbage_collection)
+        self._loops.start()
+        handler = Handler(
+            self._cluster,
+            self._hub,
+            self.faults,
+            self.requests if self.record_requests else None,
+            self.token,
+            self.bookmark_interval,
+        )
+        self._runner = web.AppRunner(
+            handler.app(), handler_cancellation=True, access_log=None, shutdown_timeout=1.0
+        )
+        await self._runner.setup()
+        ssl_context = None
+        if self.tls:
+            self._tmp = self._tmp or tempfile.TemporaryDirectory(prefix="reconcile-kit-")
+            ssl_context, self._ca_pem = self_signed_certificate(Path(self._tmp.name), self.host)
+        site = web.TCPSite(self._runner, self.host, self.port, ssl_context=ssl_context)
+        await site.start()
+        server = site._server
+        assert server is not None
+        sockets = getattr(server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1]
+        scheme = "https" if self.tls else "http"
+        self.url = f"{scheme}://{self.host}:{self.port}"
+        self.kubeconfig = str(self._write_kubeconfig())
+        return self
+
+    async def stop(self) -> None:
+        """Close watches, stop serving and release storage."""
+        if self._hub is not None:
+            self._hub.close_all()
+        if self._loops is not None:
+            await self._loops.stop()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self._cluster is not None:
+            self._cluster.store.close()
+
+    async def __aenter__(self) -> APIServer:
+        return await self.start()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def _write_kubeconfig(self) -> Path:
+        if self._kubeconfig_path is not None:
+            path = self._kubeconfig_path
+            path.parent.mkdir(parents=True, exist_ok=True)
+        else:
+            self._tmp = self._tmp or tempfile.TemporaryDirectory(prefix="reconcile-kit-")
+            path = Path(self._tmp.name) / f"kubeconfig-{self.port}"
+        path.write_text(yaml.safe_dump(self.kubeconfig_dict(), sort_keys=False))
+        return path
+
+    def kubeconfig_dict(self) -> dict[str, Any]:
+        """The kubeconfig (as a dict) that points a client at this server."""
+        cluster: dict[str, Any] = {"server": self.url}
+        if self._ca_pem is not None:
+            import base64
+
+            cluster["certificate-authority-data"] = base64.b64encode(self._ca_pem).decode()
+        user: dict[str, Any] = {"token": self.token} if self.token else {}
+        return {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "reconcile-kit", "cluster": cluster}],
+            "users": [{"name": "reconcile-kit", "user": user}],
+            "contexts": [
+                {
+                    "name": "reconcile-kit",
+                    "context": {
+                        "cluster": "reconcile-kit",
+                        "user": "reconcile-kit",
+                        "namespace": "default",
+                    },
+                }
+            ],
+            "current-context": "reconcile-kit",
+        }
+
+    async def api(self) -> kr8s.asyncio.Api:
+        """A kr8s asyncio Api bound to this server's kubeconfig only."""
+        if not self.kubeconfig:
+            raise RuntimeError("the API server is not running")
+        return await kr8s.asyncio.api(kubeconfig=self.kubeconfig)
+
+    def close_watches(self) -> int:
+        """End every open watch stream, as an apiserver restart does; returns how many."""
+        return self._hub.close_all() if self._hub is not None else 0
+
+    def compact(self) -> None:
+        """Compact the event history: watches and continue tokens from before now get 410."""
+        self.cluster.store.compact()
+
+    async def settled(self) -> None:
+        """Wait until garbage collection and the other control loops have nothing pending."""
+        if self._loops is not None:
+            await self._loops.settled()
+
+    @property
+    def open_watches(self) -> int:
+        return self._hub.open_count if self._hub is not None else 0
+
+
+async def serve_forever(server: APIServer, stop: asyncio.Event) -> None:
+    """Run ``server`` until ``stop`` is set."""
+    async with server:
+        await stop.wait()

@@ -1,0 +1,362 @@
+"""Per-kind write rules (kube-apiserver's registry strategies), applied to raw objects.
+
+Covers server-set metadata, generation, the status subresource split, and the defaults
+and initial status built-in kinds get on create. Sources: k8s.io/apiserver
+pkg/registry/rest (BeforeCreate/BeforeUpdate), kubernetes pkg/registry/*/strategy.go,
+apiextensions-apiserver pkg/registry/customresource/strategy.go.
+"""
+
+from __future__ import annotations
+
+import copy
+import ipaddress
+from typing import Any
+
+from . import errors
+from .meta import label_causes, name_causes, new_uid, now, string_map_causes
+from .resources import ResourceType
+from .store import Obj
+
+_SERVER_META = (
+    "uid",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "generation",
+    "resourceVersion",
+    "selfLink",
+)
+
+
+def name_style(rt: ResourceType) -> str:
+    if rt.plural == "namespaces":
+        return "label"
+    if rt.plural == "services" and rt.group == "":
+        return "dns1035"
+    return "subdomain"
+
+
+def metadata_causes(rt: ResourceType, obj: Obj) -> list[dict[str, str]]:
+    meta = obj["metadata"]
+    causes = name_causes(meta["name"], name_style(rt))
+    causes += label_causes(meta.get("labels"))
+    causes += string_map_causes(meta.get("annotations"), "metadata.annotations")
+    finalizers = meta.get("finalizers")
+    if finalizers is not None and not (
+        isinstance(finalizers, list) and all(isinstance(f, str) for f in finalizers)
+    ):
+        causes.append(
+            errors.cause(
+                "FieldValueTypeInvalid",
+                "metadata.finalizers",
+                "Invalid value: must be a list of strings",
+            )
+        )
+    return causes + owner_reference_causes(meta.get("ownerReferences"))
+
+
+def owner_reference_causes(refs: Any) -> list[dict[str, str]]:
+    """Causes for invalid ``metadata.ownerReferences`` (apimachinery ValidateOwnerReferences)."""
+    if refs is None:
+        return []
+    field = "metadata.ownerReferences"
+    if not isinstance(refs, list) or not all(isinstance(r, dict) for r in refs):
+        return [errors.cause("FieldValueTypeInvalid", field, "Invalid value: must be a list")]
+    causes = []
+    for ref in refs:
+        for key in ("apiVersion", "kind", "name"):
+            if not ref.get(key):
+                causes.append(
+                    errors.cause(
+                        "FieldValueInvalid",
+                        f"{field}.{key}",
+                        f'Invalid value: "": {key} must not be empty',
+                    )
+                )
+        if not ref.get("uid"):
+            causes.append(
+                errors.cause(
+                    "FieldValueInvalid", f"{field}.uid", 'Invalid value: "": uid must not be empty'
+                )
+            )
+    controllers = [r.get("name", "") for r in refs if r.get("controller")]
+    if len(controllers) > 1:
+        causes.append(
+            errors.cause(
+                "FieldValueInvalid",
+                field,
+                f"Invalid value: {len(controllers)} references: Only one reference can have"
+                f' Controller set to true. Found "true" in references for {", ".join(controllers)}',
+            )
+        )
+    return causes
+
+
+_OMITEMPTY_META = ("labels", "annotations", "finalizers", "ownerReferences")
+_OMITEMPTY_TOP = {
+    ("", "configmaps"): ("data", "binaryData"),
+    ("", "secrets"): ("data", "stringData"),
+}
+
+
+def omit_empty(rt: ResourceType, obj: Obj) -> None:
+    """Drop empty maps and lists that Go's ``omitempty`` never serialises (in place).
+
+    ObjectMeta's labels, annotations, finalizers and ownerReferences (for every kind, custom
+    resources included: their metadata is typed), and ConfigMap/Secret data: a write of
+    ``labels: {}`` stores nothing and, when nothing else changed, is a no-op.
+    """
+    meta = obj.get("metadata") or {}
+    for key in _OMITEMPTY_META:
+        if key in meta and not meta[key]:
+            del meta[key]
+    for key in _OMITEMPTY_TOP.get((rt.group, rt.plural), ()):
+        if key in obj and not obj[key]:
+            del obj[key]
+
+
+def prepare_create(rt: ResourceType, obj: Obj) -> None:
+    """Set server-owned metadata, initial status and kind defaults on a new object."""
+    meta = obj["metadata"]
+    for key in _SERVER_META:
+        meta.pop(key, None)
+    meta["uid"] = new_uid()
+    meta["creationTimestamp"] = now()
+    if rt.generation != "none":
+        meta["generation"] = 1
+    if rt.status:
+        obj.pop("status", None)
+    _CREATE_DEFAULTS.get((rt.group, rt.plural), _no_defaults)(obj)
+    fill_status_zeros(rt, obj)
+
+
+def generation_changed(rt: ResourceType, new: Obj, old: Obj) -> bool:
+    """Whether an update from ``old`` to ``new`` bumps metadata.generation."""
+    if rt.generation == "spec":
+        return new.get("spec") != old.get("spec")
+    if rt.generation == "spec+annotations":
+        return new.get("spec") != old.get("spec") or (
+            new["metadata"].get("annotations") != old["metadata"].get("annotations")
+        )
+    if rt.generation == "custom":
+        skip = {"metadata", "status"} if rt.status else {"metadata"}
+        keys = (set(new) | set(old)) - skip
+        return any(new.get(k) != old.get(k) for k in keys)
+    return False
+
+
+def _keep_server_meta(new: Obj, old: Obj) -> None:
+    meta, old_meta = new["metadata"], old["metadata"]
+    for key in _SERVER_META:
+        meta.pop(key, None)
+        if key in old_meta:
+            meta[key] = old_meta[key]
+
+
+def prepare_update(rt: ResourceType, new: Obj, old: Obj) -> None:
+    """Main-resource update: server metadata and (with a status subresource) status kept."""
+    _keep_server_meta(new, old)
+    if rt.status:
+        new.pop("status", None)
+        if "status" in old:
+            new["status"] = copy.deepcopy(old["status"])
+    if rt.generation != "none" and generation_changed(rt, new, old):
+        new["metadata"]["generation"] = old["metadata"].get("generation", 0) + 1
+
+
+def prepare_status_update(rt: ResourceType, new: Obj, old: Obj) -> Obj:
+    """``/status`` update: only status (and, for built-ins, non-reset metadata) changes."""
+    if "*" in rt.status_reset:
+        result = copy.deepcopy(old)
+        result.pop("status", None)
+        if "status" in new:
+            result["status"] = new["status"]
+        return result
+    result = new
+    _keep_server_meta(result, old)
+    for path in rt.status_reset:
+        _copy_path(result, old, path.split("."))
+    fill_status_zeros(rt, result)
+    return result
+
+
+# Status fields whose Go json tag has no omitempty: kube-apiserver always sends them (as 0
+# when unset), and clients whose models require them (the official Python client) reject
+# an object without them. Source: k8s.io/api apps/v1 types.go.
+_STATUS_ZEROS: dict[tuple[str, str], dict[str, int]] = {
+    ("apps", "statefulsets"): {"replicas": 0, "availableReplicas": 0},
+    ("apps", "replicasets"): {"replicas": 0},
+    ("apps", "daemonsets"): {
+        "currentNumberScheduled": 0,
+        "numberMisscheduled": 0,
+        "desiredNumberScheduled": 0,
+        "numberReady": 0,
+    },
+}
+
+
+def fill_status_zeros(rt: ResourceType, obj: Obj) -> None:
+    """Give ``obj`` the always-serialised status fields of its kind (0 when missing)."""
+    zeros = _STATUS_ZEROS.get((rt.group, rt.plural))
+    if zeros is None or not rt.builtin:
+        return
+    status = obj.get("status")
+    if not isinstance(status, dict):
+        status = obj["status"] = {}
+    for key, value in zeros.items():
+        if status.get(key) is None:
+            status[key] = value
+
+
+def _copy_path(target: Obj, source: Obj, parts: list[str]) -> None:
+    for part in parts[:-1]:
+        target = target.setdefault(part, {})
+        source = source.get(part) or {}
+    if parts[-1] in source:
+        target[parts[-1]] = copy.deepcopy(source[parts[-1]])
+    else:
+        target.pop(parts[-1], None)
+
+
+def new_finalizers(new: Obj, old: Obj) -> list[str]:
+    """Finalizers ``new`` adds that ``old`` lacks."""
+    before = set(old["metadata"].get("finalizers") or [])
+    return [f for f in new["metadata"].get("finalizers") or [] if f not in before]
+
+
+# --- kind defaults --------------------------------------------------------------------------
+
+
+def _no_defaults(obj: Obj) -> None:
+    return None
+
+
+def _namespace_defaults(obj: Obj) -> None:
+    obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+    obj["status"] = {"phase": "Active"}
+    meta = obj["metadata"]
+    meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = meta["name"]
+
+
+def _container_defaults(container: dict[str, Any]) -> None:
+    image = container.get("image", "")
+    latest = ":" not in image.rsplit("/", 1)[-1] or image.endswith(":latest")
+    container.setdefault("imagePullPolicy", "Always" if latest else "IfNotPresent")
+    container.setdefault("terminationMessagePath", "/dev/termination-log")
+    container.setdefault("terminationMessagePolicy", "File")
+    container.setdefault("resources", {})
+    for port in container.get("ports") or []:
+        port.setdefault("protocol", "TCP")
+
+
+def pod_spec_defaults(spec: dict[str, Any]) -> None:
+    for container in spec.get("containers") or []:
+        _container_defaults(container)
+    for container in spec.get("initContainers") or []:
+        _container_defaults(container)
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("securityContext", {})
+    spec.setdefault("schedulerName", "default-scheduler")
+
+
+def _pod_defaults(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    pod_spec_defaults(spec)
+    spec.setdefault("serviceAccountName", "default")
+    spec.setdefault("enableServiceLinks", True)
+    spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
+    spec.setdefault("priority", 0)
+    obj["status"] = {"phase": "Pending", "qosClass": "BestEffort"}
+
+
+def _workload_defaults(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    pod_spec_defaults(spec.setdefault("template", {}).setdefault("spec", {}))
+    obj["status"] = {}
+
+
+def _deployment_defaults(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("replicas", 1)
+    spec.setdefault("revisionHistoryLimit", 10)
+    spec.setdefault("progressDeadlineSeconds", 600)
+    # SetDefaults_Deployment: an empty strategy (kubectl create sends "strategy": {}) is
+    # RollingUpdate with 25%/25%, as is a RollingUpdate strategy without its parameters.
+    strategy = spec.setdefault("strategy", {})
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        rolling = strategy.setdefault("rollingUpdate", {})
+        rolling.setdefault("maxUnavailable", "25%")
+        rolling.setdefault("maxSurge", "25%")
+    _workload_defaults(obj)
+
+
+def _replicas_defaults(obj: Obj) -> None:
+    obj.setdefault("spec", {}).setdefault("replicas", 1)
+    _workload_defaults(obj)
+
+
+class _ClusterIPs:
+    """Allocates service cluster IPs from 10.0.0.0/24 (the envtest service range)."""
+
+    network = ipaddress.ip_network("10.0.0.0/24")
+    next_host = 10
+
+    @classmethod
+    def allocate(cls) -> str:
+        hosts = cls.network.num_addresses - 2
+        address = str(cls.network.network_address + 1 + cls.next_host % hosts)
+        cls.next_host += 1
+        return address
+
+
+def _service_defaults(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("type", "ClusterIP")
+    spec.setdefault("sessionAffinity", "None")
+    if spec.get("clusterIP") != "None" and spec["type"] != "ExternalName":
+        spec.setdefault("clusterIP", _ClusterIPs.allocate())
+        spec.setdefault("clusterIPs", [spec["clusterIP"]])
+        spec.setdefault("ipFamilies", ["IPv4"])
+        spec.setdefault("ipFamilyPolicy", "SingleStack")
+        spec.setdefault("internalTrafficPolicy", "Cluster")
+    for port in spec.get("ports") or []:
+        port.setdefault("protocol", "TCP")
+        port.setdefault("targetPort", port.get("port"))
+    obj["status"] = {"loadBalancer": {}}
+
+
+def _secret_defaults(obj: Obj) -> None:
+    obj.setdefault("type", "Opaque")
+
+
+def _job_defaults(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("parallelism", 1)
+    spec.setdefault("completions", 1)
+    spec.setdefault("backoffLimit", 6)
+    spec.setdefault("completionMode", "NonIndexed")
+    spec.setdefault("suspend", False)
+    template = spec.setdefault("template", {}).setdefault("spec", {})
+    template.setdefault("restartPolicy", "Never")
+    _workload_defaults(obj)
+
+
+def _lease_defaults(obj: Obj) -> None:
+    obj.setdefault("spec", {})
+
+
+_CREATE_DEFAULTS = {
+    ("", "namespaces"): _namespace_defaults,
+    ("", "pods"): _pod_defaults,
+    ("", "services"): _service_defaults,
+    ("", "secrets"): _secret_defaults,
+    ("apps", "deployments"): _deployment_defaults,
+    ("apps", "statefulsets"): _replicas_defaults,
+    ("apps", "replicasets"): _replicas_defaults,
+    ("apps", "daemonsets"): _workload_defaults,
+    ("batch", "jobs"): _job_defaults,
+    ("coordination.k8s.io", "leases"): _lease_defaults,
+}

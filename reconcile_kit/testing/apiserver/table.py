@@ -1,0 +1,766 @@
+"""Server-side conversions asked for in ``Accept``: ``meta.k8s.io`` Table and PartialObjectMetadata.
+
+``kubectl get`` sends ``Accept: application/json;as=Table;v=v1;g=meta.k8s.io,
+application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json`` and prints the
+Table's columns; metadata-only clients (client-go's metadata client, controller-runtime's
+metadata informers) ask ``as=PartialObjectMetadata[List]``. The shapes follow
+k8s.io/apiserver pkg/endpoints/handlers/response.go:
+
+* a Table has ``columnDefinitions`` and ``rows[{cells, object}]``; ``object`` is a
+  PartialObjectMetadata unless ``includeObject=Object`` (whole object) or ``None``;
+  list Tables carry the list's ``resourceVersion``/``continue``;
+* on a watch each event's object is a one-row Table, and only the first event carries
+  ``columnDefinitions`` (later ones are encoded with ``NoHeaders``); Status objects
+  (ERROR events) are not converted;
+* custom resources get a Name column plus the CRD version's ``additionalPrinterColumns``,
+  or a single ``Age`` column when it has none (apiextensions-apiserver tableconvertor);
+  CustomResourceDefinitions use the default convertor (Name, Created At); a few built-in
+  kinds get kube-apiserver's columns (pkg/printers/internalversion), others Name/Age.
+
+Ages are printed as k8s.io/apimachinery ``duration.HumanDuration`` prints them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from . import errors
+from .resources import ResourceType
+
+Doc = dict[str, Any]
+Row = list[Any]
+META_GROUP = "meta.k8s.io"
+_VERSIONS = ("v1", "v1beta1")
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """What the client asked to receive instead of the object: ``Table`` or
+    ``PartialObjectMetadata`` (``...List`` for lists) of ``meta.k8s.io/<version>``."""
+
+    kind: str
+    version: str
+
+    @property
+    def api_version(self) -> str:
+        return f"{META_GROUP}/{self.version}"
+
+
+def _media_ranges(accept: str) -> list[tuple[str, dict[str, str]]]:
+    ranges = []
+    for part in accept.split(","):
+        pieces = [p.strip() for p in part.split(";")]
+        params = {}
+        for piece in pieces[1:]:
+            key, _, value = piece.partition("=")
+            params[key.strip()] = value.strip()
+        ranges.append((pieces[0].lower(), params))
+    return ranges
+
+
+def negotiate(accept: str) -> Conversion | None:
+    """The conversion ``Accept`` asks for, in preference order; None for the plain object.
+
+    Raises a 406 Not Acceptable APIError when every range asks for a conversion this
+    server does not offer and nothing plain is acceptable.
+    """
+    plain_ok = not accept.strip()
+    for media_type, params in _media_ranges(accept):
+        if media_type not in (
+            "application/json",
+            "application/*",
+            "*/*",
+            "application/yaml",
+            "application/vnd.kubernetes.protobuf",
+        ):
+            continue
+        target = params.get("as")
+        if target is None:
+            plain_ok = True
+            break
+        if (
+            params.get("g") == META_GROUP
+            and params.get("v") in _VERSIONS
+            and target in ("Table", "PartialObjectMetadata", "PartialObjectMetadataList")
+        ):
+            return Conversion(target, params["v"])
+    if plain_ok:
+        return None
+    raise errors.APIError(
+        406,
+        "NotAcceptable",
+        "only the following media types are accepted: application/json,"
+        " application/yaml, application/vnd.kubernetes.protobuf",
+    )
+
+
+def wants_table(accept: str) -> bool:
+    """Whether an Accept header asks for a Table (``as=Table;g=meta.k8s.io``)."""
+    conversion = negotiate(accept) if "as=" in accept else None
+    return conversion is not None and conversion.kind == "Table"
+
+
+# --- ages and cells -------------------------------------------------------------------------
+
+
+def _parse_time(timestamp: Any) -> datetime | None:
+    if not isinstance(timestamp, str) or not timestamp:
+        return None
+    text = timestamp.replace("Z", "+00:00")
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def human_duration(seconds: float) -> str:
+    """``duration.HumanDuration``: ``45s``, ``5m3s``, ``3h20m``, ``2d5h``, ``1y30d``."""
+    secs = int(seconds)
+    if secs < -1:
+        return "<invalid>"
+    if secs < 0:
+        return "0s"
+    if secs < 120:
+        return f"{secs}s"
+    minutes = secs // 60
+    if minutes < 10:
+        rest = secs % 60
+        return f"{minutes}m{rest}s" if rest else f"{minutes}m"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = secs // 3600
+    if hours < 8:
+        rest = minutes % 60
+        return f"{hours}h{rest}m" if rest else f"{hours}h"
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        rest = hours % 24
+        return f"{hours // 24}d{rest}h" if rest else f"{hours // 24}d"
+    if hours < 24 * 365 * 2:
+        return f"{hours // 24}d"
+    if hours < 24 * 365 * 8:
+        years, days = hours // 24 // 365, (hours // 24) % 365
+        return f"{years}y{days}d" if days else f"{years}y"
+    return f"{hours // 24 // 365}y"
+
+
+def age(timestamp: Any) -> str:
+    """How long ago ``timestamp`` (RFC 3339) was, or ``<unknown>``."""
+    when = _parse_time(timestamp)
+    if when is None:
+        return "<unknown>"
+    return human_duration((datetime.now(UTC) - when).total_seconds())
+
+
+def _get(obj: Any, path: str, default: Any = None) -> Any:
+    for part in path.split("."):
+        if not isinstance(obj, dict):
+            return default
+        obj = obj.get(part)
+    return default if obj is None else obj
+
+
+def _column(
+    name: str, kind: str = "string", priority: int = 0, fmt: str = "", description: str = ""
+) -> Doc:
+    return {
+        "name": name,
+        "type": kind,
+        "format": fmt,
+        "description": description,
+        "priority": priority,
+    }
+
+
+_NAME = _column("Name", fmt="name", description="Name of the object (metadata.name).")
+_AGE = _column("Age", description="Time since metadata.creationTimestamp.")
+
+
+def _none(value: Any) -> Any:
+    return "<none>" if value in (None, "", [], {}) else value
+
+
+def _selector(match_labels: Any) -> str:
+    if not isinstance(match_labels, dict) or not match_labels:
+        return "<none>"
+    return ",".join(f"{k}={v}" for k, v in sorted(match_labels.items()))
+
+
+def _label_selector(selector: Any) -> str:
+    if not isinstance(selector, dict):
+        return "<none>"
+    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
+    for expr in selector.get("matchExpressions") or []:
+        values = ",".join(expr.get("values") or [])
+        operator = expr.get("operator", "")
+        key = expr.get("key", "")
+        if operator == "In":
+            parts.append(f"{key} in ({values})")
+        elif operator == "NotIn":
+            parts.append(f"{key} notin ({values})")
+        elif operator == "Exists":
+            parts.append(key)
+        elif operator == "DoesNotExist":
+            parts.append(f"!{key}")
+    return ",".join(parts) if parts else "<none>"
+
+
+def _containers(obj: Doc, path: str = "spec.template.spec") -> tuple[str, str]:
+    containers = _get(obj, f"{path}.containers", [])
+    return (
+        ",".join(c.get("name", "") for c in containers),
+        ",".join(c.get("image", "") for c in containers),
+    )
+
+
+def _pod(obj: Doc) -> Row:
+    status = obj.get("status") or {}
+    containers = _get(obj, "spec.containers", [])
+    statuses = status.get("containerStatuses") or []
+    ready = sum(1 for s in statuses if s.get("ready"))
+    restarts = sum(int(s.get("restartCount") or 0) for s in statuses)
+    reason = status.get("reason") or status.get("phase") or "Unknown"
+    if obj["metadata"].get("deletionTimestamp"):
+        reason = "Terminating"
+    gates = _get(obj, "spec.readinessGates", [])
+    return [
+        f"{ready}/{len(containers)}",
+        reason,
+        str(restarts),
+        age(_created(obj)),
+        _none(status.get("podIP")),
+        _none(_get(obj, "spec.nodeName")),
+        _none(status.get("nominatedNodeName")),
+        f"0/{len(gates)}" if gates else "<none>",
+    ]
+
+
+def _service_ports(spec: Doc) -> str:
+    ports = []
+    for port in spec.get("ports") or []:
+        protocol = port.get("protocol", "TCP")
+        if port.get("nodePort"):
+            ports.append(f"{port.get('port')}:{port['nodePort']}/{protocol}")
+        else:
+            ports.append(f"{port.get('port')}/{protocol}")
+    return ",".join(ports) if ports else "<none>"
+
+
+def _service(obj: Doc) -> Row:
+    spec = obj.get("spec") or {}
+    kind = spec.get("type", "ClusterIP")
+    external: Any = ",".join(spec.get("externalIPs") or [])
+    if kind == "ExternalName":
+        external = spec.get("externalName", "")
+    elif kind == "LoadBalancer":
+        ingress = _get(obj, "status.loadBalancer.ingress", [])
+        addresses = [i.get("ip") or i.get("hostname") or "" for i in ingress]
+        external = ",".join([*addresses, *(spec.get("externalIPs") or [])]) or "<pending>"
+    return [
+        kind,
+        _none(spec.get("clusterIP")),
+        _none(external),
+        _service_ports(spec),
+        age(_created(obj)),
+        _selector(spec.get("selector")),
+    ]
+
+
+def _deployment(obj: Doc) -> Row:
+    status = obj.get("status") or {}
+    names, images = _containers(obj)
+    return [
+        f"{status.get('readyReplicas', 0)}/{_get(obj, 'spec.replicas', 0)}",
+        int(status.get("updatedReplicas") or 0),
+        int(status.get("availableReplicas") or 0),
+        age(_created(obj)),
+        names,
+        images,
+        _label_selector(_get(obj, "spec.selector")),
+    ]
+
+
+def _replica_set(obj: Doc) -> Row:
+    status = obj.get("status") or {}
+    names, images = _containers(obj)
+    return [
+        int(_get(obj, "spec.replicas", 0)),
+        int(status.get("replicas") or 0),
+        int(status.get("readyReplicas") or 0),
+        age(_created(obj)),
+        names,
+        images,
+        _label_selector(_get(obj, "spec.selector")),
+    ]
+
+
+def _stateful_set(obj: Doc) -> Row:
+    names, images = _containers(obj)
+    ready = _get(obj, "status.readyReplicas", 0)
+    return [f"{ready}/{_get(obj, 'spec.replicas', 0)}", age(_created(obj)), names, images]
+
+
+def _daemon_set(obj: Doc) -> Row:
+    status = obj.get("status") or {}
+    names, images = _containers(obj)
+    counts = [
+        int(status.get(key) or 0)
+        for key in (
+            "desiredNumberScheduled",
+            "currentNumberScheduled",
+            "numberReady",
+            "updatedNumberScheduled",
+            "numberAvailable",
+        )
+    ]
+    return [
+        *counts,
+        _selector(_get(obj, "spec.template.spec.nodeSelector")),
+        age(_created(obj)),
+        names,
+        images,
+        _label_selector(_get(obj, "spec.selector")),
+    ]
+
+
+def _job(obj: Doc) -> Row:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    conditions = {c.get("type"): c.get("status") for c in status.get("conditions") or []}
+    if conditions.get("Complete") == "True":
+        state = "Complete"
+    elif conditions.get("Failed") == "True":
+        state = "Failed"
+    elif spec.get("suspend"):
+        state = "Suspended"
+    else:
+        state = "Running"
+    succeeded = int(status.get("succeeded") or 0)
+    if spec.get("completions") is not None:
+        completions = f"{succeeded}/{spec['completions']}"
+    else:
+        completions = f"{succeeded}/1 of {spec.get('parallelism', 1)}"
+    start, end = _parse_time(status.get("startTime")), _parse_time(status.get("completionTime"))
+    duration = ""
+    if start is not None:
+        duration = human_duration(((end or datetime.now(UTC)) - start).total_seconds())
+    names, images = _containers(obj)
+    return [
+        state,
+        completions,
+        duration,
+        age(_created(obj)),
+        names,
+        images,
+        _label_selector(spec.get("selector")),
+    ]
+
+
+def _event_object(obj: Doc) -> str:
+    involved = obj.get("involvedObject") or obj.get("regarding") or {}
+    return f"{str(involved.get('kind', '')).lower()}/{involved.get('name', '')}"
+
+
+def _event(obj: Doc) -> Row:
+    last = obj.get("lastTimestamp") or obj.get("eventTime") or _get(obj, "series.lastObservedTime")
+    first = obj.get("firstTimestamp") or obj.get("eventTime")
+    source = obj.get("source") or {}
+    source_text = (
+        ", ".join(v for v in (source.get("component"), source.get("host")) if v)
+        or obj.get("reportingController")
+        or obj.get("reportingComponent")
+        or ""
+    )
+    involved = obj.get("involvedObject") or obj.get("regarding") or {}
+    return [
+        age(last),
+        obj.get("type", ""),
+        obj.get("reason", ""),
+        _event_object(obj),
+        involved.get("fieldPath", ""),
+        source_text,
+        (obj.get("message") or obj.get("note") or "").strip(),
+        age(first),
+        int(obj.get("count") or _get(obj, "series.count", 1)),
+        obj["metadata"]["name"],
+    ]
+
+
+def _created(obj: Doc) -> Any:
+    return obj["metadata"].get("creationTimestamp")
+
+
+_Printer = tuple[list[Doc], Callable[[Doc], Row]]
+_WORKLOAD_WIDE = [_column("Containers", priority=1), _column("Images", priority=1)]
+_PRINTERS: dict[tuple[str, str], _Printer] = {
+    ("", "namespaces"): (
+        [_NAME, _column("Status"), _AGE],
+        lambda o: [_get(o, "status.phase", ""), age(_created(o))],
+    ),
+    ("", "configmaps"): (
+        [_NAME, _column("Data", "integer"), _AGE],
+        lambda o: [len(o.get("data") or {}) + len(o.get("binaryData") or {}), age(_created(o))],
+    ),
+    ("", "secrets"): (
+        [_NAME, _column("Type"), _column("Data", "integer"), _AGE],
+        lambda o: [o.get("type", ""), len(o.get("data") or {}), age(_created(o))],
+    ),
+    ("", "serviceaccounts"): (
+        [_NAME, _column("Secrets"), _AGE],
+        lambda o: [len(o.get("secrets") or []), age(_created(o))],
+    ),
+    ("", "pods"): (
+        [
+            _NAME,
+            _column("Ready"),
+            _column("Status"),
+            _column("Restarts"),
+            _AGE,
+            _column("IP", priority=1),
+            _column("Node", priority=1),
+            _column("Nominated Node", priority=1),
+            _column("Readiness Gates", priority=1),
+        ],
+        _pod,
+    ),
+    ("", "services"): (
+        [
+            _NAME,
+            _column("Type"),
+            _column("Cluster-IP"),
+            _column("External-IP"),
+            _column("Port(s)"),
+            _AGE,
+            _column("Selector", priority=1),
+        ],
+        _service,
+    ),
+    ("apps", "deployments"): (
+        [
+            _NAME,
+            _column("Ready"),
+            _column("Up-to-date", "integer"),
+            _column("Available", "integer"),
+            _AGE,
+            *_WORKLOAD_WIDE,
+            _column("Selector", priority=1),
+        ],
+        _deployment,
+    ),
+    ("apps", "replicasets"): (
+        [
+            _NAME,
+            _column("Desired", "integer"),
+            _column("Current", "integer"),
+            _column("Ready", "integer"),
+            _AGE,
+            *_WORKLOAD_WIDE,
+            _column("Selector", priority=1),
+        ],
+        _replica_set,
+    ),
+    ("apps", "statefulsets"): ([_NAME, _column("Ready"), _AGE, *_WORKLOAD_WIDE], _stateful_set),
+    ("apps", "daemonsets"): (
+        [
+            _NAME,
+            *(
+                _column(n, "integer")
+                for n in ("Desired", "Current", "Ready", "Up-to-date", "Available")
+            ),
+            _column("Node Selector"),
+            _AGE,
+            *_WORKLOAD_WIDE,
+            _column("Selector", priority=1),
+        ],
+        _daemon_set,
+    ),
+    ("batch", "jobs"): (
+        [
+            _NAME,
+            _column("Status"),
+            _column("Completions"),
+            _column("Duration"),
+            _AGE,
+            *_WORKLOAD_WIDE,
+            _column("Selector", priority=1),
+        ],
+        _job,
+    ),
+    ("coordination.k8s.io", "leases"): (
+        [_NAME, _column("Holder"), _AGE],
+        lambda o: [_get(o, "spec.holderIdentity", ""), age(_created(o))],
+    ),
+    ("apiextensions.k8s.io", "customresourcedefinitions"): (
+        [_NAME, _column("Created At", "date")],
+        lambda o: [str(_created(o) or "")],
+    ),
+}
+_EVENT_PRINTER: _Printer = (
+    [
+        _column("Last Seen"),
+        _column("Type"),
+        _column("Reason"),
+        _column("Object"),
+        _column("Subobject", priority=1),
+        _column("Source", priority=1),
+        _column("Message"),
+        _column("First Seen", priority=1),
+        _column("Count", priority=1),
+        {**_NAME, "priority": 1},
+    ],
+    _event,
+)
+_PRINTERS[("", "events")] = _EVENT_PRINTER
+_PRINTERS[("events.k8s.io", "events")] = _EVENT_PRINTER
+
+
+# --- custom resource columns (JSONPath) -----------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""
+    \.([^.\[\]]+)                                  # .field
+  | \[(\d+|\*)\]                                  # [0] or [*]
+  | \['([^']*)'\]                                  # ['dotted.key']
+  | \[\?\(@\.([\w.-]+)\s*(==|!=)\s*              # [?(@.key == literal)]
+      (?:"([^"]*)"|'([^']*)'|([\w.-]+))\)\]
+""",
+    re.VERBOSE,
+)
+
+
+def jsonpath(obj: Any, path: str) -> list[Any]:
+    """The values a printer column's JSONPath (``.spec.size``, ``.items[0]``,
+    ``.status.conditions[?(@.type=="Ready")].status``, ``.metadata.labels['a.b/c']``)
+    selects from ``obj``, as k8s.io/client-go util/jsonpath selects them."""
+    path = path.strip()
+    if path.startswith("{") and path.endswith("}"):
+        path = path[1:-1]
+    if path.startswith("$"):
+        path = path[1:]
+    current = [obj]
+    pos = 0
+    while pos < len(path):
+        match = _TOKEN.match(path, pos)
+        if match is None:
+            return []
+        pos = match.end()
+        field, index, quoted, filter_key, op, *literals = match.groups()
+        nxt: list[Any] = []
+        for value in current:
+            if field is not None or quoted is not None:
+                key = field if field is not None else quoted
+                if isinstance(value, dict) and key in value:
+                    nxt.append(value[key])
+            elif index is not None:
+                if isinstance(value, list):
+                    if index == "*":
+                        nxt.extend(value)
+                    elif int(index) < len(value):
+                        nxt.append(value[int(index)])
+                elif isinstance(value, dict) and index == "*":
+                    nxt.extend(value.values())
+            elif filter_key is not None:
+                wanted = next((lit for lit in literals if lit is not None), "")
+                items = value if isinstance(value, list) else []
+                for item in items:
+                    found = _get(item, filter_key)
+                    text = found if isinstance(found, str) else json.dumps(found)
+                    if (text == wanted) == (op == "=="):
+                        nxt.append(item)
+        current = nxt
+    return current
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, dict | list):
+        return orjson.dumps(value).decode()
+    return "null" if value is None else str(value)
+
+
+def _cr_cell(column: Doc, obj: Doc) -> Any:
+    results = jsonpath(obj, column.get("jsonPath", ""))
+    if not results or results[0] is None:
+        return None
+    value = results[0]
+    kind = column.get("type", "string")
+    if kind == "string":
+        return _text(value)
+    if kind == "integer":
+        return (
+            int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+        )
+    if kind == "number":
+        return (
+            float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+        )
+    if kind == "boolean":
+        return value if isinstance(value, bool) else None
+    if kind == "date":
+        return age(value) if _parse_time(value) is not None else None
+    return value
+
+
+_DEFAULT_CR_COLUMNS = [
+    {
+        "name": "Age",
+        "type": "date",
+        "jsonPath": ".metadata.creationTimestamp",
+        "description": "Time since metadata.creationTimestamp.",
+    }
+]
+
+
+def _printer(rt: ResourceType) -> _Printer:
+    if not rt.builtin:
+        columns = rt.printer_columns or _DEFAULT_CR_COLUMNS
+        definitions = [_NAME] + [
+            _column(
+                c["name"],
+                c.get("type", "string"),
+                int(c.get("priority") or 0),
+                c.get("format", ""),
+                c.get("description", ""),
+            )
+            for c in columns
+        ]
+        return definitions, lambda o: [_cr_cell(c, o) for c in columns]
+    known = _PRINTERS.get((rt.group, rt.plural))
+    if known is not None:
+        return known
+    return [_NAME, _AGE], lambda o: [age(_created(o))]
+
+
+# --- conversions ------------------------------------------------------------------------------
+
+
+def partial_metadata(obj: Doc, version: str) -> Doc:
+    """``meta.AsPartialObjectMetadata``: kind, apiVersion and metadata only."""
+    return {
+        "kind": "PartialObjectMetadata",
+        "apiVersion": f"{META_GROUP}/{version}",
+        "metadata": obj.get("metadata") or {},
+    }
+
+
+def _include(query: dict[str, str]) -> str:
+    include = query.get("includeObject", "Metadata") or "Metadata"
+    if include not in ("None", "Metadata", "Object"):
+        raise errors.bad_request(
+            "Unable to convert to Table as requested: includeObject: Unsupported value:"
+            f' "{include}": supported values: "Metadata", "None", "Object"'
+        )
+    return include
+
+
+def to_table(
+    rt: ResourceType,
+    objects: list[Doc],
+    list_meta: Doc | None,
+    conversion: Conversion | None = None,
+    query: dict[str, str] | None = None,
+    headers: bool = True,
+) -> Doc:
+    """A Table of ``objects`` (which ``rt`` serves) with ``rt``'s columns.
+
+    ``list_meta`` is the list's metadata (resourceVersion, continue), None for a single
+    object (whose resourceVersion the Table then carries); ``headers=False`` leaves out
+    ``columnDefinitions`` as watch events after the first do.
+    """
+    version = conversion.version if conversion is not None else "v1"
+    include = _include(query or {})
+    definitions, cells = _printer(rt)
+    rows = []
+    for obj in objects:
+        row_cells = cells(obj)
+        if definitions[0] is _NAME:
+            row_cells = [obj["metadata"].get("name", ""), *row_cells]
+        row: Doc = {"cells": row_cells}
+        if include == "Object":
+            row["object"] = obj
+        elif include == "Metadata":
+            row["object"] = partial_metadata(obj, version)
+        rows.append(row)
+    if list_meta is not None:
+        metadata = {
+            k: v
+            for k, v in list_meta.items()
+            if k in ("resourceVersion", "continue", "remainingItemCount")
+        }
+    elif objects:
+        metadata = {"resourceVersion": objects[0]["metadata"].get("resourceVersion", "")}
+    else:
+        metadata = {}
+    table: Doc = {"kind": "Table", "apiVersion": f"{META_GROUP}/{version}", "metadata": metadata}
+    if headers:
+        table["columnDefinitions"] = definitions
+    table["rows"] = rows
+    return table
+
+
+def convert(
+    rt: ResourceType,
+    conversion: Conversion,
+    objects: list[Doc],
+    list_meta: Doc | None,
+    query: dict[str, str],
+) -> Doc:
+    """The body for a get (``list_meta`` None, one object) or a list in ``conversion``'s form."""
+    if conversion.kind == "Table":
+        return to_table(rt, objects, list_meta, conversion, query)
+    if list_meta is None:
+        if conversion.kind != "PartialObjectMetadata":
+            raise errors.APIError(
+                406,
+                "NotAcceptable",
+                "you requested PartialObjectMetadataList, but the requested object is not a list",
+            )
+        return partial_metadata(objects[0], conversion.version)
+    if conversion.kind != "PartialObjectMetadataList":
+        raise errors.APIError(
+            406,
+            "NotAcceptable",
+            "you requested PartialObjectMetadata, but the requested object is a list",
+        )
+    return {
+        "kind": "PartialObjectMetadataList",
+        "apiVersion": conversion.api_version,
+        "metadata": list_meta,
+        "items": [partial_metadata(o, conversion.version) for o in objects],
+    }
+
+
+def watch_converter(
+    rt: ResourceType, conversion: Conversion, query: dict[str, str]
+) -> Callable[[bytes], bytes]:
+    """Rewrites encoded watch lines: each object becomes a one-row Table (headers on the
+    first event only) or a PartialObjectMetadata; ERROR and BOOKMARK lines pass unchanged."""
+    _include(query)
+    first = [True]
+
+    def rewrite(line: bytes) -> bytes:
+        event = orjson.loads(line)
+        obj = event.get("object")
+        if event.get("type") not in ("ADDED", "MODIFIED", "DELETED") or not isinstance(obj, dict):
+            return line
+        if conversion.kind == "Table":
+            converted = to_table(rt, [obj], None, conversion, query, headers=first[0])
+            first[0] = False
+        else:
+            converted = partial_metadata(obj, conversion.version)
+        return orjson.dumps({"type": event["type"], "object": converted}) + b"\n"
+
+    return rewrite

@@ -1,0 +1,236 @@
+"""`reconcile-kit rbac` against the requests a run really makes, and `reconcile-kit run`."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import kr8s.asyncio
+import pytest
+import yaml
+from kr8s.asyncio.objects import ConfigMap, Secret, new_class
+
+from reconcile_kit import (
+    Controller,
+    PatchHelper,
+    add_finalizer,
+    set_condition,
+    set_controller_reference,
+)
+from reconcile_kit.cli.rbac import render, required_grants
+from reconcile_kit.manager.leaderelection import LeaderElection
+from reconcile_kit.manager.manager import Manager
+from reconcile_kit.runtime.context import Context
+from reconcile_kit.testing import APIServer
+
+from ..crds import WIDGETS, widget, widget_crd
+from ..kubehttp import call
+
+ROOT = Path(__file__).resolve().parents[2]
+Widget = new_class("Widget", "example.com/v1", namespaced=True, plural="widgets")
+
+
+def build_manager() -> Manager:
+    """Widgets own ConfigMaps and are mapped from Secrets; events and a leader lease."""
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        child = await ConfigMap(
+            {
+                "metadata": {"name": obj.name, "namespace": obj.namespace},
+                "data": {"size": str(obj.raw["spec"]["size"])},
+            },
+            api=ctx.api,
+        )
+        set_controller_reference(obj, child)
+        await ctx.apply(child)
+        async with PatchHelper(obj):
+            add_finalizer(obj, "example.com/cleanup")
+            set_condition(obj, "Ready", "True", "Reconciled")
+        obj.raw["status"]["replicas"] = obj.raw["spec"]["size"]
+        await ctx.update_status(obj)
+        for _ in range(3):
+            ctx.recorder.event(obj, "Normal", "Synced", "synced")
+
+    def mapper(secret: dict[str, Any]) -> list[tuple[str, str]]:
+        return [("default", secret["metadata"]["name"])]
+
+    manager = Manager(
+        namespace="default",
+        name="widgets",
+        leader_election=LeaderElection(
+            "widgets", retry_period=0.5, renew_deadline=1.0, lease_duration=2.0
+        ),
+    )
+    manager.add(Controller(None, Widget).owns(ConfigMap).watches(Secret, mapper), reconcile)
+    return manager
+
+
+def granted(manager: Manager) -> set[tuple[str, str, str]]:
+    return {
+        (group, resource, verb)
+        for (group, resource, _), verbs in required_grants(manager).items()
+        for verb in verbs
+    }
+
+
+class Outside:
+    """The test's own requests, over aiohttp: its User-Agent tells them from the manager's."""
+
+    def __init__(self, server: APIServer, session: aiohttp.ClientSession) -> None:
+        self.server, self.session = server, session
+
+    async def __call__(
+        self, method: str, path: str, body: Any = None, content_type: str = "application/json"
+    ) -> dict[str, Any]:
+        async with self.session.request(
+            method, self.server.url + path, json=body, headers={"Content-Type": content_type}
+        ) as response:
+            result: dict[str, Any] = await response.json()
+            return result
+
+
+async def test_rbac_covers_every_request_and_grants_nothing_more(apiserver: APIServer) -> None:
+    async with aiohttp.ClientSession() as session:
+        outside = Outside(apiserver, session)
+        await outside(
+            "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widget_crd()
+        )
+        manager = build_manager()
+        manager.api = await apiserver.api()
+        # one conflict on the conditions write makes the PatchHelper re-read (its GET)
+        apiserver.faults.fail(409, verb="patch", resource="widgets", subresource="status")
+        task = asyncio.create_task(manager.run())
+        await outside("POST", WIDGETS, widget("w1", size=2))
+        await outside("POST", "/api/v1/namespaces/default/secrets", {"metadata": {"name": "w1"}})
+        controller = manager.controllers[0]
+        while not controller.running:
+            await asyncio.sleep(0.005)
+
+        async def settled() -> bool:
+            body = await outside("GET", f"{WIDGETS}/w1")
+            return body.get("status", {}).get("replicas") == 2
+
+        assert await controller.wait_reconciled(settled, 10)
+        await outside(
+            "PATCH", f"{WIDGETS}/w1", {"spec": {"size": 3}}, "application/merge-patch+json"
+        )
+
+        async def resized() -> bool:
+            body = await outside("GET", "/api/v1/namespaces/default/configmaps/w1")
+            return body.get("data", {}).get("size") == "3"
+
+        assert await controller.wait_reconciled(resized, 10)
+        assert manager.recorder is not None
+        await manager.recorder.flush()
+        while not any(r.resource == "leases" and r.verb == "update" for r in apiserver.requests):
+            await asyncio.sleep(0.05)  # wait for a renewal
+        manager.stop()
+        await asyncio.wait_for(task, 10)
+    used = {
+        (r.group, r.resource + (f"/{r.subresource}" if r.subresource else ""), r.verb)
+        for r in apiserver.requests
+        if r.verb and r.user_agent.startswith("kr8s")
+    }
+    needed = granted(manager)
+    assert used - needed == set()  # every request the manager made is granted
+    assert needed - used == set()  # and nothing it did not need
+
+
+def test_rbac_yaml_for_namespaced_and_cluster_managers() -> None:
+    manager = build_manager()
+    docs = list(yaml.safe_load_all(render(manager)))
+    assert [d["kind"] for d in docs] == ["Role"]
+    assert docs[0]["metadata"] == {"name": "widgets", "namespace": "default"}
+    rules = {(r["apiGroups"][0], r["resources"][0]): r["verbs"] for r in docs[0]["rules"]}
+    assert rules[("coordination.k8s.io", "leases")] == ["create", "get", "update"]
+    assert rules[("", "secrets")] == ["list", "watch"]
+    assert rules[("", "configmaps")] == ["create", "get", "list", "patch", "watch"]
+    cluster = Manager(name="ns-watcher")
+
+    async def noop(obj: Any, ctx: Context) -> None:
+        return None
+
+    cluster.add(Controller(None, "Namespace"), noop)
+    [role] = yaml.safe_load_all(render(cluster))
+    assert role["kind"] == "ClusterRole"
+    assert {r["resources"][0] for r in role["rules"]} == {
+        "namespaces",
+        "namespaces/status",
+        "events",
+    }
+
+
+async def test_cli_rbac_and_run_embedded(tmp_path: Path) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "reconcile_kit",
+        "rbac",
+        "examples/mirror.py:manager",
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0
+    assert yaml.safe_load(out)["kind"] == "ClusterRole"
+
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "reconcile_kit",
+        "run",
+        "examples/mirror.py:manager",
+        "--embedded",
+        "--log-format",
+        "json",
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    kubeconfig = ""
+    while not kubeconfig:
+        line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
+        assert line, "run exited early"
+        if line.startswith("kubeconfig: "):
+            kubeconfig = line.split(": ", 1)[1].strip()
+    try:
+        api = await kr8s.asyncio.api(kubeconfig=kubeconfig)
+        await call(
+            api,
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            {
+                "metadata": {"name": "m", "annotations": {"example.com/mirror": "true"}},
+                "data": {"k": "v"},
+            },
+        )
+        logs = []
+        while not any("mirrored m" in line for line in logs):
+            logs.append((await asyncio.wait_for(proc.stderr.readline(), 30)).decode())
+        record = yaml.safe_load(next(line for line in logs if "mirrored m" in line))
+        assert record["controller"] == "configmap" and record["attempt"] == 1
+        assert record["key"] == "ConfigMap default/m"
+        status, secret = await call(api, "GET", "/api/v1/namespaces/default/secrets/m")
+        assert status == 200 and secret["metadata"]["ownerReferences"][0]["name"] == "m"
+    finally:
+        proc.terminate()
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+
+
+@pytest.mark.parametrize("target", ["examples/nothing.py", "examples/mirror.py:missing"])
+async def test_bad_targets_are_named(target: str) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "reconcile_kit",
+        "rbac",
+        target,
+        cwd=ROOT,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode != 0 and target in err.decode()

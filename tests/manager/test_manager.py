@@ -1,0 +1,193 @@
+"""The manager over the embedded API server: shared caches, probes, metrics, events."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import aiohttp
+import httpx
+import kr8s
+from kr8s.asyncio.objects import ConfigMap, Secret
+
+from reconcile_kit import Controller, set_controller_reference
+from reconcile_kit.manager.manager import Manager
+from reconcile_kit.runtime.context import Context
+from reconcile_kit.testing import APIServer
+
+from ..kubehttp import call
+
+CM = "/api/v1/namespaces/default/configmaps"
+MERGE = "application/merge-patch+json"
+
+
+async def started(mgr: Manager) -> asyncio.Task[None]:
+    task = asyncio.create_task(mgr.run())
+    while not mgr.controllers or not all(c.running for c in mgr.controllers) or not mgr.ready():
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.005)
+    return task
+
+
+async def stopped(mgr: Manager, task: asyncio.Task[None]) -> None:
+    mgr.stop()
+    await asyncio.wait_for(task, 10)
+
+
+async def test_controllers_share_one_watch_per_kind_and_scope(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    await call(kube, "POST", CM, {"metadata": {"name": "a"}})
+    cm_runs: list[str] = []
+    secret_runs: list[str] = []
+
+    async def reconcile_cm(obj: Any, ctx: Context) -> None:
+        cm_runs.append(obj.name)
+        secret = await Secret(
+            {"metadata": {"name": obj.name, "namespace": "default"}, "stringData": {"k": "v"}},
+            api=ctx.api,
+        )
+        set_controller_reference(obj, secret)
+        await ctx.apply(secret)
+
+    async def reconcile_secret(obj: Any, ctx: Context) -> None:
+        secret_runs.append(obj.name)
+
+    mgr = Manager(kube, namespace="default")
+    mgr.add(Controller(None, ConfigMap).owns(Secret), reconcile_cm)
+    mgr.add(Controller(None, Secret), reconcile_secret)
+    mgr.add(Controller(None, "ConfigMap", name="second-cm"), reconcile_secret)
+    task = await started(mgr)
+    assert await mgr.controllers[1].wait_reconciled(lambda: "a" in secret_runs, 5)
+    watches = apiserver.requests.filter(verb="watch")
+    assert sorted(r.resource for r in watches) == ["configmaps", "secrets"]
+    assert {r.namespace for r in watches} == {"default"}
+    await stopped(mgr, task)
+
+
+async def test_probes_and_metrics(kube: kr8s.asyncio.Api) -> None:
+    runs: list[str] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        runs.append(obj.name)
+        if obj.name == "bad":
+            raise RuntimeError("nope")
+
+    mgr = Manager(kube, namespace="default", health_port=0, metrics_port=0, host="127.0.0.1")
+    ctrl = mgr.add(Controller(None, ConfigMap, retry=3600), reconcile)
+    task = await started(mgr)
+    health = f"http://127.0.0.1:{mgr.ports['/healthz']}"
+    metrics_url = f"http://127.0.0.1:{mgr.ports['/metrics']}/metrics"
+    async with aiohttp.ClientSession() as session:
+        for path in ("/healthz", "/readyz"):
+            async with session.get(health + path) as response:
+                assert response.status == 200 and await response.text() == "ok"
+
+        async def scrape() -> str:
+            async with session.get(metrics_url) as response:
+                assert response.status == 200
+                return await response.text()
+
+        before = await scrape()
+        assert (
+            'controller_runtime_reconcile_total{controller="configmap",result="success"}'
+            not in before
+        )
+        await call(kube, "POST", CM, {"metadata": {"name": "good"}})
+        await call(kube, "POST", CM, {"metadata": {"name": "bad"}})
+        assert await ctrl.wait_reconciled(lambda: {"good", "bad"} <= set(runs), 5)
+        after = await scrape()
+    assert (
+        'controller_runtime_reconcile_total{controller="configmap",result="success"} 1.0' in after
+    )
+    assert 'controller_runtime_reconcile_errors_total{controller="configmap"} 1.0' in after
+    assert 'workqueue_adds_total{name="configmap"} 2.0' in after
+    assert 'workqueue_retries_total{name="configmap"} 1.0' in after
+    assert "controller_runtime_reconcile_time_seconds_count" in after
+    assert 'controller_runtime_active_workers{controller="configmap"} 0.0' in after
+    assert 'rest_client_requests_total{code="200",method="GET"}' in after
+    assert "workqueue_queue_duration_seconds_bucket" in after
+    await stopped(mgr, task)
+
+
+async def test_readyz_waits_for_caches(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
+    apiserver.faults.latency(0.5, verb="list", resource="configmaps", times=1)
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        return None
+
+    mgr = Manager(kube, health_port=0, host="127.0.0.1")
+    mgr.add(Controller(None, ConfigMap), reconcile)
+    task = asyncio.create_task(mgr.run())
+    while "/readyz" not in mgr.ports or not mgr.controllers[0].running:
+        await asyncio.sleep(0.005)
+    async with aiohttp.ClientSession() as session:
+        url = f"http://127.0.0.1:{mgr.ports['/readyz']}/readyz"
+        async with session.get(url) as response:
+            assert response.status == 503
+        while not mgr.ready():
+            await asyncio.sleep(0.01)
+        async with session.get(url) as response:
+            assert response.status == 200
+    await stopped(mgr, task)
+
+
+async def test_repeated_events_aggregate_into_one_object(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    await call(kube, "POST", CM, {"metadata": {"name": "a"}})
+    runs: list[int] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        for _ in range(20):
+            ctx.recorder.event(obj, "Warning", "Flapping", "the same thing again")
+        runs.append(1)
+
+    mgr = Manager(kube, namespace="default")
+    ctrl = mgr.add(Controller(None, ConfigMap), reconcile)
+    task = await started(mgr)
+    assert await ctrl.wait_reconciled(lambda: bool(runs), 5)
+    assert mgr.recorder is not None
+    await mgr.recorder.flush()
+    _, events = await call(kube, "GET", "/apis/events.k8s.io/v1/namespaces/default/events")
+    flapping = [e for e in events["items"] if e["reason"] == "Flapping"]
+    assert len(flapping) == 1
+    assert flapping[0]["series"]["count"] == 20
+    assert flapping[0]["regarding"]["name"] == "a"
+    await stopped(mgr, task)
+
+
+async def test_a_controller_that_cannot_start_fails_the_manager(kube: kr8s.asyncio.Api) -> None:
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        return None
+
+    mgr = Manager(kube)
+    mgr.add(Controller(None, "NoSuchKind"), reconcile)
+    try:
+        await asyncio.wait_for(mgr.run(), 5)
+    except RuntimeError as error:
+        assert "controller nosuchkind failed" in str(error)
+        assert "'NoSuchKind' is not served" in str(error.__cause__)
+    else:
+        raise AssertionError("the manager should fail")
+
+
+async def test_the_managers_transport_choice_holds_for_its_controllers(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    """Controllers default to aiohttp; under Manager(transport="httpx") the shared client
+    keeps httpx's own transport."""
+    await call(kube, "POST", CM, {"metadata": {"name": "a"}})
+    runs: list[str] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        runs.append(obj.name)
+
+    mgr = Manager(kube, namespace="default", transport="httpx")
+    mgr.add(Controller(None, ConfigMap), reconcile)
+    task = await started(mgr)
+    assert await mgr.controllers[0].wait_reconciled(lambda: runs == ["a"], 5)
+    assert kube._session is not None
+    assert isinstance(kube._session._transport, httpx.AsyncHTTPTransport)
+    await stopped(mgr, task)

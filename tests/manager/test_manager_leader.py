@@ -1,0 +1,112 @@
+"""Two managers with leader election over one embedded API server (fast-forwarded clock)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import kr8s
+import pytest
+from kr8s.asyncio.objects import ConfigMap
+
+from reconcile_kit import Controller
+from reconcile_kit.manager.leaderelection import LeaderElection
+from reconcile_kit.manager.manager import Manager
+from reconcile_kit.runtime.context import Context
+from reconcile_kit.testing import APIServer
+
+from ..kubehttp import call
+
+pytestmark = pytest.mark.looptime
+
+
+class Replica:
+    """One manager process: reconciles ConfigMaps, records when it does."""
+
+    def __init__(self, api: Any, identity: str, log: list[tuple[float, str]]) -> None:
+        self.identity = identity
+        self.election = LeaderElection("operator", identity=identity, release_on_cancel=False)
+        self.manager = Manager(
+            api, namespace="default", leader_election=self.election, graceful_shutdown_timeout=5
+        )
+        self.controller = self.manager.add(Controller(None, ConfigMap, resync=1), self.reconcile)
+        self.log = log
+        self.task: asyncio.Task[None] | None = None
+
+    async def reconcile(self, obj: Any, ctx: Context) -> None:
+        self.log.append((asyncio.get_running_loop().time(), self.identity))
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self.manager.run())
+
+    @property
+    def reconciling(self) -> bool:
+        return self.controller.running
+
+    async def kill(self) -> None:
+        """Die without releasing the lease (as a killed process would)."""
+        assert self.task is not None
+        self.task.cancel()
+        await asyncio.gather(self.task, return_exceptions=True)
+
+    async def stop(self) -> None:
+        assert self.task is not None
+        self.manager.stop()
+        await asyncio.wait_for(self.task, 60)
+
+
+async def sample(replicas: list[Replica], stop: asyncio.Event, overlaps: list[float]) -> None:
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        if sum(r.reconciling for r in replicas) > 1:
+            overlaps.append(loop.time())
+        await asyncio.sleep(0.1)
+
+
+async def until(predicate: Any, timeout: float = 120) -> float:
+    """Loop time at which ``predicate()`` first holds (checked every 0.05 s)."""
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(timeout):
+        while not predicate():
+            await asyncio.sleep(0.05)
+    return loop.time()
+
+
+async def test_one_leader_failover_and_handover(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    await call(kube, "POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "a"}})
+    loop = asyncio.get_running_loop()
+    log: list[tuple[float, str]] = []
+    a, b = Replica(kube, "a", log), Replica(kube, "b", log)
+    stop, overlaps = asyncio.Event(), []
+    sampler = asyncio.create_task(sample([a, b], stop, overlaps))
+    a.start()
+    await until(lambda: bool(log))
+    b.start()
+    await asyncio.sleep(30)
+    assert {who for _, who in log} == {"a"}  # exactly one reconciles
+    assert a.election.is_leader and not b.election.is_leader
+
+    killed_at = loop.time()
+    await a.kill()
+    took_over = await until(lambda: any(who == "b" for _, who in log))
+    assert took_over - killed_at <= 15 + 2 + 0.5  # lease duration + retry period
+    assert b.election.is_leader
+
+    c = Replica(kube, "c", log)
+    c.start()
+    await asyncio.sleep(10)
+    assert not any(who == "c" for _, who in log)
+    stopped_at = loop.time()
+    await b.stop()
+    handed = await until(lambda: any(who == "c" for _, who in log))
+    assert handed - stopped_at <= 2 + 0.5  # one retry period after the release
+    await c.stop()
+    stop.set()
+    await sampler
+    assert overlaps == []  # never two replicas reconciling at once
+    _, lease = await call(
+        kube, "GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/operator"
+    )
+    assert lease["spec"]["leaseTransitions"] >= 2

@@ -1,0 +1,584 @@
+"""The controller loop against the embedded API server."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+from collections import Counter
+from typing import Any
+
+import kr8s
+import pytest
+from kr8s.asyncio.objects import ConfigMap, Secret
+
+from reconcile_kit import PatchHelper, set_controller_reference
+from reconcile_kit.meta.finalizers import finalizer
+from reconcile_kit.meta.objects import ObjectRef
+from reconcile_kit.runtime.context import Context
+from reconcile_kit.runtime.controller import Action, Controller
+from reconcile_kit.runtime.predicates import generation_changed, label_selector
+from reconcile_kit.runtime.reflector import ReflectorPool
+from reconcile_kit.testing import APIServer, run_until
+
+from ..kubehttp import call
+
+CM = "/api/v1/namespaces/default/configmaps"
+MERGE = "application/merge-patch+json"
+
+
+def controller(api: Any, kind: Any = ConfigMap, **kwargs: Any) -> Controller:
+    """A controller with its own reflector pool, so tests do not share caches."""
+    return Controller(api, kind, namespace="default", pool=ReflectorPool(), **kwargs)
+
+
+async def create_cm(api: Any, name: str, **meta: Any) -> dict[str, Any]:
+    status, body = await call(api, "POST", CM, {"metadata": {"name": name, **meta}})
+    assert status == 201, body
+    return body
+
+
+async def test_reconciles_every_object_with_a_kr8s_object(kube: kr8s.asyncio.Api) -> None:
+    for name in ("a", "b", "c"):
+        await create_cm(kube, name)
+    seen: dict[str, Any] = {}
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        assert isinstance(obj, ConfigMap)
+        seen[obj.name] = (ctx.key, ctx.reasons, ctx.attempt)
+
+    ctrl = controller(kube)
+    assert await run_until(ctrl, reconcile, lambda: len(seen) == 3)
+    assert seen["a"] == (ObjectRef("ConfigMap", "default", "a"), frozenset({"created"}), 1)
+
+
+async def test_rapid_updates_coalesce_and_the_last_state_wins(kube: kr8s.asyncio.Api) -> None:
+    await create_cm(kube, "a")
+    runs: list[str] = []
+    started = asyncio.Event()
+    release = asyncio.Event()
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        runs.append((obj.raw.get("data") or {}).get("i", ""))
+        started.set()
+        await release.wait()
+
+    ctrl = controller(kube)
+    task = asyncio.create_task(ctrl.run(reconcile))
+    await asyncio.wait_for(started.wait(), 5)
+    for i in range(100):
+        await call(kube, "PATCH", f"{CM}/a", {"data": {"i": str(i)}}, MERGE)
+    while ctrl.reflector is None or ctrl.reflector.store.get("default", "a")["data"]["i"] != "99":
+        await asyncio.sleep(0.001)
+    release.set()
+    assert await ctrl.wait_reconciled(lambda: runs[-1:] == ["99"], 5)
+    await ctrl.shutdown()
+    await task
+    assert len(runs) <= 3  # the first run, then one for the 100 coalesced updates
+    assert runs[-1] == "99"
+
+
+async def test_update_during_reconcile_runs_exactly_once_more(kube: kr8s.asyncio.Api) -> None:
+    await create_cm(kube, "a")
+    runs: list[frozenset[str]] = []
+    first = asyncio.Event()
+    release = asyncio.Event()
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        runs.append(ctx.reasons)
+        if len(runs) == 1:
+            first.set()
+            await release.wait()
+
+    ctrl = controller(kube)
+    task = asyncio.create_task(ctrl.run(reconcile))
+    await asyncio.wait_for(first.wait(), 5)
+    await call(kube, "PATCH", f"{CM}/a", {"data": {"x": "1"}}, MERGE)
+    await call(kube, "PATCH", f"{CM}/a", {"data": {"x": "2"}}, MERGE)
+    while (
+        not ctrl.queue.is_processing(ObjectRef("ConfigMap", "default", "a"))
+        or ctrl.reflector.store.get("default", "a").get("data", {}).get("x") != "2"
+    ):
+        await asyncio.sleep(0.001)
+    release.set()
+    assert await ctrl.wait_reconciled(lambda: len(runs) == 2, 5)
+    assert not await ctrl.wait_reconciled(lambda: len(runs) > 2, 0.2)
+    await ctrl.shutdown()
+    await task
+    assert runs == [frozenset({"created"}), frozenset({"updated"})]
+
+
+async def test_a_key_is_never_reconciled_concurrently(kube: kr8s.asyncio.Api) -> None:
+    names = [f"cm{i}" for i in range(20)]
+    for name in names:
+        await create_cm(kube, name)
+    active: set[str] = set()
+    overlaps: list[str] = []
+    counts: Counter[str] = Counter()
+    peak = [0]
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        if obj.name in active:
+            overlaps.append(obj.name)
+        active.add(obj.name)
+        peak[0] = max(peak[0], len(active))
+        counts[obj.name] += 1
+        await asyncio.sleep(random.random() / 100)
+        active.discard(obj.name)
+
+    ctrl = controller(kube, concurrency=10)
+    task = asyncio.create_task(ctrl.run(reconcile))
+    rng = random.Random(7)
+    for i in range(150):
+        await call(kube, "PATCH", f"{CM}/{rng.choice(names)}", {"data": {"i": str(i)}}, MERGE)
+    assert await ctrl.wait_reconciled(
+        lambda: ctrl.stats.active == 0 and len(ctrl.queue) == 0 and all(counts[n] for n in names),
+        10,
+    )
+    await ctrl.shutdown()
+    await task
+    assert overlaps == []
+    assert peak[0] > 1  # keys did run in parallel
+
+
+async def test_owned_children_reconcile_their_owner(kube: kr8s.asyncio.Api) -> None:
+    owner = await create_cm(kube, "owner")
+    reasons: list[frozenset[str]] = []
+    cached: list[bool] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        reasons.append(ctx.reasons)
+        cached.append(ctx.get("child", kind=Secret) is not None)
+        child = await Secret(
+            {"metadata": {"name": "child", "namespace": "default"}, "stringData": {"k": "v"}},
+            api=kube,
+        )
+        set_controller_reference(obj, child)
+        await ctx.apply(child)
+
+    ctrl = controller(kube).owns(Secret)
+    task = asyncio.create_task(ctrl.run(reconcile))
+    assert await ctrl.wait_reconciled(lambda: frozenset({"child"}) in reasons, 5)
+    count = len(reasons)  # before the write: its reconcile may start before the reply is read
+    await call(
+        kube,
+        "PATCH",
+        "/api/v1/namespaces/default/secrets/child",
+        {"metadata": {"labels": {"x": "y"}}},
+        MERGE,
+    )
+    assert await ctrl.wait_reconciled(lambda: len(reasons) > count, 5)
+    assert reasons[-1] == frozenset({"child"})
+    assert cached[0] is False and cached[-1] is True  # ctx.get reads the owned kind's cache
+    await ctrl.shutdown()
+    await task
+    assert owner["metadata"]["uid"]
+
+
+async def test_watches_mapper_and_reconcile_all_on(kube: kr8s.asyncio.Api) -> None:
+    for name in ("a", "b"):
+        await create_cm(kube, name)
+    seen: list[tuple[str, frozenset[str]]] = []
+    trigger: asyncio.Queue[None] = asyncio.Queue()
+
+    async def ticks() -> Any:
+        while True:
+            yield await trigger.get()
+
+    def mapper(secret: dict[str, Any]) -> list[tuple[str, str]]:
+        target = (secret["metadata"].get("labels") or {}).get("for")
+        if target == "boom":
+            raise RuntimeError("mapper bug")
+        return [("default", target)] if target else []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        seen.append((obj.name, ctx.reasons))
+
+    ctrl = controller(kube).watches(Secret, mapper).reconcile_all_on(ticks())
+    task = asyncio.create_task(ctrl.run(reconcile))
+    assert await ctrl.wait_reconciled(lambda: len(seen) == 2, 5)
+    await call(
+        kube,
+        "POST",
+        "/api/v1/namespaces/default/secrets",
+        {"metadata": {"name": "s0", "labels": {"for": "boom"}}},
+    )
+    await call(
+        kube,
+        "POST",
+        "/api/v1/namespaces/default/secrets",
+        {"metadata": {"name": "s1", "labels": {"for": "b"}}},
+    )
+    assert await ctrl.wait_reconciled(lambda: ("b", frozenset({"mapped"})) in seen, 5)
+    assert ctrl.stats.mapper_errors == 1
+    trigger.put_nowait(None)
+    assert await ctrl.wait_reconciled(
+        lambda: {n for n, r in seen if r == frozenset({"resync"})} == {"a", "b"}, 5
+    )
+    await ctrl.shutdown()
+    await task
+
+
+async def test_predicates_filter_primary_events(kube: kr8s.asyncio.Api) -> None:
+    await create_cm(kube, "a", labels={"team": "x"})
+    await create_cm(kube, "b", labels={"team": "y"})
+    seen: list[str] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        seen.append(obj.name)
+
+    ctrl = controller(kube, predicates=[label_selector("team=x"), generation_changed])
+    task = asyncio.create_task(ctrl.run(reconcile))
+    assert await ctrl.wait_reconciled(lambda: seen == ["a"], 5)
+    await call(kube, "PATCH", f"{CM}/a", {"data": {"k": "v"}}, MERGE)  # no generation change
+    assert not await ctrl.wait_reconciled(lambda: len(seen) > 1, 0.3)
+    await ctrl.shutdown()
+    await task
+
+
+async def test_errors_retry_and_the_loop_goes_on(
+    kube: kr8s.asyncio.Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    for name in ("bad", "good"):
+        await create_cm(kube, name)
+    attempts: list[tuple[str, int]] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        attempts.append((obj.name, ctx.attempt))
+        if obj.name == "bad" and ctx.attempt < 3:
+            raise RuntimeError("not yet")
+
+    ctrl = controller(kube, retry=0.01)
+    assert await run_until(ctrl, reconcile, lambda: ("bad", 3) in attempts)
+    assert ("good", 1) in attempts
+    assert [a for n, a in attempts if n == "bad"] == [1, 2, 3]
+    assert ctrl.stats.errors == 2
+    assert "reconcile failed (attempt 1): not yet" in caplog.text
+
+
+async def test_error_policy_and_max_retries(kube: kr8s.asyncio.Api) -> None:
+    await create_cm(kube, "a")
+    calls: list[int] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        calls.append(ctx.attempt)
+        raise RuntimeError("always")
+
+    def error_policy(obj: Any, error: BaseException, ctx: Context) -> Action:
+        return Action.requeue(0.01) if ctx.attempt < 4 else Action.await_change()
+
+    ctrl = controller(kube)
+    assert not await run_until(
+        ctrl, reconcile, lambda: len(calls) > 4, timeout=0.5, error_policy=error_policy
+    )
+    assert calls == [1, 2, 3, 4]
+    from reconcile_kit.runtime.queue import RetryPolicy
+
+    calls.clear()
+    ctrl = controller(kube, retry=RetryPolicy(0.01, max_retries=2))
+    assert not await run_until(ctrl, reconcile, lambda: len(calls) > 3, timeout=0.5)
+    assert calls == [1, 2, 3] and ctrl.queue.dropped == 1
+
+
+async def test_requeue_after(kube: kr8s.asyncio.Api) -> None:
+    await create_cm(kube, "a")
+    reasons: list[frozenset[str]] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> Action:
+        reasons.append(ctx.reasons)
+        return Action.requeue(0.05)
+
+    ctrl = controller(kube)
+    assert await run_until(ctrl, reconcile, lambda: len(reasons) >= 3)
+    assert reasons[1:3] == [frozenset({"requeue"})] * 2
+
+
+async def test_finalizer_flow_and_on_delete(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
+    await create_cm(kube, "a")
+    cleaned: list[str] = []
+    deleted: list[dict[str, Any]] = []
+
+    async def apply(obj: Any) -> None:
+        return None
+
+    async def cleanup(obj: Any) -> None:
+        cleaned.append(obj.name)
+
+    async def reconcile(obj: Any, ctx: Context) -> Any:
+        return await finalizer(obj, "example.com/cleanup", apply, cleanup)
+
+    async def on_delete(obj: Any, ctx: Context) -> None:
+        deleted.append(dict(obj.raw))
+
+    ctrl = controller(kube)
+    task = asyncio.create_task(ctrl.run(reconcile, on_delete=on_delete))
+
+    async def has_finalizer() -> bool:
+        _, body = await call(kube, "GET", f"{CM}/a")
+        return "example.com/cleanup" in (body["metadata"].get("finalizers") or [])
+
+    assert await ctrl.wait_reconciled(has_finalizer, 5)
+    await call(kube, "DELETE", f"{CM}/a")
+    assert await ctrl.wait_reconciled(lambda: bool(deleted), 5)
+    assert cleaned == ["a"]
+    assert deleted[0]["metadata"]["name"] == "a"
+    assert deleted[0]["metadata"]["deletionTimestamp"]  # the last known state
+    status, _ = await call(kube, "GET", f"{CM}/a")
+    assert status == 404
+    await ctrl.shutdown()
+    await task
+
+
+async def test_watch_resume_and_relist_through_the_controller(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    await create_cm(kube, "a")
+    await create_cm(kube, "b")
+    seen: list[tuple[str, frozenset[str]]] = []
+    gone: list[str] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        seen.append((obj.name, ctx.reasons))
+
+    async def on_delete(obj: Any, ctx: Context) -> None:
+        gone.append(obj.name)
+
+    ctrl = controller(kube)
+    task = asyncio.create_task(ctrl.run(reconcile, on_delete=on_delete))
+    assert await ctrl.wait_reconciled(lambda: len(seen) == 2, 5)
+    while apiserver.open_watches == 0:
+        await asyncio.sleep(0.001)
+    apiserver.close_watches()
+    while apiserver.requests.count(verb="watch") < 2 or apiserver.open_watches == 0:
+        await asyncio.sleep(0.001)
+    await call(kube, "PATCH", f"{CM}/a", {"data": {"k": "v"}}, MERGE)
+    assert await ctrl.wait_reconciled(lambda: ("a", frozenset({"updated"})) in seen, 5)
+    assert apiserver.requests.count(verb="list") == 1  # resumed, no relist
+    apiserver.faults.latency(0.3, verb="watch", times=1)
+    apiserver.close_watches()
+    while apiserver.requests.count(verb="watch") < 3:
+        await asyncio.sleep(0.001)
+    await call(kube, "DELETE", f"{CM}/b")
+    apiserver.compact()
+    assert await ctrl.wait_reconciled(lambda: gone == ["b"], 5)
+    assert apiserver.requests.count(verb="list") == 2  # one relist
+    await ctrl.shutdown()
+    await task
+
+
+async def test_graceful_shutdown_waits_then_cancels(kube: kr8s.asyncio.Api) -> None:
+    await create_cm(kube, "a")
+    started = asyncio.Event()
+    finished: list[str] = []
+    cancelled: list[str] = []
+
+    async def slow(obj: Any, ctx: Context) -> None:
+        started.set()
+        await asyncio.sleep(0.2)
+        finished.append(obj.name)
+
+    ctrl = controller(kube)
+    task = asyncio.create_task(ctrl.run(slow))
+    await asyncio.wait_for(started.wait(), 5)
+    await ctrl.shutdown(timeout=5)
+    await task
+    assert finished == ["a"]
+
+    started.clear()
+
+    async def stuck(obj: Any, ctx: Context) -> None:
+        started.set()
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.append(obj.name)
+            raise
+
+    ctrl = controller(kube)
+    task = asyncio.create_task(ctrl.run(stuck))
+    await asyncio.wait_for(started.wait(), 5)
+    await ctrl.shutdown(timeout=0.1)
+    await task
+    assert cancelled == ["a"]
+
+
+async def test_context_apply_creates_then_patches_only_changes(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    await create_cm(kube, "a")
+    runs: list[int] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        runs.append(1)
+        child = await ConfigMap(
+            {
+                "metadata": {"name": "a-child", "namespace": "default", "labels": {"skip": "1"}},
+                "data": {"from": obj.name},
+            },
+            api=kube,
+        )
+        await ctx.apply(child)
+        async with PatchHelper(obj):
+            obj.raw.setdefault("data", {})["done"] = str(len(runs))
+
+    ctrl = controller(kube, predicates=[label_selector("!skip")])
+    assert await run_until(ctrl, reconcile, lambda: len(runs) >= 2)
+    child_writes = [
+        r.verb
+        for r in apiserver.requests.writes()
+        if r.name in ("a-child", "") and r.resource == "configmaps"
+    ]
+    assert child_writes.count("create") == 2  # the test's "a" and the child, once
+    assert apiserver.requests.count(verb="patch", name="a-child") == 0  # nothing changed
+
+
+@pytest.mark.looptime
+async def test_requeue_and_backoff_on_a_fast_forwarded_clock(kube: kr8s.asyncio.Api) -> None:
+    await create_cm(kube, "a")
+    loop = asyncio.get_running_loop()
+    times: list[tuple[float, int, frozenset[str]]] = []
+    fail_until = [4]
+
+    async def reconcile(obj: Any, ctx: Context) -> Action:
+        times.append((loop.time(), ctx.attempt, ctx.reasons))
+        if len(times) < fail_until[0]:
+            raise RuntimeError("flaky")
+        return Action.requeue(300)
+
+    ctrl = controller(kube)  # default policy: 5 ms doubling to 1000 s
+    task = asyncio.create_task(ctrl.run(reconcile))
+    assert await ctrl.wait_reconciled(lambda: len(times) >= 5, 3600)
+    gaps = [round(b[0] - a[0], 3) for a, b in itertools.pairwise(times)]
+    assert gaps[:3] == [0.005, 0.01, 0.02]  # backoff grows
+    assert [t[1] for t in times[:5]] == [1, 2, 3, 4, 1]  # and resets after the success
+    assert gaps[3] == pytest.approx(300, abs=0.01) and times[4][2] == frozenset({"requeue"})
+    await ctrl.shutdown()
+    await task
+
+
+@pytest.mark.looptime
+async def test_periodic_resync(kube: kr8s.asyncio.Api) -> None:
+    await create_cm(kube, "a")
+    loop = asyncio.get_running_loop()
+    runs: list[tuple[float, frozenset[str]]] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        runs.append((loop.time(), ctx.reasons))
+
+    ctrl = controller(kube, resync=600)
+    task = asyncio.create_task(ctrl.run(reconcile))
+    assert await ctrl.wait_reconciled(lambda: len(runs) >= 3, 7200)
+    assert [r for _, r in runs[1:3]] == [frozenset({"resync"})] * 2
+    assert runs[2][0] - runs[1][0] == pytest.approx(600, abs=0.01)
+    await ctrl.shutdown()
+    await task
+
+
+async def test_status_helpers_background_tasks_and_cache_reads(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    deploy = "/apis/apps/v1/namespaces/default/deployments"
+    await call(
+        kube,
+        "POST",
+        deploy,
+        {
+            "metadata": {"name": "d"},
+            "spec": {
+                "selector": {"matchLabels": {"a": "b"}},
+                "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": []}},
+            },
+        },
+    )
+    ticks: list[str] = []
+    listed: list[list[str]] = []
+
+    async def heartbeat(ctrl: Controller) -> None:
+        while True:
+            ticks.append(ctrl.name)
+            await asyncio.sleep(3600)
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        listed.append([o["metadata"]["name"] for o in ctx.list()])
+        await ctx.patch_status(obj, {"replicas": 3})
+        obj.raw["status"]["readyReplicas"] = 1
+        await ctx.update_status(obj)
+
+    ctrl = Controller(
+        kube,
+        "Deployment",
+        namespace="default",
+        pool=ReflectorPool(),
+        predicates=[generation_changed],
+    ).background(heartbeat)
+    assert await run_until(ctrl, reconcile, lambda: bool(listed) and bool(ticks))
+    assert listed[0] == ["d"] and ticks == ["deployment"]
+    _, stored = await call(kube, "GET", f"{deploy}/d")
+    assert stored["status"]["replicas"] == 3 and stored["status"]["readyReplicas"] == 1
+    status_writes = [(r.verb, r.subresource) for r in apiserver.requests.writes()]
+    assert status_writes[-2:] == [("patch", "status"), ("update", "status")]
+
+
+async def test_object_that_fails_to_build_is_counted_and_the_loop_goes_on(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    await create_cm(kube, "a")
+    await create_cm(kube, "b")
+    seen: list[str] = []
+
+    class Picky(ConfigMap):  # type: ignore[misc]
+        def __init__(self, resource: Any, *args: Any, **kwargs: Any) -> None:
+            if resource["metadata"]["name"] == "a":
+                raise ValueError("cannot parse")
+            super().__init__(resource, *args, **kwargs)
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        seen.append(obj.name)
+
+    ctrl = controller(kube, Picky, retry=3600.0)
+    assert await run_until(ctrl, reconcile, lambda: seen == ["b"] and ctrl.stats.errors >= 1)
+    assert ctrl.stats.errors >= 1
+
+
+async def test_a_reconcile_reads_the_controllers_own_earlier_write(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    await create_cm(kube, "a")
+    seen: list[str | None] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> Action | None:
+        seen.append((obj.raw["metadata"].get("labels") or {}).get("step"))
+        if len(seen) == 1:
+            # hold back the cache: the watch is cut and resumes only after 5 s
+            apiserver.faults.latency(5, verb="watch", times=1)
+            apiserver.close_watches()
+            async with PatchHelper(obj):
+                obj.raw["metadata"]["labels"] = {"step": "1"}
+            return Action.requeue(0)
+        return None
+
+    ctrl = controller(kube)
+    assert await run_until(ctrl, reconcile, lambda: len(seen) >= 2, timeout=4)
+    assert seen[:2] == [None, "1"]  # the second run saw its own write, not the stale cache
+
+
+async def test_reconciler_edits_never_reach_the_cache(kube: kr8s.asyncio.Api) -> None:
+    """The object a reconcile gets shares the cached document copy-on-access: editing it
+    (here without ever patching) leaves the cache as the server sent it."""
+    await create_cm(kube, "a", labels={"app": "x"})
+    await call(kube, "PATCH", f"{CM}/a", {"data": {"k": "v"}}, MERGE)
+    runs: list[dict[str, Any]] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> Action | None:
+        runs.append(obj.raw.to_dict())
+        obj.raw["data"]["k"] = "edited"
+        obj.raw["metadata"]["labels"]["app"] = "edited"
+        del obj.raw["metadata"]["name"]
+        return Action.requeue(0.01) if len(runs) < 3 else None
+
+    ctrl = controller(kube)
+    assert await run_until(ctrl, reconcile, lambda: len(runs) == 3)
+    assert ctrl.reflector is not None
+    cached = ctrl.reflector.store.get("default", "a")
+    assert cached["data"] == {"k": "v"} and cached["metadata"]["labels"] == {"app": "x"}
+    assert [(r["data"], r["metadata"]["labels"]) for r in runs] == [({"k": "v"}, {"app": "x"})] * 3

@@ -1,0 +1,257 @@
+"""Reflector and store against the embedded API server, asserting on its request log."""
+
+from __future__ import annotations
+
+import asyncio
+
+import kr8s
+import pytest
+from kr8s.asyncio.objects import ConfigMap
+
+from reconcile_kit.meta.objects import info_from_class, resolve_kind
+from reconcile_kit.runtime.reflector import Backoff, Reflector, ReflectorEvent, ReflectorPool
+from reconcile_kit.testing import APIServer
+
+from ..kubehttp import call
+
+CM = "/api/v1/namespaces/default/configmaps"
+MERGE = "application/merge-patch+json"
+INFO = info_from_class(ConfigMap)
+
+
+class Events:
+    """Collects reflector events; ``next()`` awaits the next one."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[ReflectorEvent] = asyncio.Queue()
+
+    def __call__(self, event: ReflectorEvent) -> None:
+        self.queue.put_nowait(event)
+
+    async def next(self) -> tuple[str, str]:
+        event = await asyncio.wait_for(self.queue.get(), 5)
+        return event.type, event.obj["metadata"]["name"]
+
+
+class Sleeps:
+    """A sleep that records the delays asked for and returns at once."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, delay: float) -> None:
+        self.delays.append(delay)
+        await asyncio.sleep(0)
+
+
+async def started(reflector: Reflector) -> Events:
+    events = Events()
+    reflector.subscribe(events)
+    reflector.start()
+    await asyncio.wait_for(reflector.wait_synced(), 5)
+    return events
+
+
+async def watch_opened(server: APIServer, count: int) -> None:
+    while server.requests.count(verb="watch") < count or server.open_watches == 0:
+        await asyncio.sleep(0.001)
+
+
+async def test_paginated_list_then_watch(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
+    for i in range(7):
+        await call(
+            kube,
+            "POST",
+            CM,
+            {"metadata": {"name": f"cm{i}", "managedFields": [], "labels": {"i": str(i)}}},
+        )
+    reflector = Reflector(kube, INFO, namespace="default", page_size=3)
+    events = await started(reflector)
+    lists = apiserver.requests.filter(verb="list")
+    assert [r.query.get("limit") for r in lists] == ["3", "3", "3"]
+    assert [bool(r.query.get("continue")) for r in lists] == [False, True, True]
+    assert len(reflector.store) == 7
+    synced_rv = reflector.last_sync_resource_version()
+    assert synced_rv == str(apiserver.cluster.store.rv)
+    assert "managedFields" not in reflector.store.get("default", "cm0")["metadata"]
+    assert reflector.store.get("default", "cm0")["kind"] == "ConfigMap"
+    assert [await events.next() for _ in range(7)] == [("ADDED", f"cm{i}") for i in range(7)]
+    await watch_opened(apiserver, 1)
+    await call(kube, "PATCH", f"{CM}/cm1", {"data": {"k": "v"}}, MERGE)
+    await call(kube, "DELETE", f"{CM}/cm2")
+    await call(kube, "POST", CM, {"metadata": {"name": "new"}})
+    assert [await events.next() for _ in range(3)] == [
+        ("MODIFIED", "cm1"),
+        ("DELETED", "cm2"),
+        ("ADDED", "new"),
+    ]
+    assert reflector.store.get("default", "cm1")["data"] == {"k": "v"}
+    watch = apiserver.requests.filter(verb="watch")[0]
+    assert watch.query["allowWatchBookmarks"] == "true" and watch.query["timeoutSeconds"]
+    assert watch.query["resourceVersion"] == synced_rv
+    await reflector.stop()
+
+
+async def test_closed_stream_resumes_without_relist(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    reflector = Reflector(kube, INFO, namespace="default")
+    events = await started(reflector)
+    await watch_opened(apiserver, 1)
+    _, created = await call(kube, "POST", CM, {"metadata": {"name": "a"}})
+    assert await events.next() == ("ADDED", "a")
+    apiserver.close_watches()
+    await watch_opened(apiserver, 2)
+    await call(kube, "PATCH", f"{CM}/a", {"data": {"k": "v"}}, MERGE)
+    assert await events.next() == ("MODIFIED", "a")
+    assert apiserver.requests.count(verb="list") == 1
+    second = apiserver.requests.filter(verb="watch")[1]
+    assert second.query["resourceVersion"] == created["metadata"]["resourceVersion"]
+    await reflector.stop()
+
+
+async def test_bookmarks_advance_the_resource_version() -> None:
+    async with APIServer(bookmark_interval=0.02) as server:
+        api = await server.api()
+        reflector = Reflector(api, INFO, namespace="default")
+        await started(reflector)
+        await watch_opened(server, 1)
+        await call(
+            api,
+            "POST",
+            "/api/v1/namespaces/kube-system/configmaps",
+            {"metadata": {"name": "elsewhere"}},
+        )
+        target = str(server.cluster.store.rv)
+        while reflector.last_sync_resource_version() != target:
+            await asyncio.sleep(0.005)
+        server.close_watches()
+        await watch_opened(server, 2)
+        assert server.requests.filter(verb="watch")[1].query["resourceVersion"] == target
+        await reflector.stop()
+
+
+async def test_expired_resource_version_relists_and_sees_deletions(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    for name in ("a", "b"):
+        await call(kube, "POST", CM, {"metadata": {"name": name}})
+    reflector = Reflector(kube, INFO, namespace="default")
+    events = await started(reflector)
+    assert {await events.next(), await events.next()} == {("ADDED", "a"), ("ADDED", "b")}
+    await watch_opened(apiserver, 1)
+    apiserver.faults.latency(0.3, verb="watch", times=1)
+    apiserver.close_watches()
+    while apiserver.requests.count(verb="watch") < 2:  # the delayed watch has arrived
+        await asyncio.sleep(0.001)
+    await call(kube, "DELETE", f"{CM}/a")
+    await call(kube, "PATCH", f"{CM}/b", {"data": {"k": "v"}}, MERGE)
+    apiserver.compact()
+    assert [await events.next(), await events.next()] == [("MODIFIED", "b"), ("DELETED", "a")]
+    assert apiserver.requests.count(verb="list") == 2  # relisted once
+    assert reflector.store.list_keys() == [("default", "b")]
+    await reflector.stop()
+
+
+async def test_errors_back_off_and_honour_retry_after(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    sleeps = Sleeps()
+    apiserver.faults.fail(500, verb="list", times=2)
+    apiserver.faults.fail(429, verb="list", times=1, retry_after=7)
+    reflector = Reflector(
+        kube, INFO, namespace="default", sleep=sleeps, backoff=Backoff(rng=lambda: 0.0)
+    )
+    await started(reflector)
+    assert sleeps.delays == [0.8, 1.6, 7.0]  # 3.2 from backoff < Retry-After 7
+    assert apiserver.requests.count(verb="list") == 4
+    await reflector.stop()
+
+
+def test_backoff_sequence_and_reset() -> None:
+    backoff = Backoff(rng=lambda: 0.5)
+    delays = [backoff.next() for _ in range(8)]
+    assert delays == pytest.approx([1.2, 2.4, 4.8, 9.6, 19.2, 30.0, 30.0, 30.0])
+    backoff.reset()
+    assert backoff.next() == pytest.approx(1.2)
+    assert Backoff(rng=lambda: 0.0).next() == 0.8
+
+
+async def test_indexers(kube: kr8s.asyncio.Api) -> None:
+    _, owner = await call(kube, "POST", CM, {"metadata": {"name": "owner"}})
+    ref = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "name": "owner",
+        "uid": owner["metadata"]["uid"],
+    }
+    await call(
+        kube,
+        "POST",
+        CM,
+        {"metadata": {"name": "child", "ownerReferences": [ref], "labels": {"team": "x"}}},
+    )
+    await call(
+        kube, "POST", "/api/v1/namespaces/kube-system/configmaps", {"metadata": {"name": "sys"}}
+    )
+    reflector = Reflector(
+        kube, INFO, indexers={"team": lambda o: [o["metadata"].get("labels", {}).get("team", "")]}
+    )
+    await started(reflector)
+    names = [
+        o["metadata"]["name"] for o in reflector.store.by_index("owner", owner["metadata"]["uid"])
+    ]
+    assert names == ["child"]
+    assert [o["metadata"]["name"] for o in reflector.store.list("kube-system")] == ["sys"]
+    assert [o["metadata"]["name"] for o in reflector.store.by_index("team", "x")] == ["child"]
+    with pytest.raises(KeyError):
+        reflector.store.by_index("nope", "x")
+    await reflector.stop()
+
+
+async def test_handler_errors_do_not_stop_the_reflector(
+    kube: kr8s.asyncio.Api, apiserver: APIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    reflector = Reflector(kube, INFO, namespace="default")
+    events = await started(reflector)
+
+    def broken(event: ReflectorEvent) -> None:
+        raise RuntimeError("mapper bug")
+
+    reflector.subscribe(broken)
+    await watch_opened(apiserver, 1)
+    await call(kube, "POST", CM, {"metadata": {"name": "a"}})
+    await call(kube, "POST", CM, {"metadata": {"name": "b"}})
+    assert [await events.next(), await events.next()] == [("ADDED", "a"), ("ADDED", "b")]
+    assert "ConfigMap default/a: event handler failed" in caplog.text
+    await reflector.stop()
+
+
+async def test_pool_shares_one_reflector(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
+    pool = ReflectorPool()
+    info = await resolve_kind(kube, "ConfigMap")
+    first = pool.acquire(kube, info, namespace="default")
+    second = pool.acquire(kube, info, namespace="default")
+    other = pool.acquire(kube, info, namespace="kube-system")
+    assert first is second and first is not other and len(pool) == 2
+    await asyncio.wait_for(first.wait_synced(), 5)
+    await asyncio.wait_for(other.wait_synced(), 5)
+    assert apiserver.requests.count(verb="list") == 2
+    await pool.release(first)
+    assert len(pool) == 2
+    await pool.release(second)
+    await pool.release(other)
+    assert len(pool) == 0
+
+
+async def test_resolve_kind(kube: kr8s.asyncio.Api) -> None:
+    deploy = await resolve_kind(kube, "Deployment")
+    assert (deploy.api_version, deploy.plural, deploy.namespaced, deploy.ref_kind) == (
+        "apps/v1",
+        "deployments",
+        True,
+        "Deployment.apps",
+    )
+    assert (await resolve_kind(kube, "namespaces")).namespaced is False
+    with pytest.raises(ValueError, match="'Nope' is not served"):
+        await resolve_kind(kube, "Nope")
