@@ -156,11 +156,11 @@ async def run_controller_until(
 ) -> Any:
     from reconcile_kit import Controller
     from reconcile_kit.runtime.predicates import generation_changed
-    from reconcile_kit.runtime.reflector import ReflectorPool
+    from reconcile_kit.runtime.sources import ReflectorPool
 
     controller = Controller(
-        api,
         f"{KIND}.{GROUP}",
+        api=api,
         namespace=NAMESPACE,
         concurrency=concurrency,
         predicates=[generation_changed],
@@ -505,8 +505,8 @@ async def child(
     """Runs in the measured process: prints one JSON line."""
     import kr8s.asyncio
 
-    from reconcile_kit.meta.objects import resolve_kind
     from reconcile_kit.runtime.reflector import Reflector
+    from reconcile_kit.runtime.resources import resolve_kind
 
     api = await kr8s.asyncio.api(kubeconfig=kubeconfig)
     if mode == "converge":

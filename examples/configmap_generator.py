@@ -55,7 +55,7 @@ from reconcile_kit import (
     Controller,
     PatchHelper,
     Reasons,
-    Trigger,
+    ReconcileReason,
     mark_not_ready,
     mark_ready,
     mark_reconciling,
@@ -79,7 +79,7 @@ GENERATOR_LABEL = f"{GROUP}/generator"
 OWNED_ELSEWHERE = "ConfigMapOwnedElsewhere"
 OWNED = ("Ready", "Reconciling", "Stalled")
 """The conditions only this controller writes (see ``owned_conditions`` below)."""
-SPEC_EVENTS = frozenset({Trigger.CREATED, Trigger.UPDATED})
+SPEC_EVENTS = frozenset({ReconcileReason.CREATED, ReconcileReason.UPDATED})
 RECHECK_OWNED_ELSEWHERE = 30.0
 """Seconds until a generator whose ConfigMap name is taken looks again."""
 
@@ -155,8 +155,8 @@ def controller(
     generator this often, in seconds (None: only on events).
     """
     return Controller(
-        api,
         ConfigMapGenerator,
+        api=api,
         namespace=namespace,
         name="configmapgenerator",
         predicates=[generation_changed],

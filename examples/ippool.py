@@ -224,8 +224,8 @@ def controller(
 ) -> Controller:
     """The IPPool controller: pools (spec changes only) and the pods that name them."""
     return Controller(
-        api,
         IPPool,
+        api=api,
         namespace=namespace,
         name="ippool",
         predicates=[generation_changed],

@@ -38,8 +38,8 @@ async def reconcile(cm: Any, ctx: Context) -> Action | None:
 
 manager = Manager(name="mirror")
 manager.add(
-    Controller(
-        None, ConfigMap, predicates=[any_of(annotations_changed, resource_version_changed)]
-    ).owns(Secret),
+    Controller(ConfigMap, predicates=[any_of(annotations_changed, resource_version_changed)]).owns(
+        Secret
+    ),
     reconcile,
 )

@@ -1,45 +1,135 @@
-"""reconcile_kit: an asyncio toolkit for Kubernetes controllers on kr8s."""
+"""reconcile_kit: an asyncio toolkit for Kubernetes controllers on kr8s.
 
-from .client.errors import (
-    AlreadyOwnedError,
-    ConditionConflictError,
-    ConflictError,
-    ObjectError,
-    OwnerReferenceError,
-    PatchError,
-    ReconcileKitError,
-)
-from .meta.conditions import (
-    Reasons,
-    get_condition,
-    is_false,
-    is_true,
-    is_unknown,
-    mark_not_ready,
-    mark_ready,
-    mark_reconciling,
-    mark_stalled,
-    remove_condition,
-    set_condition,
-    summarize,
-)
-from .meta.finalizers import add_finalizer, finalizer, has_finalizer, remove_finalizer
-from .meta.objects import ObjectRef
-from .meta.owners import (
-    controller_of,
-    is_controlled_by,
-    remove_owner_reference,
-    set_controller_reference,
-    set_owner_reference,
-)
-from .patch.helper import PatchHelper
-from .runtime.context import Context
-from .runtime.controller import Action, Controller, Trigger
-from .runtime.queue import RetryPolicy, WorkQueue
-from .runtime.reflector import Reflector, ReflectorPool
-from .runtime.store import Store
+The public names live here; import them from ``reconcile_kit``. The package is layered
+along the data flow (lower layers never import higher ones):
+
+- ``client``: errors, the aiohttp transport, discovery (how requests reach the server);
+- ``meta``: object metadata rules and helpers (conditions, owners, finalizers, selectors);
+- ``patch``: PatchHelper and the RFC 7386 merge-patch diff it sends;
+- ``runtime``: reflector -> store -> work queue -> controller -> reconcile(obj, ctx);
+- ``manager``: many controllers in one process, leader election, events, metrics, logs;
+- ``cli``: the ``reconcile-kit`` command;
+- ``testing``: ``run_until``, the embedded API server and the real control plane.
+
+Names load on first use (PEP 562), so ``reconcile-kit --version`` and tools that only
+need one module do not import kr8s and the whole runtime.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0.dev0"
+
+if TYPE_CHECKING:
+    from .client.errors import (
+        AlreadyOwnedError,
+        ConditionConflictError,
+        ConflictError,
+        ObjectError,
+        OwnerReferenceError,
+        PatchError,
+        ReconcileKitError,
+    )
+    from .manager.events import EventRecorder
+    from .manager.leaderelection import LeaderElection
+    from .manager.logs import configure_logging
+    from .manager.manager import Manager
+    from .meta.conditions import (
+        Reasons,
+        get_condition,
+        is_false,
+        is_true,
+        is_unknown,
+        mark_not_ready,
+        mark_ready,
+        mark_reconciling,
+        mark_stalled,
+        remove_condition,
+        set_condition,
+        summarize,
+    )
+    from .meta.finalizers import add_finalizer, has_finalizer, remove_finalizer
+    from .meta.objects import ObjectRef
+    from .meta.owners import (
+        controller_of,
+        is_controlled_by,
+        remove_owner_reference,
+        set_controller_reference,
+        set_owner_reference,
+    )
+    from .patch.helper import PatchHelper
+    from .runtime.context import Context
+    from .runtime.controller import Action, Controller, ReconcileReason
+    from .runtime.finalizer import finalizer
+    from .runtime.predicates import (
+        annotations_changed,
+        any_of,
+        field_selector,
+        generation_changed,
+        label_selector,
+        labels_changed,
+        resource_version_changed,
+    )
+    from .runtime.queue import RetryPolicy, WorkQueue
+    from .runtime.reflector import Reflector
+    from .runtime.sources import ReflectorPool
+    from .runtime.store import Store
+
+# public name -> the module defining it (relative to this package)
+_EXPORTS: dict[str, str] = {
+    "Action": "runtime.controller",
+    "AlreadyOwnedError": "client.errors",
+    "ConditionConflictError": "client.errors",
+    "ConflictError": "client.errors",
+    "Context": "runtime.context",
+    "Controller": "runtime.controller",
+    "EventRecorder": "manager.events",
+    "LeaderElection": "manager.leaderelection",
+    "Manager": "manager.manager",
+    "ObjectError": "client.errors",
+    "ObjectRef": "meta.objects",
+    "OwnerReferenceError": "client.errors",
+    "PatchError": "client.errors",
+    "PatchHelper": "patch.helper",
+    "Reasons": "meta.conditions",
+    "ReconcileKitError": "client.errors",
+    "ReconcileReason": "runtime.controller",
+    "Reflector": "runtime.reflector",
+    "ReflectorPool": "runtime.sources",
+    "RetryPolicy": "runtime.queue",
+    "Store": "runtime.store",
+    "WorkQueue": "runtime.queue",
+    "add_finalizer": "meta.finalizers",
+    "annotations_changed": "runtime.predicates",
+    "any_of": "runtime.predicates",
+    "configure_logging": "manager.logs",
+    "controller_of": "meta.owners",
+    "field_selector": "runtime.predicates",
+    "finalizer": "runtime.finalizer",
+    "generation_changed": "runtime.predicates",
+    "get_condition": "meta.conditions",
+    "has_finalizer": "meta.finalizers",
+    "is_controlled_by": "meta.owners",
+    "is_false": "meta.conditions",
+    "is_true": "meta.conditions",
+    "is_unknown": "meta.conditions",
+    "label_selector": "runtime.predicates",
+    "labels_changed": "runtime.predicates",
+    "mark_not_ready": "meta.conditions",
+    "mark_ready": "meta.conditions",
+    "mark_reconciling": "meta.conditions",
+    "mark_stalled": "meta.conditions",
+    "remove_condition": "meta.conditions",
+    "remove_finalizer": "meta.finalizers",
+    "remove_owner_reference": "meta.owners",
+    "resource_version_changed": "runtime.predicates",
+    "set_condition": "meta.conditions",
+    "set_controller_reference": "meta.owners",
+    "set_owner_reference": "meta.owners",
+    "summarize": "meta.conditions",
+}
 
 __all__ = [
     "Action",
@@ -48,6 +138,9 @@ __all__ = [
     "ConflictError",
     "Context",
     "Controller",
+    "EventRecorder",
+    "LeaderElection",
+    "Manager",
     "ObjectError",
     "ObjectRef",
     "OwnerReferenceError",
@@ -55,21 +148,28 @@ __all__ = [
     "PatchHelper",
     "Reasons",
     "ReconcileKitError",
+    "ReconcileReason",
     "Reflector",
     "ReflectorPool",
     "RetryPolicy",
     "Store",
-    "Trigger",
     "WorkQueue",
     "add_finalizer",
+    "annotations_changed",
+    "any_of",
+    "configure_logging",
     "controller_of",
+    "field_selector",
     "finalizer",
+    "generation_changed",
     "get_condition",
     "has_finalizer",
     "is_controlled_by",
     "is_false",
     "is_true",
     "is_unknown",
+    "label_selector",
+    "labels_changed",
     "mark_not_ready",
     "mark_ready",
     "mark_reconciling",
@@ -77,8 +177,22 @@ __all__ = [
     "remove_condition",
     "remove_finalizer",
     "remove_owner_reference",
+    "resource_version_changed",
     "set_condition",
     "set_controller_reference",
     "set_owner_reference",
     "summarize",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -1,14 +1,20 @@
-"""The ``reconcile-kit`` command line."""
+"""The ``reconcile-kit`` command line.
+
+Only click is imported at module level: the runtime, kr8s and the embedded API server are
+imported by the commands that use them, so ``--help`` and ``--version`` start fast.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import signal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..testing.apiserver.server import APIServer
+if TYPE_CHECKING:
+    from ..testing.apiserver.server import APIServer
 
 
 @click.group()
@@ -44,6 +50,8 @@ def apiserver(
     no_gc: bool,
 ) -> None:
     """Serve the embedded Kubernetes API server until SIGINT or SIGTERM."""
+    from ..testing.apiserver.server import APIServer
+
     server = APIServer(
         host=host,
         port=port,
@@ -139,6 +147,8 @@ async def _run(
             manager.api = await kr8s.asyncio.api(kubeconfig=kubeconfig)
         await manager.run()
         return
+    from ..testing.apiserver.server import APIServer
+
     async with APIServer() as server:
         click.echo(f"embedded API server: {server.url}")
         click.echo(f"kubeconfig: {server.kubeconfig}", err=False)

@@ -151,7 +151,7 @@ class Demo:
                 await asyncio.gather(task, return_exceptions=True)
 
     async def _create_samples(self, api: Any, examples: Any) -> int:
-        from ..meta.objects import resolve_kind
+        from ..runtime.resources import resolve_kind
 
         generators = [d for d in yaml.safe_load_all(examples.SAMPLE_PATHS[0].read_text()) if d]
         others = [d for d in yaml.safe_load_all(examples.SAMPLE_PATHS[1].read_text()) if d]

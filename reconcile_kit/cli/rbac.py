@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 
 from ..manager.manager import Manager
-from ..meta.objects import ResourceInfo, info_from_class
 from ..runtime.controller import Controller
+from ..runtime.resources import ResourceInfo, info_from_class
 
 
 def _offline_info(kind: Any) -> ResourceInfo:
@@ -50,7 +50,7 @@ def _has_status(info: ResourceInfo) -> bool:
 def _info(controller: Controller, kind: Any) -> ResourceInfo:
     if kind is controller.kind and controller.info is not None:
         return controller.info
-    for source in controller._sources:
+    for source in controller.sources:
         if source.kind is kind and source.info is not None:
             return source.info
     return _offline_info(kind)
@@ -78,7 +78,7 @@ def required_grants(manager: Manager) -> Grants:
         _grant(grants, primary, "get", "list", "watch", "patch")
         if _has_status(primary):
             _grant(grants, primary, "patch", "update", subresource="/status")
-        for source in controller._sources:
+        for source in controller.sources:
             info = _info(controller, source.kind)
             _grant(grants, info, "list", "watch")
             if source.mapper is None:  # owned children: ctx.apply reads, creates, patches

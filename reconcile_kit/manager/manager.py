@@ -21,7 +21,7 @@ from aiohttp import web
 
 from ..client.transport import checked_transport, install_transport, release_aiohttp_transport
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
-from ..runtime.reflector import ReflectorPool
+from ..runtime.sources import ReflectorPool
 from .events import EventRecorder
 from .leaderelection import LeaderElection
 from .metrics import Metrics
@@ -36,7 +36,7 @@ class _Entry:
     controller: Controller
     reconcile: Reconcile
     error_policy: ErrorPolicy | None
-    context: Any
+    data: Any
     on_delete: OnDelete | None
     needs_leader: bool
     task: asyncio.Task[None] | None = None
@@ -100,10 +100,10 @@ class Manager:
         self,
         controller: Controller,
         reconcile: Reconcile,
-        error_policy: ErrorPolicy | None = None,
-        context: Any = None,
-        on_delete: OnDelete | None = None,
         *,
+        error_policy: ErrorPolicy | None = None,
+        data: Any = None,
+        on_delete: OnDelete | None = None,
         needs_leader: bool = True,
     ) -> Controller:
         """Register ``controller`` to run ``reconcile`` (see :meth:`Controller.run`).
@@ -111,7 +111,7 @@ class Manager:
         ``needs_leader=False`` runs it on every replica, leader or not.
         """
         self._entries.append(
-            _Entry(controller, reconcile, error_policy, context, on_delete, needs_leader)
+            _Entry(controller, reconcile, error_policy, data, on_delete, needs_leader)
         )
         return controller
 
@@ -151,7 +151,7 @@ class Manager:
             if entry.task is None or entry.task.done():
                 continue
             controller = entry.controller
-            reflectors = [controller.reflector, *(s.reflector for s in controller._sources)]
+            reflectors = [controller.reflector, *(s.reflector for s in controller.sources)]
             if not reflectors[0] or not all(r is not None and r.has_synced() for r in reflectors):
                 return False
         return True
@@ -252,7 +252,10 @@ class Manager:
         for entry in entries:
             entry.task = asyncio.create_task(
                 entry.controller.run(
-                    entry.reconcile, entry.error_policy, entry.context, entry.on_delete
+                    entry.reconcile,
+                    error_policy=entry.error_policy,
+                    data=entry.data,
+                    on_delete=entry.on_delete,
                 )
             )
 

@@ -28,11 +28,11 @@ Every function accepts a kr8s object (mutated through ``obj.raw``) or a plain di
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, MutableMapping, MutableSequence
+from collections.abc import Callable, Container, Iterable, MutableMapping, MutableSequence
 from datetime import UTC, datetime
 from typing import Any, Final, TypeGuard
 
-from .objects import ObjectLike, describe_object, identity, nested_list, raw_of
+from .objects import ObjectLike, describe_object, edit_list, identity, nested_list, raw_of
 
 TRUE: Final = "True"
 FALSE: Final = "False"
@@ -461,3 +461,40 @@ def _invalid(obj: ObjectLike, field: str, value: Any, problem: str) -> ValueErro
 def _where(obj: ObjectLike) -> str:
     kind, _, name = identity(obj)
     return f"{describe_object(obj)}: " if name or kind != "?" else ""
+
+
+# --- three-way merge of condition lists ------------------------------------------------
+
+
+def conflicting_conditions(
+    snapshot: list[dict[str, Any]],
+    local: list[dict[str, Any]],
+    server: list[dict[str, Any]],
+    owned: Container[str],
+) -> list[str]:
+    """Condition types this writer changed (``snapshot`` -> ``local``) that another writer
+    also changed to a different value on the ``server`` meanwhile, leaving out ``owned``
+    types (whose local value wins), as Cluster API's conditions patch decides conflicts."""
+    snap = {c.get("type"): c for c in snapshot}
+    mine = {c.get("type"): c for c in local}
+    theirs = {c.get("type"): c for c in server}
+    conflicts = []
+    for ctype in [*mine, *(t for t in snap if t not in mine)]:
+        if mine.get(ctype) == snap.get(ctype):
+            continue
+        server_changed = theirs.get(ctype) != snap.get(ctype)
+        if server_changed and theirs.get(ctype) != mine.get(ctype) and ctype not in owned:
+            conflicts.append(str(ctype))
+    return conflicts
+
+
+def merge_conditions(
+    server: list[dict[str, Any]], snapshot: list[dict[str, Any]], local: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The ``server``'s conditions with this writer's edits (``snapshot`` -> ``local``)
+    applied per condition type; check :func:`conflicting_conditions` first."""
+    return edit_list(server, snapshot, local, _condition_type)
+
+
+def _condition_type(item: Any) -> Any:
+    return item.get("type") if isinstance(item, dict) else item

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Awaitable, Callable, MutableSequence
+from collections.abc import MutableSequence
 from typing import Any, Final
 
 from .objects import ObjectLike, describe_object, identity, nested_list, raw_of
@@ -150,36 +150,3 @@ def _finalizers(obj: ObjectLike, *, create: bool) -> MutableSequence[Any] | None
 def _known(obj: ObjectLike) -> bool:
     kind, _, name = identity(obj)
     return bool(name) or kind != "?"
-
-
-async def finalizer(
-    obj: Any,
-    name: str,
-    apply: Callable[[Any], Awaitable[Any]],
-    cleanup: Callable[[Any], Awaitable[Any]],
-) -> Any:
-    """Reconcile with a finalizer, as kube-rs's ``finalizer()`` helper.
-
-    While ``obj`` is not being deleted: make sure the finalizer ``name`` is on it (one
-    guarded PATCH when missing), then return ``await apply(obj)``. Once it has a
-    deletionTimestamp: if the finalizer is on it, ``await cleanup(obj)`` and then remove
-    the finalizer (so Kubernetes can delete the object) and return what cleanup returned;
-    without the finalizer, return None (nothing left to do). A cleanup that raises leaves
-    the finalizer in place, so the controller retries it.
-
-    ``obj`` is a kr8s object; ``apply`` and ``cleanup`` get it and return an Action or None.
-    """
-    from ..patch.helper import PatchHelper
-
-    deleting = bool(raw_of(obj).get("metadata", {}).get("deletionTimestamp"))
-    if deleting:
-        if not has_finalizer(obj, name):
-            return None
-        result = await cleanup(obj)
-        async with PatchHelper(obj, patch_on_error=False):
-            remove_finalizer(obj, name)
-        return result
-    if not has_finalizer(obj, name):
-        async with PatchHelper(obj, patch_on_error=False):
-            add_finalizer(obj, name)
-    return await apply(obj)

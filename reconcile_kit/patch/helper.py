@@ -33,6 +33,8 @@ import orjson
 
 from ..client import discovery
 from ..client.errors import ConditionConflictError, ConflictError, PatchError
+from ..meta.conditions import conflicting_conditions, merge_conditions
+from ..meta.objects import edit_list
 from .mergepatch import apply_merge_patch, create_merge_patch
 from .snapshot import LazyBox, freeze
 
@@ -43,10 +45,6 @@ JSON_PATCH = "application/json-patch+json"
 MAX_CONFLICT_RETRIES = 5
 JSONDict = dict[str, Any]
 _GUARDED_META = ("finalizers", "ownerReferences")
-
-
-class _NotFound(Exception):
-    pass
 
 
 class _Conflict(Exception):
@@ -246,7 +244,7 @@ class PatchHelper:
         meta_b, meta_a = before.get("metadata") or {}, after.get("metadata") or {}
         for field in _GUARDED_META:
             if meta_b.get(field) != meta_a.get(field):
-                merged = _edit_list(
+                merged = edit_list(
                     _meta(base).get(field) or [],
                     meta_b.get(field) or [],
                     meta_a.get(field) or [],
@@ -264,22 +262,16 @@ class PatchHelper:
     def _merge_conditions(
         self, snapshot: list[JSONDict], local: list[JSONDict], server: list[JSONDict]
     ) -> list[JSONDict]:
-        """Three-way merge per condition type (Cluster API's conditions patch)."""
-        snap = {c.get("type"): c for c in snapshot}
-        mine = {c.get("type"): c for c in local}
-        theirs = {c.get("type"): c for c in server}
-        for ctype in [*mine, *(t for t in snap if t not in mine)]:
-            if mine.get(ctype) == snap.get(ctype):
-                continue
-            server_changed = theirs.get(ctype) != snap.get(ctype)
-            owned = self.force_overwrite_conditions or ctype in self.owned_conditions
-            if server_changed and theirs.get(ctype) != mine.get(ctype) and not owned:
+        """Three-way merge per condition type (see :mod:`reconcile_kit.meta.conditions`)."""
+        if not self.force_overwrite_conditions:
+            conflicts = conflicting_conditions(snapshot, local, server, self.owned_conditions)
+            if conflicts:
                 raise self._error(
                     ConditionConflictError,
-                    f"status.conditions[type={ctype}] was changed by another "
+                    f"status.conditions[type={conflicts[0]}] was changed by another "
                     "writer since it was read; own it with owned_conditions",
                 )
-        return _edit_list(server, snapshot, local, _condition_key)
+        return merge_conditions(server, snapshot, local)
 
     # --- requests --------------------------------------------------------------------------
 
@@ -506,23 +498,6 @@ def _guarded_changes(before: JSONDict, after: JSONDict) -> bool:
 
 def _ref_key(item: Any) -> Any:
     return item.get("uid") if isinstance(item, dict) else item
-
-
-def _condition_key(item: Any) -> Any:
-    return item.get("type") if isinstance(item, dict) else item
-
-
-def _edit_list(
-    server: list[Any], before: list[Any], after: list[Any], key: Callable[[Any], Any]
-) -> list[Any]:
-    """``server`` with this reconcile's edits (before -> after) applied, matched by ``key``."""
-    wanted = {key(i): i for i in after}
-    removed = {key(i) for i in before} - set(wanted)
-    changed = {k: v for k, v in wanted.items() if v not in before}
-    result = [changed.pop(key(i), i) for i in server if key(i) not in removed]
-    present = {key(i) for i in result}
-    result += [i for i in after if key(i) not in present and key(i) in changed]
-    return result
 
 
 def _set_or_drop(target: JSONDict, field: str, value: list[Any]) -> None:

@@ -2,14 +2,14 @@
 
 ``ctx.get`` and ``ctx.list`` read the controller's caches (read-only dicts, no request);
 ``ctx.apply`` creates or patches a child; ``ctx.patch_status`` / ``ctx.update_status``
-write the status subresource (the Perl seed's status helpers).
+write the status subresource.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
@@ -18,10 +18,10 @@ from ..client.errors import ConflictError, PatchError
 from ..meta.objects import ObjectRef, raw_of
 from ..patch.mergepatch import apply_merge_patch, create_merge_patch
 from ..patch.snapshot import set_raw
+from .sources import CacheView
 from .store import Obj, Store
 
-if TYPE_CHECKING:
-    from .controller import Controller
+__all__ = ["Context"]
 
 _SERVER_FIELDS = (
     "uid",
@@ -39,20 +39,22 @@ class Context:
     """Handed to every reconcile.
 
     Attributes:
-        controller: the running controller.
+        controller_name: the running controller's name.
+        cache: read-only view of the controller's caches (primary, owned, watched kinds).
         api: its kr8s Api.
         key: the ObjectRef being reconciled.
         attempt: 1 for a first try, n for the n-th try after failures.
         reasons: why this run happened since the key's previous run (see
-            :class:`~reconcile_kit.runtime.controller.Trigger`).
+            :class:`~reconcile_kit.runtime.controller.ReconcileReason`).
         store: the primary kind's cache.
-        data: the ``context`` object given to ``run``.
+        data: the ``data`` object given to ``run`` (or ``Manager.add``).
         log: a logger adapter carrying the controller name, key and attempt.
         recorder: the manager's EventRecorder (``ctx.recorder.event(obj, type, reason,
             message)``), or None outside a manager.
     """
 
-    controller: Controller
+    controller_name: str
+    cache: CacheView
     api: Any
     key: ObjectRef
     attempt: int
@@ -65,17 +67,7 @@ class Context:
     # --- reading the caches ----------------------------------------------------------------
 
     def _store_for(self, kind: Any) -> Store:
-        if kind is None:
-            return self.store
-        for source in self.controller._sources:
-            info = source.info
-            if (
-                info is not None
-                and source.reflector is not None
-                and (kind is source.kind or kind in (info.kind, info.ref_kind, info.plural))
-            ):
-                return source.reflector.store
-        raise KeyError(f"controller {self.controller.name} does not watch {kind!r}")
+        return self.cache.store_for(kind)
 
     def get(self, name: str, namespace: str | None = None, kind: Any = None) -> Obj | None:
         """A cached object (read-only dict) of the primary kind or of an owned/watched

@@ -16,17 +16,32 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import Any, Protocol
 
 import orjson
 
 from ..client.transport import checked_transport, install_transport
-from ..manager.metrics import Metrics
-from ..meta.objects import ObjectRef, ResourceInfo, resolve_kind
+from ..meta.objects import ObjectRef
 from .context import Context
-from .queue import QueueShutDown, RetryPolicy, RetryPolicyLike, WorkQueue
-from .reflector import DELETED, MODIFIED, Reflector, ReflectorEvent, ReflectorPool
+from .queue import QueueMetrics, QueueShutDown, RetryPolicy, RetryPolicyLike, WorkQueue
+from .reflector import DELETED, MODIFIED, Reflector, ReflectorEvent
+from .resources import ResourceInfo, resolve_kind
+from .sources import CacheView, ReflectorPool, Source, owner_keys
 from .store import Obj
+
+__all__ = [
+    "Action",
+    "Controller",
+    "ControllerMetrics",
+    "ErrorPolicy",
+    "Mapper",
+    "OnDelete",
+    "Predicate",
+    "Reconcile",
+    "ReconcileReason",
+    "Stats",
+]
 
 log = logging.getLogger(__name__)
 
@@ -39,17 +54,40 @@ Mapper = Callable[[Obj], Iterable["ObjectRef | tuple[str, str]"]]
 DEFAULT_POOL = ReflectorPool()
 
 
-class Trigger:
-    """Reasons a key is queued; ``ctx.reasons`` holds those since the key's previous run."""
+class ReconcileReason(StrEnum):
+    """Why a key was queued; ``ctx.reasons`` holds those since the key's previous run.
+
+    Members are strings (``ReconcileReason.CHILD == "child"``), so they log and compare
+    as their values.
+    """
 
     CREATED = "created"
+    """The primary object appeared in the cache."""
     UPDATED = "updated"
+    """The primary object changed."""
     DELETED = "deleted"
+    """The primary object is gone (``on_delete`` runs)."""
     CHILD = "child"
+    """An owned child changed (``owns``)."""
     MAPPED = "mapped"
+    """A watched object mapped to this key changed (``watches``)."""
     REQUEUE = "requeue"
+    """The previous reconcile returned ``Action.requeue``."""
     RETRY = "retry"
+    """The previous reconcile failed."""
     RESYNC = "resync"
+    """A periodic resync or ``reconcile_all_on`` trigger."""
+
+
+class ControllerMetrics(Protocol):
+    """What a controller reports to (the manager's Prometheus metrics implement it)."""
+
+    @property
+    def queue(self) -> QueueMetrics: ...
+
+    def observe_reconcile(self, controller: str, result: str, seconds: float) -> None: ...
+
+    def set_active_workers(self, controller: str, count: int) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -74,20 +112,6 @@ class Action:
 
 
 @dataclass
-class _Source:
-    """A secondary watch: a kind, its scope, and how its events map to primary keys."""
-
-    kind: Any
-    mapper: Callable[[ReflectorEvent], Iterable[ObjectRef]] | None
-    namespace: str | None
-    label_selector: str | None
-    reason: str
-    info: ResourceInfo | None = None
-    reflector: Reflector | None = None
-    all_owners: bool = False
-
-
-@dataclass
 class Stats:
     """Counters of one controller (the manager exposes them as Prometheus metrics)."""
 
@@ -103,9 +127,10 @@ class Controller:
     """Runs a reconcile function for every object of ``kind`` that changes.
 
     Args:
-        api: a kr8s asyncio Api.
         kind: a kr8s APIObject class or a kind string the API server knows
             (``"ConfigMap"``, ``"Widget.example.com"``).
+        api: a kr8s asyncio Api; None means the manager's when added to one, else kr8s's
+            default discovery (kubeconfig, then in-cluster) when the controller runs.
         namespace: only this namespace (None: all).
         label_selector, field_selector: server-side filters of the primary watch.
         concurrency: reconciles running at once (never two for the same key).
@@ -124,9 +149,9 @@ class Controller:
 
     def __init__(
         self,
-        api: Any,
         kind: Any,
         *,
+        api: Any = None,
         namespace: str | None = None,
         label_selector: str | None = None,
         field_selector: str | None = None,
@@ -153,12 +178,12 @@ class Controller:
         self.resync = resync
         self.pool = pool or DEFAULT_POOL
         self.stats = Stats()
-        self.metrics: Metrics | None = None
+        self.metrics: ControllerMetrics | None = None
         self.recorder: Any = None
         self.queue: WorkQueue[ObjectRef] = WorkQueue(name=self.name)
         self.info: ResourceInfo | None = None
         self.reflector: Reflector | None = None
-        self._sources: list[_Source] = []
+        self.sources: list[Source] = []
         self._triggers: list[AsyncIterator[Any]] = []
         self._background: list[Callable[[Controller], Awaitable[None]]] = []
         self._deleted: dict[ObjectRef, Obj] = {}
@@ -192,9 +217,14 @@ class Controller:
         Only the child's controller reference (controller=true) counts, unless
         ``all_owners``; references are matched by the primary kind and API group.
         """
-        self._sources.append(
-            _Source(
-                child_kind, None, namespace, label_selector, Trigger.CHILD, all_owners=all_owners
+        self.sources.append(
+            Source(
+                child_kind,
+                None,
+                namespace,
+                label_selector,
+                ReconcileReason.CHILD,
+                all_owners=all_owners,
             )
         )
         return self
@@ -222,7 +252,9 @@ class Controller:
                 refs.update({self._as_ref(ref): None for ref in mapper(event.old)})
             return list(refs)
 
-        self._sources.append(_Source(kind, map_event, namespace, label_selector, Trigger.MAPPED))
+        self.sources.append(
+            Source(kind, map_event, namespace, label_selector, ReconcileReason.MAPPED)
+        )
         return self
 
     def reconcile_all_on(self, trigger: AsyncIterator[Any]) -> Controller:
@@ -240,8 +272,9 @@ class Controller:
     async def run(
         self,
         reconcile: Reconcile,
+        *,
         error_policy: ErrorPolicy | None = None,
-        context: Any = None,
+        data: Any = None,
         on_delete: OnDelete | None = None,
     ) -> None:
         """Watch, queue and reconcile until :meth:`shutdown`.
@@ -249,21 +282,24 @@ class Controller:
         ``reconcile(obj, ctx)`` gets a kr8s object and returns an :class:`Action` or None.
         ``error_policy(obj, error, ctx) -> Action`` replaces the retry policy for failures.
         ``on_delete(last_known_obj, ctx)`` runs (best effort) once an object is gone.
-        ``context`` is handed to reconciles as ``ctx.data``.
+        ``data`` is handed to reconciles as ``ctx.data``.
+
+        Raises RuntimeError when already running, ValueError for a kind the API server
+        does not serve.
         """
         if self._running:
             raise RuntimeError(f"controller {self.name} is already running")
         if self.api is None:
-            raise RuntimeError(
-                f"controller {self.name} has no api: give one, or add it to a Manager"
-            )
+            import kr8s.asyncio
+
+            self.api = await kr8s.asyncio.api()
         self._running = True
         self._reset()
         try:
             await self._start_sources()
             for _ in range(self.concurrency):
                 self._workers.append(
-                    asyncio.create_task(self._work(reconcile, error_policy, context, on_delete))
+                    asyncio.create_task(self._work(reconcile, error_policy, data, on_delete))
                 )
             self._start_tasks()
             await self._stopped.wait()
@@ -290,7 +326,7 @@ class Controller:
             field_selector=self.field_selector,
         )
         self._unsubscribe.append(self.reflector.subscribe(self._on_primary))
-        for source in self._sources:
+        for source in self.sources:
             source.info = await resolve_kind(self.api, source.kind)
             source.reflector = self.pool.acquire(
                 self.api,
@@ -299,7 +335,7 @@ class Controller:
                 label_selector=source.label_selector,
             )
             self._unsubscribe.append(source.reflector.subscribe(self._source_handler(source)))
-        for reflector in [self.reflector, *(s.reflector for s in self._sources)]:
+        for reflector in [self.reflector, *(s.reflector for s in self.sources)]:
             assert reflector is not None
             await reflector.wait_synced()
 
@@ -338,7 +374,7 @@ class Controller:
         await asyncio.gather(*self._workers, return_exceptions=True)
         for unsubscribe in self._unsubscribe:
             unsubscribe()
-        for reflector in [self.reflector, *(s.reflector for s in self._sources)]:
+        for reflector in [self.reflector, *(s.reflector for s in self.sources)]:
             if reflector is not None:
                 await self.pool.release(reflector)
         self._running = False
@@ -352,11 +388,12 @@ class Controller:
         key = self.info.ref(event.obj)
         if event.type == DELETED:
             self._deleted[key] = event.obj
-            self.queue.add(key, Trigger.DELETED)
+            self.queue.add(key, ReconcileReason.DELETED)
         else:
-            self.queue.add(key, Trigger.UPDATED if event.type == MODIFIED else Trigger.CREATED)
+            reason = ReconcileReason.UPDATED if event.type == MODIFIED else ReconcileReason.CREATED
+            self.queue.add(key, reason)
 
-    def _source_handler(self, source: _Source) -> Callable[[ReflectorEvent], None]:
+    def _source_handler(self, source: Source) -> Callable[[ReflectorEvent], None]:
         def handle(event: ReflectorEvent) -> None:
             try:
                 refs = (source.mapper or self._owners(source))(event)
@@ -375,28 +412,16 @@ class Controller:
 
         return handle
 
-    def _owners(self, source: _Source) -> Callable[[ReflectorEvent], Iterable[ObjectRef]]:
+    def _owners(self, source: Source) -> Callable[[ReflectorEvent], Iterable[ObjectRef]]:
         def owners(event: ReflectorEvent) -> Iterable[ObjectRef]:
+            assert self.info is not None
             refs: dict[ObjectRef, None] = {}
             for obj in (event.obj, event.old):
-                for ref in self._owner_refs(obj, source.all_owners):
+                for ref in owner_keys(obj, self.info, source.all_owners):
                     refs[ref] = None
             return refs
 
         return owners
-
-    def _owner_refs(self, child: Obj | None, all_owners: bool) -> Iterable[ObjectRef]:
-        if child is None:
-            return
-        assert self.info is not None
-        meta = child.get("metadata") or {}
-        namespace = meta.get("namespace", "") if self.info.namespaced else ""
-        for ref in meta.get("ownerReferences") or ():
-            if not (all_owners or ref.get("controller")):
-                continue
-            group = str(ref.get("apiVersion", "")).rpartition("/")[0]
-            if ref.get("kind") == self.info.kind and group == self.info.group:
-                yield ObjectRef(self.info.ref_kind, namespace, ref.get("name", ""))
 
     def _as_ref(self, ref: ObjectRef | tuple[str, str]) -> ObjectRef:
         if isinstance(ref, ObjectRef):
@@ -407,12 +432,12 @@ class Controller:
 
     async def _follow(self, trigger: AsyncIterator[Any]) -> None:
         async for _ in trigger:
-            self._enqueue_all(Trigger.RESYNC)
+            self._enqueue_all(ReconcileReason.RESYNC)
 
     async def _resync_every(self, seconds: float) -> None:
         while True:
             await asyncio.sleep(seconds)
-            self._enqueue_all(Trigger.RESYNC)
+            self._enqueue_all(ReconcileReason.RESYNC)
 
     def _enqueue_all(self, reason: str) -> None:
         assert self.info is not None and self.reflector is not None
@@ -433,7 +458,7 @@ class Controller:
         self,
         reconcile: Reconcile,
         error_policy: ErrorPolicy | None,
-        context: Any,
+        data: Any,
         on_delete: OnDelete | None,
     ) -> None:
         while True:
@@ -443,7 +468,7 @@ class Controller:
                 return
             self._set_active(+1)
             try:
-                await self._process(key, reasons, reconcile, error_policy, context, on_delete)
+                await self._process(key, reasons, reconcile, error_policy, data, on_delete)
             finally:
                 self._set_active(-1)
                 self.queue.done(key)
@@ -461,7 +486,8 @@ class Controller:
         attempt = self.queue.attempts(key) + 1
         extra = {"controller": self.name, "key": str(key), "attempt": attempt}
         return Context(
-            controller=self,
+            controller_name=self.name,
+            cache=CacheView(self.name, self.reflector.store, self.sources),
             api=self.api,
             key=key,
             attempt=attempt,
@@ -509,7 +535,7 @@ class Controller:
         if action is not None and action.requeue_after is not None:
             self._observe("requeue_after", started)
             self.stats.requeues += 1
-            self.queue.add_after(key, action.requeue_after, Trigger.REQUEUE)
+            self.queue.add_after(key, action.requeue_after, ReconcileReason.REQUEUE)
         else:
             self._observe("success", started)
 

@@ -135,8 +135,7 @@ class RetryPolicy:
               ``0.005 * 2**(attempt - 1)`` capped at 1000 s (5 ms, 10 ms, 20 ms, ...);
             - a number: a fixed delay;
             - a sequence of numbers: one delay per attempt, the last one repeating;
-            - a callable ``(attempt, ctx, error) -> seconds``, as the ``retry_delay`` callback
-              of the Perl seed Net::Async::Kubernetes::Controller. ``ctx`` is whatever the
+            - a callable ``(attempt, ctx, error) -> seconds``. ``ctx`` is whatever the
               caller passes to :meth:`delay` (a controller passes its reconcile context) and
               ``error`` the exception that failed the reconcile.
         min_interval: the smallest delay returned, in seconds (Neon.Operator's

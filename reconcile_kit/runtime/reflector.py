@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import orjson
 
-from ..meta.objects import ResourceInfo
+from .resources import ResourceInfo
 from .store import IndexFunc, Obj, Store, key_of
 
 log = logging.getLogger(__name__)
@@ -347,60 +347,3 @@ class Reflector:
 def _rv(obj: Obj) -> str:
     rv: str = (obj.get("metadata") or {}).get("resourceVersion", "")
     return rv
-
-
-class ReflectorPool:
-    """One reflector per (kind, namespace, selectors, transform), shared by controllers.
-
-    ``acquire`` starts the reflector on first use; ``release`` stops it after the last.
-    """
-
-    def __init__(self) -> None:
-        self._reflectors: dict[tuple[Any, ...], Reflector] = {}
-        self._users: dict[tuple[Any, ...], int] = {}
-
-    def acquire(
-        self,
-        api: Any,
-        info: ResourceInfo,
-        *,
-        namespace: str | None = None,
-        label_selector: str | None = None,
-        field_selector: str | None = None,
-        transform: Transform | None = drop_managed_fields,
-    ) -> Reflector:
-        key = (
-            id(api),
-            info.api_version,
-            info.plural,
-            namespace if info.namespaced else None,
-            label_selector or "",
-            field_selector or "",
-            transform,
-        )
-        reflector = self._reflectors.get(key)
-        if reflector is None:
-            reflector = Reflector(
-                api,
-                info,
-                namespace=namespace,
-                label_selector=label_selector,
-                field_selector=field_selector,
-                transform=transform,
-            )
-            self._reflectors[key] = reflector
-        self._users[key] = self._users.get(key, 0) + 1
-        reflector.start()
-        return reflector
-
-    async def release(self, reflector: Reflector) -> None:
-        for key, known in list(self._reflectors.items()):
-            if known is reflector:
-                self._users[key] -= 1
-                if self._users[key] <= 0:
-                    del self._reflectors[key], self._users[key]
-                    await reflector.stop()
-                return
-
-    def __len__(self) -> int:
-        return len(self._reflectors)

@@ -1,4 +1,4 @@
-"""Running a controller in a test until a condition holds (the Go seed's TestControllerRun)."""
+"""Running a controller in a test until a condition holds."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ async def run_until(
     *,
     timeout: float = 10.0,
     error_policy: ErrorPolicy | None = None,
-    context: Any = None,
+    data: Any = None,
     on_delete: OnDelete | None = None,
     shutdown_timeout: float = 5.0,
 ) -> bool:
@@ -26,7 +26,9 @@ async def run_until(
 
     An error that stops ``controller.run`` (e.g. an unknown kind) is raised.
     """
-    runner = asyncio.create_task(controller.run(reconcile, error_policy, context, on_delete))
+    runner = asyncio.create_task(
+        controller.run(reconcile, error_policy=error_policy, data=data, on_delete=on_delete)
+    )
     waiter = asyncio.create_task(controller.wait_reconciled(condition, timeout))
     try:
         done, _ = await asyncio.wait({runner, waiter}, return_when=asyncio.FIRST_COMPLETED)

@@ -64,7 +64,7 @@ def build_manager() -> Manager:
             "widgets", retry_period=0.5, renew_deadline=1.0, lease_duration=2.0
         ),
     )
-    manager.add(Controller(None, Widget).owns(ConfigMap).watches(Secret, mapper), reconcile)
+    manager.add(Controller(Widget).owns(ConfigMap).watches(Secret, mapper), reconcile)
     return manager
 
 
@@ -153,7 +153,7 @@ def test_rbac_yaml_for_namespaced_and_cluster_managers() -> None:
     async def noop(obj: Any, ctx: Context) -> None:
         return None
 
-    cluster.add(Controller(None, "Namespace"), noop)
+    cluster.add(Controller("Namespace"), noop)
     [role] = yaml.safe_load_all(render(cluster))
     assert role["kind"] == "ClusterRole"
     assert {r["resources"][0] for r in role["rules"]} == {

@@ -16,7 +16,7 @@ from reconcile_kit.client.transport import (
 from reconcile_kit.manager.manager import Manager
 from reconcile_kit.runtime.context import Context
 from reconcile_kit.runtime.controller import Controller
-from reconcile_kit.runtime.reflector import ReflectorPool
+from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer, run_until
 
 
@@ -100,18 +100,18 @@ async def test_controllers_install_it_unless_told_not_to(kube: kr8s.asyncio.Api)
         seen.append(obj.name)
 
     plain = Controller(
-        kube, ConfigMap, namespace="default", pool=ReflectorPool(), transport="httpx"
+        ConfigMap, api=kube, namespace="default", pool=ReflectorPool(), transport="httpx"
     )
     assert await run_until(plain, reconcile, lambda: seen == ["a"])
     assert isinstance(transport_of(kube), httpx.AsyncHTTPTransport)
-    fast = Controller(kube, ConfigMap, namespace="default", pool=ReflectorPool())
+    fast = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
     assert await run_until(fast, reconcile, lambda: seen == ["a", "a"])
     assert isinstance(transport_of(kube), AiohttpFirstTransport)
 
 
 def test_unknown_transport_is_refused() -> None:
     with pytest.raises(ValueError, match="transport"):
-        Controller(None, ConfigMap, transport="curl")
+        Controller(ConfigMap, transport="curl")
     with pytest.raises(ValueError, match="transport"):
         Manager(transport="curl")
 

@@ -55,9 +55,9 @@ async def test_controllers_share_one_watch_per_kind_and_scope(
         secret_runs.append(obj.name)
 
     mgr = Manager(kube, namespace="default")
-    mgr.add(Controller(None, ConfigMap).owns(Secret), reconcile_cm)
-    mgr.add(Controller(None, Secret), reconcile_secret)
-    mgr.add(Controller(None, "ConfigMap", name="second-cm"), reconcile_secret)
+    mgr.add(Controller(ConfigMap).owns(Secret), reconcile_cm)
+    mgr.add(Controller(Secret), reconcile_secret)
+    mgr.add(Controller("ConfigMap", name="second-cm"), reconcile_secret)
     task = await started(mgr)
     assert await mgr.controllers[1].wait_reconciled(lambda: "a" in secret_runs, 5)
     watches = apiserver.requests.filter(verb="watch")
@@ -75,7 +75,7 @@ async def test_probes_and_metrics(kube: kr8s.asyncio.Api) -> None:
             raise RuntimeError("nope")
 
     mgr = Manager(kube, namespace="default", health_port=0, metrics_port=0, host="127.0.0.1")
-    ctrl = mgr.add(Controller(None, ConfigMap, retry=3600), reconcile)
+    ctrl = mgr.add(Controller(ConfigMap, retry=3600), reconcile)
     task = await started(mgr)
     health = f"http://127.0.0.1:{mgr.ports['/healthz']}"
     metrics_url = f"http://127.0.0.1:{mgr.ports['/metrics']}/metrics"
@@ -118,7 +118,7 @@ async def test_readyz_waits_for_caches(kube: kr8s.asyncio.Api, apiserver: APISer
         return None
 
     mgr = Manager(kube, health_port=0, host="127.0.0.1")
-    mgr.add(Controller(None, ConfigMap), reconcile)
+    mgr.add(Controller(ConfigMap), reconcile)
     task = asyncio.create_task(mgr.run())
     while "/readyz" not in mgr.ports or not mgr.controllers[0].running:
         await asyncio.sleep(0.005)
@@ -145,7 +145,7 @@ async def test_repeated_events_aggregate_into_one_object(
         runs.append(1)
 
     mgr = Manager(kube, namespace="default")
-    ctrl = mgr.add(Controller(None, ConfigMap), reconcile)
+    ctrl = mgr.add(Controller(ConfigMap), reconcile)
     task = await started(mgr)
     assert await ctrl.wait_reconciled(lambda: bool(runs), 5)
     assert mgr.recorder is not None
@@ -163,7 +163,7 @@ async def test_a_controller_that_cannot_start_fails_the_manager(kube: kr8s.async
         return None
 
     mgr = Manager(kube)
-    mgr.add(Controller(None, "NoSuchKind"), reconcile)
+    mgr.add(Controller("NoSuchKind"), reconcile)
     try:
         await asyncio.wait_for(mgr.run(), 5)
     except RuntimeError as error:
@@ -185,7 +185,7 @@ async def test_the_managers_transport_choice_holds_for_its_controllers(
         runs.append(obj.name)
 
     mgr = Manager(kube, namespace="default", transport="httpx")
-    mgr.add(Controller(None, ConfigMap), reconcile)
+    mgr.add(Controller(ConfigMap), reconcile)
     task = await started(mgr)
     assert await mgr.controllers[0].wait_reconciled(lambda: runs == ["a"], 5)
     assert kube._session is not None

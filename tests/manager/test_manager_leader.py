@@ -29,7 +29,7 @@ class Replica:
         self.manager = Manager(
             api, namespace="default", leader_election=self.election, graceful_shutdown_timeout=5
         )
-        self.controller = self.manager.add(Controller(None, ConfigMap, resync=1), self.reconcile)
+        self.controller = self.manager.add(Controller(ConfigMap, resync=1), self.reconcile)
         self.log = log
         self.task: asyncio.Task[None] | None = None
 

@@ -13,12 +13,12 @@ import pytest
 from kr8s.asyncio.objects import ConfigMap, Secret
 
 from reconcile_kit import PatchHelper, set_controller_reference
-from reconcile_kit.meta.finalizers import finalizer
 from reconcile_kit.meta.objects import ObjectRef
 from reconcile_kit.runtime.context import Context
 from reconcile_kit.runtime.controller import Action, Controller
+from reconcile_kit.runtime.finalizer import finalizer
 from reconcile_kit.runtime.predicates import generation_changed, label_selector
-from reconcile_kit.runtime.reflector import ReflectorPool
+from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer, run_until
 
 from ..kubehttp import call
@@ -29,7 +29,7 @@ MERGE = "application/merge-patch+json"
 
 def controller(api: Any, kind: Any = ConfigMap, **kwargs: Any) -> Controller:
     """A controller with its own reflector pool, so tests do not share caches."""
-    return Controller(api, kind, namespace="default", pool=ReflectorPool(), **kwargs)
+    return Controller(kind, api=api, namespace="default", pool=ReflectorPool(), **kwargs)
 
 
 async def create_cm(api: Any, name: str, **meta: Any) -> dict[str, Any]:
@@ -505,8 +505,8 @@ async def test_status_helpers_background_tasks_and_cache_reads(
         await ctx.update_status(obj)
 
     ctrl = Controller(
-        kube,
         "Deployment",
+        api=kube,
         namespace="default",
         pool=ReflectorPool(),
         predicates=[generation_changed],

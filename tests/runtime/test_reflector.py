@@ -8,8 +8,9 @@ import kr8s
 import pytest
 from kr8s.asyncio.objects import ConfigMap
 
-from reconcile_kit.meta.objects import info_from_class, resolve_kind
-from reconcile_kit.runtime.reflector import Backoff, Reflector, ReflectorEvent, ReflectorPool
+from reconcile_kit.runtime.reflector import Backoff, Reflector, ReflectorEvent
+from reconcile_kit.runtime.resources import info_from_class, resolve_kind
+from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer
 
 from ..kubehttp import call

@@ -1,0 +1,48 @@
+"""Reconciling with a finalizer: the add / cleanup / remove flow around a reconcile.
+
+As kube-rs's ``kube::runtime::finalizer``: the finalizer is added (and persisted) before the
+reconcile acts, so a deletion always waits for ``cleanup``; it is removed only after
+``cleanup`` succeeded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..meta.finalizers import add_finalizer, has_finalizer, remove_finalizer
+from ..meta.objects import raw_of
+from ..patch.helper import PatchHelper
+
+__all__ = ["finalizer"]
+
+
+async def finalizer(
+    obj: Any,
+    name: str,
+    apply: Callable[[Any], Awaitable[Any]],
+    cleanup: Callable[[Any], Awaitable[Any]],
+) -> Any:
+    """Reconcile with a finalizer, as kube-rs's ``finalizer()`` helper.
+
+    While ``obj`` is not being deleted: make sure the finalizer ``name`` is on it (one
+    guarded PATCH when missing), then return ``await apply(obj)``. Once it has a
+    deletionTimestamp: if the finalizer is on it, ``await cleanup(obj)`` and then remove
+    the finalizer (so Kubernetes can delete the object) and return what cleanup returned;
+    without the finalizer, return None (nothing left to do). A cleanup that raises leaves
+    the finalizer in place, so the controller retries it.
+
+    ``obj`` is a kr8s object; ``apply`` and ``cleanup`` get it and return an Action or None.
+    """
+    deleting = bool(raw_of(obj).get("metadata", {}).get("deletionTimestamp"))
+    if deleting:
+        if not has_finalizer(obj, name):
+            return None
+        result = await cleanup(obj)
+        async with PatchHelper(obj, patch_on_error=False):
+            remove_finalizer(obj, name)
+        return result
+    if not has_finalizer(obj, name):
+        async with PatchHelper(obj, patch_on_error=False):
+            add_finalizer(obj, name)
+    return await apply(obj)

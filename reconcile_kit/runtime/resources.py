@@ -1,0 +1,89 @@
+"""What the runtime knows of one kind: its API version, plural, scope and kr8s class.
+
+Kinds are given as kr8s classes or as strings and resolved through API discovery, as
+kubectl resolves ``kubectl get widgets.example.com``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..meta.objects import ObjectRef
+from ..patch.snapshot import build_object
+
+__all__ = ["ResourceInfo", "info_from_class", "resolve_kind"]
+
+
+@dataclass(frozen=True)
+class ResourceInfo:
+    """What the runtime needs to list, watch and build objects of one kind.
+
+    Attributes:
+        api_version: ``v1``, ``apps/v1``, ``example.com/v1``.
+        kind: ``Deployment``.
+        plural: the resource name in URLs (``deployments``).
+        namespaced: whether objects live in namespaces.
+        cls: the kr8s APIObject class used to hand objects to reconcilers.
+    """
+
+    api_version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    cls: Any
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def ref_kind(self) -> str:
+        """The kind as ObjectRefs name it: ``Kind`` for the core group, ``Kind.group`` else."""
+        return f"{self.kind}.{self.group}" if self.group else self.kind
+
+    def ref(self, raw: MutableMapping[str, Any] | dict[str, Any]) -> ObjectRef:
+        meta = raw.get("metadata") or {}
+        return ObjectRef(self.ref_kind, meta.get("namespace") or "", meta.get("name", ""))
+
+    def build(self, raw: dict[str, Any], api: Any) -> Any:
+        """A kr8s object of this kind around ``raw``, shared (never mutated) through a
+        copy-on-access :class:`~reconcile_kit.patch.snapshot.LazyBox`."""
+        return build_object(self.cls, raw, api)
+
+
+def info_from_class(cls: Any) -> ResourceInfo:
+    """ResourceInfo of a kr8s APIObject class (``kr8s.asyncio.objects.Deployment``...)."""
+    return ResourceInfo(cls.version, cls.kind, cls.endpoint, bool(cls.namespaced), cls)
+
+
+async def resolve_kind(api: Any, kind: Any) -> ResourceInfo:
+    """Resolve a kr8s class or a kind string (``Deployment``, ``Widget.example.com``,
+    ``widgets``, ``Widget.example.com/v1``) through API discovery.
+
+    Raises ValueError naming the kind when the API server does not serve it.
+    """
+    if not isinstance(kind, str):
+        return info_from_class(kind)
+    from kr8s.asyncio.objects import get_class, new_class
+
+    name, _, version = kind.partition("/")
+    base, _, group = name.partition(".")
+    for resource in await api.api_resources():
+        gv = resource["version"]
+        if group and gv.rpartition("/")[0] != group:
+            continue
+        if version and gv.rpartition("/")[2] != version:
+            continue
+        if base in (resource["kind"], resource["name"], resource.get("singularName")):
+            try:
+                cls = get_class(resource["kind"], gv)
+            except KeyError:
+                cls = new_class(
+                    resource["kind"], gv, namespaced=resource["namespaced"], plural=resource["name"]
+                )
+            return ResourceInfo(
+                gv, resource["kind"], resource["name"], bool(resource["namespaced"]), cls
+            )
+    raise ValueError(f"kind {kind!r} is not served by the API server")

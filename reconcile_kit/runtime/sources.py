@@ -1,0 +1,159 @@
+"""Where a controller's events come from: the reflectors it shares and how their events
+map to keys of the primary kind.
+
+A controller watches its primary kind and, as controller-runtime's ``Owns`` and
+``Watches``, secondary kinds whose events map to primary keys: through the child's
+controller owner reference (``owns``) or a user mapper (``watches``). Reflectors are shared
+through a :class:`ReflectorPool`, so two controllers watching Secrets hold one cache.
+Reconciles read those caches through a :class:`CacheView`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..meta.objects import ObjectRef
+from .reflector import Reflector, ReflectorEvent, Transform, drop_managed_fields
+from .resources import ResourceInfo
+from .store import Obj, Store
+
+__all__ = ["CacheView", "ReflectorPool", "Source", "owner_keys"]
+
+EventMapper = Callable[[ReflectorEvent], Iterable[ObjectRef]]
+
+
+@dataclass
+class Source:
+    """A secondary watch: a kind, its scope, and how its events map to primary keys.
+
+    Attributes:
+        kind: a kr8s class or kind string.
+        mapper: maps an event to primary keys; None maps through owner references.
+        namespace: the namespace watched (None: the controller's).
+        label_selector: server-side filter of the watch.
+        reason: the :class:`~reconcile_kit.runtime.controller.ReconcileReason` its events
+            are queued with.
+        info: the resolved kind, once the controller runs.
+        reflector: the shared reflector, once the controller runs.
+        all_owners: for owner mapping, every owner reference counts, not only the
+            controller reference.
+    """
+
+    kind: Any
+    mapper: EventMapper | None
+    namespace: str | None
+    label_selector: str | None
+    reason: str
+    info: ResourceInfo | None = None
+    reflector: Reflector | None = None
+    all_owners: bool = False
+
+
+def owner_keys(child: Obj | None, owner: ResourceInfo, all_owners: bool) -> Iterable[ObjectRef]:
+    """Keys of ``owner``-kind objects that ``child`` names in its ownerReferences: only its
+    controller reference (controller=true) unless ``all_owners``; matched by kind and API
+    group, as controller-runtime's ``EnqueueRequestForOwner``."""
+    if child is None:
+        return
+    meta = child.get("metadata") or {}
+    namespace = meta.get("namespace", "") if owner.namespaced else ""
+    for ref in meta.get("ownerReferences") or ():
+        if not (all_owners or ref.get("controller")):
+            continue
+        group = str(ref.get("apiVersion", "")).rpartition("/")[0]
+        if ref.get("kind") == owner.kind and group == owner.group:
+            yield ObjectRef(owner.ref_kind, namespace, ref.get("name", ""))
+
+
+class CacheView:
+    """Read-only access to a controller's caches: its primary store and the stores of the
+    kinds it owns or watches.
+
+    Args:
+        name: the controller's name (for error messages).
+        primary: the primary kind's store.
+        sources: the controller's sources (their reflectors, once running).
+    """
+
+    def __init__(self, name: str, primary: Store, sources: Iterable[Source]) -> None:
+        self.name = name
+        self.primary = primary
+        self._sources = tuple(sources)
+
+    def store_for(self, kind: Any = None) -> Store:
+        """The store of ``kind`` (a kr8s class, a kind, ``Kind.group`` or plural), or the
+        primary store when None. Raises KeyError for a kind the controller does not watch."""
+        if kind is None:
+            return self.primary
+        for source in self._sources:
+            info = source.info
+            if (
+                info is not None
+                and source.reflector is not None
+                and (kind is source.kind or kind in (info.kind, info.ref_kind, info.plural))
+            ):
+                return source.reflector.store
+        raise KeyError(f"controller {self.name} does not watch {kind!r}")
+
+    def kinds(self) -> list[ResourceInfo]:
+        """The resolved kinds of the sources (owned and watched), in order."""
+        return [source.info for source in self._sources if source.info is not None]
+
+
+class ReflectorPool:
+    """One reflector per (kind, namespace, selectors, transform), shared by controllers.
+
+    ``acquire`` starts the reflector on first use; ``release`` stops it after the last.
+    """
+
+    def __init__(self) -> None:
+        self._reflectors: dict[tuple[Any, ...], Reflector] = {}
+        self._users: dict[tuple[Any, ...], int] = {}
+
+    def acquire(
+        self,
+        api: Any,
+        info: ResourceInfo,
+        *,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        transform: Transform | None = drop_managed_fields,
+    ) -> Reflector:
+        key = (
+            id(api),
+            info.api_version,
+            info.plural,
+            namespace if info.namespaced else None,
+            label_selector or "",
+            field_selector or "",
+            transform,
+        )
+        reflector = self._reflectors.get(key)
+        if reflector is None:
+            reflector = Reflector(
+                api,
+                info,
+                namespace=namespace,
+                label_selector=label_selector,
+                field_selector=field_selector,
+                transform=transform,
+            )
+            self._reflectors[key] = reflector
+        self._users[key] = self._users.get(key, 0) + 1
+        reflector.start()
+        return reflector
+
+    async def release(self, reflector: Reflector) -> None:
+        for key, known in list(self._reflectors.items()):
+            if known is reflector:
+                self._users[key] -= 1
+                if self._users[key] <= 0:
+                    del self._reflectors[key], self._users[key]
+                    await reflector.stop()
+                return
+
+    def __len__(self) -> int:
+        return len(self._reflectors)
