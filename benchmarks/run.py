@@ -154,8 +154,7 @@ async def run_controller_until(
     done: Callable[[], Awaitable[None]],
     concurrency: int,
 ) -> Any:
-    from reconcile_kit import Controller
-    from reconcile_kit.runtime.predicates import generation_changed
+    from reconcile_kit import Controller, generation_changed
     from reconcile_kit.runtime.sources import ReflectorPool
 
     controller = Controller(

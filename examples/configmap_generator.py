@@ -52,18 +52,18 @@ from kr8s.asyncio.objects import ConfigMap, new_class
 from reconcile_kit import (
     Action,
     AlreadyOwnedError,
+    Context,
     Controller,
     PatchHelper,
     Reasons,
     ReconcileReason,
+    generation_changed,
     mark_not_ready,
     mark_ready,
     mark_reconciling,
     mark_stalled,
     set_controller_reference,
 )
-from reconcile_kit.runtime.context import Context
-from reconcile_kit.runtime.predicates import generation_changed
 
 GROUP = "examples.reconcile-kit.io"
 CRD_PATH = Path(__file__).resolve().parent / "configmapgenerator-crd.yaml"

@@ -52,16 +52,16 @@ from kr8s.asyncio.objects import Pod, new_class
 
 from reconcile_kit import (
     Action,
+    Context,
     Controller,
     PatchHelper,
     Reasons,
+    generation_changed,
     get_condition,
     mark_not_ready,
     mark_ready,
     mark_stalled,
 )
-from reconcile_kit.runtime.context import Context
-from reconcile_kit.runtime.predicates import generation_changed
 
 GROUP = "examples.reconcile-kit.io"
 POOL_ANNOTATION = f"{GROUP}/pool"

@@ -33,8 +33,7 @@ import kr8s
 import yaml
 from kr8s.asyncio.objects import CustomResourceDefinition
 
-from reconcile_kit.manager.leaderelection import LeaderElection
-from reconcile_kit.manager.manager import Manager
+from reconcile_kit import LeaderElection, Manager
 
 log = logging.getLogger("examples.manager")
 

@@ -10,10 +10,17 @@ from typing import Any
 
 from kr8s.asyncio.objects import ConfigMap, Secret
 
-from reconcile_kit import Action, Controller, PatchHelper, set_controller_reference
-from reconcile_kit.manager.manager import Manager
-from reconcile_kit.runtime.context import Context
-from reconcile_kit.runtime.predicates import annotations_changed, any_of, resource_version_changed
+from reconcile_kit import (
+    Action,
+    Context,
+    Controller,
+    Manager,
+    PatchHelper,
+    annotations_changed,
+    any_of,
+    resource_version_changed,
+    set_controller_reference,
+)
 
 ANNOTATION = "example.com/mirror"
 

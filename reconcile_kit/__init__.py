@@ -18,11 +18,11 @@ need one module do not import kr8s and the whole runtime.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+import typing
 
 __version__ = "0.1.0.dev0"
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from .client.errors import (
         AlreadyOwnedError,
         ConditionConflictError,
@@ -185,7 +185,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> typing.Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

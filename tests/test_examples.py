@@ -24,9 +24,8 @@ import kr8s
 import pytest
 from kr8s.asyncio.objects import ConfigMap, Pod
 
-from reconcile_kit import Action, Controller
+from reconcile_kit import Action, Context, Controller
 from reconcile_kit.cli.target import load_manager
-from reconcile_kit.runtime.context import Context
 from reconcile_kit.testing import APIServer
 
 from .kubehttp import call

@@ -14,16 +14,16 @@ import yaml
 from kr8s.asyncio.objects import ConfigMap, Secret, new_class
 
 from reconcile_kit import (
+    Context,
     Controller,
+    LeaderElection,
+    Manager,
     PatchHelper,
     add_finalizer,
     set_condition,
     set_controller_reference,
 )
 from reconcile_kit.cli.rbac import render, required_grants
-from reconcile_kit.manager.leaderelection import LeaderElection
-from reconcile_kit.manager.manager import Manager
-from reconcile_kit.runtime.context import Context
 from reconcile_kit.testing import APIServer
 
 from ..crds import WIDGETS, widget, widget_crd

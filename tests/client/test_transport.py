@@ -7,15 +7,12 @@ import kr8s
 import pytest
 from kr8s.asyncio.objects import ConfigMap
 
-from reconcile_kit import PatchHelper
+from reconcile_kit import Context, Controller, Manager, PatchHelper
 from reconcile_kit.client.transport import (
     AiohttpFirstTransport,
     release_aiohttp_transport,
     use_aiohttp_transport,
 )
-from reconcile_kit.manager.manager import Manager
-from reconcile_kit.runtime.context import Context
-from reconcile_kit.runtime.controller import Controller
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer, run_until
 

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from reconcile_kit.manager.leaderelection import LeaderElection
+from reconcile_kit import LeaderElection
 from reconcile_kit.testing.backends import Backend
 
 from .kube import ok

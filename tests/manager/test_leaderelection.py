@@ -25,7 +25,7 @@ import kr8s
 import pytest
 import pytest_asyncio
 
-from reconcile_kit.manager.leaderelection import LeaderElection
+from reconcile_kit import LeaderElection
 from reconcile_kit.testing import APIServer
 
 from ..kubehttp import call

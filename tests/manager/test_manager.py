@@ -10,9 +10,7 @@ import httpx
 import kr8s
 from kr8s.asyncio.objects import ConfigMap, Secret
 
-from reconcile_kit import Controller, set_controller_reference
-from reconcile_kit.manager.manager import Manager
-from reconcile_kit.runtime.context import Context
+from reconcile_kit import Context, Controller, Manager, set_controller_reference
 from reconcile_kit.testing import APIServer
 
 from ..kubehttp import call

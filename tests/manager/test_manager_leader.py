@@ -9,10 +9,7 @@ import kr8s
 import pytest
 from kr8s.asyncio.objects import ConfigMap
 
-from reconcile_kit import Controller
-from reconcile_kit.manager.leaderelection import LeaderElection
-from reconcile_kit.manager.manager import Manager
-from reconcile_kit.runtime.context import Context
+from reconcile_kit import Context, Controller, LeaderElection, Manager
 from reconcile_kit.testing import APIServer
 
 from ..kubehttp import call

@@ -12,12 +12,17 @@ import kr8s
 import pytest
 from kr8s.asyncio.objects import ConfigMap, Secret
 
-from reconcile_kit import PatchHelper, set_controller_reference
+from reconcile_kit import (
+    Action,
+    Context,
+    Controller,
+    PatchHelper,
+    generation_changed,
+    label_selector,
+    set_controller_reference,
+)
 from reconcile_kit.meta.objects import ObjectRef
-from reconcile_kit.runtime.context import Context
-from reconcile_kit.runtime.controller import Action, Controller
 from reconcile_kit.runtime.finalizer import finalizer
-from reconcile_kit.runtime.predicates import generation_changed, label_selector
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer, run_until
 
