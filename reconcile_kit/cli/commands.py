@@ -16,6 +16,8 @@ import click
 if TYPE_CHECKING:
     from ..testing.apiserver.server import APIServer
 
+__all__ = ["main"]
+
 
 @click.group()
 @click.version_option(package_name="reconcile-kit")

@@ -17,6 +17,8 @@ from ..manager.manager import Manager
 from ..runtime.controller import Controller
 from ..runtime.resources import ResourceInfo, info_from_class
 
+__all__ = ["render", "required_grants"]
+
 
 def _offline_info(kind: Any) -> ResourceInfo:
     """Resolve a kind without an API server (kr8s classes, and kinds kr8s knows by name)."""

@@ -18,6 +18,8 @@ from typing import Any
 from ..manager.manager import Manager
 from ..runtime.controller import Controller
 
+__all__ = ["TargetError", "load_manager"]
+
 
 class TargetError(ValueError):
     """TARGET could not be loaded or does not define a Manager or controllers."""

@@ -12,6 +12,8 @@ import time
 import weakref
 from typing import Any
 
+__all__ = ["has_status_subresource", "resource_names"]
+
 MAX_AGE = 300.0
 
 _cache: weakref.WeakKeyDictionary[Any, dict[str, tuple[float, frozenset[str]]]] = (

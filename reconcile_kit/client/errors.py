@@ -6,6 +6,17 @@ cluster-scoped objects) so that logs point at the object and field at fault.
 
 from __future__ import annotations
 
+__all__ = [
+    "AlreadyOwnedError",
+    "ConditionConflictError",
+    "ConflictError",
+    "ObjectError",
+    "OwnerReferenceError",
+    "PatchError",
+    "ReconcileKitError",
+    "describe",
+]
+
 
 def describe(kind: str, namespace: str | None, name: str | None) -> str:
     """``Kind namespace/name`` (``Kind name`` when cluster-scoped) for messages."""

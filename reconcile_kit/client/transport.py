@@ -20,6 +20,14 @@ from typing import Any
 import httpx
 from httpx_aiohttp import AiohttpTransport
 
+__all__ = [
+    "AiohttpFirstTransport",
+    "checked_transport",
+    "install_transport",
+    "release_aiohttp_transport",
+    "use_aiohttp_transport",
+]
+
 log = logging.getLogger(__name__)
 
 _INSTALLED = "_reconcile_kit_aiohttp"

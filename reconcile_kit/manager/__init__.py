@@ -1,1 +1,3 @@
-"""TODO"""
+"""Many controllers in one process: the Manager, leader election on a Lease, Events,
+Prometheus metrics, health probes and log formatting.
+"""

@@ -26,6 +26,8 @@ from .events import EventRecorder
 from .leaderelection import LeaderElection
 from .metrics import Metrics
 
+__all__ = ["Manager"]
+
 log = logging.getLogger(__name__)
 
 StartHook = Callable[[Any], Awaitable[None]]

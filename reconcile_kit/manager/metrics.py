@@ -21,6 +21,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 
 from ..runtime.queue import QueueMetrics
 
+__all__ = ["Metrics"]
+
 _RECONCILE_BUCKETS = (
     0.005,
     0.01,

@@ -8,6 +8,16 @@ from typing import Any, Protocol
 
 from ..client.errors import describe
 
+__all__ = [
+    "KubeObject",
+    "ObjectRef",
+    "describe_object",
+    "edit_list",
+    "identity",
+    "nested_list",
+    "raw_of",
+]
+
 
 class KubeObject(Protocol):
     """What reconcile_kit needs of a kr8s APIObject (``raw``, ``kind``, ``version``)."""

@@ -26,6 +26,15 @@ from typing import Any
 from ..client.errors import AlreadyOwnedError, ObjectError, OwnerReferenceError
 from .objects import ObjectLike, describe_object, identity, nested_list, raw_of
 
+__all__ = [
+    "controller_of",
+    "is_controlled_by",
+    "owner_refs",
+    "remove_owner_reference",
+    "set_controller_reference",
+    "set_owner_reference",
+]
+
 _IDENTITY = ("apiVersion", "kind", "name", "uid")
 
 

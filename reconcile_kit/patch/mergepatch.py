@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+__all__ = ["apply_merge_patch", "create_merge_patch"]
+
 JSONDict = dict[str, Any]
 
 

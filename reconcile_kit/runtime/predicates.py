@@ -16,6 +16,16 @@ from typing import Any
 from ..meta.selectors import FieldSelector, LabelSelector
 from .reflector import MODIFIED, ReflectorEvent
 
+__all__ = [
+    "annotations_changed",
+    "any_of",
+    "field_selector",
+    "generation_changed",
+    "label_selector",
+    "labels_changed",
+    "resource_version_changed",
+]
+
 Predicate = Callable[[ReflectorEvent], bool]
 
 

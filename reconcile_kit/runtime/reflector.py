@@ -24,6 +24,19 @@ import orjson
 from .resources import ResourceInfo
 from .store import IndexFunc, Obj, Store, key_of
 
+__all__ = [
+    "ADDED",
+    "DELETED",
+    "MODIFIED",
+    "Backoff",
+    "Handler",
+    "Reflector",
+    "ReflectorEvent",
+    "Transform",
+    "WatchError",
+    "drop_managed_fields",
+]
+
 log = logging.getLogger(__name__)
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"

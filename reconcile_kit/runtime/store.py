@@ -14,6 +14,8 @@ import builtins
 from collections.abc import Callable, Iterable
 from typing import Any
 
+__all__ = ["IndexFunc", "Key", "Obj", "Store", "key_of", "namespace_index", "owner_index"]
+
 Obj = dict[str, Any]
 Key = tuple[str, str]
 IndexFunc = Callable[[Obj], Iterable[str]]

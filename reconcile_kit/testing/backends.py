@@ -32,6 +32,14 @@ import pytest_asyncio
 from .apiserver.server import APIServer
 from .controlplane import ControlPlane, ControlPlaneError, find_binaries
 
+__all__ = [
+    "Backend",
+    "pytest_addoption",
+    "pytest_configure",
+    "pytest_generate_tests",
+    "selected_backends",
+]
+
 BackendName = Literal["embedded", "real"]
 
 BACKENDS: tuple[BackendName, ...] = ("embedded", "real")

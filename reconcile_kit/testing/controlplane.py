@@ -41,6 +41,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from .tls import self_signed_certificate
 
+__all__ = ["ControlPlane", "ControlPlaneError", "default_binary_dir", "find_binaries"]
+
 KUBERNETES_VERSION = "v1.32.5"
 """The kube-apiserver release ``scripts/build-control-plane`` builds (controlplane/versions.env)."""
 ETCD_VERSION = "v3.5.16"

@@ -16,13 +16,23 @@ import kr8s.asyncio
 import pytest_asyncio
 
 from .apiserver.server import APIServer
-from .backends import (  # noqa: F401  (hooks and fixtures re-exported for pytest)
+from .backends import (  # hooks and fixtures re-exported for pytest
     backend,
     control_plane,
     pytest_addoption,
     pytest_configure,
     pytest_generate_tests,
 )
+
+__all__ = [
+    "apiserver",
+    "backend",
+    "control_plane",
+    "kube",
+    "pytest_addoption",
+    "pytest_configure",
+    "pytest_generate_tests",
+]
 
 
 @pytest_asyncio.fixture

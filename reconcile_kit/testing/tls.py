@@ -12,6 +12,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+__all__ = ["self_signed_certificate"]
+
 
 def self_signed_certificate(directory: Path, host: str) -> tuple[ssl.SSLContext, bytes]:
     """A server SSL context for ``host`` and the PEM certificate clients should trust."""
