@@ -1,6 +1,6 @@
 """reconcile_kit.manager.leaderelection on a real clock against each backend's Lease semantics.
 
-tests/test_leaderelection.py covers the algorithm on a fast-forwarded clock against the
+tests/manager/test_leaderelection.py covers the algorithm on a fast-forwarded clock against the
 embedded server; this checks that the same code holds, hands over and conflicts correctly
 against kube-apiserver's Lease (PUT with resourceVersion, 409 on races, MicroTime).
 Timings are short but real: lease 3 s, renew deadline 2 s, retry 0.25 s.

@@ -1,7 +1,7 @@
 """The toolkit's own integration tests, run again on every selected backend.
 
-Tests from ``tests/test_patch_helper.py``, ``tests/test_controller.py`` and
-``tests/test_finalizers.py`` that need only a kr8s client (no request log, fault injection
+Tests from ``tests/patch/test_helper.py``, ``tests/runtime/test_controller.py`` and
+``tests/meta/test_finalizers.py`` that need only a kr8s client (no request log, fault injection
 or fast-forwarded clock) are re-collected here with this module's ``kube`` fixture, which
 depends on ``backend`` and so is parametrised by ``--backend``. Those tests use namespace
 ``default`` and fixed names, so on ``real`` (one control plane per session) ``default`` is
