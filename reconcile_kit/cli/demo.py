@@ -34,7 +34,7 @@ Obj = dict[str, Any]
 
 def examples_dir() -> Path:
     """The repository's examples/ (the demo runs from a clone: ``pip install -e .``)."""
-    path = Path(__file__).resolve().parent.parent / "examples"
+    path = Path(__file__).resolve().parents[2] / "examples"
     if not (path / "manager.py").is_file():
         raise FileNotFoundError(f"the examples are not at {path}: run the demo from a clone")
     return path
