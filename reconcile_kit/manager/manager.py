@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
+from kr8s.asyncio import Api
 
 from ..client.transport import checked_transport, install_transport, release_aiohttp_transport
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
@@ -64,7 +65,7 @@ class Manager:
 
     def __init__(
         self,
-        api: Any = None,
+        api: Api | None = None,
         *,
         namespace: str | None = None,
         leader_election: LeaderElection | None = None,

@@ -20,6 +20,8 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 import orjson
+from kr8s.asyncio import Api
+from kr8s.asyncio.objects import APIObject
 
 from ..client.transport import checked_transport, install_transport
 from ..meta.objects import ObjectRef
@@ -149,9 +151,9 @@ class Controller:
 
     def __init__(
         self,
-        kind: Any,
+        kind: type[APIObject] | str,
         *,
-        api: Any = None,
+        api: Api | None = None,
         namespace: str | None = None,
         label_selector: str | None = None,
         field_selector: str | None = None,
