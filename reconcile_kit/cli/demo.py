@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..client.contenttypes import MERGE_PATCH
 from ..testing.apiserver.server import APIServer
 
 GROUP = "examples.reconcile-kit.io"
@@ -229,7 +230,7 @@ class Demo:
                 rt,
                 "default",
                 name,
-                "application/merge-patch+json",
+                MERGE_PATCH,
                 {"spec": {"content": {"changed-by": "demo"}}},
                 WriteOptions(),
             )

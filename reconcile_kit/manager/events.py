@@ -57,6 +57,10 @@ from typing import Any, Final
 
 import orjson
 
+from ..client.contenttypes import JSON, MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from ..meta.time import format_micro_time, format_time
+from ..meta.validation import qualified_name_errors
+
 __all__ = [
     "CORE_GROUP",
     "EVENTS_GROUP",
@@ -96,12 +100,7 @@ CACHE_SIZE: Final = 4096
 """Series remembered for aggregation (client-go's LRU size)."""
 MAX_CONCURRENT_WRITES: Final = 4
 
-MERGE_PATCH: Final = "application/merge-patch+json"
-STRATEGIC_MERGE_PATCH: Final = "application/strategic-merge-patch+json"
-
 _REASON = re.compile(r"[A-Z][A-Za-z0-9]*")
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _REF_FIELDS: Final = (
     "apiVersion",
     "kind",
@@ -559,7 +558,7 @@ class EventRecorder:
                 return _classify(status, text, retry_after, creating=False)
             log.debug("event %s is gone (expired?); creating it again", series.describe())
         status, text, retry_after = await self._request(
-            "POST", series, self._render(series, count, last), "application/json"
+            "POST", series, self._render(series, count, last), JSON
         )
         return _classify(status, text, retry_after, creating=True)
 
@@ -567,22 +566,24 @@ class EventRecorder:
         """The whole Event as created, accounting for ``count`` occurrences."""
         body = dict(series.template)
         if self.api_group == EVENTS_GROUP:
-            body["eventTime"] = _micro_time(series.first)
+            body["eventTime"] = format_micro_time(series.first)
             if count > 1:
-                body["series"] = {"count": count, "lastObservedTime": _micro_time(last)}
+                body["series"] = {"count": count, "lastObservedTime": format_micro_time(last)}
         else:
-            body["firstTimestamp"] = _time(series.first)
-            body["lastTimestamp"] = _time(last)
+            body["firstTimestamp"] = format_time(series.first)
+            body["lastTimestamp"] = format_time(last)
             body["count"] = count
         return body
 
     def _patch(self, series: _Series, count: int, last: datetime) -> tuple[str, JSONDict]:
         """The PATCH that brings a stored Event up to ``count`` occurrences."""
         if self.api_group == EVENTS_GROUP:
-            return MERGE_PATCH, {"series": {"count": count, "lastObservedTime": _micro_time(last)}}
+            return MERGE_PATCH, {
+                "series": {"count": count, "lastObservedTime": format_micro_time(last)}
+            }
         return STRATEGIC_MERGE_PATCH, {
             "count": count,
-            "lastTimestamp": _time(last),
+            "lastTimestamp": format_time(last),
             "message": series.template["message"],
         }
 
@@ -689,13 +690,7 @@ def _truncate(message: str) -> str:
 
 def _check_qualified_name(value: str) -> None:
     """Kubernetes qualified name (``[prefix/]name``), as events validation requires."""
-    prefix, slash, name = value.rpartition("/") if isinstance(value, str) else ("", "", "")
-    valid = (
-        len(name) <= 63
-        and _NAME_PART.fullmatch(name) is not None
-        and (not slash or (len(prefix) <= 253 and _DNS_SUBDOMAIN.fullmatch(prefix) is not None))
-    )
-    if not valid:
+    if not isinstance(value, str) or qualified_name_errors(value):
         raise ValueError(
             f"reporting_controller {value!r}: must be a qualified name such as "
             "'example.com/my-controller' (name part: alphanumerics, '-', '_', '.', at most 63)"
@@ -704,13 +699,3 @@ def _check_qualified_name(value: str) -> None:
 
 def _system_clock() -> datetime:
     return datetime.now(UTC)
-
-
-def _micro_time(when: datetime) -> str:
-    """metav1.MicroTime: ``2006-01-02T15:04:05.000000Z``."""
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def _time(when: datetime) -> str:
-    """metav1.Time: RFC 3339 in whole seconds, UTC."""
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -65,14 +65,14 @@ from typing import Any
 
 import orjson
 
+from ..client.contenttypes import JSON
 from ..client.errors import ReconcileKitError
+from ..meta.time import format_micro_time
 
 log = logging.getLogger(__name__)
 
 JITTER_FACTOR = 1.2
 """client-go's ``leaderelection.JitterFactor``: acquire retries wait up to 2.2 periods."""
-MICROTIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-"""metav1.MicroTime's wire format (``2006-01-02T15:04:05.000000Z07:00`` in UTC)."""
 LEASE_API_VERSION = "coordination.k8s.io/v1"
 
 Callback = Callable[[], Awaitable[None] | None]
@@ -175,7 +175,7 @@ class _LeaseLock:
     async def _send(self, method: str, url: str, body: Any = None) -> tuple[int, str]:
         extra: dict[str, Any] = {}
         if body is not None:
-            extra = {"content": orjson.dumps(body), "headers": {"Content-Type": "application/json"}}
+            extra = {"content": orjson.dumps(body), "headers": {"Content-Type": JSON}}
         async with self.api.call_api(
             method,
             version=LEASE_API_VERSION,
@@ -579,7 +579,7 @@ class LeaderElection:
         if self._last_stamp is not None and now <= self._last_stamp:
             now = self._last_stamp + timedelta(microseconds=1)
         self._last_stamp = now
-        return now.strftime(MICROTIME_FORMAT)
+        return format_micro_time(now)
 
     def _describe(self) -> str:
         return f"{self.namespace}/{self.name}"

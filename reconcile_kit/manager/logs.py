@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 
+from ..meta.time import format_micro_time
+
 CONTEXT_FIELDS = ("controller", "key", "attempt")
 
 
@@ -29,7 +31,7 @@ class TextFormatter(logging.Formatter):
         if attempt is not None:
             context.append(f"attempt={attempt}")
         prefix = f"[{' '.join(context)}] " if context else ""
-        stamp = datetime.fromtimestamp(record.created, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        stamp = format_micro_time(datetime.fromtimestamp(record.created, UTC))
         line = f"{stamp} {record.levelname:<7} {record.name}: {prefix}{record.getMessage()}"
         if record.exc_info:
             line += "\n" + self.formatException(record.exc_info)

@@ -33,6 +33,8 @@ from datetime import UTC, datetime
 from typing import Any, Final, TypeGuard
 
 from .objects import ObjectLike, describe_object, edit_list, identity, nested_list, raw_of
+from .time import format_time
+from .validation import DNS1123_SUBDOMAIN_FMT, QUALIFIED_NAME_FMT
 
 TRUE: Final = "True"
 FALSE: Final = "False"
@@ -54,10 +56,8 @@ MAX_MESSAGE_LENGTH: Final = 32768
 Clock = Callable[[], datetime]
 """A zero-argument function returning the current time (``now`` by default)."""
 
-_TYPE_RE = re.compile(
-    r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
-    r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])"
-)
+# metav1.Condition's type pattern is a qualified name without IsQualifiedName's limits.
+_TYPE_RE = re.compile(f"({DNS1123_SUBDOMAIN_FMT}/)?({QUALIFIED_NAME_FMT})")
 _REASON_RE = re.compile(r"[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?")
 _TYPE_RULE = (
     "must be a qualified name: an optional lowercase DNS subdomain and '/', then "
@@ -394,14 +394,7 @@ def _transition_time(existing: Any, status: str, clock: Clock | None) -> str:
         kept = existing.get("lastTransitionTime")
         if kept:
             return str(kept)
-    return _timestamp((clock or now)())
-
-
-def _timestamp(moment: datetime) -> str:
-    """metav1.Time's wire form: RFC 3339 in UTC with whole seconds (naive means UTC)."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_time((clock or now)())
 
 
 def _condition(

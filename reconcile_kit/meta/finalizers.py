@@ -21,18 +21,21 @@ refused here; the API server refuses it (422 "no new finalizers can be added ...
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import MutableSequence
 from typing import Any, Final
 
 from .objects import ObjectLike, describe_object, identity, nested_list, raw_of
+from .validation import (
+    DNS1123_SUBDOMAIN_MAX_LENGTH,
+    DNS1123_SUBDOMAIN_RE,
+    QUALIFIED_NAME_MAX_LENGTH,
+    QUALIFIED_NAME_RE,
+)
 
 STANDARD_FINALIZERS: Final = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
 """Finalizers Kubernetes itself uses without a domain prefix."""
 
-_NAME_RE = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_SUBDOMAIN_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _NAME_RULE = (
     "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
     "end with an alphanumeric character (e.g. 'MyName', 'my.name' or '123-abc')"
@@ -125,9 +128,9 @@ def _qualified_name_problems(value: str) -> list[str]:
     problems = _prefix_problems(parts[0]) if len(parts) == 2 else []
     if not name:
         problems.append("name part must be non-empty")
-    elif len(name) > 63:
-        problems.append("name part must be no more than 63 characters")
-    if name and not _NAME_RE.fullmatch(name):
+    elif len(name) > QUALIFIED_NAME_MAX_LENGTH:
+        problems.append(f"name part must be no more than {QUALIFIED_NAME_MAX_LENGTH} characters")
+    if name and not QUALIFIED_NAME_RE.fullmatch(name):
         problems.append(_NAME_RULE)
     return problems
 
@@ -136,9 +139,11 @@ def _prefix_problems(prefix: str) -> list[str]:
     if not prefix:
         return ["prefix part must be non-empty"]
     problems = []
-    if len(prefix) > 253:
-        problems.append("prefix part must be no more than 253 characters")
-    if not _SUBDOMAIN_RE.fullmatch(prefix):
+    if len(prefix) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        problems.append(
+            f"prefix part must be no more than {DNS1123_SUBDOMAIN_MAX_LENGTH} characters"
+        )
+    if not DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
         problems.append(_PREFIX_RULE)
     return problems
 

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .validation import label_value_errors, qualified_name_errors
+
 __all__ = [
     "FieldSelector",
     "LabelSelector",
@@ -86,101 +88,13 @@ def _aggregate(messages: Sequence[str]) -> str:
     return "[" + ", ".join(unique) + "]"
 
 
-def _byte_len(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
 # --------------------------------------------------------------------------------------
-# Validation (k8s.io/apimachinery/pkg/util/validation)
+# Keys and values (the rules are in .validation)
 # --------------------------------------------------------------------------------------
-
-_QNAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QNAME_RE = re.compile(_QNAME_FMT)
-_QNAME_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-_LABEL_VALUE_FMT = f"({_QNAME_FMT})?"
-_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
-_LABEL_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, "
-    "'-', '_' or '.', and must start and end with an alphanumeric character"
-)
-_DNS_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS_SUBDOMAIN_FMT = _DNS_LABEL_FMT + "(\\." + _DNS_LABEL_FMT + ")*"
-_DNS_SUBDOMAIN_RE = re.compile(_DNS_SUBDOMAIN_FMT)
-_DNS_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-    "'-' or '.', and must start and end with an alphanumeric character"
-)
-_NAME_MAX = 63
-_SUBDOMAIN_MAX = 253
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    shown = " or ".join(f"'{example}', " for example in examples)
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
-def _max_len_error(length: int) -> str:
-    return f"must be no more than {length} characters"
-
-
-def _dns_subdomain_errors(value: str) -> list[str]:
-    errs: list[str] = []
-    if _byte_len(value) > _SUBDOMAIN_MAX:
-        errs.append(_max_len_error(_SUBDOMAIN_MAX))
-    if not _DNS_SUBDOMAIN_RE.fullmatch(value):
-        errs.append(_regex_error(_DNS_SUBDOMAIN_MSG, _DNS_SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
-def _qname_examples_error() -> str:
-    return _regex_error(_QNAME_MSG, _QNAME_FMT, "MyName", "my.name", "123-abc")
-
-
-def _qualified_name_errors(value: str) -> list[str]:
-    """Messages of ``validation.IsQualifiedName`` (empty when ``value`` is valid)."""
-    parts = value.split("/")
-    if len(parts) > 2:
-        return [
-            "a qualified name "
-            + _qname_examples_error()
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    errs: list[str] = []
-    name = parts[-1]
-    if len(parts) == 2:
-        prefix = parts[0]
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + msg for msg in _dns_subdomain_errors(prefix))
-    if not name:
-        errs.append("name part must be non-empty")
-    elif _byte_len(name) > _NAME_MAX:
-        errs.append("name part " + _max_len_error(_NAME_MAX))
-    if not _QNAME_RE.fullmatch(name):
-        errs.append("name part " + _qname_examples_error())
-    return errs
-
-
-def _label_value_errors(value: str) -> list[str]:
-    """Messages of ``validation.IsValidLabelValue`` (empty when ``value`` is valid)."""
-    errs: list[str] = []
-    if _byte_len(value) > _NAME_MAX:
-        errs.append(_max_len_error(_NAME_MAX))
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errs.append(
-            _regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
-        )
-    return errs
 
 
 def _key_error(key: str, path: str) -> str | None:
-    errs = _qualified_name_errors(key)
+    errs = qualified_name_errors(key)
     return _invalid(path, _go_quote(key), "; ".join(errs)) if errs else None
 
 
@@ -322,7 +236,7 @@ def _new_requirement(key: str, op: _Op, values: Sequence[str] | None) -> _Requir
         errs.append(key_err)
     errs.extend(_operator_errors(op, values))
     for i, value in enumerate(values or ()):
-        value_errs = _label_value_errors(value)
+        value_errs = label_value_errors(value)
         if value_errs:
             errs.append(_invalid(f"values[{i}][{key}]", _go_quote(value), "; ".join(value_errs)))
     if errs:

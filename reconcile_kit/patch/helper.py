@@ -32,6 +32,7 @@ import jsonpatch
 import orjson
 
 from ..client import discovery
+from ..client.contenttypes import JSON_PATCH, MERGE_PATCH
 from ..client.errors import ConditionConflictError, ConflictError, PatchError
 from ..meta.conditions import conflicting_conditions, merge_conditions
 from ..meta.objects import edit_list
@@ -40,8 +41,6 @@ from .snapshot import LazyBox, freeze
 
 log = logging.getLogger(__name__)
 
-MERGE_PATCH = "application/merge-patch+json"
-JSON_PATCH = "application/json-patch+json"
 MAX_CONFLICT_RETRIES = 5
 JSONDict = dict[str, Any]
 _GUARDED_META = ("finalizers", "ownerReferences")

@@ -6,6 +6,8 @@ import re
 import uuid
 from typing import Any
 
+import pytest
+
 from reconcile_kit.testing.backends import Backend
 
 from .kube import ok, req, status_body
@@ -200,6 +202,81 @@ async def test_invalid_names(backend: Backend) -> None:
     too_long = await req(backend, "POST", "/api/v1/namespaces", {"metadata": {"name": "n" * 64}})
     assert too_long.status == 422
     assert "must be no more than 63 characters" in too_long.body["message"]
+
+
+QNAME_RULE = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+    "an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+)
+SUBDOMAIN_RULE = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
+    "or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
+    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+VALUE_RULE = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+    "or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+    "'my_value',  or '12345', regex used for validation is "
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+
+
+@pytest.mark.parametrize(
+    ("labels", "messages"),
+    [
+        ({"a b": "x"}, ['"a b": name part ' + QNAME_RULE]),
+        ({"Example.com/a": "x"}, ['"Example.com/a": prefix part ' + SUBDOMAIN_RULE]),
+        ({"/a": "x"}, ['"/a": prefix part must be non-empty']),
+        ({"a/": "x"}, ['"a/": name part must be non-empty', '"a/": name part ' + QNAME_RULE]),
+        (
+            {"a/b/c": "x"},
+            [
+                '"a/b/c": a qualified name ' + QNAME_RULE + " with an optional DNS subdomain "
+                "prefix and '/' (e.g. 'example.com/MyName')"
+            ],
+        ),
+        ({"k" * 64: "x"}, [f'"{"k" * 64}": name part must be no more than 63 characters']),
+        ({"a": "-x"}, ['"-x": ' + VALUE_RULE]),
+        ({"a": "v" * 64}, [f'"{"v" * 64}": must be no more than 63 characters']),
+    ],
+)
+async def test_label_messages(
+    backend: Backend, labels: dict[str, str], messages: list[str]
+) -> None:
+    body = cm()
+    body["metadata"]["labels"] = labels
+    bad = await req(backend, "POST", configmaps(backend), body)
+    assert bad.status == 422
+    causes = bad.body["details"]["causes"]
+    assert [(c["field"], c["message"]) for c in causes] == [
+        ("metadata.labels", "Invalid value: " + m) for m in messages
+    ]
+
+
+async def test_dns_label_names(backend: Backend) -> None:
+    dotted = await req(backend, "POST", "/api/v1/namespaces", {"metadata": {"name": "a.b"}})
+    assert dotted.status == 422
+    assert dotted.body["message"] == (
+        'Namespace "a.b" is invalid: metadata.name: Invalid value: "a.b": must not contain dots'
+    )
+    service = {"metadata": {"name": "1abc"}, "spec": {"ports": [{"port": 80}]}}
+    bad = await req(backend, "POST", f"/api/v1/namespaces/{backend.namespace}/services", service)
+    assert bad.status == 422
+    assert bad.body["message"] == (
+        'Service "1abc" is invalid: metadata.name: Invalid value: "1abc": a DNS-1035 label must '
+        "consist of lower case alphanumeric characters or '-', start with an alphabetic "
+        "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+        "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+    )
+
+
+async def test_names_and_labels_with_a_trailing_newline_are_invalid(backend: Backend) -> None:
+    path = configmaps(backend)
+    assert (await req(backend, "POST", path, cm("abc\n"))).status == 422
+    body = cm()
+    body["metadata"]["labels"] = {"a": "x\n"}
+    assert (await req(backend, "POST", path, body)).status == 422
 
 
 async def test_namespace_and_name_must_match_the_url(backend: Backend) -> None:

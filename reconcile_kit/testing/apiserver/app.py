@@ -16,6 +16,7 @@ import yaml
 from aiohttp import web
 from multidict import CIMultiDict
 
+from ...client.contenttypes import APPLY_PATCH, JSON, YAML
 from ...meta.selectors import FieldSelector, LabelSelector, SelectorError
 from . import discovery, errors, protobuf
 from .cluster import Cluster, Result, WriteOptions
@@ -28,7 +29,6 @@ from .table import Conversion, convert, negotiate, watch_converter
 from .watch import Filter, WatchHub
 
 MAX_BODY = 3 * 1024 * 1024
-JSON = "application/json"
 _TRUE = ("1", "true", "True", "t", "T", "TRUE")
 _PUBLIC_PATHS = ("/version", "/healthz", "/livez", "/readyz")
 
@@ -85,11 +85,11 @@ def _decode_body(raw: bytes, content_type: str) -> Any:
         try:
             return protobuf.decode(raw)
         except protobuf.UnsupportedKind as exc:
-            raise errors.unsupported_media_type(content_type, [JSON, "application/yaml"]) from exc
+            raise errors.unsupported_media_type(content_type, [JSON, YAML]) from exc
         except protobuf.ProtobufError as exc:
             raise errors.bad_request(f"couldn't get version/kind; protobuf error: {exc}") from exc
     try:
-        if content_type in ("application/yaml", "application/apply-patch+yaml"):
+        if content_type in (YAML, APPLY_PATCH):
             return yaml.safe_load(raw)
         return orjson.loads(raw)
     except (orjson.JSONDecodeError, yaml.YAMLError) as exc:
@@ -576,11 +576,8 @@ def _no_such_resource() -> APIError:
 
 
 def _require_json(content_type: str) -> None:
-    if content_type not in ("application/json", "application/yaml", protobuf.MEDIA_TYPE, ""):
-        raise errors.unsupported_media_type(
-            content_type,
-            ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"],
-        )
+    if content_type not in (JSON, YAML, protobuf.MEDIA_TYPE, ""):
+        raise errors.unsupported_media_type(content_type, [JSON, YAML, protobuf.MEDIA_TYPE])
 
 
 def _int_value(name: str, text: str) -> int:

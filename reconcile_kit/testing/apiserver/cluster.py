@@ -15,13 +15,15 @@ from typing import Any
 
 import orjson
 
+from ...client.contenttypes import APPLY_PATCH, MERGE_PATCH
 from ...meta.selectors import FieldSelector, label_selector_to_string
+from ...meta.time import now_time
 from . import crd as crds
 from . import errors
 from .errors import APIError
 from .knownfields import prune_unknown_fields
 from .managedfields import apply_conflicts, manager_name, update_managed_fields
-from .meta import generate_name, now
+from .meta import generate_name
 from .patching import apply_patch
 from .registry import Registry
 from .resources import ResourceType
@@ -531,7 +533,7 @@ class Cluster:
     ) -> Result:
         """Apply a json/merge/strategic patch (or server-side apply) to the current object."""
         old = self.store.get(rt.storage_key, namespace or "", name)
-        if content_type == "application/apply-patch+yaml":
+        if content_type == APPLY_PATCH:
             return self._apply(rt, namespace, name, patch, old, opts, subresource)
         if old is None:
             raise errors.not_found(rt.group, rt.plural, name)
@@ -578,9 +580,7 @@ class Cluster:
             conflicts = apply_conflicts(patch, old, opts.field_manager, subresource)
             if conflicts:
                 raise errors.apply_conflict(conflicts)
-        merged = apply_patch(
-            rt, clone(self.present(rt, old)), "application/merge-patch+json", patch
-        )
+        merged = apply_patch(rt, clone(self.present(rt, old)), MERGE_PATCH, patch)
         merged = self._decode(rt, namespace, merged)
         return self._write_update(rt, merged, old, opts, subresource)
 
@@ -714,7 +714,7 @@ class Cluster:
     ) -> Result:
         meta = obj["metadata"]
         if not meta.get("deletionTimestamp"):
-            meta["deletionTimestamp"] = now()
+            meta["deletionTimestamp"] = now_time()
             meta["deletionGracePeriodSeconds"] = 0
             if meta.get("generation"):
                 meta["generation"] += 1

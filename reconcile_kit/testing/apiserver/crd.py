@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import copy
 import re
-from datetime import UTC, datetime
 from typing import Any
 
 import jsonschema
 
+from ...meta.time import now_time
 from . import errors
 from .resources import ResourceType, ScalePaths
 from .store import Obj
@@ -29,10 +29,6 @@ def version_priority(version: str) -> tuple[int, int, int, str]:
     major, stage, minor = match.groups()
     rank = {None: 0, "beta": 1, "alpha": 2}[stage]
     return (rank, -int(major), -int(minor or 0), version)
-
-
-def now_rfc3339() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _cause_required(field: str) -> dict[str, str]:
@@ -164,7 +160,7 @@ def crd_status(crd: Obj, previous: Obj | None) -> Obj:
     if storage not in stored:
         stored.append(storage)
     old_conditions = {c["type"]: c for c in old_status.get("conditions") or []}
-    when = now_rfc3339()
+    when = now_time()
 
     def condition(ctype: str, reason: str, message: str) -> dict[str, str]:
         old = old_conditions.get(ctype)
@@ -482,7 +478,7 @@ def set_terminating(crd: Obj) -> None:
         {
             "type": "Terminating",
             "status": "True",
-            "lastTransitionTime": now_rfc3339(),
+            "lastTransitionTime": now_time(),
             "reason": "InstanceDeletionInProgress",
             "message": "CustomResource deletion is in progress",
         }

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .meta import now
+from ...meta.time import now_time
 from .store import Obj
 
 Path = tuple[str, ...]
@@ -124,7 +124,7 @@ def update_managed_fields(
             "manager": manager,
             "operation": operation,
             "apiVersion": api_version,
-            "time": now() if changed or mine is None else mine["time"],
+            "time": now_time() if changed or mine is None else mine["time"],
             "fieldsType": "FieldsV1",
             "fieldsV1": _render(owned_now),
         }

@@ -1,46 +1,30 @@
-"""Object metadata rules: names, generated names, labels, timestamps, uids.
+"""Object metadata rules: names, generated names, labels, uids.
 
-Messages follow k8s.io/apimachinery/pkg/util/validation and
-k8s.io/apiserver/pkg/storage/names (generateName).
+The value rules and their messages are reconcile_kit.meta.validation's (apimachinery's
+pkg/util/validation); generated names follow k8s.io/apiserver/pkg/storage/names.
 """
 
 from __future__ import annotations
 
 import random
-import re
 import uuid
-from datetime import UTC, datetime
+from collections.abc import Callable
 from typing import Any
 
+from ...meta.validation import (
+    dns1035_label_errors,
+    dns1123_label_errors,
+    dns1123_subdomain_errors,
+    label_value_errors,
+    qualified_name_errors,
+)
 from . import errors
 
-_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_SUBDOMAIN_RE = re.compile(rf"^{_LABEL}(\.{_LABEL})*$")
-_LABEL_RE = re.compile(rf"^{_LABEL}$")
-_DNS1035_RE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_QUALIFIED_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_LABEL_VALUE_RE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-
-SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or"
-    " '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used"
-    " for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-)
-LABEL_MSG = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and"
-    " must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex"
-    " used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-)
-DNS1035_MSG = (
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an"
-    " alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or"
-    " 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
-)
-
-
-def now() -> str:
-    """The current time as an RFC 3339 UTC timestamp with seconds (metav1.Time)."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+_NAME_RULES: dict[str, Callable[[str], list[str]]] = {
+    "subdomain": dns1123_subdomain_errors,
+    "label": dns1123_label_errors,
+    "dns1035": dns1035_label_errors,
+}
 
 
 def new_uid() -> str:
@@ -55,71 +39,28 @@ def generate_name(prefix: str) -> str:
 
 def name_causes(name: str, style: str) -> list[dict[str, str]]:
     """Causes for an invalid ``metadata.name``; ``style`` is subdomain, label or dns1035."""
-    if style == "label":
-        ok, limit, msg = bool(_LABEL_RE.match(name)), 63, LABEL_MSG
-    elif style == "dns1035":
-        ok, limit, msg = bool(_DNS1035_RE.match(name)), 63, DNS1035_MSG
-    else:
-        ok, limit, msg = bool(_SUBDOMAIN_RE.match(name)), 253, SUBDOMAIN_MSG
-    causes = []
-    if len(name) > limit:
-        causes.append(
-            errors.cause(
-                "FieldValueInvalid",
-                "metadata.name",
-                f'Invalid value: "{name}": must be no more than {limit} characters',
-            )
-        )
-    if not ok:
-        causes.append(
-            errors.cause("FieldValueInvalid", "metadata.name", f'Invalid value: "{name}": {msg}')
-        )
-    return causes
-
-
-def _qualified_name_ok(key: str) -> bool:
-    prefix, _, name = key.rpartition("/")
-    if "/" in key and (not prefix or len(prefix) > 253 or not _SUBDOMAIN_RE.match(prefix)):
-        return False
-    return 0 < len(name) <= 63 and bool(_QUALIFIED_NAME_RE.match(name))
+    rule = _NAME_RULES.get(style, dns1123_subdomain_errors)
+    return _invalid_causes("metadata.name", name, rule(name))
 
 
 def label_causes(labels: Any) -> list[dict[str, str]]:
-    """Causes for invalid ``metadata.labels`` keys or values."""
-    if labels is None:
-        return []
-    if not isinstance(labels, dict):
-        return [
-            errors.cause(
-                "FieldValueTypeInvalid",
-                "metadata.labels",
-                "Invalid value: must be a map of strings",
-            )
-        ]
+    """Causes for invalid ``metadata.labels`` keys or values (ValidateLabels)."""
+    type_causes = string_map_causes(labels, "metadata.labels")
+    if labels is None or type_causes:
+        return type_causes
     causes = []
     for key, value in labels.items():
-        if not _qualified_name_ok(key):
-            causes.append(
-                errors.cause(
-                    "FieldValueInvalid",
-                    "metadata.labels",
-                    f'Invalid value: "{key}": name part must consist of'
-                    " alphanumeric characters, '-', '_' or '.', and must"
-                    " start and end with an alphanumeric character",
-                )
-            )
-        if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE_RE.match(value):
-            causes.append(
-                errors.cause(
-                    "FieldValueInvalid",
-                    "metadata.labels",
-                    f'Invalid value: "{value}": a valid label must be an empty'
-                    " string or consist of alphanumeric characters, '-', '_'"
-                    " or '.', and must start and end with an alphanumeric"
-                    " character",
-                )
-            )
+        causes += _invalid_causes("metadata.labels", key, qualified_name_errors(key))
+        causes += _invalid_causes("metadata.labels", value, label_value_errors(value))
     return causes
+
+
+def _invalid_causes(field: str, value: str, messages: list[str]) -> list[dict[str, str]]:
+    """One ``field.Invalid`` cause per message, as apimachinery's validators report them."""
+    return [
+        errors.cause("FieldValueInvalid", field, f'Invalid value: "{value}": {message}')
+        for message in messages
+    ]
 
 
 def string_map_causes(value: Any, field: str) -> list[dict[str, str]]:

@@ -38,6 +38,15 @@ from typing import Any
 
 import orjson
 
+from ...client.contenttypes import (
+    APPLY_PATCH,
+    JSON,
+    JSON_PATCH,
+    MERGE_PATCH,
+    STRATEGIC_MERGE_PATCH,
+    YAML,
+)
+from . import protobuf
 from .discovery import KUBERNETES_VERSION
 from .kubetypes import KINDS, MESSAGES, F
 from .registry import Registry
@@ -47,14 +56,9 @@ Doc = dict[str, Any]
 
 META = "io.k8s.apimachinery.pkg.apis.meta.v1."
 REF_PREFIX = "#/components/schemas/"
-PATCH_TYPES = (
-    "application/apply-patch+yaml",
-    "application/json-patch+json",
-    "application/merge-patch+json",
-    "application/strategic-merge-patch+json",
-)
-_RESPONSE_TYPES = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf")
-_CR_RESPONSE_TYPES = ("application/json", "application/yaml")
+PATCH_TYPES = (APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
+_CR_RESPONSE_TYPES = (JSON, YAML)
+_RESPONSE_TYPES = (*_CR_RESPONSE_TYPES, protobuf.MEDIA_TYPE)
 
 # Components whose JSON form is not an object of fields (their Go types marshal themselves).
 _SPECIAL_SCHEMAS: dict[str, tuple[str, Doc]] = {

@@ -10,6 +10,7 @@ from typing import Any
 import jsonpatch
 import jsonpointer
 
+from ...client.contenttypes import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from ...patch.mergepatch import apply_merge_patch
 from . import errors
 from .errors import APIError
@@ -17,17 +18,13 @@ from .resources import ResourceType
 from .store import Obj
 from .strategic import StrategicMergeError, apply_strategic_merge_patch
 
-JSON_PATCH = "application/json-patch+json"
-MERGE_PATCH = "application/merge-patch+json"
-STRATEGIC_PATCH = "application/strategic-merge-patch+json"
-APPLY_PATCH = "application/apply-patch+yaml"
 MAX_JSON_PATCH_OPS = 10_000
 
 
 def accepted_patch_types(rt: ResourceType) -> list[str]:
     types = [JSON_PATCH, MERGE_PATCH]
     if rt.builtin:
-        types.append(STRATEGIC_PATCH)
+        types.append(STRATEGIC_MERGE_PATCH)
     return [*types, APPLY_PATCH]
 
 
@@ -68,7 +65,7 @@ def apply_patch(rt: ResourceType, current: Obj, content_type: str, patch: Any) -
         if not isinstance(patch, dict):
             raise errors.bad_request("the merge patch must be a JSON object")
         result = apply_merge_patch(current, patch)
-    elif content_type == STRATEGIC_PATCH and rt.builtin:
+    elif content_type == STRATEGIC_MERGE_PATCH and rt.builtin:
         if not isinstance(patch, dict):
             raise errors.bad_request("the strategic merge patch must be a JSON object")
         try:

@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 
+from ...meta.time import format_micro_time, format_time
 from .kubetypes import KINDS, MESSAGES, F
 
 MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
@@ -128,8 +129,8 @@ def _timestamp(data: bytes, micro: bool) -> str | None:
     when = _EPOCH + timedelta(seconds=seconds)
     if micro:
         when += timedelta(microseconds=nanos // 1000)
-        return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return format_micro_time(when)
+    return format_time(when)
 
 
 def _duration(data: bytes) -> str:

@@ -12,8 +12,9 @@ import copy
 import ipaddress
 from typing import Any
 
+from ...meta.time import now_time
 from . import errors
-from .meta import label_causes, name_causes, new_uid, now, string_map_causes
+from .meta import label_causes, name_causes, new_uid, string_map_causes
 from .resources import ResourceType
 from .store import Obj
 
@@ -121,7 +122,7 @@ def prepare_create(rt: ResourceType, obj: Obj) -> None:
     for key in _SERVER_META:
         meta.pop(key, None)
     meta["uid"] = new_uid()
-    meta["creationTimestamp"] = now()
+    meta["creationTimestamp"] = now_time()
     if rt.generation != "none":
         meta["generation"] = 1
     if rt.status:

@@ -31,7 +31,9 @@ from typing import Any
 
 import orjson
 
-from . import errors
+from ...client.contenttypes import JSON, YAML
+from ...meta.time import parse_time
+from . import errors, protobuf
 from .resources import ResourceType
 
 Doc = dict[str, Any]
@@ -73,13 +75,7 @@ def negotiate(accept: str) -> Conversion | None:
     """
     plain_ok = not accept.strip()
     for media_type, params in _media_ranges(accept):
-        if media_type not in (
-            "application/json",
-            "application/*",
-            "*/*",
-            "application/yaml",
-            "application/vnd.kubernetes.protobuf",
-        ):
+        if media_type not in (JSON, "application/*", "*/*", YAML, protobuf.MEDIA_TYPE):
             continue
         target = params.get("as")
         if target is None:
@@ -111,14 +107,12 @@ def wants_table(accept: str) -> bool:
 
 
 def _parse_time(timestamp: Any) -> datetime | None:
-    if not isinstance(timestamp, str) or not timestamp:
+    if not isinstance(timestamp, str):
         return None
-    text = timestamp.replace("Z", "+00:00")
     try:
-        parsed = datetime.fromisoformat(text)
+        return parse_time(timestamp)
     except ValueError:
         return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def human_duration(seconds: float) -> str:
