@@ -33,7 +33,7 @@ if typing.TYPE_CHECKING:
         ReconcileKitError,
     )
     from .manager.events import EventRecorder
-    from .manager.leaderelection import LeaderElection
+    from .manager.leaderelection import LeaderElection, LeaseError
     from .manager.logs import configure_logging
     from .manager.manager import Manager
     from .meta.conditions import (
@@ -87,6 +87,7 @@ _EXPORTS: dict[str, str] = {
     "Controller": "runtime.controller",
     "EventRecorder": "manager.events",
     "LeaderElection": "manager.leaderelection",
+    "LeaseError": "manager.leaderelection",
     "Manager": "manager.manager",
     "ObjectError": "client.errors",
     "ObjectRef": "meta.objects",
@@ -140,6 +141,7 @@ __all__ = [
     "Controller",
     "EventRecorder",
     "LeaderElection",
+    "LeaseError",
     "Manager",
     "ObjectError",
     "ObjectRef",

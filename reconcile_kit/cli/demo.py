@@ -27,6 +27,8 @@ from rich.table import Table
 from ..client.contenttypes import MERGE_PATCH
 from ..testing.apiserver.server import APIServer
 
+__all__ = ["Demo", "Phase", "examples_dir", "load_examples", "run_demo"]
+
 GROUP = "examples.reconcile-kit.io"
 GENERATORS = f"{GROUP}/configmapgenerators"
 POOLS = f"{GROUP}/ippools"

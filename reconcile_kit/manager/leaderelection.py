@@ -69,6 +69,8 @@ from ..client.contenttypes import JSON
 from ..client.errors import ReconcileKitError
 from ..meta.time import format_micro_time
 
+__all__ = ["LeaderElection", "LeaseError"]
+
 log = logging.getLogger(__name__)
 
 JITTER_FACTOR = 1.2

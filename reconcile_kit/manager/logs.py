@@ -15,6 +15,8 @@ import orjson
 
 from ..meta.time import format_micro_time
 
+__all__ = ["JsonFormatter", "TextFormatter", "configure_logging"]
+
 CONTEXT_FIELDS = ("controller", "key", "attempt")
 
 

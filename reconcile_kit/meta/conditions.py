@@ -36,6 +36,31 @@ from .objects import ObjectLike, describe_object, edit_list, identity, nested_li
 from .time import format_time
 from .validation import DNS1123_SUBDOMAIN_FMT, QUALIFIED_NAME_FMT
 
+__all__ = [
+    "FALSE",
+    "NEGATIVE_POLARITY",
+    "READY",
+    "RECONCILING",
+    "STALLED",
+    "TRUE",
+    "UNKNOWN",
+    "Reasons",
+    "conflicting_conditions",
+    "get_condition",
+    "is_false",
+    "is_true",
+    "is_unknown",
+    "mark_not_ready",
+    "mark_ready",
+    "mark_reconciling",
+    "mark_stalled",
+    "merge_conditions",
+    "now",
+    "remove_condition",
+    "set_condition",
+    "summarize",
+]
+
 TRUE: Final = "True"
 FALSE: Final = "False"
 UNKNOWN: Final = "Unknown"

@@ -33,6 +33,14 @@ from .validation import (
     QUALIFIED_NAME_RE,
 )
 
+__all__ = [
+    "FinalizerNameWarning",
+    "add_finalizer",
+    "has_finalizer",
+    "remove_finalizer",
+    "validate_finalizer_name",
+]
+
 STANDARD_FINALIZERS: Final = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
 """Finalizers Kubernetes itself uses without a domain prefix."""
 

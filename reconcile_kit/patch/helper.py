@@ -39,6 +39,8 @@ from ..meta.objects import edit_list
 from .mergepatch import apply_merge_patch, create_merge_patch
 from .snapshot import LazyBox, freeze
 
+__all__ = ["PatchHelper"]
+
 log = logging.getLogger(__name__)
 
 MAX_CONFLICT_RETRIES = 5
