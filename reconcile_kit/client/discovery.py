@@ -12,6 +12,8 @@ import time
 import weakref
 from typing import Any
 
+from .request import send
+
 __all__ = ["has_status_subresource", "resource_names"]
 
 MAX_AGE = 300.0
@@ -27,15 +29,14 @@ def _discovery_path(api_version: str) -> tuple[str, str]:
 
 async def _fetch(api: Any, api_version: str) -> frozenset[str]:
     base, version = _discovery_path(api_version)
-    async with api.call_api("GET", version=version, base=base, url="") as response:
-        doc = response.json()
+    doc = (await send(api, "GET", version=version, base=base)).json()
     return frozenset(r["name"] for r in doc.get("resources", []))
 
 
 async def resource_names(api: Any, api_version: str, plural: str) -> frozenset[str]:
     """Resource names (``deployments``, ``deployments/status``...) served at ``api_version``.
 
-    Raises kr8s's ServerError when discovery fails.
+    Raises :class:`~reconcile_kit.client.errors.APIError` when discovery fails.
     """
     per_api = _cache.setdefault(api, {})
     cached = per_api.get(api_version)

@@ -1,26 +1,51 @@
-"""Exceptions raised by reconcile_kit.
+"""Exceptions raised by reconcile_kit: one hierarchy under :class:`ReconcileKitError`.
 
 Every error about an object names it as ``Kind namespace/name`` (or ``Kind name`` for
-cluster-scoped objects) so that logs point at the object and field at fault.
+cluster-scoped objects) so that logs point at the object and field at fault. Errors the API
+server answered (:class:`APIError` and its subclasses, one per Kubernetes ``StatusReason``
+that a controller handles differently, as apimachinery's ``k8s.io/apimachinery/pkg/api/errors``
+``IsNotFound``, ``IsConflict``...) also carry the HTTP status, the Status ``reason``, the
+server's message and, for 422, the field causes. :func:`error_from_status` maps a response.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import orjson
+
 __all__ = [
+    "APIError",
+    "APIUnavailableError",
+    "AlreadyExistsError",
     "AlreadyOwnedError",
+    "BadRequestError",
     "ConditionConflictError",
     "ConflictError",
+    "ExpiredError",
+    "ForbiddenError",
+    "InternalServerError",
+    "InvalidError",
+    "NotFoundError",
     "ObjectError",
     "OwnerReferenceError",
     "PatchError",
     "ReconcileKitError",
+    "ServerTimeoutError",
+    "TooManyRequestsError",
+    "UnauthorizedError",
     "describe",
+    "error_from_status",
 ]
 
 
 def describe(kind: str, namespace: str | None, name: str | None) -> str:
-    """``Kind namespace/name`` (``Kind name`` when cluster-scoped) for messages."""
-    where = f"{namespace}/{name}" if namespace else f"{name}"
+    """``Kind namespace/name`` (``Kind name`` when cluster-scoped; ``Kind in namespace ns``
+    or ``Kind`` without a name) for messages."""
+    if name is None:
+        return f"{kind} in namespace {namespace}" if namespace else kind
+    where = f"{namespace}/{name}" if namespace else name
     return f"{kind} {where}"
 
 
@@ -32,20 +57,21 @@ class ObjectError(ReconcileKitError):
     """An error about one Kubernetes object.
 
     Attributes:
-        kind: the object's kind (e.g. ``Deployment``).
+        kind: the object's kind (e.g. ``Deployment``), or None when the error concerns no
+            single object (a list, discovery).
         namespace: its namespace, or None when cluster-scoped.
         name: its name.
     """
 
-    def __init__(self, message: str, *, kind: str, namespace: str | None, name: str | None) -> None:
-        super().__init__(f"{describe(kind, namespace, name)}: {message}")
+    def __init__(
+        self, message: str, *, kind: str | None, namespace: str | None, name: str | None
+    ) -> None:
+        named = kind is not None or name is not None
+        where = describe(kind or "?", namespace, name) if named else ""
+        super().__init__(f"{where}: {message}" if where else message)
         self.kind = kind
         self.namespace = namespace
         self.name = name
-
-
-class ConflictError(ObjectError):
-    """The API server answered 409 Conflict: the object changed since it was read."""
 
 
 class PatchError(ObjectError):
@@ -62,3 +88,217 @@ class AlreadyOwnedError(ObjectError):
 
 class OwnerReferenceError(ObjectError):
     """An owner reference that Kubernetes would not honour (scope or namespace mismatch)."""
+
+
+class APIError(ObjectError):
+    """The API server refused a request or could not be reached.
+
+    Attributes:
+        status: the HTTP status (0 when no answer came: see :class:`APIUnavailableError`).
+        reason: the Status ``reason`` (``NotFound``, ``Conflict``, ``Invalid``...), or "".
+        server_message: the Status ``message`` (the response body when it is no Status).
+        causes: ``details.causes`` of the Status (``{"field", "reason", "message"}`` maps).
+        retry_after: seconds the server asked to wait (``Retry-After``), or None.
+        method: the request's HTTP method; path: its URL path.
+    """
+
+    def __init__(
+        self,
+        server_message: str,
+        *,
+        status: int,
+        reason: str = "",
+        causes: Sequence[Mapping[str, Any]] = (),
+        retry_after: float | None = None,
+        method: str = "",
+        path: str = "",
+        kind: str | None = None,
+        namespace: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.status = status
+        self.reason = reason
+        self.server_message = server_message
+        self.causes = [dict(c) for c in causes]
+        self.retry_after = retry_after
+        self.method = method
+        self.path = path
+        super().__init__(self._text(), kind=kind, namespace=namespace, name=name)
+
+    def _text(self) -> str:
+        request = f"{self.method} {self.path}".strip()
+        answer = f"{self.status} {self.reason}".strip() if self.status else "no answer"
+        return (
+            f"{request}: {answer}: {self.server_message}"
+            if request
+            else (f"{answer}: {self.server_message}")
+        )
+
+
+class BadRequestError(APIError):
+    """400 Bad Request: a malformed request or query parameter."""
+
+
+class UnauthorizedError(APIError):
+    """401 Unauthorized: the credentials are missing, wrong or expired."""
+
+
+class ForbiddenError(APIError):
+    """403 Forbidden: RBAC (or an admission plugin) denied the request.
+
+    Attributes:
+        verb, resource, group, scope: the RBAC rule the request needed (``get``,
+            ``leases``, ``coordination.k8s.io``, ``namespace x`` or ``cluster-wide``).
+    """
+
+    def __init__(self, server_message: str, **kwargs: Any) -> None:
+        self.verb, self.group, self.resource, self.scope = _rbac_rule(
+            str(kwargs.get("method", "")), str(kwargs.get("path", ""))
+        )
+        super().__init__(server_message, **kwargs)
+
+    def _text(self) -> str:
+        rule = self.resource + (f".{self.group}" if self.group else "")
+        needs = f"needs {self.verb} on {rule} {self.scope}" if self.resource else ""
+        text = super()._text()
+        return f"{text} ({needs})" if needs else text
+
+
+class NotFoundError(APIError):
+    """404 Not Found: the object (or the resource type) does not exist."""
+
+
+class ConflictError(APIError):
+    """409 Conflict: the object changed since it was read (a resourceVersion precondition
+    failed), or a write conflicts with another field manager."""
+
+    def __init__(self, server_message: str, **kwargs: Any) -> None:
+        kwargs.setdefault("status", 409)
+        kwargs.setdefault("reason", "Conflict")
+        super().__init__(server_message, **kwargs)
+
+
+class AlreadyExistsError(ConflictError):
+    """409 with reason AlreadyExists: a create found an object of that name."""
+
+
+class ExpiredError(APIError):
+    """410 Gone: a watch or list continue token's resourceVersion is too old."""
+
+
+class InvalidError(APIError):
+    """422 Unprocessable Entity: the object fails validation; :attr:`causes` name the
+    fields."""
+
+    def _text(self) -> str:
+        fields = ", ".join(
+            f"{c.get('field')}: {c.get('message')}" for c in self.causes if c.get("field")
+        )
+        text = super()._text()
+        return f"{text} [{fields}]" if fields and fields not in text else text
+
+
+class TooManyRequestsError(APIError):
+    """429 Too Many Requests (API priority and fairness, or a rate limit); wait at least
+    :attr:`retry_after` seconds before trying again."""
+
+
+class InternalServerError(APIError):
+    """500 Internal Server Error."""
+
+
+class APIUnavailableError(APIError):
+    """The API server could not be reached (connection refused or reset, DNS) or answered
+    503 Service Unavailable. Never a timeout: see :class:`ServerTimeoutError`."""
+
+
+class ServerTimeoutError(APIError):
+    """The request timed out: 504, a Status with reason ``Timeout``/``ServerTimeout``, or
+    no answer within the client's timeout (status 0)."""
+
+
+_BY_STATUS: dict[int, type[APIError]] = {
+    400: BadRequestError,
+    401: UnauthorizedError,
+    403: ForbiddenError,
+    404: NotFoundError,
+    409: ConflictError,
+    410: ExpiredError,
+    422: InvalidError,
+    429: TooManyRequestsError,
+    500: InternalServerError,
+    503: APIUnavailableError,
+    504: ServerTimeoutError,
+}
+
+
+def error_from_status(
+    status: int,
+    body: str | bytes,
+    *,
+    retry_after: float | None = None,
+    method: str = "",
+    path: str = "",
+    kind: str | None = None,
+    namespace: str | None = None,
+    name: str | None = None,
+) -> APIError:
+    """The :class:`APIError` subclass for an HTTP ``status`` and its body (a Kubernetes
+    Status object, or anything else), naming the object when given."""
+    document = _status_document(body)
+    reason = str(document.get("reason") or "")
+    message = str(document.get("message") or (body.decode() if isinstance(body, bytes) else body))
+    cls = _BY_STATUS.get(status, APIError)
+    if reason == "AlreadyExists":
+        cls = AlreadyExistsError
+    elif reason in ("Timeout", "ServerTimeout"):
+        cls = ServerTimeoutError
+    causes = (document.get("details") or {}).get("causes") or ()
+    return cls(
+        message.strip(),
+        status=status,
+        reason=reason,
+        causes=causes,
+        retry_after=retry_after,
+        method=method,
+        path=path,
+        kind=kind,
+        namespace=namespace,
+        name=name,
+    )
+
+
+def _status_document(body: str | bytes) -> dict[str, Any]:
+    try:
+        document = orjson.loads(body) if body else {}
+    except orjson.JSONDecodeError:
+        return {}
+    return document if isinstance(document, dict) else {}
+
+
+_VERBS = {"GET": "get", "POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+
+
+def _rbac_rule(method: str, path: str) -> tuple[str, str, str, str]:
+    """``(verb, group, resource, scope)`` an RBAC rule needs for ``method path`` (as
+    kube-apiserver's RequestInfoFactory reads a request); resource "" when not a resource
+    URL."""
+    parts = [p for p in path.split("?")[0].split("/") if p]
+    if parts[:1] == ["api"] and len(parts) >= 2:
+        group, rest = "", parts[2:]
+    elif parts[:1] == ["apis"] and len(parts) >= 3:
+        group, rest = parts[1], parts[3:]
+    else:
+        return _VERBS.get(method, method.lower()), "", "", ""
+    scope = "cluster-wide"
+    if len(rest) >= 3 and rest[0] == "namespaces":
+        scope, rest = f"in namespace {rest[1]}", rest[2:]
+    if not rest:
+        return _VERBS.get(method, method.lower()), group, "", ""
+    resource = rest[0] + (f"/{rest[2]}" if len(rest) >= 3 else "")
+    verb = _VERBS.get(method, method.lower())
+    if len(rest) == 1:  # a collection
+        verb = {"get": "list", "delete": "deletecollection"}.get(verb, verb)
+        if "watch=" in path:
+            verb = "watch"
+    return verb, group, resource, scope

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import aiohttp
 import httpx
 from httpx_aiohttp import AiohttpTransport
 
@@ -50,7 +51,14 @@ class AiohttpFirstTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if "upgrade" in request.headers:
             return await self.fallback.handle_async_request(request)
-        return await self.fast.handle_async_request(request)
+        try:
+            return await self.fast.handle_async_request(request)
+        except httpx.ConnectTimeout as error:
+            # httpx-aiohttp maps every aiohttp connection error (refused, reset, DNS) to
+            # ConnectTimeout, which kr8s reports as a timeout: keep timeouts, fix the rest
+            if _timeout_cause(error):
+                raise
+            raise httpx.ConnectError(f"{error.__cause__!r}", request=request) from error
 
     async def aclose(self) -> None:
         await self.release()
@@ -117,3 +125,8 @@ async def _swap(api: Any) -> None:
     if not isinstance(session._transport, AiohttpFirstTransport):
         verify = await api.auth.ssl_context()
         session._transport = AiohttpFirstTransport(session._transport, verify)
+
+
+def _timeout_cause(error: BaseException) -> bool:
+    cause = error.__cause__
+    return cause is None or isinstance(cause, aiohttp.ServerTimeoutError | TimeoutError)

@@ -58,6 +58,7 @@ from typing import Any, Final
 import orjson
 
 from ..client.contenttypes import JSON, MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from ..client.request import retry_after_seconds, send
 from ..meta.time import format_micro_time, format_time
 from ..meta.validation import qualified_name_errors
 
@@ -590,31 +591,29 @@ class EventRecorder:
     async def _request(
         self, method: str, series: _Series, body: JSONDict, content_type: str
     ) -> tuple[int, str, float | None]:
+        """Send one Event write; every status is returned (the recorder classifies them
+        itself), transport failures raise APIError."""
         if self.api_group == EVENTS_GROUP:
             version, base = f"{EVENTS_GROUP}/v1", "/apis"
         else:
             version, base = "v1", "/api"
-        url = "events" if method == "POST" else f"events/{series.name}"
-        async with (
-            asyncio.timeout(REQUEST_TIMEOUT),
-            self.api.call_api(
+        async with asyncio.timeout(REQUEST_TIMEOUT):
+            reply = await send(
+                self.api,
                 method,
                 version=version,
                 base=base,
                 namespace=series.namespace,
-                url=url,
-                content=orjson.dumps(body),
-                headers={"Content-Type": content_type},
-                raise_for_status=False,
-            ) as response,
-        ):
-            status, text = int(response.status_code), str(response.text)
-            header = response.headers.get("Retry-After")
-        retry_after = None
-        if header is not None:
-            with contextlib.suppress(ValueError):
-                retry_after = float(header)
-        return status, text, retry_after
+                url="events" if method == "POST" else f"events/{series.name}",
+                body=body,
+                content_type=content_type,
+                accept=_EVERY_STATUS,
+                retry=False,
+            )
+        return reply.status, reply.text, retry_after_seconds(reply.headers)
+
+
+_EVERY_STATUS = range(100, 600)
 
 
 # --- helpers -------------------------------------------------------------------------------

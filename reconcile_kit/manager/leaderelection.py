@@ -63,10 +63,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import orjson
-
-from ..client.contenttypes import JSON
 from ..client.errors import ReconcileKitError
+from ..client.request import Reply, Target, send
 from ..meta.time import format_micro_time
 
 __all__ = ["LeaderElection", "LeaseError"]
@@ -85,17 +83,8 @@ _EXPIRY_STEP = 0.001  # seconds past the observed expiry at which a standby trie
 
 
 class LeaseError(ReconcileKitError):
-    """A Lease request failed.
-
-    Attributes:
-        status: the HTTP status (0 when the lease was never read).
-        body: the response body.
-    """
-
-    def __init__(self, message: str, status: int = 0, body: str = "") -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = body
+    """The Lease was used in a way the election does not allow (updated before it was
+    read). Refused requests raise :class:`~reconcile_kit.client.errors.APIError`."""
 
 
 @dataclass(frozen=True)
@@ -149,10 +138,10 @@ class _LeaseLock:
 
     async def get(self) -> _Record | None:
         """The lease's record, or None when it does not exist (LeaseError otherwise)."""
-        code, text = await self._send("GET", f"leases/{self.name}")
-        if code == 404:
+        reply = await self._send("GET", f"leases/{self.name}")
+        if reply.status == 404:
             return None
-        self.lease = self._accept("get", code, text)
+        self.lease = reply.json()
         return _Record.from_spec(self.lease.get("spec") or {})
 
     async def create(self, record: _Record) -> None:
@@ -163,38 +152,29 @@ class _LeaseLock:
             "metadata": metadata,
             "spec": record.to_spec(),
         }
-        code, text = await self._send("POST", "leases", body)
-        self.lease = self._accept("create", code, text)
+        self.lease = (await self._send("POST", "leases", body)).json()
 
     async def update(self, record: _Record) -> None:
         if self.lease is None:
             raise LeaseError(f"lease {self.describe()} not read yet: get or create it first")
-        code, text = await self._send(
+        reply = await self._send(
             "PUT", f"leases/{self.name}", {**self.lease, "spec": record.to_spec()}
         )
-        self.lease = self._accept("update", code, text)
+        self.lease = reply.json()
 
-    async def _send(self, method: str, url: str, body: Any = None) -> tuple[int, str]:
-        extra: dict[str, Any] = {}
-        if body is not None:
-            extra = {"content": orjson.dumps(body), "headers": {"Content-Type": JSON}}
-        async with self.api.call_api(
+    async def _send(self, method: str, url: str, body: Any = None) -> Reply:
+        """One request about the lease; a 404 answers, other errors raise APIError."""
+        return await send(
+            self.api,
             method,
             version=LEASE_API_VERSION,
             namespace=self.namespace,
             url=url,
-            raise_for_status=False,
-            **extra,
-        ) as response:
-            return int(response.status_code), str(response.text)
-
-    def _accept(self, verb: str, code: int, text: str) -> dict[str, Any]:
-        if code not in (200, 201):
-            raise LeaseError(
-                f"{verb} lease {self.describe()}: HTTP {code}: {text[:200]}", code, text
-            )
-        lease: dict[str, Any] = orjson.loads(text)
-        return lease
+            body=body,
+            target=Target("Lease", self.namespace, self.name),
+            accept=(404,) if method == "GET" else (),
+            retry=False,  # the election's own timing decides when to try again
+        )
 
 
 class LeaderElection:

@@ -33,7 +33,14 @@ import orjson
 
 from ..client import discovery
 from ..client.contenttypes import JSON_PATCH, MERGE_PATCH
-from ..client.errors import ConditionConflictError, ConflictError, PatchError
+from ..client.errors import (
+    ConditionConflictError,
+    ConflictError,
+    InvalidError,
+    PatchError,
+    error_from_status,
+)
+from ..client.request import Reply, Target, is_safe_to_repeat, send
 from ..meta.conditions import conflicting_conditions, merge_conditions
 from ..meta.objects import edit_list
 from .mergepatch import apply_merge_patch, create_merge_patch
@@ -46,10 +53,6 @@ log = logging.getLogger(__name__)
 MAX_CONFLICT_RETRIES = 5
 JSONDict = dict[str, Any]
 _GUARDED_META = ("finalizers", "ownerReferences")
-
-
-class _Conflict(Exception):
-    pass
 
 
 class PatchHelper:
@@ -166,10 +169,10 @@ class PatchHelper:
             patch = self._build(main_before, main_after, before["metadata"].get("resourceVersion"))
             try:
                 return await self._send(patch)
-            except _Conflict:
+            except ConflictError as error:
                 raise self._error(
                     ConflictError, "the object was modified since it was read (optimistic lock)"
-                ) from None
+                ) from error
         if not guarded:
             return await self._send(self._build(main_before, main_after, None))
         return await self._guarded_write(main_before, main_after, "", first_base=main_before)
@@ -190,10 +193,10 @@ class PatchHelper:
                 return await self._send(
                     self._build(status_before, status_after, expected_rv), "status"
                 )
-            except _Conflict:
+            except ConflictError as error:
                 raise self._error(
                     ConflictError, "the object was modified since it was read (optimistic lock)"
-                ) from None
+                ) from error
         if _conditions(status_before) == _conditions(status_after):
             return await self._send(self._build(status_before, status_after, None), "status")
         # based on the latest copy this helper holds (the main patch's answer, else the
@@ -231,7 +234,7 @@ class PatchHelper:
                 return None
             try:
                 return await self._send(self._build(base, target, rv), subresource)
-            except _Conflict:
+            except ConflictError:
                 log.debug(
                     "%s: conflict on %s, re-reading", self._describe(), subresource or "patch"
                 )
@@ -295,49 +298,61 @@ class PatchHelper:
         return self.obj.namespace if self.obj.namespaced else None
 
     async def _send(self, request: tuple[str, Any], subresource: str = "") -> JSONDict | None:
+        """PATCH the object (or ``subresource``); its new state, or None when it is gone
+        and that is expected. A failed JSON-patch ``test`` precondition is a ConflictError,
+        as a failed resourceVersion precondition is."""
         content_type, body = request
         try:
             content = orjson.dumps(body)
         except TypeError as err:
             raise self._unserializable(err) from err
-        async with self.obj.api.call_api(
-            "PATCH",
-            version=self.obj.version,
-            url=self._url(subresource),
-            namespace=self._namespace(),
-            content=content,
-            headers={"Content-Type": content_type},
-            raise_for_status=False,
-        ) as response:
-            code, text = response.status_code, response.text
-        return self._answer(code, text, f"PATCH {subresource or 'object'}")
+        try:
+            reply = await send(
+                self.obj.api,
+                "PATCH",
+                version=self.obj.version,
+                url=self._url(subresource),
+                namespace=self._namespace(),
+                body=content,
+                content_type=content_type,
+                target=self._target(),
+                accept=(404,),
+                retry=is_safe_to_repeat("PATCH", content_type, body),
+            )
+        except InvalidError as error:
+            if "testing value failed" not in error.server_message:
+                raise
+            raise self._error(ConflictError, "a test precondition failed") from error
+        return self._answer(reply)
 
     async def _get(self) -> JSONDict | None:
-        async with self.obj.api.call_api(
+        reply = await send(
+            self.obj.api,
             "GET",
             version=self.obj.version,
             url=self._url(),
             namespace=self._namespace(),
-            raise_for_status=False,
-        ) as response:
-            code, text = response.status_code, response.text
-        return self._answer(code, text, "GET")
+            target=self._target(),
+            accept=(404,),
+        )
+        return self._answer(reply)
 
-    def _answer(self, code: int, text: str, what: str) -> JSONDict | None:
-        if code == 200:
-            body: JSONDict = orjson.loads(text)
+    def _answer(self, reply: Reply) -> JSONDict | None:
+        if reply.status != 404:
+            body: JSONDict = reply.json()
             return body
-        if code == 409 or (code == 422 and "testing value failed" in text):
-            raise _Conflict
-        if code == 404:
-            if self._gone_is_fine():
-                return None
-            raise self._error(PatchError, f"{what}: not found")
-        try:
-            message = orjson.loads(text).get("message", text)
-        except orjson.JSONDecodeError:
-            message = text
-        raise self._error(PatchError, f"{what} refused with {code}: {message}")
+        if self._gone_is_fine():
+            return None
+        raise error_from_status(
+            404,
+            reply.text,
+            kind=self._target().kind,
+            namespace=self._namespace(),
+            name=self.obj.name,
+        )
+
+    def _target(self) -> Target:
+        return Target.of(self.obj)
 
     def _gone_is_fine(self) -> bool:
         """A 404 is expected once an object being deleted has no finalizers (Cluster API)."""

@@ -14,7 +14,8 @@ from typing import Any
 import orjson
 
 from ..client import discovery
-from ..client.errors import ConflictError, PatchError
+from ..client.contenttypes import MERGE_PATCH
+from ..client.request import Target, send
 from ..meta.objects import ObjectRef, raw_of
 from ..patch.mergepatch import apply_merge_patch, create_merge_patch
 from ..patch.snapshot import set_raw
@@ -86,36 +87,36 @@ class Context:
         """Create ``child`` (a kr8s object) or merge-patch the fields it sets onto the
         existing one. When the controller watches the child's kind (``owns``) and its cache
         already holds those fields, nothing is sent; otherwise one GET, then a POST or a
-        PATCH if needed. Returns the child holding the latest known state. Raises
-        PatchError when the server refuses."""
+        PATCH if needed. Returns the child holding the latest known state.
+
+        Raises :class:`~reconcile_kit.client.errors.APIError` (InvalidError, ForbiddenError,
+        ConflictError...) when the server refuses, naming the child.
+        """
         desired = _desired(raw_of(child))
         cached = self._cached(child)
         if cached is not None and not create_merge_patch(_restricted(cached, desired), desired)[0]:
             set_raw(child, cached)  # the cache already holds it: no request at all
             return child
+        where = _where(child)
         url = f"{child.endpoint}/{child.name}"
-        namespace = child.namespace if child.namespaced else None
-        async with child.api.call_api(
-            "GET", version=child.version, url=url, namespace=namespace, raise_for_status=False
-        ) as response:
-            code, text = response.status_code, response.text
-        if code == 404:
-            await child.create()
+        reply = await send(child.api, "GET", url=url, accept=(404,), **where)
+        if reply.status == 404:
+            created = await send(child.api, "POST", url=child.endpoint, body=desired, **where)
+            set_raw(child, created.json())
             return child
-        if code != 200:
-            meta = raw_of(child).get("metadata") or {}
-            raise PatchError(
-                f"reading the current object failed with {code}: {text}",
-                kind=child.kind,
-                namespace=meta.get("namespace"),
-                name=meta.get("name"),
-            )
-        current = orjson.loads(text)
+        current = reply.json()
         patch, _ = create_merge_patch(_restricted(current, desired), desired)
         if patch and apply_merge_patch(current, patch) != current:
-            await child.patch(patch)
-        else:
-            set_raw(child, current)
+            patched = await send(
+                child.api,
+                "PATCH",
+                url=url,
+                body=patch,
+                content_type=MERGE_PATCH,
+                **where,
+            )
+            current = patched.json()
+        set_raw(child, current)
         return child
 
     def _cached(self, child: Any) -> Obj | None:
@@ -127,29 +128,42 @@ class Context:
         return store.get(child.namespace if child.namespaced else "", child.name)
 
     async def patch_status(self, obj: Any, status: dict[str, Any]) -> None:
-        """Merge-patch ``status`` into ``obj``'s status (``/status`` where the kind has it)."""
+        """Merge-patch ``status`` into ``obj``'s status (``/status`` where the kind has it).
+        Raises APIError when refused."""
         separate = await discovery.has_status_subresource(obj.api, obj.version, obj.endpoint)
-        await obj.patch({"status": status}, subresource="status" if separate else None)
+        url = f"{obj.endpoint}/{obj.name}" + ("/status" if separate else "")
+        reply = await send(
+            obj.api,
+            "PATCH",
+            url=url,
+            body={"status": status},
+            content_type=MERGE_PATCH,
+            **_where(obj),
+        )
+        set_raw(obj, reply.json())
 
     async def update_status(self, obj: Any) -> None:
-        """PUT ``obj`` to its ``/status`` with its resourceVersion (ConflictError on 409)."""
-        url = f"{obj.endpoint}/{obj.name}/status"
-        async with obj.api.call_api(
+        """PUT ``obj`` to its ``/status`` with its resourceVersion (ConflictError on 409,
+        another APIError when refused)."""
+        reply = await send(
+            obj.api,
             "PUT",
-            version=obj.version,
-            url=url,
-            namespace=obj.namespace if obj.namespaced else None,
-            content=orjson.dumps(raw_of(obj)),
-            raise_for_status=False,
-        ) as response:
-            code, text = response.status_code, response.text
-        meta = raw_of(obj).get("metadata") or {}
-        where = {"kind": obj.kind, "namespace": meta.get("namespace"), "name": meta.get("name")}
-        if code == 409:
-            raise ConflictError("status update conflicts with a newer version", **where)
-        if code != 200:
-            raise PatchError(f"status update refused with {code}: {text}", **where)
-        set_raw(obj, orjson.loads(text))
+            url=f"{obj.endpoint}/{obj.name}/status",
+            body=raw_of(obj),
+            retry=False,  # a 409 means the object changed: the reconcile decides again
+            **_where(obj),
+        )
+        set_raw(obj, reply.json())
+
+
+def _where(obj: Any) -> dict[str, Any]:
+    """``send`` arguments locating ``obj`` (a kr8s object): version, namespace, target."""
+    namespace = obj.namespace if obj.namespaced else None
+    return {
+        "version": obj.version,
+        "namespace": namespace,
+        "target": Target(obj.kind, namespace, obj.name),
+    }
 
 
 def _desired(raw: Any) -> dict[str, Any]:

@@ -21,6 +21,8 @@ from typing import Any
 import httpx
 import orjson
 
+from ..client.errors import APIError, ExpiredError
+from ..client.request import Target, send, stream
 from .resources import ResourceInfo
 from .store import IndexFunc, Obj, Store, key_of
 
@@ -89,24 +91,8 @@ class Backoff:
         self._current = self.initial
 
 
-class _Expired(Exception):
-    pass
-
-
-class WatchError(Exception):
-    """A LIST or WATCH answered with an error status (``retry_after`` in seconds if given)."""
-
-    def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
-        super().__init__(f"{status}: {message}")
-        self.status = status
-        self.retry_after = retry_after
-
-
-def _retry_after(headers: httpx.Headers) -> float | None:
-    try:
-        return float(headers["Retry-After"])
-    except (KeyError, ValueError):
-        return None
+class WatchError(APIError):
+    """A watch stream ended with an ERROR event (its Status code and message)."""
 
 
 class Reflector:
@@ -144,6 +130,7 @@ class Reflector:
         self._sleep = sleep
         self.info = info
         self.namespace = namespace if info.namespaced else None
+        self._target = Target(info.ref_kind, self.namespace)
         self.label_selector = label_selector
         self.field_selector = field_selector
         self.transform = transform
@@ -208,14 +195,14 @@ class Reflector:
                     need_list = False
                 if await self._watch():
                     self.backoff.reset()
-            except _Expired:
+            except ExpiredError:
                 log.info("%s: resourceVersion %s expired, relisting", self.info.ref_kind, self._rv)
                 need_list = True
             except asyncio.CancelledError:
                 raise
             except Exception as err:
                 delay = self.backoff.next()
-                if isinstance(err, WatchError) and err.retry_after:
+                if isinstance(err, APIError) and err.retry_after:
                     delay = max(delay, err.retry_after)
                 log.warning(
                     "%s: %s failed (%s); retrying in %.1f s",
@@ -238,7 +225,6 @@ class Reflector:
             "url": self.info.plural,
             "namespace": self.namespace,
             "params": params,
-            "raise_for_status": False,
         }
 
     async def _list(self) -> None:
@@ -248,15 +234,20 @@ class Reflector:
             params = {"limit": str(self.page_size)}
             if token:
                 params["continue"] = token
-            async with self.api.call_api("GET", **self._request(params)) as response:
-                if response.status_code == 410 and token:
-                    items, token = [], ""  # the continue token expired: start over
-                    continue
-                if response.status_code != 200:
-                    raise WatchError(
-                        response.status_code, response.text, _retry_after(response.headers)
-                    )
-                page = orjson.loads(response.content)
+            reply = await send(
+                self.api,
+                "GET",
+                target=self._target,
+                accept=(410,),
+                retry=False,  # the reflector's backoff (honouring Retry-After) retries
+                **self._request(params),
+            )
+            if reply.status == 410:
+                if not token:
+                    raise ExpiredError(reply.text, status=410, reason="Expired")
+                items, token = [], ""  # the continue token expired: start over
+                continue
+            page = reply.json()
             items.extend(self._prepare(item) for item in page.get("items") or ())
             token = page.get("metadata", {}).get("continue") or ""
             if not token:
@@ -298,16 +289,9 @@ class Reflector:
         }
         timeout = httpx.Timeout(10.0, read=self.timeout_seconds + 30.0)
         self.watches += 1
-        async with self.api.call_api(
-            "GET", stream=True, timeout=timeout, **self._request(params)
+        async with stream(
+            self.api, target=self._target, timeout=timeout, **self._request(params)
         ) as response:
-            if response.status_code == 410:
-                raise _Expired
-            if response.status_code != 200:
-                await response.aread()
-                raise WatchError(
-                    response.status_code, response.text, _retry_after(response.headers)
-                )
             # newline-delimited JSON events; split here rather than through httpx's
             # text and line decoders, which cost more than parsing the events
             pending = b""
@@ -324,9 +308,10 @@ class Reflector:
         event = orjson.loads(line)
         kind, obj = event.get("type"), event.get("object") or {}
         if kind == "ERROR":
-            if obj.get("code") == 410:
-                raise _Expired
-            raise WatchError(int(obj.get("code") or 500), obj.get("message", ""))
+            status, message = int(obj.get("code") or 500), str(obj.get("message", ""))
+            if status == 410:
+                raise ExpiredError(message, status=410, reason="Expired")
+            raise WatchError(message, status=status, reason=str(obj.get("reason", "")))
         rv = _rv(obj)
         if kind == "BOOKMARK":
             self._rv = rv or self._rv

@@ -11,7 +11,12 @@ import orjson
 import pytest
 from kr8s.asyncio.objects import ConfigMap, Deployment, new_class
 
-from reconcile_kit.client.errors import ConditionConflictError, ConflictError, PatchError
+from reconcile_kit.client.errors import (
+    ConditionConflictError,
+    ConflictError,
+    NotFoundError,
+    PatchError,
+)
 from reconcile_kit.patch.helper import PatchHelper
 from reconcile_kit.patch.snapshot import LazyBox, set_raw
 from reconcile_kit.testing import APIServer
@@ -426,7 +431,9 @@ async def test_404_ignored_only_when_deleting_without_finalizers(
         {"metadata": {"name": "gone", "namespace": "default", "resourceVersion": "1"}, "data": {}},
         api=kube,
     )
-    with pytest.raises(PatchError, match="not found"):
+    with pytest.raises(
+        NotFoundError, match='ConfigMap default/gone: 404 NotFound: configmaps "gone"'
+    ):
         async with PatchHelper(gone):
             gone.raw["data"]["k"] = "v"
 

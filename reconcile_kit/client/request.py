@@ -1,0 +1,339 @@
+"""The one request layer: every part of reconcile_kit that talks to the API server sends
+through :func:`send` (or :func:`stream` for watches).
+
+It sends through the kr8s Api given (its authentication and transport), maps every error
+answer and every connection failure to :mod:`reconcile_kit.client.errors`, and retries what
+is safe to retry, as client-go's ``rest.Request`` does:
+
+- a 429, or a 5xx carrying ``Retry-After``, is waited out (the header's seconds, capped at
+  :data:`MAX_RETRY_AFTER`; cancellable) and sent again, at most :data:`MAX_TRIES` times in
+  all, when the request is safe to repeat: reads, PUT and DELETE, merge / strategic /
+  apply patches (repeating one gives the same result), and JSON patches that start with a
+  ``test`` precondition. A create (POST) or a plain JSON patch surfaces
+  :class:`~reconcile_kit.client.errors.TooManyRequestsError` with ``retry_after``; the
+  controller then requeues its key after at least that long;
+- a read whose connection was reset is sent again (client-go's ``IsRetryableError``:
+  GET on a connection reset or EOF);
+- a refused or reset connection is :class:`~reconcile_kit.client.errors.APIUnavailableError`
+  and a client-side timeout :class:`~reconcile_kit.client.errors.ServerTimeoutError`, never
+  kr8s's misleading ``APITimeoutError`` for a refused connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Container, Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+import kr8s
+import orjson
+
+from .contenttypes import APPLY_PATCH, JSON, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from .errors import APIError, APIUnavailableError, ServerTimeoutError, error_from_status
+
+__all__ = [
+    "MAX_RETRY_AFTER",
+    "MAX_TRIES",
+    "Reply",
+    "Target",
+    "is_safe_to_repeat",
+    "retry_after_seconds",
+    "send",
+    "stream",
+]
+
+log = logging.getLogger(__name__)
+
+MAX_TRIES = 10
+"""Attempts per request in all, first included (client-go's ``maxRetries`` of 10)."""
+MAX_RETRY_AFTER = 30.0
+"""The longest ``Retry-After`` waited out in place, in seconds; longer ones surface."""
+_RESET_RETRY_DELAY = 0.05  # seconds before re-sending a read whose connection was reset
+_IDEMPOTENT_PATCHES = (MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
+
+
+@dataclass(frozen=True)
+class Target:
+    """The object a request is about, named in its errors (any part may be None)."""
+
+    kind: str | None = None
+    namespace: str | None = None
+    name: str | None = None
+
+    @classmethod
+    def of(cls, obj: Any) -> Target:
+        """The target of a kr8s object (its kind, namespace and name)."""
+        raw = obj.raw if hasattr(obj, "raw") else obj
+        meta = raw.get("metadata") or {}
+        return cls(
+            raw.get("kind") or getattr(obj, "kind", None), meta.get("namespace"), meta.get("name")
+        )
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An answer the caller accepted: status, body text and headers."""
+
+    status: int
+    text: str
+    headers: Mapping[str, str]
+
+    def json(self) -> Any:
+        """The body decoded as JSON."""
+        return orjson.loads(self.text)
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
+    """``Retry-After`` in seconds (delta-seconds or an HTTP date), or None."""
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    from datetime import UTC, datetime
+
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def is_safe_to_repeat(method: str, content_type: str | None, body: Any) -> bool:
+    """Whether sending the request twice has the effect of sending it once (or fails on a
+    precondition): reads, PUT, DELETE, merge/strategic/apply patches, and JSON patches
+    starting with a ``test`` operation."""
+    method = method.upper()
+    if method in ("GET", "HEAD", "PUT", "DELETE"):
+        return True
+    if method != "PATCH":
+        return False
+    if content_type in _IDEMPOTENT_PATCHES:
+        return True
+    return (
+        content_type == JSON_PATCH
+        and isinstance(body, list)
+        and bool(body)
+        and isinstance(body[0], dict)
+        and body[0].get("op") == "test"
+    )
+
+
+async def send(
+    api: Any,
+    method: str,
+    *,
+    version: str = "v1",
+    base: str = "",
+    namespace: str | None = None,
+    url: str = "",
+    params: Mapping[str, str] | None = None,
+    body: Any = None,
+    content_type: str = JSON,
+    target: Target | None = None,
+    accept: Container[int] = (),
+    retry: bool | None = None,
+    timeout: Any = None,
+) -> Reply:
+    """Send one request through ``api`` (a ``kr8s.asyncio.Api``) and return its 2xx answer,
+    or an answer whose status is in ``accept`` (e.g. 404 where absence is expected).
+
+    Args:
+        method: ``GET``, ``POST``, ``PUT``, ``PATCH``, ``DELETE``.
+        version, base, namespace, url: the URL as kr8s builds it
+            (``/apis/{version}/namespaces/{namespace}/{url}``; ``base="/api"`` for core).
+        params: query parameters.
+        body: a JSON-serialisable document, or bytes sent as they are.
+        content_type: the body's media type (see :mod:`reconcile_kit.client.contenttypes`).
+        target: the object named in errors.
+        retry: whether 429/Retry-After answers are retried here; default
+            :func:`is_safe_to_repeat`.
+        timeout: an ``httpx.Timeout`` (seconds) for this request, else kr8s's.
+
+    Raises:
+        APIError: the subclass for the status (NotFoundError, ConflictError, InvalidError,
+            ForbiddenError, TooManyRequestsError...), APIUnavailableError when the server
+            cannot be reached, ServerTimeoutError when it does not answer in time.
+        TypeError: ``body`` is not JSON-serialisable.
+    """
+    content = body if isinstance(body, bytes) or body is None else orjson.dumps(body)
+    repeatable = is_safe_to_repeat(method, content_type, body) if retry is None else retry
+    extra: dict[str, Any] = {}
+    if content is not None:
+        extra = {"content": content, "headers": {"Content-Type": content_type}}
+    if timeout is not None:
+        extra["timeout"] = timeout
+    where = target or Target()
+    for attempt in range(1, MAX_TRIES + 1):
+        async with _call(
+            api,
+            method,
+            where,
+            version=version,
+            base=base,
+            namespace=namespace,
+            url=url,
+            params=params,
+            retry_reads=attempt < MAX_TRIES,
+            **extra,
+        ) as response:
+            if response is None:  # a read's connection was reset: send it again
+                await asyncio.sleep(_RESET_RETRY_DELAY)
+                continue
+            status, text = response.status_code, response.text
+            if status < 300 or status in accept:
+                return Reply(status, text, response.headers)
+            error = _error(response, method, where)
+        wait = _wait_before_retry(error, repeatable, attempt)
+        if wait is None:
+            raise error
+        log.debug("%s; retrying after %.1f s (attempt %d)", error, wait, attempt)
+        await asyncio.sleep(wait)
+    raise error
+
+
+@contextlib.asynccontextmanager
+async def stream(
+    api: Any,
+    method: str = "GET",
+    *,
+    target: Target | None = None,
+    accept: Container[int] = (),
+    **request: Any,
+) -> AsyncIterator[httpx.Response]:
+    """Open a streaming request (a watch) through ``api``; yields the httpx response once
+    its status is 2xx or in ``accept``. Takes :func:`send`'s URL arguments (``version``,
+    ``base``, ``namespace``, ``url``, ``params``, ``timeout``). Raises as :func:`send`,
+    without retrying (the reflector owns a watch's retries)."""
+    where = target or Target()
+    async with _call(api, method, where, stream=True, retry_reads=False, **request) as response:
+        assert response is not None
+        if response.status_code >= 300 and response.status_code not in accept:
+            await response.aread()
+            raise _error(response, method, where)
+        yield response
+
+
+@contextlib.asynccontextmanager
+async def _call(
+    api: Any, method: str, target: Target, *, retry_reads: bool, **request: Any
+) -> AsyncIterator[httpx.Response | None]:
+    """kr8s's ``call_api`` without raising for status, its transport failures mapped;
+    yields None for a read whose connection was reset when it may be retried."""
+    answered = False
+    try:
+        async with api.call_api(method, raise_for_status=False, **request) as response:
+            answered = True
+            yield response
+    except (httpx.TransportError, kr8s.APITimeoutError) as failure:
+        error = _transport_error(failure, method, _path(api, request), target)
+        reset = _was_reset(failure)
+        if not answered and retry_reads and method.upper() == "GET" and reset:
+            log.debug("%s; retrying the read", error)
+            yield None
+            return
+        raise error from failure
+
+
+def _error(response: httpx.Response, method: str, target: Target) -> APIError:
+    return error_from_status(
+        response.status_code,
+        response.text,
+        retry_after=retry_after_seconds(response.headers),
+        method=method.upper(),
+        path=response.request.url.path if response.request else "",
+        kind=target.kind,
+        namespace=target.namespace,
+        name=target.name,
+    )
+
+
+def _wait_before_retry(error: APIError, repeatable: bool, attempt: int) -> float | None:
+    """Seconds to wait before sending again, or None to raise ``error``."""
+    if not repeatable or attempt >= MAX_TRIES or error.retry_after is None:
+        return None
+    if error.status != 429 and error.status < 500:
+        return None
+    if error.retry_after > MAX_RETRY_AFTER:
+        return None
+    return error.retry_after
+
+
+def _transport_error(failure: Exception, method: str, path: str, target: Target) -> APIError:
+    """APIUnavailableError for a connection that failed, ServerTimeoutError for one that
+    timed out; httpx-aiohttp reports aiohttp's connection errors as ConnectTimeout, so the
+    chain of causes decides."""
+    timed_out = _timed_out(failure)
+    cls = ServerTimeoutError if timed_out else APIUnavailableError
+    what = "no answer in time" if timed_out else f"cannot reach the API server ({_root(failure)})"
+    return cls(
+        what,
+        status=0,
+        method=method.upper(),
+        path=path,
+        kind=target.kind,
+        namespace=target.namespace,
+        name=target.name,
+    )
+
+
+def _chain(failure: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    current: BaseException | None = failure
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def _root(failure: BaseException) -> str:
+    root = _chain(failure)[-1]
+    return f"{type(root).__name__}: {root}" if str(root) else type(root).__name__
+
+
+def _timed_out(failure: BaseException) -> bool:
+    import aiohttp
+
+    for cause in _chain(failure):
+        if isinstance(cause, aiohttp.ServerTimeoutError | asyncio.TimeoutError | TimeoutError):
+            return True
+        if isinstance(cause, aiohttp.ClientConnectionError | httpx.ConnectError | OSError):
+            return False
+    return isinstance(failure, httpx.TimeoutException) and not isinstance(
+        failure, httpx.ConnectTimeout
+    )
+
+
+def _was_reset(failure: BaseException) -> bool:
+    import aiohttp
+
+    return any(
+        isinstance(
+            cause,
+            aiohttp.ServerDisconnectedError
+            | ConnectionResetError
+            | httpx.RemoteProtocolError
+            | httpx.ReadError,
+        )
+        for cause in _chain(failure)
+    )
+
+
+def _path(api: Any, request: Mapping[str, Any]) -> str:
+    try:
+        url = api._construct_url(
+            request.get("version", "v1"),
+            request.get("base", ""),
+            request.get("namespace"),
+            request.get("url", ""),
+        )
+    except Exception:  # only for the message
+        return str(request.get("url", ""))
+    return httpx.URL(str(url)).path
