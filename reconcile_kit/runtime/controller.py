@@ -23,6 +23,7 @@ import orjson
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
+from ..client.errors import APIError, ReconcileKitError
 from ..client.transport import checked_transport, install_transport
 from ..meta.objects import ObjectRef
 from .context import Context
@@ -575,24 +576,21 @@ class Controller:
         error_policy: ErrorPolicy | None,
     ) -> None:
         self.stats.errors += 1
-        ctx.log.error(
-            "reconcile failed (attempt %d): %s",
-            ctx.attempt,
-            error,
-            exc_info=error,
-        )
+        _log_failure(ctx, error)
+        not_before = _retry_after(error)
         if error_policy is None:
-            self.queue.retry(key, self.retry_policy, ctx, error)
+            self.queue.retry(key, self.retry_policy, ctx, error, not_before=not_before)
             return
         try:
             chosen = error_policy(obj, error, ctx)
             action = await chosen if inspect.isawaitable(chosen) else chosen
         except Exception:
             ctx.log.exception("error_policy failed; using the retry policy")
-            self.queue.retry(key, self.retry_policy, ctx, error)
+            self.queue.retry(key, self.retry_policy, ctx, error, not_before=not_before)
             return
         if action is not None and action.requeue_after is not None:
-            self.queue.retry(key, RetryPolicy(action.requeue_after), ctx, error)
+            policy = RetryPolicy(action.requeue_after)
+            self.queue.retry(key, policy, ctx, error, not_before=not_before)
         else:
             self.queue.forget(key)
 
@@ -640,3 +638,24 @@ def _newer(a: Obj, b: Obj) -> bool:
         return int(a["metadata"]["resourceVersion"]) > int(b["metadata"]["resourceVersion"])
     except (KeyError, TypeError, ValueError):
         return False
+
+
+def _log_failure(ctx: Context, error: Exception) -> None:
+    """One ERROR line naming the error's class and message (an APIError's message carries
+    the request, status, reason and the server's words); the traceback only for errors
+    reconcile_kit does not raise itself, or at DEBUG."""
+    expected = isinstance(error, ReconcileKitError)
+    traceback = not expected or ctx.log.isEnabledFor(logging.DEBUG)
+    ctx.log.error(
+        "reconcile failed (attempt %d): %s: %s",
+        ctx.attempt,
+        type(error).__name__,
+        error,
+        exc_info=error if traceback else None,
+    )
+
+
+def _retry_after(error: BaseException) -> float:
+    """The server's Retry-After in seconds when it sent one (429, 503), else 0."""
+    retry_after = error.retry_after if isinstance(error, APIError) else None
+    return retry_after or 0.0

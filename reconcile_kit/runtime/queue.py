@@ -498,7 +498,15 @@ class WorkQueue(Generic[K]):
 
     # ---------------------------------------------------------------- retries
 
-    def retry(self, key: K, policy: RetryPolicy, ctx: Any, error: BaseException) -> float | None:
+    def retry(
+        self,
+        key: K,
+        policy: RetryPolicy,
+        ctx: Any,
+        error: BaseException,
+        *,
+        not_before: float = 0.0,
+    ) -> float | None:
         """Count a failed run of ``key`` and queue it again after ``policy``'s delay.
 
         The key's attempt count goes up by one and the delay for that attempt is scheduled
@@ -511,6 +519,7 @@ class WorkQueue(Generic[K]):
             policy: the retry policy (see :meth:`RetryPolicy.coerce` for shorthands).
             ctx: passed to a callable policy as is.
             error: the exception that failed the run.
+            not_before: the shortest delay in seconds (the server's ``Retry-After``).
 
         Returns:
             The delay in seconds, or None when the key was dropped.
@@ -520,6 +529,7 @@ class WorkQueue(Generic[K]):
         if delay is None:
             self._drop(key, attempt - 1, error)
             return None
+        delay = max(delay, not_before)
         self._attempts[key] = attempt
         self._metrics.retries(self.name)
         self.add_after(key, delay, "retry")

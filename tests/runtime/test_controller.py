@@ -258,7 +258,7 @@ async def test_errors_retry_and_the_loop_goes_on(
     assert ("good", 1) in attempts
     assert [a for n, a in attempts if n == "bad"] == [1, 2, 3]
     assert ctrl.stats.errors == 2
-    assert "reconcile failed (attempt 1): not yet" in caplog.text
+    assert "reconcile failed (attempt 1): RuntimeError: not yet" in caplog.text
 
 
 async def test_error_policy_and_max_retries(kube: kr8s.asyncio.Api) -> None:
