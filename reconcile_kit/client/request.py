@@ -77,11 +77,14 @@ class Target:
 
 @dataclass(frozen=True)
 class Reply:
-    """An answer the caller accepted: status, body text and headers."""
+    """An answer the caller accepted: status, body text, headers, and the request's
+    method and URL path."""
 
     status: int
     text: str
     headers: Mapping[str, str]
+    method: str = ""
+    path: str = ""
 
     def json(self) -> Any:
         """The body decoded as JSON."""
@@ -189,7 +192,8 @@ async def send(
                 continue
             status, text = response.status_code, response.text
             if status < 300 or status in accept:
-                return Reply(status, text, response.headers)
+                path = response.request.url.path if response.request else ""
+                return Reply(status, text, response.headers, method.upper(), path)
             error = _error(response, method, where)
         wait = _wait_before_retry(error, repeatable, attempt)
         if wait is None:

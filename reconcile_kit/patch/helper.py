@@ -346,6 +346,8 @@ class PatchHelper:
         raise error_from_status(
             404,
             reply.text,
+            method=reply.method,
+            path=reply.path,
             kind=self._target().kind,
             namespace=self._namespace(),
             name=self.obj.name,
