@@ -45,10 +45,6 @@ JSONDict = dict[str, Any]
 _GUARDED_META = ("finalizers", "ownerReferences")
 
 
-class _NotFound(Exception):
-    pass
-
-
 class _Conflict(Exception):
     pass
 
