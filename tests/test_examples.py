@@ -26,7 +26,7 @@ from kr8s.asyncio.objects import ConfigMap, Pod
 
 from reconcile_kit import Action, Context, Controller
 from reconcile_kit.cli.target import load_manager
-from reconcile_kit.testing import APIServer
+from reconcile_kit.testing import APIServer, eventually
 
 from .kubehttp import call
 
@@ -574,13 +574,13 @@ async def test_manager_installs_crds_and_runs_both_examples(
     assert mgr.leader_election is not None
     task = asyncio.create_task(mgr.run())
     try:
-        async with asyncio.timeout(10):
-            while not (
-                len(mgr.ports) == 3 and all(c.running for c in mgr.controllers) and mgr.ready()
-            ):
-                if task.done():
-                    task.result()
-                await asyncio.sleep(0.01)
+
+        def started() -> bool:
+            if task.done():
+                task.result()  # the manager failed: raise its error
+            return len(mgr.ports) == 3 and all(c.running for c in mgr.controllers) and mgr.ready()
+
+        await eventually(started, 10, interval=0.01)
         crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
         for name in ("configmapgenerators", "ippools"):
             crd = await get(kube, f"{crds}/{name}.examples.reconcile-kit.io")

@@ -10,7 +10,7 @@ from typing import Any
 
 import kr8s
 
-from reconcile_kit.testing import APIServer
+from reconcile_kit.testing import APIServer, eventually
 
 from .kubehttp import call
 
@@ -52,8 +52,7 @@ async def test_quickstart_reconciles(kube: kr8s.asyncio.Api, apiserver: APIServe
     )
     task = asyncio.create_task(manager.run())
     controller = manager.controllers[0]
-    while not controller.running:
-        await asyncio.sleep(0.005)
+    await eventually(lambda: controller.running, 10)
 
     async def labelled() -> bool:
         _, body = await call(kube, "GET", "/api/v1/namespaces/default/configmaps/settings")

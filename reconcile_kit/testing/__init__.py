@@ -9,7 +9,7 @@ from .apiserver.faults import FaultRule, Faults
 from .apiserver.requestlog import RequestLog, RequestRecord
 from .apiserver.server import APIServer
 from .controlplane import ControlPlane, ControlPlaneError
-from .harness import run_until
+from .harness import eventually, run_until
 
 __all__ = [
     "APIServer",
@@ -19,5 +19,6 @@ __all__ = [
     "Faults",
     "RequestLog",
     "RequestRecord",
+    "eventually",
     "run_until",
 ]

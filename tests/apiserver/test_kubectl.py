@@ -22,9 +22,8 @@ import kr8s
 import pytest
 import yaml
 
-from reconcile_kit.testing import APIServer
+from reconcile_kit.testing import APIServer, eventually
 
-from ..conftest import eventually
 from ..kubehttp import call
 
 KUBECTL = shutil.which("kubectl")

@@ -25,7 +25,7 @@ import pytest_asyncio
 from kubernetes import client, config, watch
 from kubernetes.client.exceptions import ApiException
 
-from reconcile_kit.testing import APIServer, RequestRecord
+from reconcile_kit.testing import APIServer, RequestRecord, eventually
 
 NS = "default"
 GROUP = "example.reconcile-kit.io"
@@ -66,15 +66,6 @@ def last_request(apiserver: APIServer, **match: Any) -> RequestRecord:
     records = apiserver.requests.filter(**match)
     assert records, f"no request matching {match}"
     return records[-1]
-
-
-async def condition(predicate: Callable[[], bool], timeout: float = EVENT_TIMEOUT) -> None:
-    """Wait until ``predicate()`` holds (server-side state that has no event to await)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.005)
 
 
 @pytest_asyncio.fixture
@@ -876,7 +867,7 @@ async def test_watch_configmaps(
         timeout_seconds=30,
         until=deleted_watched,
     )
-    await condition(lambda: apiserver.open_watches == 1)
+    await eventually(lambda: apiserver.open_watches == 1, EVENT_TIMEOUT)
     assert (
         last_request(apiserver, verb="watch", resource="configmaps").query["resourceVersion"]
         == list_rv
@@ -912,7 +903,7 @@ async def test_watch_configmaps(
     assert deleted["object"].data == {"n": "2"}
     assert await asyncio.wait_for(stream.task, EVENT_TIMEOUT) == 4  # "before" never replayed
     assert stream.watch.resource_version == deleted["object"].metadata.resource_version
-    await condition(lambda: apiserver.open_watches == 0)
+    await eventually(lambda: apiserver.open_watches == 0, EVENT_TIMEOUT)
 
 
 async def test_watch_initial_state_and_selector(
@@ -930,7 +921,7 @@ async def test_watch_initial_state_and_selector(
     first = await stream.next()
     # No resourceVersion: synthetic ADDED for what exists and matches.
     assert (first["type"], first["object"].metadata.name) == ("ADDED", "old")
-    await condition(lambda: apiserver.open_watches == 1)
+    await eventually(lambda: apiserver.open_watches == 1, EVENT_TIMEOUT)
     # An object entering the selection is ADDED, one leaving it is DELETED.
     await call(
         core.patch_namespaced_config_map, "other", NS, {"metadata": {"labels": {"w": "yes"}}}
@@ -998,7 +989,7 @@ async def test_watch_custom_objects(
         timeout_seconds=30,
         until=lambda e: e["type"] == "DELETED",
     )
-    await condition(lambda: apiserver.open_watches == 1)
+    await eventually(lambda: apiserver.open_watches == 1, EVENT_TIMEOUT)
     await call(custom.create_namespaced_custom_object, GROUP, "v1", NS, PLURAL, widget("w", 1))
     await call(
         custom.patch_namespaced_custom_object, GROUP, "v1", NS, PLURAL, "w", {"spec": {"size": 2}}

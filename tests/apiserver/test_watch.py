@@ -8,7 +8,7 @@ from typing import Any
 
 import kr8s
 
-from reconcile_kit.testing import APIServer
+from reconcile_kit.testing import APIServer, eventually
 
 from ..kubehttp import call, watch
 
@@ -31,10 +31,11 @@ class Stream:
             await self.queue.put(None)
 
     async def next(self, skip_bookmarks: bool = True) -> dict[str, Any] | None:
-        while True:
-            event = await asyncio.wait_for(self.queue.get(), 5)
-            if event is None or not (skip_bookmarks and event["type"] == "BOOKMARK"):
-                return event
+        async with asyncio.timeout(5):  # bookmarks alone do not keep it waiting forever
+            while True:
+                event = await self.queue.get()
+                if event is None or not (skip_bookmarks and event["type"] == "BOOKMARK"):
+                    return event
 
     async def close(self) -> None:
         self.task.cancel()
@@ -46,8 +47,7 @@ async def open_stream(
 ) -> Stream:
     before = server.open_watches
     stream = Stream(watch(api, path, params))
-    while server.open_watches == before:  # the server has registered the watch
-        await asyncio.sleep(0)
+    await eventually(lambda: server.open_watches != before, what="the watch registered")
     return stream
 
 
@@ -124,9 +124,7 @@ async def test_bookmarks_only_when_allowed(kube: kr8s.asyncio.Api) -> None:
             api, server, {"resourceVersion": rv, "allowWatchBookmarks": "true"}
         )
         await call(api, "POST", CM, {"metadata": {"name": "a"}})
-        added = await stream.next(skip_bookmarks=False)
-        while added is not None and added["type"] == "BOOKMARK":
-            added = await stream.next(skip_bookmarks=False)
+        added = await stream.next()  # the ADDED, past any bookmarks
         bookmark = await stream.next(skip_bookmarks=False)
         assert added is not None and bookmark is not None and bookmark["type"] == "BOOKMARK"
         assert bookmark["object"]["kind"] == "ConfigMap"
@@ -205,8 +203,7 @@ async def test_kr8s_watch(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
     await (await ConfigMap({"metadata": {"name": "a"}}, api=kube)).create()
     task = asyncio.ensure_future(collect())
     cm = await ConfigMap.get("a", namespace="default", api=kube)
-    while apiserver.open_watches == 0:
-        await asyncio.sleep(0)
+    await eventually(lambda: apiserver.open_watches > 0)
     await cm.patch({"data": {"k": "v"}})
     await cm.delete()
     seen = await asyncio.wait_for(task, 5)

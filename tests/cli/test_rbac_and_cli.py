@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from reconcile_kit import (
     set_controller_reference,
 )
 from reconcile_kit.cli.rbac import render, required_grants
-from reconcile_kit.testing import APIServer
+from reconcile_kit.testing import APIServer, eventually
 
 from ..crds import WIDGETS, widget, widget_crd
 from ..kubehttp import call
@@ -106,8 +107,7 @@ async def test_rbac_covers_every_request_and_grants_nothing_more(apiserver: APIS
         await outside("POST", WIDGETS, widget("w1", size=2))
         await outside("POST", "/api/v1/namespaces/default/secrets", {"metadata": {"name": "w1"}})
         controller = manager.controllers[0]
-        while not controller.running:
-            await asyncio.sleep(0.005)
+        await eventually(lambda: controller.running, 10)
 
         async def settled() -> bool:
             body = await outside("GET", f"{WIDGETS}/w1")
@@ -125,8 +125,12 @@ async def test_rbac_covers_every_request_and_grants_nothing_more(apiserver: APIS
         assert await controller.wait_reconciled(resized, 10)
         assert manager.recorder is not None
         await manager.recorder.flush()
-        while not any(r.resource == "leases" and r.verb == "update" for r in apiserver.requests):
-            await asyncio.sleep(0.05)  # wait for a renewal
+        await eventually(
+            lambda: any(r.resource == "leases" and r.verb == "update" for r in apiserver.requests),
+            10,
+            interval=0.05,
+            what="a lease renewal",
+        )
         manager.stop()
         await asyncio.wait_for(task, 10)
     used = {
@@ -163,6 +167,19 @@ def test_rbac_yaml_for_namespaced_and_cluster_managers() -> None:
     }
 
 
+async def first_line(
+    stream: asyncio.StreamReader, wanted: Callable[[str], bool], timeout: float = 30
+) -> str:
+    """The first line of ``stream`` for which ``wanted`` holds; fails at the end of the stream
+    or after ``timeout`` seconds."""
+    async with asyncio.timeout(timeout):
+        while True:
+            line = (await stream.readline()).decode()
+            assert line, "run exited early"
+            if wanted(line):
+                return line
+
+
 async def test_cli_rbac_and_run_embedded(tmp_path: Path) -> None:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -191,12 +208,8 @@ async def test_cli_rbac_and_run_embedded(tmp_path: Path) -> None:
         stderr=asyncio.subprocess.PIPE,
     )
     assert proc.stdout is not None and proc.stderr is not None
-    kubeconfig = ""
-    while not kubeconfig:
-        line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
-        assert line, "run exited early"
-        if line.startswith("kubeconfig: "):
-            kubeconfig = line.split(": ", 1)[1].strip()
+    line = await first_line(proc.stdout, lambda line: line.startswith("kubeconfig: "))
+    kubeconfig = line.split(": ", 1)[1].strip()
     try:
         api = await kr8s.asyncio.api(kubeconfig=kubeconfig)
         await call(
@@ -208,10 +221,7 @@ async def test_cli_rbac_and_run_embedded(tmp_path: Path) -> None:
                 "data": {"k": "v"},
             },
         )
-        logs = []
-        while not any("mirrored m" in line for line in logs):
-            logs.append((await asyncio.wait_for(proc.stderr.readline(), 30)).decode())
-        record = yaml.safe_load(next(line for line in logs if "mirrored m" in line))
+        record = yaml.safe_load(await first_line(proc.stderr, lambda line: "mirrored m" in line))
         assert record["controller"] == "configmap" and record["attempt"] == 1
         assert record["key"] == "ConfigMap default/m"
         status, secret = await call(api, "GET", "/api/v1/namespaces/default/secrets/m")

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from reconcile_kit.testing import eventually
 from reconcile_kit.testing.backends import Backend
 
 from ..crds import widget_crd
@@ -112,23 +113,6 @@ async def collect(
     return got
 
 
-async def until(check: Any, timeout: float = 30.0) -> Any:
-    """Await ``check()`` (a coroutine function) returning something truthy; returns it.
-
-    For effects a server applies asynchronously (a CRD becoming Established and served);
-    fails the test after ``timeout`` seconds.
-    """
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        result = await check()
-        if result:
-            return result
-        if loop.time() > deadline:
-            pytest.fail(f"condition not reached in {timeout}s: last result {result!r}")
-        await asyncio.sleep(0.05)
-
-
 @dataclass
 class Widgets:
     """A Widget CRD installed for one test, in a group of its own."""
@@ -182,4 +166,4 @@ async def install_crd(backend: Backend, crd: dict[str, Any]) -> None:
         listing = await req(backend, "GET", f"/apis/{group}/v1/{plural}")
         return listing.status == 200
 
-    await until(served)
+    await eventually(served, 30.0, interval=0.05, what=f"CRD {name} established and served")

@@ -15,12 +15,13 @@ from collections.abc import AsyncIterator
 import kr8s.asyncio
 import pytest_asyncio
 
+from reconcile_kit.testing import eventually
 from reconcile_kit.testing.backends import Backend
 
 from ..meta import test_finalizers as finalizer_tests
 from ..patch import test_helper as patch_tests
 from ..runtime import test_controller as controller_tests
-from .kube import MERGE, req, until
+from .kube import MERGE, req
 
 # PatchHelper: merges with concurrent writers, guarded lists, condition conflicts, errors.
 test_concurrent_writers_changes_survive = patch_tests.test_concurrent_writers_changes_survive
@@ -92,7 +93,7 @@ async def empty_default(backend: Backend) -> None:
                 return False
         return True
 
-    await until(empty)
+    await eventually(empty, 30.0, interval=0.05)
 
 
 @pytest_asyncio.fixture

@@ -14,9 +14,8 @@ from kr8s.asyncio.objects import ConfigMap
 
 from reconcile_kit.manager import events
 from reconcile_kit.manager.events import MAX_ATTEMPTS, SERIES_INTERVAL, SERIES_WINDOW, EventRecorder
-from reconcile_kit.testing import APIServer
+from reconcile_kit.testing import APIServer, eventually
 
-from ..conftest import eventually
 from ..kubehttp import call
 
 CM = "/api/v1/namespaces/default/configmaps"

@@ -4,7 +4,7 @@ server.
 Every async test runs on looptime's fast-forwarded loop clock (``pytest.mark.looptime``):
 the 15 s leases and 2 s retry periods of client-go's defaults pass in milliseconds of
 real time while ``loop.time()`` advances exactly, so timings are asserted as loop-time
-deltas. Every wait is bounded by ``asyncio.timeout``.
+deltas. Every wait is bounded by ``asyncio.timeout`` or ``eventually``.
 
 A :class:`Group` samples every candidate after every callback and status change and every
 50 ms of loop time; at no sample may two candidates lead, nor two run leadership-gated work.
@@ -26,7 +26,7 @@ import pytest
 import pytest_asyncio
 
 from reconcile_kit import LeaderElection
-from reconcile_kit.testing import APIServer
+from reconcile_kit.testing import APIServer, eventually
 
 from ..kubehttp import call
 
@@ -152,9 +152,13 @@ async def wait_leading(candidate: Candidate, timeout: float = 60) -> float:
     task started; returns the loop time when it started leading."""
     async with asyncio.timeout(timeout):
         await candidate.le.leading()
-        up = now()
-        while candidate.events.count("started") < candidate.events.count("status:True"):
-            await asyncio.sleep(0)
+    up = now()
+    # interval 0: no loop time passes (the callback runs at the instant leadership began)
+    await eventually(
+        lambda: candidate.events.count("started") >= candidate.events.count("status:True"),
+        timeout,
+        interval=0,
+    )
     return up
 
 
@@ -163,9 +167,9 @@ async def wait_lost(candidate: Candidate, timeout: float = 30) -> float:
     when it stopped leading."""
     async with asyncio.timeout(timeout):
         await candidate.le.lost()
-        down = now()
-        while "stopped" not in candidate.events:
-            await asyncio.sleep(0)
+    down = now()
+    # interval 0: no loop time passes (tests assert on_stopped_leading ran at `down`)
+    await eventually(lambda: "stopped" in candidate.events, timeout, interval=0)
     return down
 
 
@@ -245,9 +249,7 @@ async def test_first_acquire_gets_then_posts_and_renewals_put_with_the_resource_
 @pytest.mark.looptime
 async def test_exactly_one_of_two_candidates_leads(group: Group, kube: kr8s.asyncio.Api) -> None:
     a, b = group.add("a", work=True).start(), group.add("b", work=True).start()
-    async with asyncio.timeout(10):
-        while not group.leaders():
-            await asyncio.sleep(0.05)
+    await eventually(lambda: bool(group.leaders()), 10, interval=0.05)
     leader, standby = (a, b) if a.le.is_leader else (b, a)
     await asyncio.sleep(120)
     assert group.leaders() == [leader.identity] and group.working == {leader.identity}
@@ -441,7 +443,7 @@ async def test_leading_and_lost_waits_and_status_listeners(group: Group) -> None
         await waiter
     assert statuses == [True, False] and a.le.leader is None  # released
     b = group.add("b").start()
-    await asyncio.sleep(0.1)
+    await asyncio.sleep(0.1)  # b's run() has started
     with pytest.raises(RuntimeError):  # run() while it runs
         await b.le.run(group.kube)
 
@@ -518,9 +520,7 @@ async def test_random_kills_and_stops_never_give_two_leaders(group: Group, seed:
     names = iter(f"c{i}" for i in range(1000))
     alive = [group.add(next(names), work=True).start() for _ in range(3)]
     for _ in range(15):
-        async with asyncio.timeout(2 * (LEASE + 2.2 * RETRY)):
-            while not group.leaders():
-                await asyncio.sleep(0.05)
+        await eventually(lambda: bool(group.leaders()), 2 * (LEASE + 2.2 * RETRY), interval=0.05)
         await asyncio.sleep(rng.uniform(0, 3 * RETRY))
         leader = next((c for c in alive if c.le.is_leader), None)
         if leader is None:

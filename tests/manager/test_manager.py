@@ -11,7 +11,7 @@ import kr8s
 from kr8s.asyncio.objects import ConfigMap, Secret
 
 from reconcile_kit import Context, Controller, Manager, set_controller_reference
-from reconcile_kit.testing import APIServer
+from reconcile_kit.testing import APIServer, eventually
 
 from ..kubehttp import call
 
@@ -21,10 +21,13 @@ MERGE = "application/merge-patch+json"
 
 async def started(mgr: Manager) -> asyncio.Task[None]:
     task = asyncio.create_task(mgr.run())
-    while not mgr.controllers or not all(c.running for c in mgr.controllers) or not mgr.ready():
+
+    def running_and_ready() -> bool:
         if task.done():
-            task.result()
-        await asyncio.sleep(0.005)
+            task.result()  # the manager failed: raise its error
+        return bool(mgr.controllers) and all(c.running for c in mgr.controllers) and mgr.ready()
+
+    await eventually(running_and_ready, 10)
     return task
 
 
@@ -118,14 +121,12 @@ async def test_readyz_waits_for_caches(kube: kr8s.asyncio.Api, apiserver: APISer
     mgr = Manager(kube, health_port=0, host="127.0.0.1")
     mgr.add(Controller(ConfigMap), reconcile)
     task = asyncio.create_task(mgr.run())
-    while "/readyz" not in mgr.ports or not mgr.controllers[0].running:
-        await asyncio.sleep(0.005)
+    await eventually(lambda: "/readyz" in mgr.ports and mgr.controllers[0].running)
     async with aiohttp.ClientSession() as session:
         url = f"http://127.0.0.1:{mgr.ports['/readyz']}/readyz"
         async with session.get(url) as response:
             assert response.status == 503
-        while not mgr.ready():
-            await asyncio.sleep(0.01)
+        await eventually(mgr.ready, interval=0.01)
         async with session.get(url) as response:
             assert response.status == 200
     await stopped(mgr, task)

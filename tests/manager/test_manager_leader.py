@@ -10,7 +10,7 @@ import pytest
 from kr8s.asyncio.objects import ConfigMap
 
 from reconcile_kit import Context, Controller, LeaderElection, Manager
-from reconcile_kit.testing import APIServer
+from reconcile_kit.testing import APIServer, eventually
 
 from ..kubehttp import call
 
@@ -62,11 +62,8 @@ async def sample(replicas: list[Replica], stop: asyncio.Event, overlaps: list[fl
 
 async def until(predicate: Any, timeout: float = 120) -> float:
     """Loop time at which ``predicate()`` first holds (checked every 0.05 s)."""
-    loop = asyncio.get_running_loop()
-    async with asyncio.timeout(timeout):
-        while not predicate():
-            await asyncio.sleep(0.05)
-    return loop.time()
+    await eventually(predicate, timeout, interval=0.05)
+    return asyncio.get_running_loop().time()
 
 
 async def test_one_leader_failover_and_handover(

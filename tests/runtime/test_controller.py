@@ -24,7 +24,7 @@ from reconcile_kit import (
 from reconcile_kit.meta.objects import ObjectRef
 from reconcile_kit.runtime.finalizer import finalizer
 from reconcile_kit.runtime.sources import ReflectorPool
-from reconcile_kit.testing import APIServer, run_until
+from reconcile_kit.testing import APIServer, eventually, run_until
 
 from ..kubehttp import call
 
@@ -73,8 +73,13 @@ async def test_rapid_updates_coalesce_and_the_last_state_wins(kube: kr8s.asyncio
     await asyncio.wait_for(started.wait(), 5)
     for i in range(100):
         await call(kube, "PATCH", f"{CM}/a", {"data": {"i": str(i)}}, MERGE)
-    while ctrl.reflector is None or ctrl.reflector.store.get("default", "a")["data"]["i"] != "99":
-        await asyncio.sleep(0.001)
+    await eventually(
+        lambda: (
+            ctrl.reflector is not None
+            and ctrl.reflector.store.get("default", "a")["data"]["i"] == "99"
+        ),
+        interval=0.001,
+    )
     release.set()
     assert await ctrl.wait_reconciled(lambda: runs[-1:] == ["99"], 5)
     await ctrl.shutdown()
@@ -100,11 +105,13 @@ async def test_update_during_reconcile_runs_exactly_once_more(kube: kr8s.asyncio
     await asyncio.wait_for(first.wait(), 5)
     await call(kube, "PATCH", f"{CM}/a", {"data": {"x": "1"}}, MERGE)
     await call(kube, "PATCH", f"{CM}/a", {"data": {"x": "2"}}, MERGE)
-    while (
-        not ctrl.queue.is_processing(ObjectRef("ConfigMap", "default", "a"))
-        or ctrl.reflector.store.get("default", "a").get("data", {}).get("x") != "2"
-    ):
-        await asyncio.sleep(0.001)
+    await eventually(
+        lambda: (
+            ctrl.queue.is_processing(ObjectRef("ConfigMap", "default", "a"))
+            and ctrl.reflector.store.get("default", "a").get("data", {}).get("x") == "2"
+        ),
+        interval=0.001,
+    )
     release.set()
     assert await ctrl.wait_reconciled(lambda: len(runs) == 2, 5)
     assert not await ctrl.wait_reconciled(lambda: len(runs) > 2, 0.2)
@@ -351,18 +358,18 @@ async def test_watch_resume_and_relist_through_the_controller(
     ctrl = controller(kube)
     task = asyncio.create_task(ctrl.run(reconcile, on_delete=on_delete))
     assert await ctrl.wait_reconciled(lambda: len(seen) == 2, 5)
-    while apiserver.open_watches == 0:
-        await asyncio.sleep(0.001)
+    await eventually(lambda: apiserver.open_watches > 0, interval=0.001)
     apiserver.close_watches()
-    while apiserver.requests.count(verb="watch") < 2 or apiserver.open_watches == 0:
-        await asyncio.sleep(0.001)
+    await eventually(
+        lambda: apiserver.requests.count(verb="watch") >= 2 and apiserver.open_watches > 0,
+        interval=0.001,
+    )
     await call(kube, "PATCH", f"{CM}/a", {"data": {"k": "v"}}, MERGE)
     assert await ctrl.wait_reconciled(lambda: ("a", frozenset({"updated"})) in seen, 5)
     assert apiserver.requests.count(verb="list") == 1  # resumed, no relist
     apiserver.faults.latency(0.3, verb="watch", times=1)
     apiserver.close_watches()
-    while apiserver.requests.count(verb="watch") < 3:
-        await asyncio.sleep(0.001)
+    await eventually(lambda: apiserver.requests.count(verb="watch") >= 3, interval=0.001)
     await call(kube, "DELETE", f"{CM}/b")
     apiserver.compact()
     assert await ctrl.wait_reconciled(lambda: gone == ["b"], 5)

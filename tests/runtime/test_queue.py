@@ -27,6 +27,7 @@ from reconcile_kit.runtime.queue import (
     RetryPolicy,
     WorkQueue,
 )
+from reconcile_kit.testing import eventually
 
 pytestmark = pytest.mark.looptime
 
@@ -216,8 +217,12 @@ async def test_concurrent_workers_never_share_a_key_and_every_add_is_served() ->
     workers = [asyncio.create_task(worker()) for _ in range(10)]
     async with asyncio.timeout(600):
         await producer()
-        while len(queue) or any(queue.is_processing(key) for key in keys):
-            await asyncio.sleep(0.01)
+    await eventually(
+        lambda: not len(queue) and not any(queue.is_processing(key) for key in keys),
+        600,
+        interval=0.01,
+        what="every key served",
+    )
     queue.shutdown()
     async with asyncio.timeout(1):
         results = await asyncio.gather(*workers, return_exceptions=True)

@@ -11,7 +11,7 @@ from kr8s.asyncio.objects import ConfigMap
 from reconcile_kit.runtime.reflector import Backoff, Reflector, ReflectorEvent
 from reconcile_kit.runtime.resources import info_from_class, resolve_kind
 from reconcile_kit.runtime.sources import ReflectorPool
-from reconcile_kit.testing import APIServer
+from reconcile_kit.testing import APIServer, eventually
 
 from ..kubehttp import call
 
@@ -54,8 +54,11 @@ async def started(reflector: Reflector) -> Events:
 
 
 async def watch_opened(server: APIServer, count: int) -> None:
-    while server.requests.count(verb="watch") < count or server.open_watches == 0:
-        await asyncio.sleep(0.001)
+    await eventually(
+        lambda: server.requests.count(verb="watch") >= count and server.open_watches > 0,
+        interval=0.001,
+        what=f"watch #{count} open",
+    )
 
 
 async def test_paginated_list_then_watch(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
@@ -124,8 +127,7 @@ async def test_bookmarks_advance_the_resource_version() -> None:
             {"metadata": {"name": "elsewhere"}},
         )
         target = str(server.cluster.store.rv)
-        while reflector.last_sync_resource_version() != target:
-            await asyncio.sleep(0.005)
+        await eventually(lambda: reflector.last_sync_resource_version() == target)
         server.close_watches()
         await watch_opened(server, 2)
         assert server.requests.filter(verb="watch")[1].query["resourceVersion"] == target
@@ -143,8 +145,8 @@ async def test_expired_resource_version_relists_and_sees_deletions(
     await watch_opened(apiserver, 1)
     apiserver.faults.latency(0.3, verb="watch", times=1)
     apiserver.close_watches()
-    while apiserver.requests.count(verb="watch") < 2:  # the delayed watch has arrived
-        await asyncio.sleep(0.001)
+    # the delayed watch has arrived
+    await eventually(lambda: apiserver.requests.count(verb="watch") >= 2, interval=0.001)
     await call(kube, "DELETE", f"{CM}/a")
     await call(kube, "PATCH", f"{CM}/b", {"data": {"k": "v"}}, MERGE)
     apiserver.compact()

@@ -541,12 +541,6 @@ def openapi_v3_index(registry: Registry) -> Doc:
     return {"paths": paths}
 
 
-def openapi_v3_doc(registry: Registry, gv_path: str) -> Doc | None:
-    """The OpenAPI v3 document of one group/version (``api/v1``, ``apis/apps/v1``)."""
-    served = _document(registry, gv_path)
-    return orjson.loads(served[0]) if served is not None else None
-
-
 def _document(registry: Registry, gv_path: str) -> tuple[bytes, str] | None:
     parsed = _parse_gv_path(gv_path)
     if parsed is None:

@@ -58,11 +58,6 @@ class SQLitePersistence:
             )
             self._set_rv(rv)
 
-    def set_rv(self, rv: int) -> None:
-        with self._db:
-            self._db.execute("BEGIN")
-            self._set_rv(rv)
-
     def _set_rv(self, rv: int) -> None:
         self._db.execute("INSERT OR REPLACE INTO meta VALUES ('rv', ?)", (str(rv),))
 

@@ -42,14 +42,6 @@ class Registry:
                 return rt
         return candidates[0] if candidates else None
 
-    def find_kind(self, api_version: str, kind: str) -> ResourceType | None:
-        """The resource serving ``kind`` at ``apiVersion`` (e.g. ``apps/v1``, ``Deployment``)."""
-        group, _, version = api_version.rpartition("/")
-        for rt in self._types.values():
-            if rt.group == group and rt.version == version and rt.kind == kind:
-                return rt
-        return None
-
     def all(self) -> Iterator[ResourceType]:
         return iter(list(self._types.values()))
 

@@ -77,10 +77,6 @@ class ResourceType:
         """Key of this resource's objects in storage: the same for every served version."""
         return f"{self.group}/{self.plural}"
 
-    @property
-    def group_version(self) -> tuple[str, str]:
-        return (self.group, self.version)
-
 
 _WORKLOAD_STATUS_RESET = ("spec", "metadata.labels")
 _POD_FIELDS = (

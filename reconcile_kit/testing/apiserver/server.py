@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import tempfile
 from pathlib import Path
 from types import TracebackType
@@ -206,9 +205,3 @@ class APIServer:
     @property
     def open_watches(self) -> int:
         return self._hub.open_count if self._hub is not None else 0
-
-
-async def serve_forever(server: APIServer, stop: asyncio.Event) -> None:
-    """Run ``server`` until ``stop`` is set."""
-    async with server:
-        await stop.wait()

@@ -97,12 +97,6 @@ def negotiate(accept: str) -> Conversion | None:
     )
 
 
-def wants_table(accept: str) -> bool:
-    """Whether an Accept header asks for a Table (``as=Table;g=meta.k8s.io``)."""
-    conversion = negotiate(accept) if "as=" in accept else None
-    return conversion is not None and conversion.kind == "Table"
-
-
 # --- ages and cells -------------------------------------------------------------------------
 
 
