@@ -22,8 +22,8 @@ from kr8s.asyncio import Api
 
 from ..client.transport import checked_transport, install_transport, release_aiohttp_transport
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
+from ..runtime.events import EventRecorder
 from ..runtime.sources import ReflectorPool
-from .events import EventRecorder
 from .leaderelection import LeaderElection
 from .metrics import Metrics
 

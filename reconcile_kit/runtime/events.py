@@ -29,7 +29,7 @@ The semantics follow client-go: ``k8s.io/client-go/tools/events`` (``event_recor
 - A write that fails with a transport error, a timeout, 409 Conflict, 429 or 5xx is retried up to
   :data:`MAX_ATTEMPTS` times with doubling delays (honouring ``Retry-After``); other
   refusals (400, 403, 404, 422) are not retried. Failures are logged on the
-  ``reconcile_kit.manager.events`` logger and never raised to the caller. A PATCH answered 404 (the
+  ``reconcile_kit.runtime.events`` logger and never raised to the caller. A PATCH answered 404 (the
   Event expired, kube-apiserver's event TTL is one hour) re-creates the Event, as client-go.
 
 Differences from client-go, on purpose: the isomorphism key leaves out the object's
