@@ -20,7 +20,12 @@ from typing import Any
 from aiohttp import web
 from kr8s.asyncio import Api
 
-from ..client.transport import checked_transport, install_transport, release_aiohttp_transport
+from ..client.transport import (
+    acquire_transport,
+    checked_transport,
+    close_session,
+    release_transport,
+)
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 from ..runtime.events import EventRecorder
 from ..runtime.sources import ReflectorPool
@@ -61,6 +66,10 @@ class Manager:
         host: the address the probe and metrics servers bind.
         transport: ``"aiohttp"`` (default) or ``"httpx"``: how ``api`` sends requests
             (see :mod:`reconcile_kit.client.transport`).
+
+    What :meth:`run` opens it closes when it returns: the probe servers, the recorder, the
+    aiohttp connections of the api (once no controller uses them) and, when it created the
+    api (``api=None``), the api's client.
     """
 
     def __init__(
@@ -93,6 +102,7 @@ class Manager:
         self._start_hooks: list[StartHook] = []
         self.extra_rules: list[dict[str, Any]] = []
         self._stop: asyncio.Event | None = None
+        self._own_api: Api | None = None
         self._runners: list[web.AppRunner] = []
 
     @property
@@ -167,8 +177,8 @@ class Manager:
         if self.api is None:
             import kr8s.asyncio
 
-            self.api = await kr8s.asyncio.api()
-        await install_transport(self.api, self.transport)
+            self.api = self._own_api = await kr8s.asyncio.api()
+        await acquire_transport(self.api, self.transport)
         self.metrics.instrument(self.api)
         for hook in self._start_hooks:
             await hook(self.api)
@@ -185,7 +195,9 @@ class Manager:
             for runner in self._runners:
                 await runner.cleanup()
             self._runners.clear()
-            await release_aiohttp_transport(self.api)
+            await release_transport(self.api)
+            if self._own_api is not None and self._own_api is self.api:
+                await close_session(self._own_api)
 
     def _bind_controllers(self) -> None:
         for entry in self._entries:

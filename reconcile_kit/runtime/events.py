@@ -4,7 +4,8 @@
 Events about an object, in the object's namespace (``default`` for cluster-scoped objects).
 The semantics follow client-go: ``k8s.io/client-go/tools/events`` (``event_recorder.go``,
 ``event_broadcaster.go``) for events.k8s.io/v1 and ``k8s.io/client-go/tools/record``
-(``event.go``, ``events_cache.go``) for core/v1.
+(``event.go``, ``events_cache.go``) for core/v1. It is ``ctx.recorder``: a controller
+creates one for its api when given none, a Manager shares its own among its controllers.
 
 - :meth:`EventRecorder.event` never blocks and never performs I/O: it validates its
   arguments, then records an *occurrence* in a local cache. A background writer sends it.

@@ -13,6 +13,7 @@ from kr8s.asyncio.objects import ConfigMap, Secret
 from reconcile_kit import Context, Controller, Manager, set_controller_reference
 from reconcile_kit.testing import APIServer
 
+from ..conftest import assert_closed_cleanly, run_python_dev_mode
 from ..kubehttp import call
 
 CM = "/api/v1/namespaces/default/configmaps"
@@ -129,6 +130,54 @@ async def test_readyz_waits_for_caches(kube: kr8s.asyncio.Api, apiserver: APISer
         async with session.get(url) as response:
             assert response.status == 200
     await stopped(mgr, task)
+
+
+MANAGER = """
+    import asyncio
+    import gc
+    import os
+
+    import aiohttp
+    from kr8s.asyncio.objects import ConfigMap
+
+    from reconcile_kit import Controller, Manager
+    from reconcile_kit.testing import APIServer
+
+
+    async def main() -> None:
+        async with APIServer() as server, aiohttp.ClientSession() as http:
+            cms = f"{server.url}/api/v1/namespaces/default/configmaps"
+            async with http.post(cms, json={"metadata": {"name": "a"}}) as response:
+                assert response.status == 201
+            os.environ["KUBECONFIG"] = server.kubeconfig
+            seen = []
+
+            async def reconcile(obj, ctx):
+                ctx.recorder.event(obj, "Normal", "Seen", "seen by a manager")
+                seen.append(obj.name)
+
+            manager = Manager(namespace="default", health_port=0, host="127.0.0.1")
+            ctrl = manager.add(Controller(ConfigMap), reconcile)
+            task = asyncio.create_task(manager.run())
+            assert await ctrl.wait_reconciled(lambda: seen == ["a"], 30)
+            readyz = f"http://127.0.0.1:{manager.ports['/readyz']}/readyz"
+            async with http.get(readyz) as response:
+                assert response.status == 200
+            manager.stop()
+            await asyncio.wait_for(task, 30)
+        print("done")
+
+
+    asyncio.run(main())
+    gc.collect()  # what was left open warns now, not unnoticed at interpreter exit
+"""
+
+
+async def test_a_manager_closes_what_it_opened() -> None:
+    """Its own api (kr8s discovery), the aiohttp connections, the probe server."""
+    code, out, err = await run_python_dev_mode(MANAGER)
+    assert_closed_cleanly(code, out, err)
+    assert out.strip() == "done"
 
 
 async def test_repeated_events_aggregate_into_one_object(
