@@ -219,11 +219,18 @@ class Controller:
         self._reconciled = asyncio.Condition()
         self._completed = 0
         self._running = False
+        self._synced = False
 
     @property
     def running(self) -> bool:
         """Whether :meth:`run` has started and not finished."""
         return self._running
+
+    @property
+    def synced(self) -> bool:
+        """Whether :meth:`run` has started and every cache it watches has synced (the
+        workers are reconciling); False again once it stops."""
+        return self._synced
 
     # --- configuration ---------------------------------------------------------------------
 
@@ -322,6 +329,7 @@ class Controller:
                 self.api = self._own_api = await kr8s.asyncio.api()
             await self._start_recorder()
             await self._start_sources()
+            self._synced = True
             for _ in range(self.concurrency):
                 self._workers.append(
                     asyncio.create_task(self._work(reconcile, error_policy, data, on_delete))
@@ -401,6 +409,7 @@ class Controller:
         self._stopped.set()
 
     async def _stop_everything(self) -> None:
+        self._synced = False
         try:
             self.queue.shutdown()
             for task in self._tasks:
