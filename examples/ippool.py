@@ -199,7 +199,7 @@ def _report(pool: Any, ctx: Context, result: Plan, summary: str, generation: int
     else:
         return  # nothing happened: keep the conditions, so nothing is written
     ctx.log.info("%s: %s", event[1], event[2])
-    if changed and ctx.recorder is not None:
+    if changed:
         ctx.recorder.event(pool, *event)
 
 

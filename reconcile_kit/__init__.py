@@ -6,8 +6,9 @@ along the data flow (lower layers never import higher ones):
 - ``client``: errors, the aiohttp transport, discovery (how requests reach the server);
 - ``meta``: object metadata rules and helpers (conditions, owners, finalizers, selectors);
 - ``patch``: PatchHelper and the RFC 7386 merge-patch diff it sends;
-- ``runtime``: reflector -> store -> work queue -> controller -> reconcile(obj, ctx);
-- ``manager``: many controllers in one process, leader election, events, metrics, logs;
+- ``runtime``: reflector -> store -> work queue -> controller -> reconcile(obj, ctx), and
+  the EventRecorder behind ``ctx.recorder``;
+- ``manager``: many controllers in one process, leader election, metrics, logs;
 - ``cli``: the ``reconcile-kit`` command;
 - ``testing``: ``run_until``, the embedded API server and the real control plane.
 
@@ -32,7 +33,6 @@ if typing.TYPE_CHECKING:
         PatchError,
         ReconcileKitError,
     )
-    from .manager.events import EventRecorder
     from .manager.leaderelection import LeaderElection, LeaseError
     from .manager.logs import configure_logging
     from .manager.manager import Manager
@@ -62,6 +62,7 @@ if typing.TYPE_CHECKING:
     from .patch.helper import PatchHelper
     from .runtime.context import Context
     from .runtime.controller import Action, Controller, ReconcileReason
+    from .runtime.events import EventRecorder
     from .runtime.finalizer import finalizer
     from .runtime.predicates import (
         annotations_changed,
@@ -85,7 +86,7 @@ _EXPORTS: dict[str, str] = {
     "ConflictError": "client.errors",
     "Context": "runtime.context",
     "Controller": "runtime.controller",
-    "EventRecorder": "manager.events",
+    "EventRecorder": "runtime.events",
     "LeaderElection": "manager.leaderelection",
     "LeaseError": "manager.leaderelection",
     "Manager": "manager.manager",

@@ -7,6 +7,7 @@ imported by the commands that use them, so ``--help`` and ``--version`` start fa
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +15,9 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    import kr8s.asyncio
+
+    from ..manager.manager import Manager
     from ..testing.apiserver.server import APIServer
 
 __all__ = ["main"]
@@ -112,7 +116,11 @@ def run(
     log_format: str,
     log_level: str,
 ) -> None:
-    """Run the Manager (or controllers) TARGET defines: module:attr or path.py[:attr]."""
+    """Run the Manager (or controllers) TARGET defines: module:attr or path.py[:attr].
+
+    SIGTERM or SIGINT at any point (loading TARGET, starting the embedded server, on_start
+    hooks, leader election, running) stops it gracefully, with exit code 0.
+    """
     from ..manager.logs import configure_logging
 
     configure_logging(log_format, log_level.upper())
@@ -130,12 +138,58 @@ async def _run(
     health_port: int | None,
     metrics_port: int | None,
 ) -> None:
+    loaded: list[Manager] = []
+    stopping = asyncio.Event()
+
+    def stop(sig: signal.Signals) -> None:
+        if not stopping.is_set():
+            logging.getLogger(__name__).info("%s received; stopping gracefully", sig.name)
+        stopping.set()
+        for manager in loaded:
+            manager.stop()
+
+    # for the whole command: a signal before the manager runs, or after, is graceful too
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop, sig)
+    try:
+        await _load_and_run(
+            target,
+            embedded,
+            kubeconfig,
+            namespace,
+            leader_elect,
+            health_port,
+            metrics_port,
+            loaded,
+            stopping,
+        )
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
+async def _load_and_run(
+    target: str,
+    embedded: bool,
+    kubeconfig: str | None,
+    namespace: str | None,
+    leader_elect: bool,
+    health_port: int | None,
+    metrics_port: int | None,
+    loaded: list[Manager],
+    stopping: asyncio.Event,
+) -> None:
     import kr8s.asyncio
 
     from ..manager.leaderelection import LeaderElection
     from .target import load_manager
 
     manager = await load_manager(target)
+    manager.handle_signals = False  # this command handles them, before and after run()
+    loaded.append(manager)
+    if stopping.is_set():
+        return
     if namespace is not None:
         manager.namespace = namespace
     if leader_elect and manager.leader_election is None:
@@ -145,9 +199,10 @@ async def _run(
     manager.health_port = health_port if health_port is not None else manager.health_port
     manager.metrics_port = metrics_port if metrics_port is not None else manager.metrics_port
     if not embedded:
-        if kubeconfig is not None:
-            manager.api = await kr8s.asyncio.api(kubeconfig=kubeconfig)
-        await manager.run()
+        if kubeconfig is None:
+            await manager.run()  # on the manager's api (kr8s discovery when it has none)
+        else:
+            await _run_on(manager, await kr8s.asyncio.api(kubeconfig=kubeconfig))
         return
     from ..testing.apiserver.server import APIServer
 
@@ -155,8 +210,18 @@ async def _run(
         click.echo(f"embedded API server: {server.url}")
         click.echo(f"kubeconfig: {server.kubeconfig}", err=False)
         click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get all -A")
-        manager.api = await server.api()
+        await _run_on(manager, await server.api())
+
+
+async def _run_on(manager: Manager, api: kr8s.asyncio.Api) -> None:
+    """Run ``manager`` on ``api``, which this command created and so closes."""
+    from ..client.transport import close_session
+
+    manager.api = api
+    try:
         await manager.run()
+    finally:
+        await close_session(api)
 
 
 @main.command()

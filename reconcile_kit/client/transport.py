@@ -23,15 +23,19 @@ from httpx_aiohttp import AiohttpTransport
 
 __all__ = [
     "AiohttpFirstTransport",
+    "acquire_transport",
     "checked_transport",
+    "close_session",
     "install_transport",
     "release_aiohttp_transport",
+    "release_transport",
     "use_aiohttp_transport",
 ]
 
 log = logging.getLogger(__name__)
 
 _INSTALLED = "_reconcile_kit_aiohttp"
+_USERS = "_reconcile_kit_transport_users"
 TRANSPORTS = ("aiohttp", "httpx")
 
 
@@ -118,6 +122,31 @@ async def release_aiohttp_transport(api: Any) -> None:
     transport = getattr(session, "_transport", None)
     if isinstance(transport, AiohttpFirstTransport):
         await transport.release()
+
+
+async def acquire_transport(api: Any, transport: str) -> None:
+    """:func:`install_transport`, counted: one more user of ``api``'s connections until it
+    calls :func:`release_transport`. A manager and its controllers, or several controllers
+    on one api, share the aiohttp connections; the last one to release closes them."""
+    await install_transport(api, transport)
+    setattr(api, _USERS, getattr(api, _USERS, 0) + 1)
+
+
+async def release_transport(api: Any) -> None:
+    """Give back what :func:`acquire_transport` took; the last user closes ``api``'s aiohttp
+    connections (:func:`release_aiohttp_transport`)."""
+    users = max(getattr(api, _USERS, 0) - 1, 0)
+    setattr(api, _USERS, users)
+    if not users:
+        await release_aiohttp_transport(api)
+
+
+async def close_session(api: Any) -> None:
+    """Close ``api``'s httpx client with every connection under it (aiohttp's and httpx's),
+    for whoever created the api; kr8s opens a new client on the next request."""
+    session = getattr(api, "_session", None)
+    if session is not None and not session.is_closed:
+        await session.aclose()
 
 
 async def _swap(api: Any) -> None:

@@ -1,3 +1,3 @@
-"""Many controllers in one process: the Manager, leader election on a Lease, Events,
-Prometheus metrics, health probes and log formatting.
+"""Many controllers in one process: the Manager, leader election on a Lease, Prometheus
+metrics, health probes and log formatting.
 """

@@ -3,8 +3,8 @@
 As controller-runtime's manager: controllers share one reflector per kind and scope;
 with leader election, leadership-gated controllers run only while this process leads
 and are stopped before its lease can expire for others; ``/healthz`` and ``/readyz``
-(ready once every running controller's caches have synced) and ``/metrics`` are served
-with aiohttp; events go through one EventRecorder; SIGTERM/SIGINT stop it gracefully.
+(see :meth:`Manager.ready`) and ``/metrics`` are served with aiohttp; events go through
+one EventRecorder; SIGTERM/SIGINT stop it gracefully, at any point of :meth:`Manager.run`.
 """
 
 from __future__ import annotations
@@ -20,10 +20,15 @@ from typing import Any
 from aiohttp import web
 from kr8s.asyncio import Api
 
-from ..client.transport import checked_transport, install_transport, release_aiohttp_transport
+from ..client.transport import (
+    acquire_transport,
+    checked_transport,
+    close_session,
+    release_transport,
+)
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
+from ..runtime.events import EventRecorder
 from ..runtime.sources import ReflectorPool
-from .events import EventRecorder
 from .leaderelection import LeaderElection
 from .metrics import Metrics
 
@@ -61,6 +66,13 @@ class Manager:
         host: the address the probe and metrics servers bind.
         transport: ``"aiohttp"`` (default) or ``"httpx"``: how ``api`` sends requests
             (see :mod:`reconcile_kit.client.transport`).
+        handle_signals: stop gracefully on SIGTERM/SIGINT while :meth:`run` runs (from its
+            first step, so on_start hooks are covered); False when the caller handles
+            signals and calls :meth:`stop` itself (``reconcile-kit run`` does).
+
+    What :meth:`run` opens it closes when it returns: the probe servers, the recorder, the
+    aiohttp connections of the api (once no controller uses them) and, when it created the
+    api (``api=None``), the api's client.
     """
 
     def __init__(
@@ -75,6 +87,7 @@ class Manager:
         name: str = "reconcile-kit",
         host: str = "0.0.0.0",
         transport: str = "aiohttp",
+        handle_signals: bool = True,
     ) -> None:
         self.transport = checked_transport(transport)
         self.api = api
@@ -85,6 +98,7 @@ class Manager:
         self.graceful_shutdown_timeout = graceful_shutdown_timeout
         self.name = name
         self.host = host
+        self.handle_signals = handle_signals
         self.pool = ReflectorPool()
         self.metrics = Metrics()
         self.recorder: EventRecorder | None = None
@@ -92,7 +106,11 @@ class Manager:
         self._entries: list[_Entry] = []
         self._start_hooks: list[StartHook] = []
         self.extra_rules: list[dict[str, Any]] = []
-        self._stop: asyncio.Event | None = None
+        self._stop: asyncio.Event | None = None  # the running run()'s
+        self._stop_requested = False  # stop() came, maybe before run() created _stop
+        self._started = False  # run() got past its on_start hooks
+        self._leading = False  # leader-only controllers run
+        self._own_api: Api | None = None
         self._runners: list[web.AppRunner] = []
 
     @property
@@ -144,48 +162,124 @@ class Manager:
         return hook
 
     def stop(self) -> None:
-        """Ask :meth:`run` to shut down gracefully."""
+        """Ask :meth:`run` to shut down gracefully; idempotent, and effective at any point:
+        called before :meth:`run`, that run returns at once; during on_start hooks, the
+        running hook is cancelled and no controller starts; while campaigning for the
+        lease, the campaign ends; while controllers run, they drain and stop."""
+        self._stop_requested = True
         if self._stop is not None:
             self._stop.set()
 
     def ready(self) -> bool:
-        """Whether every running controller's caches have synced."""
-        for entry in self._entries:
-            if entry.task is None or entry.task.done():
-                continue
-            controller = entry.controller
-            reflectors = [controller.reflector, *(s.reflector for s in controller.sources)]
-            if not reflectors[0] or not all(r is not None and r.has_synced() for r in reflectors):
-                return False
-        return True
+        """Whether this replica is ready (``/readyz``).
+
+        Ready means: :meth:`run` got past its on_start hooks and is not stopping, and every
+        controller that runs in this replica has started and synced its caches. Those
+        added with ``needs_leader=False`` always run; leader-only ones count only while this
+        replica leads (the leader is not ready again until their caches sync). A standby
+        is thus ready once its always-on controllers synced, or once started when it has
+        none: it is healthy, waiting for the lease.
+        """
+        return not self._not_ready()
+
+    def _not_ready(self) -> list[str]:
+        """Why this replica is not ready (empty: ready)."""
+        if self._stop is None or not self._started:
+            return ["starting"]
+        if self._stop.is_set():
+            return ["stopping"]
+        return [
+            f"controller {entry.controller.name}: caches not synced"
+            for entry in self._entries
+            if self._runs_here(entry)
+            and (entry.task is None or entry.task.done() or not entry.controller.synced)
+        ]
+
+    def _runs_here(self, entry: _Entry) -> bool:
+        return not entry.needs_leader or self.leader_election is None or self._leading
 
     # --- running ---------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Run until SIGTERM/SIGINT or :meth:`stop`; raises if a controller fails to start."""
-        self._stop = asyncio.Event()
+        """Run until SIGTERM/SIGINT or :meth:`stop`; raises if a controller fails to start.
+
+        In order: signal handlers, the api (kr8s discovery when None), the probe and
+        metrics servers, the on_start hooks, then the controllers (leader-only ones while
+        leading). Raises RuntimeError when already running.
+        """
+        if self._stop is not None:
+            raise RuntimeError(f"manager {self.name} is already running")
+        stop = self._stop = asyncio.Event()
+        if self._stop_requested:
+            stop.set()
+        restore = self._install_signal_handlers() if self.handle_signals else _nothing
+        acquired: list[Api] = []
+        try:
+            if not stop.is_set() and await self._unless_stopped(self._prepare(acquired)):
+                self._started = True
+                await self._run_controllers()
+        finally:
+            try:
+                await self._close(acquired)
+            finally:
+                restore()
+                self._started = False
+                self._stop = None
+                self._stop_requested = False
+
+    async def _prepare(self, acquired: list[Api]) -> None:
+        """Everything before the controllers start."""
+        self.recorder = None
         if self.api is None:
             import kr8s.asyncio
 
-            self.api = await kr8s.asyncio.api()
-        await install_transport(self.api, self.transport)
+            self.api = self._own_api = await kr8s.asyncio.api()
+        await acquire_transport(self.api, self.transport)
+        acquired.append(self.api)
         self.metrics.instrument(self.api)
+        await self._start_servers()  # /healthz answers while hooks run, /readyz says no
         for hook in self._start_hooks:
             await hook(self.api)
         self.recorder = EventRecorder(self.api, reporting_controller=self.name)
         await self.recorder.start()
         self._bind_controllers()
-        await self._start_servers()
-        restore = self._install_signal_handlers()
+
+    async def _unless_stopped(self, work: Awaitable[None]) -> bool:
+        """Await ``work`` unless :meth:`stop` comes first (then cancel it): True when it
+        finished."""
+        assert self._stop is not None
+        task = asyncio.ensure_future(work)
+        stopped = asyncio.ensure_future(self._stop.wait())
         try:
-            await self._run_controllers()
+            await asyncio.wait([task, stopped], return_when=asyncio.FIRST_COMPLETED)
         finally:
-            restore()
-            await self.recorder.stop()
-            for runner in self._runners:
-                await runner.cleanup()
-            self._runners.clear()
-            await release_aiohttp_transport(self.api)
+            stopped.cancel()
+            if not task.done():
+                task.cancel()
+            await asyncio.gather(task, stopped, return_exceptions=True)
+        if task.cancelled():
+            if self._stop.is_set():
+                log.info("%s: stopped while starting", self.name)
+                return False
+            raise asyncio.CancelledError
+        task.result()
+        return not self._stop.is_set()
+
+    async def _close(self, acquired: list[Api]) -> None:
+        """Close what :meth:`run` opened, each step even if an earlier one failed."""
+        try:
+            if self.recorder is not None:
+                await self.recorder.stop()
+        finally:
+            try:
+                for runner in self._runners:
+                    await runner.cleanup()
+                self._runners.clear()
+            finally:
+                for api in acquired:
+                    await release_transport(api)
+                if self._own_api is not None and self._own_api is self.api:
+                    await close_session(self._own_api)
 
     def _bind_controllers(self) -> None:
         for entry in self._entries:
@@ -228,6 +322,7 @@ class Manager:
                 if not await self._first(election.leading(), self._stop.wait()):
                     break
                 log.info("%s: leading (%s); starting controllers", self.name, election.identity)
+                self._leading = True
                 self._start(gated)
                 stopped = await self._first(
                     self._stop.wait(), election.lost(), self._failure(gated)
@@ -235,9 +330,11 @@ class Manager:
                 await self._shutdown(
                     gated, self.graceful_shutdown_timeout if stopped else stepping_down
                 )
+                self._leading = False
                 self._raise_failures(gated)
         finally:
             await self._shutdown(gated, stepping_down)
+            self._leading = False
             if self._stop.is_set():
                 # graceful: controllers are down, so give the lease up for a standby now
                 await election.release()
@@ -337,9 +434,11 @@ class Manager:
         return web.Response(text="ok")
 
     async def _readyz(self, request: web.Request) -> web.Response:
-        if self.ready():
+        reasons = self._not_ready()
+        if not reasons:
             return web.Response(text="ok")
-        return web.Response(status=503, text="caches not synced")
+        # 500 as Kubernetes' healthz handlers (and controller-runtime's) answer a failed check
+        return web.Response(status=500, text="not ready: " + "; ".join(reasons))
 
     async def _metrics(self, request: web.Request) -> web.Response:
         return web.Response(
@@ -353,7 +452,7 @@ class Manager:
         installed = []
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(sig, self.stop)
+                loop.add_signal_handler(sig, self._on_signal, sig)
                 installed.append(sig)
 
         def restore() -> None:
@@ -361,3 +460,11 @@ class Manager:
                 loop.remove_signal_handler(sig)
 
         return restore
+
+    def _on_signal(self, sig: signal.Signals) -> None:
+        log.info("%s: %s received; stopping gracefully", self.name, sig.name)
+        self.stop()
+
+
+def _nothing() -> None:
+    """No signal handlers to restore."""

@@ -50,8 +50,8 @@ class Context:
         store: the primary kind's cache.
         data: the ``data`` object given to ``run`` (or ``Manager.add``).
         log: a logger adapter carrying the controller name, key and attempt.
-        recorder: the manager's EventRecorder (``ctx.recorder.event(obj, type, reason,
-            message)``), or None outside a manager.
+        recorder: the controller's EventRecorder (``ctx.recorder.event(obj, type, reason,
+            message)``): the manager's in a manager, else the controller's own.
     """
 
     controller_name: str

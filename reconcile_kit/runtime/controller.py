@@ -24,9 +24,16 @@ from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
 from ..client.errors import APIError, ReconcileKitError
-from ..client.transport import checked_transport, install_transport
+from ..client.transport import (
+    acquire_transport,
+    checked_transport,
+    close_session,
+    release_transport,
+)
 from ..meta.objects import ObjectRef
+from ..meta.validation import qualified_name_errors
 from .context import Context
+from .events import EventRecorder
 from .queue import QueueMetrics, QueueShutDown, RetryPolicy, RetryPolicyLike, WorkQueue
 from .reflector import DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import ResourceInfo, resolve_kind
@@ -148,6 +155,16 @@ class Controller:
         transport: ``"aiohttp"`` (default) sends the api's requests over aiohttp under
             kr8s's httpx client, about 1.7 times the requests per CPU second (see
             :mod:`reconcile_kit.client.transport`); ``"httpx"`` leaves the api as it is.
+        recorder: the :class:`~reconcile_kit.runtime.events.EventRecorder` behind
+            ``ctx.recorder`` (started and stopped by whoever made it). None: one the
+            controller creates for its api when it runs (reporting as the controller's
+            name) and stops, flushed, when the run ends. A manager gives its controllers
+            its own recorder.
+
+    Whoever opens a resource closes it: when :meth:`run` ends (shutdown or error) the
+    controller closes the aiohttp connections it opened (unless another user of the api,
+    such as its manager, still runs), the recorder it created, and the api's client if
+    it created the api.
     """
 
     def __init__(
@@ -165,6 +182,7 @@ class Controller:
         resync: float | None = None,
         pool: ReflectorPool | None = None,
         transport: str = "aiohttp",
+        recorder: EventRecorder | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
@@ -182,7 +200,11 @@ class Controller:
         self.pool = pool or DEFAULT_POOL
         self.stats = Stats()
         self.metrics: ControllerMetrics | None = None
-        self.recorder: Any = None
+        self.recorder: EventRecorder | None = recorder
+        self._own_recorder: EventRecorder | None = None
+        self._own_api: Api | None = None
+        self._transport_users: list[Api] = []
+        self._held: list[Reflector] = []  # acquired from the pool by the current run
         self.queue: WorkQueue[ObjectRef] = WorkQueue(name=self.name)
         self.info: ResourceInfo | None = None
         self.reflector: Reflector | None = None
@@ -198,11 +220,18 @@ class Controller:
         self._reconciled = asyncio.Condition()
         self._completed = 0
         self._running = False
+        self._synced = False
 
     @property
     def running(self) -> bool:
         """Whether :meth:`run` has started and not finished."""
         return self._running
+
+    @property
+    def synced(self) -> bool:
+        """Whether :meth:`run` has started and every cache it watches has synced (the
+        workers are reconciling); False again once it stops."""
+        return self._synced
 
     # --- configuration ---------------------------------------------------------------------
 
@@ -292,14 +321,16 @@ class Controller:
         """
         if self._running:
             raise RuntimeError(f"controller {self.name} is already running")
-        if self.api is None:
-            import kr8s.asyncio
-
-            self.api = await kr8s.asyncio.api()
         self._running = True
         self._reset()
         try:
+            if self.api is None:
+                import kr8s.asyncio
+
+                self.api = self._own_api = await kr8s.asyncio.api()
+            await self._start_recorder()
             await self._start_sources()
+            self._synced = True
             for _ in range(self.concurrency):
                 self._workers.append(
                     asyncio.create_task(self._work(reconcile, error_policy, data, on_delete))
@@ -318,8 +349,17 @@ class Controller:
         self._deleted.clear()
         self._written.clear()
 
+    async def _start_recorder(self) -> None:
+        if self.recorder is not None:
+            return
+        name = self.name if not qualified_name_errors(self.name) else "reconcile-kit"
+        self.recorder = self._own_recorder = EventRecorder(self.api, reporting_controller=name)
+        await self.recorder.start()
+
     async def _start_sources(self) -> None:
-        await install_transport(self.api, self.transport)
+        assert self.api is not None
+        await acquire_transport(self.api, self.transport)
+        self._transport_users.append(self.api)
         self.info = await resolve_kind(self.api, self.kind)
         self.reflector = self.pool.acquire(
             self.api,
@@ -328,6 +368,7 @@ class Controller:
             label_selector=self.label_selector,
             field_selector=self.field_selector,
         )
+        self._held.append(self.reflector)
         self._unsubscribe.append(self.reflector.subscribe(self._on_primary))
         for source in self.sources:
             source.info = await resolve_kind(self.api, source.kind)
@@ -337,6 +378,7 @@ class Controller:
                 namespace=self.namespace if source.namespace is None else source.namespace,
                 label_selector=source.label_selector,
             )
+            self._held.append(source.reflector)
             self._unsubscribe.append(source.reflector.subscribe(self._source_handler(source)))
         for reflector in [self.reflector, *(s.reflector for s in self.sources)]:
             assert reflector is not None
@@ -368,19 +410,35 @@ class Controller:
         self._stopped.set()
 
     async def _stop_everything(self) -> None:
-        self.queue.shutdown()
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        for worker in self._workers:
-            worker.cancel()
-        await asyncio.gather(*self._workers, return_exceptions=True)
-        for unsubscribe in self._unsubscribe:
-            unsubscribe()
-        for reflector in [self.reflector, *(s.reflector for s in self.sources)]:
-            if reflector is not None:
-                await self.pool.release(reflector)
-        self._running = False
+        self._synced = False
+        try:
+            self.queue.shutdown()
+            for task in self._tasks:
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            for worker in self._workers:
+                worker.cancel()
+            await asyncio.gather(*self._workers, return_exceptions=True)
+            for unsubscribe in self._unsubscribe:
+                unsubscribe()
+            while self._held:  # only what this run acquired (not a previous run's)
+                await self.pool.release(self._held.pop())
+            if self._own_recorder is not None:
+                recorder, self._own_recorder = self._own_recorder, None
+                if self.recorder is recorder:
+                    self.recorder = None
+                await recorder.stop()  # writes what is queued: before the connections close
+        finally:
+            await self._close_what_it_opened()
+            self._running = False
+
+    async def _close_what_it_opened(self) -> None:
+        """Release the transport it acquired and close the api's client if it created the
+        api (the manager does the same for its own)."""
+        while self._transport_users:
+            await release_transport(self._transport_users.pop())
+        if self._own_api is not None and self._own_api is self.api:
+            await close_session(self._own_api)  # a next run reuses it: kr8s reopens
 
     # --- event handlers --------------------------------------------------------------------
 

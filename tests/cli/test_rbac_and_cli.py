@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -244,3 +245,73 @@ async def test_bad_targets_are_named(target: str) -> None:
     )
     _, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode != 0 and target in err.decode()
+
+
+SLOW_START = """
+import asyncio
+
+from kr8s.asyncio.objects import ConfigMap
+
+from reconcile_kit import Controller, Manager
+
+manager = Manager(namespace="default", health_port=0, host="127.0.0.1")
+
+
+async def reconcile(obj, ctx):
+    return None
+
+
+manager.add(Controller(ConfigMap), reconcile)
+
+
+@manager.on_start
+async def wait_for_something(api):
+    print("in on_start hook", flush=True)
+    try:
+        await asyncio.Event().wait()
+    except asyncio.CancelledError:
+        print("on_start hook cancelled", flush=True)
+        raise
+"""
+
+
+async def test_sigterm_during_startup_stops_run_gracefully(tmp_path: Path) -> None:
+    """SIGTERM while an on_start hook runs: the hook is cancelled, what was opened is
+    closed (no ResourceWarning in development mode) and the exit code is 0."""
+    target = tmp_path / "slow_start.py"
+    target.write_text(SLOW_START)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-X",
+        "dev",
+        "-W",
+        "error::ResourceWarning",
+        "-m",
+        "reconcile_kit",
+        "run",
+        str(target),
+        "--embedded",
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    try:
+        lines = []
+        while "in on_start hook\n" not in lines:
+            line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
+            assert line, f"run exited early: {lines}"
+            lines.append(line)
+        proc.send_signal(signal.SIGTERM)
+        out, err = await asyncio.wait_for(proc.communicate(), 30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert proc.returncode == 0, err.decode()
+    assert "on_start hook cancelled" in out.decode()
+    stderr = err.decode()
+    assert "SIGTERM received; stopping gracefully" in stderr
+    assert "stopped while starting" in stderr
+    for leak in ("Unclosed", "unclosed", "ResourceWarning", "Traceback"):
+        assert leak not in stderr, stderr

@@ -10,7 +10,9 @@ from kr8s.asyncio.objects import ConfigMap
 from reconcile_kit import Context, Controller, Manager, PatchHelper
 from reconcile_kit.client.transport import (
     AiohttpFirstTransport,
+    acquire_transport,
     release_aiohttp_transport,
+    release_transport,
     use_aiohttp_transport,
 )
 from reconcile_kit.runtime.sources import ReflectorPool
@@ -122,3 +124,43 @@ async def test_release_closes_aiohttp_and_requests_still_work(kube: kr8s.asyncio
     await release_aiohttp_transport(kube)
     assert session is not None and session.closed
     assert [c async for c in ConfigMap.list(namespace="default", api=kube)] == []
+
+
+async def test_the_last_user_closes_the_aiohttp_connections(kube: kr8s.asyncio.Api) -> None:
+    """A controller closes the connections it opened, not those of another user of its api
+    (a manager, or another controller), whether its run ends by shutdown or by an error."""
+    await ConfigMap({"metadata": {"name": "a"}}, api=kube).create()
+    seen: list[str] = []
+
+    async def reconcile(obj: ConfigMap, ctx: Context) -> None:
+        seen.append(obj.name)
+
+    await acquire_transport(kube, "aiohttp")  # as a manager does
+    assert [c async for c in ConfigMap.list(namespace="default", api=kube)] != []
+    transport = transport_of(kube)
+    assert isinstance(transport, AiohttpFirstTransport)
+    session = transport.fast.client
+    assert session is not None
+
+    ctrl = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
+    assert await run_until(ctrl, reconcile, lambda: seen == ["a"])
+    failing = Controller("NoSuchKind", api=kube, pool=ReflectorPool())
+    with pytest.raises(ValueError, match="NoSuchKind"):
+        await failing.run(reconcile)
+    assert transport.fast.client is session and not session.closed  # still in use
+
+    await release_transport(kube)
+    assert session.closed
+
+
+async def test_a_controller_alone_closes_its_connections_on_error(kube: kr8s.asyncio.Api) -> None:
+    async def reconcile(obj: ConfigMap, ctx: Context) -> None:
+        return None
+
+    failing = Controller("NoSuchKind", api=kube, pool=ReflectorPool())
+    with pytest.raises(ValueError, match="NoSuchKind"):
+        await failing.run(reconcile)
+    transport = transport_of(kube)
+    assert isinstance(transport, AiohttpFirstTransport)
+    assert transport.fast.client is None  # released
+    assert not failing.running

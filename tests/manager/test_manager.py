@@ -13,6 +13,7 @@ from kr8s.asyncio.objects import ConfigMap, Secret
 from reconcile_kit import Context, Controller, Manager, set_controller_reference
 from reconcile_kit.testing import APIServer, eventually
 
+from ..conftest import assert_closed_cleanly, run_python_dev_mode
 from ..kubehttp import call
 
 CM = "/api/v1/namespaces/default/configmaps"
@@ -112,24 +113,198 @@ async def test_probes_and_metrics(kube: kr8s.asyncio.Api) -> None:
     await stopped(mgr, task)
 
 
-async def test_readyz_waits_for_caches(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
-    apiserver.faults.latency(0.5, verb="list", resource="configmaps", times=1)
+async def status_of(session: aiohttp.ClientSession, url: str) -> tuple[int, str]:
+    async with session.get(url) as response:
+        return response.status, await response.text()
 
+
+async def test_not_ready_until_every_controller_started_and_synced(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    await call(kube, "POST", CM, {"metadata": {"name": "a"}})
+    in_hook, release_hook, reconciled = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        reconciled.set()
+
+    mgr = Manager(kube, namespace="default", health_port=0, host="127.0.0.1")
+    ctrl = mgr.add(Controller(ConfigMap), reconcile)
+
+    @mgr.on_start
+    async def hook(api: Any) -> None:
+        in_hook.set()
+        await release_hook.wait()
+
+    assert not mgr.ready()  # not running
+    task = asyncio.create_task(mgr.run())
+    async with aiohttp.ClientSession() as session:
+        await asyncio.wait_for(in_hook.wait(), 10)
+        # the probes answer while on_start hooks run: alive, not ready
+        assert not mgr.ready()
+        base = f"http://127.0.0.1:{mgr.ports['/readyz']}"
+        assert await status_of(session, f"{base}/healthz") == (200, "ok")
+        assert await status_of(session, f"{base}/readyz") == (500, "not ready: starting")
+
+        # the controller starts, but its cache cannot sync while LISTs fail
+        apiserver.faults.fail(500, verb="list", resource="configmaps", times=None)
+        release_hook.set()
+        await eventually(
+            lambda: apiserver.requests.count(verb="list", resource="configmaps") > 0, 10
+        )
+        assert ctrl.running and not ctrl.synced
+        assert not mgr.ready()
+        code, text = await status_of(session, f"{base}/readyz")
+        assert code == 500 and "configmap: caches not synced" in text
+
+        apiserver.faults.clear()
+        await asyncio.wait_for(reconciled.wait(), 10)  # workers start once caches synced
+        assert ctrl.synced and mgr.ready()
+        assert await status_of(session, f"{base}/readyz") == (200, "ok")
+        mgr.stop()
+        assert not mgr.ready()  # stopping
+        await asyncio.wait_for(task, 10)
+    assert not mgr.ready() and not ctrl.synced
+
+
+async def test_stop_before_run_returns_at_once(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        return None
+
+    mgr = Manager(kube, namespace="default", health_port=0, host="127.0.0.1")
+    mgr.add(Controller(ConfigMap), reconcile)
+    served = len(apiserver.requests)  # the kube fixture's version check
+    mgr.stop()
+    mgr.stop()  # idempotent
+    await asyncio.wait_for(mgr.run(), 5)
+    assert len(apiserver.requests) == served and mgr.ports == {}  # nothing started
+
+    # stop() right after the run task is created, before run() ran at all
+    task = asyncio.create_task(mgr.run())
+    mgr.stop()
+    await asyncio.wait_for(task, 5)
+    assert len(apiserver.requests) == served
+
+    # a stop counts for one run: the next one runs until stopped
+    task = await started(mgr)
+    await stopped(mgr, task)
+
+
+async def test_stop_during_on_start_hooks_cancels_them_and_starts_nothing(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    in_hook, cancelled = asyncio.Event(), asyncio.Event()
+    later_hooks: list[str] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        return None
+
+    mgr = Manager(kube, namespace="default", health_port=0, host="127.0.0.1")
+    ctrl = mgr.add(Controller(ConfigMap), reconcile)
+
+    @mgr.on_start
+    async def install_something(api: Any) -> None:
+        in_hook.set()
+        try:
+            await asyncio.Event().wait()  # e.g. waiting for a CRD to be established
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    @mgr.on_start
+    async def later(api: Any) -> None:
+        later_hooks.append("ran")
+
+    task = asyncio.create_task(mgr.run())
+    await asyncio.wait_for(in_hook.wait(), 10)
+    port = mgr.ports["/healthz"]
+    mgr.stop()
+    await asyncio.wait_for(task, 5)
+    assert cancelled.is_set() and later_hooks == []
+    assert not ctrl.running and ctrl.reflector is None
+    assert apiserver.requests.count(verb="list") == apiserver.requests.count(verb="watch") == 0
+    assert mgr.recorder is None
+    async with aiohttp.ClientSession() as session:  # the probe server is closed too
+        try:
+            await status_of(session, f"http://127.0.0.1:{port}/healthz")
+        except aiohttp.ClientConnectionError:
+            pass
+        else:
+            raise AssertionError("the probe server still answers")
+
+
+async def test_a_failing_on_start_hook_fails_run_and_closes_everything(
+    kube: kr8s.asyncio.Api,
+) -> None:
     async def reconcile(obj: Any, ctx: Context) -> None:
         return None
 
     mgr = Manager(kube, health_port=0, host="127.0.0.1")
     mgr.add(Controller(ConfigMap), reconcile)
-    task = asyncio.create_task(mgr.run())
-    await eventually(lambda: "/readyz" in mgr.ports and mgr.controllers[0].running)
-    async with aiohttp.ClientSession() as session:
-        url = f"http://127.0.0.1:{mgr.ports['/readyz']}/readyz"
-        async with session.get(url) as response:
-            assert response.status == 503
-        await eventually(mgr.ready, interval=0.01)
-        async with session.get(url) as response:
-            assert response.status == 200
+
+    @mgr.on_start
+    async def broken(api: Any) -> None:
+        raise RuntimeError("cannot install the CRD")
+
+    try:
+        await asyncio.wait_for(mgr.run(), 5)
+    except RuntimeError as error:
+        assert str(error) == "cannot install the CRD"
+    else:
+        raise AssertionError("run should raise the hook's error")
+    # a fresh run is possible (nothing left running)
+    mgr._start_hooks.clear()
+    task = await started(mgr)
     await stopped(mgr, task)
+
+
+MANAGER = """
+    import asyncio
+    import gc
+    import os
+
+    import aiohttp
+    from kr8s.asyncio.objects import ConfigMap
+
+    from reconcile_kit import Controller, Manager
+    from reconcile_kit.testing import APIServer
+
+
+    async def main() -> None:
+        async with APIServer() as server, aiohttp.ClientSession() as http:
+            cms = f"{server.url}/api/v1/namespaces/default/configmaps"
+            async with http.post(cms, json={"metadata": {"name": "a"}}) as response:
+                assert response.status == 201
+            os.environ["KUBECONFIG"] = server.kubeconfig
+            seen = []
+
+            async def reconcile(obj, ctx):
+                ctx.recorder.event(obj, "Normal", "Seen", "seen by a manager")
+                seen.append(obj.name)
+
+            manager = Manager(namespace="default", health_port=0, host="127.0.0.1")
+            ctrl = manager.add(Controller(ConfigMap), reconcile)
+            task = asyncio.create_task(manager.run())
+            assert await ctrl.wait_reconciled(lambda: seen == ["a"], 30)
+            readyz = f"http://127.0.0.1:{manager.ports['/readyz']}/readyz"
+            async with http.get(readyz) as response:
+                assert response.status == 200
+            manager.stop()
+            await asyncio.wait_for(task, 30)
+        print("done")
+
+
+    asyncio.run(main())
+    gc.collect()  # what was left open warns now, not unnoticed at interpreter exit
+"""
+
+
+async def test_a_manager_closes_what_it_opened() -> None:
+    """Its own api (kr8s discovery), the aiohttp connections, the probe server."""
+    code, out, err = await run_python_dev_mode(MANAGER)
+    assert_closed_cleanly(code, out, err)
+    assert out.strip() == "done"
 
 
 async def test_repeated_events_aggregate_into_one_object(

@@ -7,7 +7,7 @@ from typing import Any
 
 import kr8s
 import pytest
-from kr8s.asyncio.objects import ConfigMap
+from kr8s.asyncio.objects import ConfigMap, Secret
 
 from reconcile_kit import Context, Controller, LeaderElection, Manager
 from reconcile_kit.testing import APIServer, eventually
@@ -104,3 +104,39 @@ async def test_one_leader_failover_and_handover(
         kube, "GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/operator"
     )
     assert lease["spec"]["leaseTransitions"] >= 2
+
+
+async def test_ready_on_the_leader_and_on_standbys(kube: kr8s.asyncio.Api) -> None:
+    """The leader is ready once its controllers synced; a standby once the controllers
+    that run everywhere synced, or once started when it has none; stop() while
+    campaigning for the lease returns at once."""
+    await call(kube, "POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "a"}})
+    loop = asyncio.get_running_loop()
+    log: list[tuple[float, str]] = []
+
+    async def nothing(obj: Any, ctx: Context) -> None:
+        return None
+
+    a, b, c = (Replica(kube, who, log) for who in "abc")
+    everywhere = b.manager.add(Controller(Secret), nothing, needs_leader=False)
+    assert not a.manager.ready()
+    a.start()
+    await until(lambda: bool(log))  # a leads and reconciles: its caches synced
+    assert a.manager.ready()
+
+    b.start()
+    await until(b.manager.ready)
+    assert everywhere.synced and not b.reconciling and not b.election.is_leader
+
+    c.start()
+    await until(c.manager.ready)  # nothing to sync while standing by
+    assert not c.reconciling and not c.election.is_leader
+    await asyncio.sleep(5)  # still campaigning, still ready
+    assert c.manager.ready() and a.manager.ready() and b.manager.ready()
+
+    stopping_at = loop.time()
+    await c.stop()
+    assert loop.time() - stopping_at < 1
+    await b.stop()
+    await a.stop()
+    assert not a.manager.ready()

@@ -432,7 +432,7 @@ async def test_404_ignored_only_when_deleting_without_finalizers(
         api=kube,
     )
     with pytest.raises(
-        NotFoundError, match='ConfigMap default/gone: PATCH .*: 404 NotFound: configmaps "gone"'
+        NotFoundError, match=r'ConfigMap default/gone: PATCH .*: 404 NotFound: configmaps "gone"'
     ):
         async with PatchHelper(gone):
             gone.raw["data"]["k"] = "v"

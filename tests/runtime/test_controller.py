@@ -26,6 +26,7 @@ from reconcile_kit.runtime.finalizer import finalizer
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer, eventually, run_until
 
+from ..conftest import assert_closed_cleanly, run_python_dev_mode
 from ..kubehttp import call
 
 CM = "/api/v1/namespaces/default/configmaps"
@@ -594,3 +595,64 @@ async def test_reconciler_edits_never_reach_the_cache(kube: kr8s.asyncio.Api) ->
     cached = ctrl.reflector.store.get("default", "a")
     assert cached["data"] == {"k": "v"} and cached["metadata"]["labels"] == {"app": "x"}
     assert [(r["data"], r["metadata"]["labels"]) for r in runs] == [({"k": "v"}, {"app": "x"})] * 3
+
+
+BARE_CONTROLLER = """
+    import asyncio
+    import gc
+    import os
+
+    import aiohttp
+    from kr8s.asyncio.objects import ConfigMap
+
+    from reconcile_kit import Controller
+    from reconcile_kit.client.transport import close_session
+    from reconcile_kit.testing import APIServer
+
+
+    async def main() -> None:
+        async with APIServer() as server, aiohttp.ClientSession() as http:
+            cms = f"{server.url}/api/v1/namespaces/default/configmaps"
+            async with http.post(cms, json={"metadata": {"name": "a"}}) as response:
+                assert response.status == 201
+            os.environ["KUBECONFIG"] = server.kubeconfig
+            seen = []
+
+            async def reconcile(obj, ctx):
+                ctx.recorder.event(obj, "Normal", "Seen", "seen by a bare controller")
+                seen.append(obj.name)
+
+            ctrl = Controller(ConfigMap, namespace="default")  # its own api (kr8s discovery)
+            task = asyncio.create_task(ctrl.run(reconcile))
+            assert await ctrl.wait_reconciled(lambda: seen == ["a"], 30)
+            await ctrl.shutdown()
+            await task
+            events = f"{server.url}/apis/events.k8s.io/v1/namespaces/default/events"
+            async with http.get(events) as response:
+                items = (await response.json())["items"]
+            assert [e["reason"] for e in items] == ["Seen"], items
+
+            # a run that fails to start closes what it opened as well
+            api = await server.api()
+            await close_session(api)  # kr8s's version check: this script's connection
+            failing = Controller("NoSuchKind", api=api)
+            try:
+                await failing.run(reconcile)
+            except ValueError:
+                pass
+            else:
+                raise AssertionError("a kind the server does not serve cannot run")
+        print("done")
+
+
+    asyncio.run(main())
+    gc.collect()  # what was left open warns now, not unnoticed at interpreter exit
+"""
+
+
+async def test_a_bare_controller_closes_what_it_opened() -> None:
+    """Not in a manager: the aiohttp session, the api client it created and its event
+    recorder are closed when run ends (shutdown or error), nothing left for the GC."""
+    code, out, err = await run_python_dev_mode(BARE_CONTROLLER)
+    assert_closed_cleanly(code, out, err)
+    assert out.strip() == "done"

@@ -4,7 +4,8 @@
 Events about an object, in the object's namespace (``default`` for cluster-scoped objects).
 The semantics follow client-go: ``k8s.io/client-go/tools/events`` (``event_recorder.go``,
 ``event_broadcaster.go``) for events.k8s.io/v1 and ``k8s.io/client-go/tools/record``
-(``event.go``, ``events_cache.go``) for core/v1.
+(``event.go``, ``events_cache.go``) for core/v1. It is ``ctx.recorder``: a controller
+creates one for its api when given none, a Manager shares its own among its controllers.
 
 - :meth:`EventRecorder.event` never blocks and never performs I/O: it validates its
   arguments, then records an *occurrence* in a local cache. A background writer sends it.
@@ -29,7 +30,7 @@ The semantics follow client-go: ``k8s.io/client-go/tools/events`` (``event_recor
 - A write that fails with a transport error, a timeout, 409 Conflict, 429 or 5xx is retried up to
   :data:`MAX_ATTEMPTS` times with doubling delays (honouring ``Retry-After``); other
   refusals (400, 403, 404, 422) are not retried. Failures are logged on the
-  ``reconcile_kit.manager.events`` logger and never raised to the caller. A PATCH answered 404 (the
+  ``reconcile_kit.runtime.events`` logger and never raised to the caller. A PATCH answered 404 (the
   Event expired, kube-apiserver's event TTL is one hour) re-creates the Event, as client-go.
 
 Differences from client-go, on purpose: the isomorphism key leaves out the object's

@@ -12,8 +12,8 @@ import kr8s
 import pytest
 from kr8s.asyncio.objects import ConfigMap
 
-from reconcile_kit.manager import events
-from reconcile_kit.manager.events import MAX_ATTEMPTS, SERIES_INTERVAL, SERIES_WINDOW, EventRecorder
+from reconcile_kit.runtime import events
+from reconcile_kit.runtime.events import MAX_ATTEMPTS, SERIES_INTERVAL, SERIES_WINDOW, EventRecorder
 from reconcile_kit.testing import APIServer, eventually
 
 from ..kubehttp import call
@@ -409,14 +409,14 @@ async def test_a_server_failure_is_retried_and_logged(
     cm = await create_cm(kube, "a")
     apiserver.faults.fail(500, resource="events", times=2)
     rec = recorder(kube)
-    with caplog.at_level(logging.WARNING, logger="reconcile_kit.manager.events"):
+    with caplog.at_level(logging.WARNING, logger="reconcile_kit.runtime.events"):
         rec.event(cm, "Normal", "Synced", "ok")  # does not raise
         await flush(rec)
 
     [event] = await list_events(kube)
     assert event["reason"] == "Synced"
     assert [r.status for r in event_requests(apiserver) if r.verb == "create"] == [500, 500, 201]
-    warnings = [r for r in caplog.records if r.name == "reconcile_kit.manager.events"]
+    warnings = [r for r in caplog.records if r.name == "reconcile_kit.runtime.events"]
     assert len(warnings) == 2 and all(r.levelno == logging.WARNING for r in warnings)
     assert "500" in warnings[0].getMessage() and "retrying" in warnings[0].getMessage()
 
@@ -428,7 +428,7 @@ async def test_a_lasting_failure_gives_up_after_a_few_tries(
     cm = await create_cm(kube, "a")
     apiserver.faults.fail(503, resource="events", times=None)
     rec = recorder(kube)
-    with caplog.at_level(logging.WARNING, logger="reconcile_kit.manager.events"):
+    with caplog.at_level(logging.WARNING, logger="reconcile_kit.runtime.events"):
         rec.event(cm, "Normal", "Synced", "ok")
         await flush(rec)
 
@@ -448,7 +448,7 @@ async def test_a_refusal_is_not_retried(
 ) -> None:
     rec = recorder(kube)
     missing = {"kind": "Pod", "name": "p", "namespace": "nowhere"}  # namespace does not exist
-    with caplog.at_level(logging.ERROR, logger="reconcile_kit.manager.events"):
+    with caplog.at_level(logging.ERROR, logger="reconcile_kit.runtime.events"):
         rec.event(missing, "Normal", "Synced", "ok")
         await flush(rec)
 
@@ -480,7 +480,7 @@ async def test_a_full_queue_drops_new_events_but_still_counts_repeats(
     monkeypatch.setattr(events, "MAX_PENDING", 3)
     cm = await create_cm(kube, "a")
     rec = recorder(kube)
-    with caplog.at_level(logging.ERROR, logger="reconcile_kit.manager.events"):
+    with caplog.at_level(logging.ERROR, logger="reconcile_kit.runtime.events"):
         for reason in ("One", "Two", "Three", "Four"):
             rec.event(cm, "Normal", reason, "m")
         rec.event(cm, "Normal", "One", "m")  # a repeat of a queued event is never dropped

@@ -1,0 +1,46 @@
+"""Shared test helpers (the fixtures come from reconcile_kit's pytest plugin)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def run_python_dev_mode(script: str, timeout: float = 60.0) -> tuple[int, str, str]:
+    """Run ``script`` in a fresh interpreter in development mode with ResourceWarnings as
+    errors (``python -X dev -W error::ResourceWarning``); its exit code, stdout and stderr.
+
+    An unclosed aiohttp session, socket or transport shows as "Unclosed ..." or
+    "ResourceWarning" on stderr (warnings raised in ``__del__`` are printed, not fatal).
+    """
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-X",
+        "dev",
+        "-W",
+        "error::ResourceWarning",
+        "-c",
+        textwrap.dedent(script),
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        raise
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+def assert_closed_cleanly(code: int, out: str, err: str) -> None:
+    """The script of :func:`run_python_dev_mode` exited 0 without leaking a resource."""
+    assert code == 0, f"exit code {code}\nstdout:\n{out}\nstderr:\n{err}"
+    for leak in ("Unclosed", "unclosed", "ResourceWarning"):
+        assert leak not in err, f"{leak!r} on stderr:\n{err}"
