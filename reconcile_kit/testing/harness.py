@@ -9,6 +9,8 @@ from typing import Any
 
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 
+__all__ = ["run_until"]
+
 
 async def run_until(
     controller: Controller,
