@@ -20,6 +20,7 @@ from typing import Any
 from aiohttp import web
 from kr8s.asyncio import Api
 
+from ..client.ratelimit import checked_rate_limit, install_rate_limit
 from ..client.transport import checked_transport, install_transport, release_aiohttp_transport
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 from ..runtime.sources import ReflectorPool
@@ -61,6 +62,19 @@ class Manager:
         host: the address the probe and metrics servers bind.
         transport: ``"aiohttp"`` (default) or ``"httpx"``: how ``api`` sends requests
             (see :mod:`reconcile_kit.client.transport`).
+        qps: client-side rate limit of ``api``'s requests, in requests per second: a token
+            bucket every request waits on (:mod:`reconcile_kit.client.ratelimit`; client-go's
+            ``rest.Config.QPS``). It covers the controllers, the event recorder and leader
+            election alike, since they share the api (client-go gives leader election a
+            client of its own): lease renewals queue behind the controllers' requests, so
+            leave headroom. None (default): no limit, as controller-runtime since 0.21.
+        burst: requests at once before ``qps`` applies (client-go's ``rest.Config.Burst``);
+            None: 10 (client-go's default) when ``qps`` is set. Controllers added here
+            take ``qps`` and ``burst`` from the manager.
+
+    Raises:
+        ValueError: an unknown ``transport``; ``qps <= 0``, ``burst < 1``, or a ``burst``
+            without ``qps``.
     """
 
     def __init__(
@@ -75,8 +89,11 @@ class Manager:
         name: str = "reconcile-kit",
         host: str = "0.0.0.0",
         transport: str = "aiohttp",
+        qps: float | None = None,
+        burst: int | None = None,
     ) -> None:
         self.transport = checked_transport(transport)
+        self.qps, self.burst = checked_rate_limit(qps, burst)
         self.api = api
         self.namespace = namespace
         self.leader_election = leader_election
@@ -169,6 +186,7 @@ class Manager:
 
             self.api = await kr8s.asyncio.api()
         await install_transport(self.api, self.transport)
+        install_rate_limit(self.api, self.qps, self.burst)
         self.metrics.instrument(self.api)
         for hook in self._start_hooks:
             await hook(self.api)
@@ -192,6 +210,7 @@ class Manager:
             controller = entry.controller
             controller.api = self.api
             controller.transport = self.transport  # the api is shared: one choice governs
+            controller.qps, controller.burst = self.qps, self.burst
             controller.pool = self.pool
             controller.metrics = self.metrics
             controller.recorder = self.recorder

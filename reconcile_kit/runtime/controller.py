@@ -23,10 +23,18 @@ import orjson
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
+from ..client.ratelimit import checked_rate_limit, install_rate_limit
 from ..client.transport import checked_transport, install_transport
 from ..meta.objects import ObjectRef
 from .context import Context
-from .queue import QueueMetrics, QueueShutDown, RetryPolicy, RetryPolicyLike, WorkQueue
+from .queue import (
+    DEFAULT_RETRY_RATE_LIMIT,
+    QueueMetrics,
+    QueueShutDown,
+    RetryPolicy,
+    RetryPolicyLike,
+    WorkQueue,
+)
 from .reflector import DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import ResourceInfo, resolve_kind
 from .sources import CacheView, ReflectorPool, Source, owner_keys
@@ -139,6 +147,12 @@ class Controller:
         retry: the retry policy for failed reconciles (a RetryPolicy, seconds, a list of
             seconds, or ``(attempt, ctx, error) -> seconds``); default client-go's
             exponential 5 ms -> 1000 s.
+        retry_rate_limit: ``(qps, burst)`` of the token bucket all retries of failed
+            reconciles share (retries per second, retries at once): a retry runs after the
+            later of its key's ``retry`` delay and its token. Default ``(10.0, 100)``, as
+            client-go's ``DefaultTypedControllerRateLimiter``; None: per-key delays only.
+            A reconcile's ``Action.requeue`` is not limited (controller-runtime's
+            ``RequeueAfter``); an ``error_policy``'s is a retry, and is.
         predicates: ``(event) -> bool`` filters of primary events (see
             :mod:`reconcile_kit.runtime.predicates`); all must pass.
         name: the controller's name in logs and metrics (default: the kind in lower case).
@@ -147,6 +161,13 @@ class Controller:
         transport: ``"aiohttp"`` (default) sends the api's requests over aiohttp under
             kr8s's httpx client, about 1.7 times the requests per CPU second (see
             :mod:`reconcile_kit.client.transport`); ``"httpx"`` leaves the api as it is.
+        qps: client-side rate limit of the api's requests, in requests per second (a
+            token bucket in front of every request, client-go's ``rest.Config.QPS``); None
+            (default): no limit, as controller-runtime since 0.21. See
+            :mod:`reconcile_kit.client.ratelimit`.
+        burst: requests at once before ``qps`` applies (client-go's ``rest.Config.Burst``);
+            None: 10 (client-go's default) when ``qps`` is set. In a Manager, the manager's
+            ``qps`` and ``burst`` govern (its api is shared), as with ``transport``.
     """
 
     def __init__(
@@ -164,10 +185,14 @@ class Controller:
         resync: float | None = None,
         pool: ReflectorPool | None = None,
         transport: str = "aiohttp",
+        qps: float | None = None,
+        burst: int | None = None,
+        retry_rate_limit: tuple[float, int] | None = DEFAULT_RETRY_RATE_LIMIT,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
         self.transport = checked_transport(transport)
+        self.qps, self.burst = checked_rate_limit(qps, burst)
         self.api = api
         self.kind = kind
         self.namespace = namespace
@@ -182,7 +207,10 @@ class Controller:
         self.stats = Stats()
         self.metrics: ControllerMetrics | None = None
         self.recorder: Any = None
-        self.queue: WorkQueue[ObjectRef] = WorkQueue(name=self.name)
+        self.retry_rate_limit = retry_rate_limit
+        self.queue: WorkQueue[ObjectRef] = WorkQueue(
+            name=self.name, retry_rate_limit=retry_rate_limit
+        )
         self.info: ResourceInfo | None = None
         self.reflector: Reflector | None = None
         self.sources: list[Source] = []
@@ -311,7 +339,11 @@ class Controller:
     def _reset(self) -> None:
         """Fresh queue and task lists, so a controller can run again after a shutdown
         (a manager restarts its controllers when it regains leadership)."""
-        self.queue = WorkQueue(name=self.name, metrics=self.metrics.queue if self.metrics else None)
+        self.queue = WorkQueue(
+            name=self.name,
+            metrics=self.metrics.queue if self.metrics else None,
+            retry_rate_limit=self.retry_rate_limit,
+        )
         self._stopped = asyncio.Event()
         self._workers, self._tasks, self._unsubscribe = [], [], []
         self._deleted.clear()
@@ -319,6 +351,7 @@ class Controller:
 
     async def _start_sources(self) -> None:
         await install_transport(self.api, self.transport)
+        install_rate_limit(self.api, self.qps, self.burst)
         self.info = await resolve_kind(self.api, self.kind)
         self.reflector = self.pool.acquire(
             self.api,
