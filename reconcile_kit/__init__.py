@@ -3,7 +3,8 @@
 The public names live here; import them from ``reconcile_kit``. The package is layered
 along the data flow (lower layers never import higher ones):
 
-- ``client``: errors, the aiohttp transport, discovery (how requests reach the server);
+- ``client``: errors, the aiohttp transport, client-side rate limits, discovery (how
+  requests reach the server);
 - ``meta``: object metadata rules and helpers (conditions, owners, finalizers, selectors);
 - ``patch``: PatchHelper and the RFC 7386 merge-patch diff it sends;
 - ``runtime``: reflector -> store -> work queue -> controller -> reconcile(obj, ctx), and
@@ -33,6 +34,7 @@ if typing.TYPE_CHECKING:
         PatchError,
         ReconcileKitError,
     )
+    from .client.ratelimit import TokenBucket
     from .manager.leaderelection import LeaderElection, LeaseError
     from .manager.logs import configure_logging
     from .manager.manager import Manager
@@ -102,6 +104,7 @@ _EXPORTS: dict[str, str] = {
     "ReflectorPool": "runtime.sources",
     "RetryPolicy": "runtime.queue",
     "Store": "runtime.store",
+    "TokenBucket": "client.ratelimit",
     "WorkQueue": "runtime.queue",
     "add_finalizer": "meta.finalizers",
     "annotations_changed": "runtime.predicates",
@@ -156,6 +159,7 @@ __all__ = [
     "ReflectorPool",
     "RetryPolicy",
     "Store",
+    "TokenBucket",
     "WorkQueue",
     "add_finalizer",
     "annotations_changed",

@@ -102,6 +102,19 @@ async def _serve(server: APIServer) -> None:
 @click.option("--health-port", type=int, default=None, help="Serve /healthz and /readyz.")
 @click.option("--metrics-port", type=int, default=None, help="Serve /metrics.")
 @click.option(
+    "--qps",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Client-side rate limit of the API requests, in requests per second (client-go's"
+    " QPS; default: the manager's, which is no limit unless TARGET sets one).",
+)
+@click.option(
+    "--burst",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Requests at once before --qps applies (client-go's Burst; default 10 with --qps).",
+)
+@click.option(
     "--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.option("--log-level", default="INFO", show_default=True)
@@ -113,6 +126,8 @@ def run(
     leader_elect: bool,
     health_port: int | None,
     metrics_port: int | None,
+    qps: float | None,
+    burst: int | None,
     log_format: str,
     log_level: str,
 ) -> None:
@@ -125,7 +140,17 @@ def run(
 
     configure_logging(log_format, log_level.upper())
     asyncio.run(
-        _run(target, embedded, kubeconfig, namespace, leader_elect, health_port, metrics_port)
+        _run(
+            target,
+            embedded,
+            kubeconfig,
+            namespace,
+            leader_elect,
+            health_port,
+            metrics_port,
+            qps,
+            burst,
+        )
     )
 
 
@@ -137,6 +162,8 @@ async def _run(
     leader_elect: bool,
     health_port: int | None,
     metrics_port: int | None,
+    qps: float | None = None,
+    burst: int | None = None,
 ) -> None:
     loaded: list[Manager] = []
     stopping = asyncio.Event()
@@ -161,6 +188,7 @@ async def _run(
             leader_elect,
             health_port,
             metrics_port,
+            (qps, burst),
             loaded,
             stopping,
         )
@@ -177,6 +205,7 @@ async def _load_and_run(
     leader_elect: bool,
     health_port: int | None,
     metrics_port: int | None,
+    rate_limit: tuple[float | None, int | None],
     loaded: list[Manager],
     stopping: asyncio.Event,
 ) -> None:
@@ -198,6 +227,11 @@ async def _load_and_run(
         )
     manager.health_port = health_port if health_port is not None else manager.health_port
     manager.metrics_port = metrics_port if metrics_port is not None else manager.metrics_port
+    qps, burst = rate_limit
+    manager.qps = qps if qps is not None else manager.qps
+    manager.burst = burst if burst is not None else manager.burst
+    if manager.burst is not None and manager.qps is None:
+        raise click.UsageError("--burst needs --qps (the manager sets no qps)")
     if not embedded:
         if kubeconfig is None:
             await manager.run()  # on the manager's api (kr8s discovery when it has none)

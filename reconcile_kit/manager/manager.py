@@ -20,6 +20,7 @@ from typing import Any
 from aiohttp import web
 from kr8s.asyncio import Api
 
+from ..client.ratelimit import checked_rate_limit, install_rate_limit
 from ..client.transport import (
     acquire_transport,
     checked_transport,
@@ -66,6 +67,15 @@ class Manager:
         host: the address the probe and metrics servers bind.
         transport: ``"aiohttp"`` (default) or ``"httpx"``: how ``api`` sends requests
             (see :mod:`reconcile_kit.client.transport`).
+        qps: client-side rate limit of ``api``'s requests, in requests per second: a token
+            bucket every request waits on (:mod:`reconcile_kit.client.ratelimit`; client-go's
+            ``rest.Config.QPS``). It covers the controllers, the event recorder and leader
+            election alike, since they share the api (client-go gives leader election a
+            client of its own): lease renewals queue behind the controllers' requests, so
+            leave headroom. None (default): no limit, as controller-runtime since 0.21.
+        burst: requests at once before ``qps`` applies (client-go's ``rest.Config.Burst``);
+            None: 10 (client-go's default) when ``qps`` is set. Controllers added here
+            take ``qps`` and ``burst`` from the manager.
         handle_signals: stop gracefully on SIGTERM/SIGINT while :meth:`run` runs (from its
             first step, so on_start hooks are covered); False when the caller handles
             signals and calls :meth:`stop` itself (``reconcile-kit run`` does).
@@ -73,6 +83,10 @@ class Manager:
     What :meth:`run` opens it closes when it returns: the probe servers, the recorder, the
     aiohttp connections of the api (once no controller uses them) and, when it created the
     api (``api=None``), the api's client.
+
+    Raises:
+        ValueError: an unknown ``transport``; ``qps <= 0``, ``burst < 1``, or a ``burst``
+            without ``qps``.
     """
 
     def __init__(
@@ -88,8 +102,11 @@ class Manager:
         host: str = "0.0.0.0",
         transport: str = "aiohttp",
         handle_signals: bool = True,
+        qps: float | None = None,
+        burst: int | None = None,
     ) -> None:
         self.transport = checked_transport(transport)
+        self.qps, self.burst = checked_rate_limit(qps, burst)
         self.api = api
         self.namespace = namespace
         self.leader_election = leader_election
@@ -236,6 +253,7 @@ class Manager:
             self.api = self._own_api = await kr8s.asyncio.api()
         await acquire_transport(self.api, self.transport)
         acquired.append(self.api)
+        install_rate_limit(self.api, self.qps, self.burst)
         self.metrics.instrument(self.api)
         await self._start_servers()  # /healthz answers while hooks run, /readyz says no
         for hook in self._start_hooks:
@@ -286,6 +304,7 @@ class Manager:
             controller = entry.controller
             controller.api = self.api
             controller.transport = self.transport  # the api is shared: one choice governs
+            controller.qps, controller.burst = self.qps, self.burst
             controller.pool = self.pool
             controller.metrics = self.metrics
             controller.recorder = self.recorder

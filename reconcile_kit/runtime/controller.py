@@ -24,6 +24,7 @@ from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
 from ..client.errors import APIError, ReconcileKitError
+from ..client.ratelimit import checked_rate_limit, install_rate_limit
 from ..client.transport import (
     acquire_transport,
     checked_transport,
@@ -34,7 +35,14 @@ from ..meta.objects import ObjectRef
 from ..meta.validation import qualified_name_errors
 from .context import Context
 from .events import EventRecorder
-from .queue import QueueMetrics, QueueShutDown, RetryPolicy, RetryPolicyLike, WorkQueue
+from .queue import (
+    DEFAULT_RETRY_RATE_LIMIT,
+    QueueMetrics,
+    QueueShutDown,
+    RetryPolicy,
+    RetryPolicyLike,
+    WorkQueue,
+)
 from .reflector import DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import ResourceInfo, resolve_kind
 from .sources import CacheView, ReflectorPool, Source, owner_keys
@@ -147,6 +155,12 @@ class Controller:
         retry: the retry policy for failed reconciles (a RetryPolicy, seconds, a list of
             seconds, or ``(attempt, ctx, error) -> seconds``); default client-go's
             exponential 5 ms -> 1000 s.
+        retry_rate_limit: ``(qps, burst)`` of the token bucket all retries of failed
+            reconciles share (retries per second, retries at once): a retry runs after the
+            later of its key's ``retry`` delay and its token. Default ``(10.0, 100)``, as
+            client-go's ``DefaultTypedControllerRateLimiter``; None: per-key delays only.
+            A reconcile's ``Action.requeue`` is not limited (controller-runtime's
+            ``RequeueAfter``); an ``error_policy``'s is a retry, and is.
         predicates: ``(event) -> bool`` filters of primary events (see
             :mod:`reconcile_kit.runtime.predicates`); all must pass.
         name: the controller's name in logs and metrics (default: the kind in lower case).
@@ -165,6 +179,13 @@ class Controller:
     controller closes the aiohttp connections it opened (unless another user of the api,
     such as its manager, still runs), the recorder it created, and the api's client if
     it created the api.
+        qps: client-side rate limit of the api's requests, in requests per second (a
+            token bucket in front of every request, client-go's ``rest.Config.QPS``); None
+            (default): no limit, as controller-runtime since 0.21. See
+            :mod:`reconcile_kit.client.ratelimit`.
+        burst: requests at once before ``qps`` applies (client-go's ``rest.Config.Burst``);
+            None: 10 (client-go's default) when ``qps`` is set. In a Manager, the manager's
+            ``qps`` and ``burst`` govern (its api is shared), as with ``transport``.
     """
 
     def __init__(
@@ -183,10 +204,14 @@ class Controller:
         pool: ReflectorPool | None = None,
         transport: str = "aiohttp",
         recorder: EventRecorder | None = None,
+        qps: float | None = None,
+        burst: int | None = None,
+        retry_rate_limit: tuple[float, int] | None = DEFAULT_RETRY_RATE_LIMIT,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
         self.transport = checked_transport(transport)
+        self.qps, self.burst = checked_rate_limit(qps, burst)
         self.api = api
         self.kind = kind
         self.namespace = namespace
@@ -205,7 +230,10 @@ class Controller:
         self._own_api: Api | None = None
         self._transport_users: list[Api] = []
         self._held: list[Reflector] = []  # acquired from the pool by the current run
-        self.queue: WorkQueue[ObjectRef] = WorkQueue(name=self.name)
+        self.retry_rate_limit = retry_rate_limit
+        self.queue: WorkQueue[ObjectRef] = WorkQueue(
+            name=self.name, retry_rate_limit=retry_rate_limit
+        )
         self.info: ResourceInfo | None = None
         self.reflector: Reflector | None = None
         self.sources: list[Source] = []
@@ -343,7 +371,11 @@ class Controller:
     def _reset(self) -> None:
         """Fresh queue and task lists, so a controller can run again after a shutdown
         (a manager restarts its controllers when it regains leadership)."""
-        self.queue = WorkQueue(name=self.name, metrics=self.metrics.queue if self.metrics else None)
+        self.queue = WorkQueue(
+            name=self.name,
+            metrics=self.metrics.queue if self.metrics else None,
+            retry_rate_limit=self.retry_rate_limit,
+        )
         self._stopped = asyncio.Event()
         self._workers, self._tasks, self._unsubscribe = [], [], []
         self._deleted.clear()
@@ -360,6 +392,7 @@ class Controller:
         assert self.api is not None
         await acquire_transport(self.api, self.transport)
         self._transport_users.append(self.api)
+        install_rate_limit(self.api, self.qps, self.burst)
         self.info = await resolve_kind(self.api, self.kind)
         self.reflector = self.pool.acquire(
             self.api,

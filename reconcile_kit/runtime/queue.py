@@ -11,7 +11,10 @@ controller-runtime and kube-rs's scheduler share:
   due time wins, and a due key is simply :meth:`WorkQueue.add`-ed (coalescing does the rest);
 - failures are retried with a per-key :class:`RetryPolicy` (by default client-go's
   ``ItemExponentialFailureRateLimiter``: 5 ms doubling up to 1000 s), reset on success by
-  :meth:`WorkQueue.forget`.
+  :meth:`WorkQueue.forget`;
+- and all retries of a queue together are held to an overall token bucket (by default
+  10 per second, bursts of 100): a retry waits for the later of its key's delay and its
+  token, as client-go's ``DefaultTypedControllerRateLimiter`` (the max of both limiters).
 
 Every key also collects the *reasons* it was added for (``"created"``, ``"updated"``,
 ``"retry"``, ...) between two runs; :meth:`WorkQueue.get` hands them out with the key.
@@ -34,10 +37,12 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeAlias, TypeVar
 
 from ..client.errors import ReconcileKitError
+from ..client.ratelimit import TokenBucket
 
 __all__ = [
     "DEFAULT_BASE_DELAY",
     "DEFAULT_MAX_DELAY",
+    "DEFAULT_RETRY_RATE_LIMIT",
     "DelayFunction",
     "QueueMetrics",
     "QueueShutDown",
@@ -55,6 +60,10 @@ DEFAULT_BASE_DELAY = 0.005
 
 DEFAULT_MAX_DELAY = 1000.0
 """Cap of the default policy's exponential delay, in seconds (client-go: 1000 s)."""
+
+DEFAULT_RETRY_RATE_LIMIT = (10.0, 100)
+"""``(qps, burst)`` of the default overall retry limiter: client-go's
+``DefaultTypedControllerRateLimiter`` bucket (10 retries per second, bursts of 100)."""
 
 DelayFunction: TypeAlias = Callable[[int, Any, BaseException], float]
 """``(attempt, ctx, error) -> seconds``: a computed retry delay (attempt counts from 1)."""
@@ -262,6 +271,17 @@ def _loop_time() -> float:
     return asyncio.get_running_loop().time()
 
 
+def _retry_bucket(
+    limit: tuple[float, int] | None, clock: Callable[[], float]
+) -> TokenBucket | None:
+    if limit is None:
+        return None
+    if not isinstance(limit, tuple | list) or len(limit) != 2:
+        raise TypeError(f"retry_rate_limit must be a (qps, burst) pair or None, not {limit!r}")
+    qps, burst = limit
+    return TokenBucket(qps, burst, clock=clock)
+
+
 class WorkQueue(Generic[K]):
     """A keyed work queue with client-go workqueue semantics (see the module docstring).
 
@@ -286,6 +306,15 @@ class WorkQueue(Generic[K]):
             running loop, ``call_later(due - clock())``, and when it fires its due time counts
             as reached, so a custom clock should run at loop speed but a lag cannot stall it.
         metrics: receives the queue's measurements (default: :class:`QueueMetrics`, no-op).
+        retry_rate_limit: ``(qps, burst)`` of the token bucket all of the queue's
+            :meth:`retry` calls share, in retries per second and retries at once; each
+            retry takes a token and is delayed until it comes if that is later than its
+            policy's delay. Default :data:`DEFAULT_RETRY_RATE_LIMIT`, ``(10.0, 100)``
+            (client-go's ``DefaultTypedControllerRateLimiter``); None: no overall limit,
+            only the per-key policies. Plain :meth:`add_after` calls are not limited.
+
+    Raises:
+        TypeError, ValueError: ``retry_rate_limit`` is not a ``(qps > 0, burst >= 1)`` pair.
     """
 
     def __init__(
@@ -294,9 +323,11 @@ class WorkQueue(Generic[K]):
         name: str = "",
         clock: Callable[[], float] | None = None,
         metrics: QueueMetrics | None = None,
+        retry_rate_limit: tuple[float, int] | None = DEFAULT_RETRY_RATE_LIMIT,
     ) -> None:
         self.name = name
         self._clock = clock or _loop_time
+        self._retry_bucket = _retry_bucket(retry_rate_limit, self._clock)
         self._metrics = metrics or QueueMetrics()
         self._ready: deque[K] = deque()  # queued, in order, not being processed
         self._dirty: set[K] = set()  # to be handed out (ready, or once their run is done)
@@ -510,7 +541,9 @@ class WorkQueue(Generic[K]):
         """Count a failed run of ``key`` and queue it again after ``policy``'s delay.
 
         The key's attempt count goes up by one and the delay for that attempt is scheduled
-        with :meth:`add_after` (reason ``"retry"``). When the policy gives up (past its
+        with :meth:`add_after` (reason ``"retry"``); with an overall ``retry_rate_limit``,
+        the retry also takes a token of the queue's bucket and the delay is the later of the
+        two (client-go's ``MaxOfRateLimiter``). When the policy gives up (past its
         ``max_retries``) the key is dropped: nothing is scheduled, its attempt count is reset
         so that its next change starts afresh, a warning naming the key is logged and the
         drop is counted (:attr:`dropped`, :meth:`QueueMetrics.drops`).
@@ -529,6 +562,8 @@ class WorkQueue(Generic[K]):
         if delay is None:
             self._drop(key, attempt - 1, error)
             return None
+        if self._retry_bucket is not None:
+            delay = max(delay, self._retry_bucket.reserve())
         delay = max(delay, not_before)
         self._attempts[key] = attempt
         self._metrics.retries(self.name)
@@ -555,6 +590,13 @@ class WorkQueue(Generic[K]):
     def attempts(self, key: K) -> int:
         """Retries counted for ``key`` since it last succeeded (0 if none)."""
         return self._attempts.get(key, 0)
+
+    @property
+    def retry_rate_limit(self) -> tuple[float, int] | None:
+        """``(qps, burst)`` of the overall retry bucket, or None when retries are not
+        limited overall."""
+        bucket = self._retry_bucket
+        return None if bucket is None else (bucket.qps, bucket.burst)
 
     @property
     def dropped(self) -> int:

@@ -13,6 +13,7 @@ import aiohttp
 import kr8s.asyncio
 import pytest
 import yaml
+from click.testing import CliRunner
 from kr8s.asyncio.objects import ConfigMap, Secret, new_class
 
 from reconcile_kit import (
@@ -25,6 +26,7 @@ from reconcile_kit import (
     set_condition,
     set_controller_reference,
 )
+from reconcile_kit.cli.commands import main
 from reconcile_kit.cli.rbac import render, required_grants
 from reconcile_kit.testing import APIServer, eventually
 
@@ -315,3 +317,70 @@ async def test_sigterm_during_startup_stops_run_gracefully(tmp_path: Path) -> No
     assert "stopped while starting" in stderr
     for leak in ("Unclosed", "unclosed", "ResourceWarning", "Traceback"):
         assert leak not in stderr, stderr
+
+
+REPORTING_TARGET = """
+from reconcile_kit import Manager
+from reconcile_kit.client.ratelimit import rate_limit_of
+
+manager = Manager(name="flags", qps={qps}, burst={burst})
+
+
+@manager.on_start
+async def report(api):
+    bucket = rate_limit_of(api)
+    limit = None if bucket is None else (bucket.qps, bucket.burst)
+    print("manager", manager.qps, manager.burst, "bucket", limit, flush=True)
+    manager.stop()
+"""
+
+
+async def run_reporting(tmp_path: Path, code: dict[str, Any], *flags: str) -> tuple[int, str, str]:
+    """``reconcile-kit run`` a manager that prints its client rate limit and stops."""
+    target = tmp_path / "flags.py"
+    target.write_text(REPORTING_TARGET.format(**code))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "reconcile_kit",
+        "run",
+        f"{target}:manager",
+        "--embedded",
+        *flags,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_cli_qps_and_burst_reach_the_manager_and_its_api(tmp_path: Path) -> None:
+    code, out, err = await run_reporting(
+        tmp_path, {"qps": None, "burst": None}, "--qps", "7.5", "--burst", "3"
+    )
+    assert code == 0, err
+    assert "manager 7.5 3 bucket (7.5, 3)" in out
+    # without flags the manager's own settings stand: here none, so no limit
+    code, out, err = await run_reporting(tmp_path, {"qps": 40, "burst": None})
+    assert code == 0, err
+    assert "manager 40.0 None bucket (40.0, 10)" in out  # client-go's default burst
+    code, out, err = await run_reporting(tmp_path, {"qps": None, "burst": None}, "--burst", "3")
+    assert code == 2 and "--burst needs --qps" in err
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--qps", "0"], "--qps"),
+        (["--qps", "fast"], "--qps"),
+        (["--burst", "0"], "--burst"),
+        (["--burst", "2.5"], "--burst"),
+    ],
+)
+def test_cli_refuses_bad_qps_and_burst(flags: list[str], message: str) -> None:
+    """Checked while parsing, before the command runs (and configures logging)."""
+    result = CliRunner().invoke(main, ["run", "examples/mirror.py:manager", *flags])
+    assert result.exit_code == 2
+    assert message in result.output

@@ -470,6 +470,68 @@ async def test_requeue_and_backoff_on_a_fast_forwarded_clock(kube: kr8s.asyncio.
 
 
 @pytest.mark.looptime
+@pytest.mark.parametrize(
+    ("retry_rate_limit", "fewest", "most"),
+    [((10.0, 100), 100 + 10 * 5 - 1, 100 + 10 * 5 + 1), (None, 1500, 200 * 10)],
+)
+async def test_a_retry_storm_is_held_to_the_overall_retry_rate_limit(
+    kube: kr8s.asyncio.Api,
+    retry_rate_limit: tuple[float, int] | None,
+    fewest: int,
+    most: int,
+) -> None:
+    """200 objects whose reconcile always fails, for 5 s of loop time: with client-go's
+    overall 10 qps / 100 burst bucket (the default) 100 + 10 * 5 retries; without it, the
+    per-key backoff alone lets each key retry ~9 times."""
+    for i in range(200):
+        await create_cm(kube, f"cm{i}")
+    loop = asyncio.get_running_loop()
+    runs: list[tuple[float, int]] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        runs.append((loop.time(), ctx.attempt))
+        raise RuntimeError("always failing")
+
+    ctrl = controller(kube, retry_rate_limit=retry_rate_limit)
+    assert ctrl.queue.retry_rate_limit == retry_rate_limit
+    task = asyncio.create_task(ctrl.run(reconcile))
+    assert await ctrl.wait_reconciled(lambda: bool(runs), 60)
+    started = runs[0][0]
+    assert await ctrl.wait_reconciled(lambda: loop.time() > started + 5, 600)
+    await ctrl.shutdown()
+    await task
+    in_time = [attempt for t, attempt in runs if t <= started + 5]
+    assert in_time.count(1) == 200
+    retries = len(in_time) - 200
+    assert fewest <= retries <= most
+    print(f"controller retry storm, retry_rate_limit={retry_rate_limit}: {retries} in 5 s")
+
+
+@pytest.mark.looptime
+async def test_requeues_are_not_held_to_the_retry_rate_limit(kube: kr8s.asyncio.Api) -> None:
+    """controller-runtime's RequeueAfter is a plain AddAfter: 150 keys (more than the
+    bucket's 100) requeued after 1 s all run again 1 s later."""
+    for i in range(150):
+        await create_cm(kube, f"cm{i}")
+    loop = asyncio.get_running_loop()
+    runs: list[tuple[float, frozenset[str]]] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> Action:
+        runs.append((loop.time(), ctx.reasons))
+        return Action.requeue(1)
+
+    ctrl = controller(kube, retry_rate_limit=(1.0, 1))
+    task = asyncio.create_task(ctrl.run(reconcile))
+    assert await ctrl.wait_reconciled(lambda: len(runs) >= 300, 60)
+    await ctrl.shutdown()
+    await task
+    started = runs[0][0]
+    assert {round(t - started, 3) for t, _ in runs[:150]} == {0}
+    assert {round(t - started, 3) for t, _ in runs[150:300]} == {1}
+    assert {reasons for _, reasons in runs[150:300]} == {frozenset({"requeue"})}
+
+
+@pytest.mark.looptime
 async def test_periodic_resync(kube: kr8s.asyncio.Api) -> None:
     await create_cm(kube, "a")
     loop = asyncio.get_running_loop()

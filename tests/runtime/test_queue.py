@@ -649,3 +649,88 @@ def test_default_metrics_are_no_ops() -> None:
     metrics.work_duration("q", 1.0)
     metrics.retries("q")
     metrics.drops("q")
+
+
+# ------------------------------------------------------------- the overall retry limit
+
+
+async def retry_storm(queue: WorkQueue[Any], keys: int, seconds: float) -> tuple[int, int]:
+    """``keys`` keys whose every run fails, retried with the default policy: how many first
+    runs and how many retries start in the first ``seconds`` of loop time."""
+    for i in range(keys):
+        queue.add(("key", i))
+    first = retries = 0
+    async with asyncio.timeout(seconds + 60):
+        while True:
+            key, reasons = await queue.get()
+            if now() > seconds:
+                break
+            if "retry" in reasons:
+                retries += 1
+            else:
+                first += 1
+            queue.retry(key, RetryPolicy(), None, BOOM)
+            queue.done(key)
+    return first, retries
+
+
+async def test_a_retry_storm_is_held_to_10_qps_after_a_burst_of_100() -> None:
+    """client-go's DefaultTypedControllerRateLimiter: max(per-key 5 ms doubling, an overall
+    10 qps / 100 burst bucket). 200 keys failing for 5 s: 100 + 10 * 5 retries."""
+    first, retries = await retry_storm(WorkQueue(), 200, 5.0)
+    assert first == 200
+    assert 100 + 10 * 5 - 1 <= retries <= 100 + 10 * 5 + 1
+    print(f"retries in 5 s, 200 failing keys, overall limit on: {retries}")
+
+
+async def test_without_the_overall_limit_only_the_per_key_backoff_holds() -> None:
+    queue: WorkQueue[Any] = WorkQueue(retry_rate_limit=None)
+    assert queue.retry_rate_limit is None
+    first, retries = await retry_storm(queue, 200, 5.0)
+    assert first == 200
+    assert retries > 10 * (100 + 10 * 5)  # per key: 5 ms, 10 ms, ... 2.56 s: 10 in 5 s
+    print(f"retries in 5 s, 200 failing keys, overall limit off: {retries}")
+
+
+async def test_a_retry_waits_for_the_later_of_its_delay_and_its_token() -> None:
+    queue: WorkQueue[ObjectRef] = WorkQueue(retry_rate_limit=(1, 2))
+    assert queue.retry_rate_limit == (1.0, 2)
+    fixed = RetryPolicy(0.5)
+    assert [queue.retry(key, fixed, None, BOOM) for key in (A, B, C)] == [0.5, 0.5, 1.0]
+    assert queue.retry(A, RetryPolicy(5), None, BOOM) == 5  # (its token: at 2 s)
+    got = []
+    for _ in range(3):
+        key, reasons = await get_within(queue, 5)
+        got.append((key, now(), reasons))
+    assert got == [
+        (A, pytest.approx(0.5), frozenset({"retry"})),
+        (B, pytest.approx(0.5), frozenset({"retry"})),
+        (C, pytest.approx(1.0), frozenset({"retry"})),
+    ]
+
+
+async def test_delayed_adds_and_drops_take_no_token() -> None:
+    """Requeues (controller-runtime's RequeueAfter: AddAfter) are not rate limited, and a
+    key given up on is not retried, so it takes nothing either."""
+    queue: WorkQueue[Any] = WorkQueue(retry_rate_limit=(1, 1))
+    for i in range(50):
+        queue.add_after(("key", i), 0.01)
+    for _ in range(50):
+        await get_within(queue, 0.02)
+    assert now() == pytest.approx(0.01)
+    assert queue.retry(A, RetryPolicy(max_retries=0), None, BOOM) is None
+    assert queue.retry(B, RetryPolicy(0.2), None, BOOM) == 0.2  # the one token was still there
+    assert queue.retry(C, RetryPolicy(0.2), None, BOOM) == pytest.approx(1.0)
+
+
+def test_the_default_overall_limit_is_client_gos() -> None:
+    assert WorkQueue().retry_rate_limit == (10.0, 100)
+
+
+@pytest.mark.parametrize(
+    ("limit", "error"),
+    [((0, 1), ValueError), ((1, 0), ValueError), ("x", TypeError), ((1,), TypeError)],
+)
+def test_bad_overall_limits_are_refused(limit: Any, error: type) -> None:
+    with pytest.raises(error):
+        WorkQueue(retry_rate_limit=limit)
