@@ -413,9 +413,19 @@ class Controller:
             )
             self._held.append(source.reflector)
             self._unsubscribe.append(source.reflector.subscribe(self._source_handler(source)))
-        for reflector in [self.reflector, *(s.reflector for s in self.sources)]:
-            assert reflector is not None
+        await self._wait_synced()
+
+    async def _wait_synced(self) -> None:
+        """Wait for every cache, saying so: syncing, then synced with counts and seconds."""
+        reflectors = [r for r in [self.reflector, *(s.reflector for s in self.sources)] if r]
+        kinds = ", ".join(r.info.ref_kind for r in reflectors)
+        log.info("%s: waiting for caches to sync (%s)", self.name, kinds)
+        started = time.monotonic()
+        for reflector in reflectors:
             await reflector.wait_synced()
+        counts = ", ".join(f"{len(r.store)} {r.info.ref_kind}" for r in reflectors)
+        seconds = time.monotonic() - started
+        log.info("%s: caches synced in %.2f s (%s); starting workers", self.name, seconds, counts)
 
     def _start_tasks(self) -> None:
         for trigger in self._triggers:
@@ -464,6 +474,7 @@ class Controller:
         finally:
             await self._close_what_it_opened()
             self._running = False
+            log.info("%s: stopped", self.name)
 
     async def _close_what_it_opened(self) -> None:
         """Release the transport it acquired and close the api's client if it created the

@@ -100,3 +100,15 @@ async def test_latency(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
 async def test_fault_rejects_non_error_status(apiserver: APIServer) -> None:
     with pytest.raises(ValueError, match="status 200"):
         apiserver.faults.fail(200)
+
+
+async def test_a_fraction_of_matching_requests_fails(apiserver: APIServer) -> None:
+    kube = await apiserver.api()
+    apiserver.faults.fail(500, verb="get", times=None, fraction=0.25, seed=3)
+    failures = 0
+    for _ in range(200):
+        status, _ = await call(kube, "GET", "/api/v1/namespaces/default")
+        failures += status == 500
+    assert 30 <= failures <= 70
+    with pytest.raises(ValueError, match="fraction"):
+        apiserver.faults.fail(500, fraction=1.5)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import random
 from collections import Counter
 from typing import Any
@@ -718,3 +719,23 @@ async def test_a_bare_controller_closes_what_it_opened() -> None:
     code, out, err = await run_python_dev_mode(BARE_CONTROLLER)
     assert_closed_cleanly(code, out, err)
     assert out.strip() == "done"
+
+
+async def test_startup_and_stop_say_what_they_do(
+    kube: kr8s.asyncio.Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    for name in ("a", "b"):
+        await create_cm(kube, name)
+    seen: set[str] = set()
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        seen.add(obj.name)
+
+    ctrl = controller(kube).owns(Secret)
+    with caplog.at_level(logging.INFO, logger="reconcile_kit.runtime.controller"):
+        assert await run_until(ctrl, reconcile, lambda: seen == {"a", "b"})
+    lines = [r.getMessage() for r in caplog.records if r.name == "reconcile_kit.runtime.controller"]
+    assert "configmap: waiting for caches to sync (ConfigMap, Secret)" in lines
+    [synced] = [line for line in lines if "caches synced in" in line]
+    assert synced.endswith("s (2 ConfigMap, 0 Secret); starting workers")
+    assert lines[-1] == "configmap: stopped"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import random
+from dataclasses import dataclass, field
 
 from . import errors
 from .errors import APIError
@@ -26,7 +27,8 @@ class RequestInfo:
 class FaultRule:
     """Matches requests by verb/resource/name/subresource/namespace (None matches any).
 
-    ``times`` is how many more requests it affects (None: unlimited).
+    ``times`` is how many more requests it affects (None: unlimited); ``fraction`` the share
+    of matching requests it affects (chosen at random from ``rng``).
     """
 
     verb: str | None = None
@@ -39,6 +41,8 @@ class FaultRule:
     retry_after: int | None = None
     delay: float = 0.0
     hits: int = 0
+    fraction: float = 1.0
+    rng: random.Random = field(default_factory=random.Random, repr=False)
 
     def matches(self, info: RequestInfo) -> bool:
         wanted = (
@@ -48,8 +52,10 @@ class FaultRule:
             (self.subresource, info.subresource),
             (self.namespace, info.namespace),
         )
-        return (self.times is None or self.times > 0) and all(
-            want is None or want == got for want, got in wanted
+        return (
+            (self.times is None or self.times > 0)
+            and all(want is None or want == got for want, got in wanted)
+            and (self.fraction >= 1.0 or self.rng.random() < self.fraction)
         )
 
     def consume(self) -> None:
@@ -108,15 +114,23 @@ class Faults:
         namespace: str | None = None,
         times: int | None = 1,
         retry_after: int | None = None,
+        fraction: float = 1.0,
+        seed: int | None = None,
     ) -> FaultRule:
         """Fail the next ``times`` matching requests with ``status`` (409, 410, 429, 500, 503...).
 
         ``retry_after`` (seconds) sets the Retry-After header of a 429 (default 1) or 503.
-        Raises ValueError for a status that is not an error code.
+        ``fraction`` (0-1) fails only that share of matching requests, drawn at random
+        (``seed`` makes the draw repeatable): ``fail(500, times=None, fraction=0.05)`` is a
+        server failing 5% of requests.
+        Raises ValueError for a status that is not an error code or a fraction outside 0-1.
         """
         if status not in self.FAILURE_CODES:
             raise ValueError(f"status {status} is not one of {self.FAILURE_CODES}")
+        if not 0.0 <= fraction <= 1.0:
+            raise ValueError(f"fraction must be within 0 and 1, got {fraction}")
         rule = FaultRule(verb, resource, name, subresource, namespace, times, status, retry_after)
+        rule.fraction, rule.rng = fraction, random.Random(seed)
         self.rules.append(rule)
         return rule
 
