@@ -487,9 +487,11 @@ class Controller:
     # --- event handlers --------------------------------------------------------------------
 
     def _on_primary(self, event: ReflectorEvent) -> None:
+        assert self.info is not None
+        if self._written:
+            self._forget_write(self.info.ref(event.obj), event)
         if not all(predicate(event) for predicate in self.predicates):
             return
-        assert self.info is not None
         key = self.info.ref(event.obj)
         if event.type == DELETED:
             self._deleted[key] = event.obj
@@ -497,6 +499,14 @@ class Controller:
         else:
             reason = ReconcileReason.UPDATED if event.type == MODIFIED else ReconcileReason.CREATED
             self.queue.add(key, reason)
+
+    def _forget_write(self, key: ObjectRef, event: ReflectorEvent) -> None:
+        """Drop this controller's own copy of a write once the cache holds that write or a
+        later state (before predicates: a status write that ``generation_changed`` filters
+        out would otherwise keep its copy until the key's next reconcile)."""
+        mine = self._written.get(key)
+        if mine is not None and (event.type == DELETED or not _newer(mine, event.obj)):
+            del self._written[key]
 
     def _source_handler(self, source: Source) -> Callable[[ReflectorEvent], None]:
         def handle(event: ReflectorEvent) -> None:

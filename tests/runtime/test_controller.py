@@ -739,3 +739,29 @@ async def test_startup_and_stop_say_what_they_do(
     [synced] = [line for line in lines if "caches synced in" in line]
     assert synced.endswith("s (2 ConfigMap, 0 Secret); starting workers")
     assert lines[-1] == "configmap: stopped"
+
+
+async def test_own_writes_are_forgotten_once_the_cache_holds_them(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    """The read-your-writes copies go when the watch delivers the write, even when a
+    predicate (generation_changed) filters that event out and the key never runs again."""
+    for i in range(20):
+        await create_cm(kube, f"cm-{i}")
+    done: set[str] = set()
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        async with PatchHelper(obj):
+            obj.raw["metadata"].setdefault("annotations", {})["seen"] = "yes"
+        done.add(obj.name)
+
+    ctrl = controller(kube, predicates=[generation_changed])
+    task = asyncio.create_task(ctrl.run(reconcile))
+    try:
+        await eventually(lambda: len(done) == 20, 10)
+        # every write reached the cache: nothing of it is kept twice
+        await eventually(lambda: not ctrl._written, 10, what="own writes forgotten")
+        assert ctrl.stats.reconciles == 20
+    finally:
+        await ctrl.shutdown()
+        await task
