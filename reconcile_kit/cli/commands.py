@@ -261,12 +261,29 @@ async def _run_on(manager: Manager, api: kr8s.asyncio.Api) -> None:
 @main.command()
 @click.argument("target")
 @click.option("--name", default=None, help="The role's name (default: the manager's name).")
-def rbac(target: str, name: str | None) -> None:
-    """Print the ClusterRole/Role YAML the controllers of TARGET need."""
+@click.option(
+    "--namespace",
+    default=None,
+    help="For a manager run with --namespace: a Role in that namespace (plus a ClusterRole"
+    " only for cluster-scoped kinds).",
+)
+@click.option(
+    "--leader-elect", is_flag=True, help="Include the Lease rules `run --leader-elect` needs."
+)
+def rbac(target: str, name: str | None, namespace: str | None, leader_elect: bool) -> None:
+    """Print the ClusterRole/Role YAML the controllers of TARGET need, run as
+    ``reconcile-kit run TARGET`` with the same --namespace and --leader-elect."""
+    from ..manager.leaderelection import LeaderElection
     from .rbac import render
     from .target import load_manager
 
     manager = asyncio.run(load_manager(target))
+    if namespace is not None:
+        manager.namespace = namespace
+    if leader_elect and manager.leader_election is None:
+        manager.leader_election = LeaderElection(
+            f"{manager.name}-leader", namespace=manager.namespace or "default"
+        )
     click.echo(render(manager, name), nl=False)
 
 

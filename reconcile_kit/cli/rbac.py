@@ -85,6 +85,10 @@ def required_grants(manager: Manager) -> Grants:
             _grant(grants, info, "list", "watch")
             if source.mapper is None:  # owned children: ctx.apply reads, creates, patches
                 _grant(grants, info, "get", "create", "patch")
+                # set_controller_reference sets blockOwnerDeletion, which the
+                # OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift)
+                # allows only to who may update the owner's finalizers (as kubebuilder grants)
+                _grant(grants, primary, "update", subresource="/finalizers")
     if manager.controllers:
         _grant(grants, ("events.k8s.io", "events"), "create", "patch")
     if manager.leader_election is not None:

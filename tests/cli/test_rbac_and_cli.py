@@ -143,7 +143,9 @@ async def test_rbac_covers_every_request_and_grants_nothing_more(apiserver: APIS
     }
     needed = granted(manager)
     assert used - needed == set()  # every request the manager made is granted
-    assert needed - used == set()  # and nothing it did not need
+    # and nothing it did not need, but for the owner's finalizers: admission checks that
+    # permission (blockOwnerDeletion) without a request of its own
+    assert needed - used == {("example.com", "widgets/finalizers", "update")}
 
 
 def test_rbac_yaml_for_namespaced_and_cluster_managers() -> None:
@@ -153,6 +155,7 @@ def test_rbac_yaml_for_namespaced_and_cluster_managers() -> None:
     assert docs[0]["metadata"] == {"name": "widgets", "namespace": "default"}
     rules = {(r["apiGroups"][0], r["resources"][0]): r["verbs"] for r in docs[0]["rules"]}
     assert rules[("coordination.k8s.io", "leases")] == ["create", "get", "update"]
+    assert rules[("example.com", "widgets/finalizers")] == ["update"]
     assert rules[("", "secrets")] == ["list", "watch"]
     assert rules[("", "configmaps")] == ["create", "get", "list", "patch", "watch"]
     cluster = Manager(name="ns-watcher")
@@ -384,3 +387,24 @@ def test_cli_refuses_bad_qps_and_burst(flags: list[str], message: str) -> None:
     result = CliRunner().invoke(main, ["run", "examples/mirror.py:manager", *flags])
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_cli_rbac_namespace_and_leader_elect() -> None:
+    """`rbac --namespace --leader-elect` prints what `run` with the same flags needs: a Role
+    in that namespace with the Lease rules (the README's promise for namespaced managers)."""
+    plain = CliRunner().invoke(main, ["rbac", "examples/mirror.py:manager"])
+    assert plain.exit_code == 0, plain.output
+    [cluster_role] = yaml.safe_load_all(plain.output)
+    assert cluster_role["kind"] == "ClusterRole"
+    assert "leases" not in {r["resources"][0] for r in cluster_role["rules"]}
+    assert {"apiGroups": [""], "resources": ["configmaps/finalizers"], "verbs": ["update"]} in (
+        cluster_role["rules"]
+    )
+    result = CliRunner().invoke(
+        main, ["rbac", "examples/mirror.py:manager", "--namespace", "ops", "--leader-elect"]
+    )
+    assert result.exit_code == 0, result.output
+    [role] = yaml.safe_load_all(result.output)
+    assert (role["kind"], role["metadata"]) == ("Role", {"name": "mirror", "namespace": "ops"})
+    rules = {(r["apiGroups"][0], r["resources"][0]): r["verbs"] for r in role["rules"]}
+    assert rules[("coordination.k8s.io", "leases")] == ["create", "get", "update"]
