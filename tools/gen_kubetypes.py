@@ -28,6 +28,7 @@ PACKAGES = {
     "k8s.io/api/batch/v1": ("api@{v}/batch/v1", "io.k8s.api.batch.v1"),
     "k8s.io/api/coordination/v1": ("api@{v}/coordination/v1", "io.k8s.api.coordination.v1"),
     "k8s.io/api/events/v1": ("api@{v}/events/v1", "io.k8s.api.events.v1"),
+    "k8s.io/api/rbac/v1": ("api@{v}/rbac/v1", "io.k8s.api.rbac.v1"),
     "k8s.io/api/autoscaling/v1": ("api@{v}/autoscaling/v1", "io.k8s.api.autoscaling.v1"),
     "k8s.io/apimachinery/pkg/apis/meta/v1": (
         "apimachinery@{v}/pkg/apis/meta/v1",
@@ -81,6 +82,7 @@ ROOTS = [
     ("k8s.io/api/batch/v1", ["Job"]),
     ("k8s.io/api/coordination/v1", ["Lease"]),
     ("k8s.io/api/events/v1", ["Event"]),
+    ("k8s.io/api/rbac/v1", ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"]),
     ("k8s.io/api/autoscaling/v1", ["Scale"]),
     ("k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1", ["CustomResourceDefinition"]),
 ]
@@ -91,6 +93,7 @@ API_VERSIONS = {
     "k8s.io/api/batch/v1": "batch/v1",
     "k8s.io/api/coordination/v1": "coordination.k8s.io/v1",
     "k8s.io/api/events/v1": "events.k8s.io/v1",
+    "k8s.io/api/rbac/v1": "rbac.authorization.k8s.io/v1",
     "k8s.io/api/autoscaling/v1": "autoscaling/v1",
     "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1": "apiextensions.k8s.io/v1",
 }

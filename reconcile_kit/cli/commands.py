@@ -260,19 +260,38 @@ async def _run_on(manager: Manager, api: kr8s.asyncio.Api) -> None:
 
 @main.command()
 @click.argument("target")
-@click.option("--name", default=None, help="The role's name (default: the manager's name).")
+@click.option("--name", default=None, help="The roles' names (default: the manager's name).")
 @click.option(
     "--namespace",
     default=None,
-    help="For a manager run with --namespace: a Role in that namespace (plus a ClusterRole"
-    " only for cluster-scoped kinds).",
+    help="For a manager run with --namespace: a Role and RoleBinding in that namespace (plus"
+    " a ClusterRole only for cluster-scoped kinds).",
 )
 @click.option(
-    "--leader-elect", is_flag=True, help="Include the Lease rules `run --leader-elect` needs."
+    "--leader-elect",
+    is_flag=True,
+    help="Include the Lease Role `run --leader-elect` needs (in the Lease's namespace).",
 )
-def rbac(target: str, name: str | None, namespace: str | None, leader_elect: bool) -> None:
-    """Print the ClusterRole/Role YAML the controllers of TARGET need, run as
-    ``reconcile-kit run TARGET`` with the same --namespace and --leader-elect."""
+@click.option(
+    "--service-account",
+    default=None,
+    help="The ServiceAccount the bindings name (default: the manager's name).",
+)
+@click.option(
+    "--service-account-namespace",
+    default=None,
+    help="Its namespace (default: --namespace, else the manager's namespace, else default).",
+)
+def rbac(
+    target: str,
+    name: str | None,
+    namespace: str | None,
+    leader_elect: bool,
+    service_account: str | None,
+    service_account_namespace: str | None,
+) -> None:
+    """Print the RBAC YAML (roles and their bindings to a ServiceAccount) the manager TARGET
+    needs, run as ``reconcile-kit run TARGET`` with the same --namespace and --leader-elect."""
     from ..manager.leaderelection import LeaderElection
     from .rbac import render
     from .target import load_manager
@@ -284,7 +303,13 @@ def rbac(target: str, name: str | None, namespace: str | None, leader_elect: boo
         manager.leader_election = LeaderElection(
             f"{manager.name}-leader", namespace=manager.namespace or "default"
         )
-    click.echo(render(manager, name), nl=False)
+    yaml_text = render(
+        manager,
+        name,
+        service_account=service_account,
+        service_account_namespace=service_account_namespace,
+    )
+    click.echo(yaml_text, nl=False)
 
 
 @main.command()

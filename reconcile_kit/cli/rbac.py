@@ -1,4 +1,4 @@
-"""The RBAC rules a manager's controllers need, as ClusterRole / Role YAML.
+"""The RBAC rules a manager's controllers need, as ClusterRole / Role and binding YAML.
 
 Derived from what the runtime does, request by request: reflectors get/list/watch every
 watched kind; the PatchHelper patches primaries (and GETs them for conditions) and their
@@ -9,6 +9,7 @@ leader election gets, creates and updates its Lease (client-go's leaselock).
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import yaml
@@ -17,7 +18,7 @@ from ..manager.manager import Manager
 from ..runtime.controller import Controller
 from ..runtime.resources import ResourceInfo, info_from_class
 
-__all__ = ["render", "required_grants"]
+__all__ = ["manifests", "render", "required_grants"]
 
 
 def _offline_info(kind: Any) -> ResourceInfo:
@@ -72,8 +73,8 @@ def _grant(
     grants.setdefault(key, set()).update(verbs)
 
 
-def required_grants(manager: Manager) -> Grants:
-    """``{(apiGroup, resource, namespaced): verbs}`` the manager's controllers need."""
+def _controller_grants(manager: Manager) -> Grants:
+    """What the controllers, the event recorder and ``add_rbac_rule`` need (no Lease)."""
     grants: Grants = {}
     for controller in manager.controllers:
         primary = _info(controller, controller.kind)
@@ -91,14 +92,25 @@ def required_grants(manager: Manager) -> Grants:
                 _grant(grants, primary, "update", subresource="/finalizers")
     if manager.controllers:
         _grant(grants, ("events.k8s.io", "events"), "create", "patch")
-    if manager.leader_election is not None:
-        _grant(grants, ("coordination.k8s.io", "leases"), "get", "create", "update")
     for rule in manager.extra_rules:
         for group in rule["apiGroups"]:
             for resource in rule["resources"]:
                 grants.setdefault((group, resource, rule.get("namespaced", True)), set()).update(
                     rule["verbs"]
                 )
+    return grants
+
+
+LEASE_VERBS = ("create", "get", "update")
+"""What leader election does to its Lease (client-go's leaselock: GET, POST, PUT)."""
+
+
+def required_grants(manager: Manager) -> Grants:
+    """``{(apiGroup, resource, namespaced): verbs}`` the manager needs: its controllers,
+    its event recorder, its ``add_rbac_rule`` rules and, with leader election, its Lease."""
+    grants = _controller_grants(manager)
+    if manager.leader_election is not None:
+        _grant(grants, ("coordination.k8s.io", "leases"), *LEASE_VERBS)
     return grants
 
 
@@ -109,29 +121,118 @@ def _rules(grants: Grants) -> list[dict[str, Any]]:
     ]
 
 
+RBAC_API_VERSION = "rbac.authorization.k8s.io/v1"
+
+
+def _metadata(name: str, namespace: str | None) -> dict[str, Any]:
+    return {"name": name} if namespace is None else {"name": name, "namespace": namespace}
+
+
 def _role(kind: str, name: str, namespace: str | None, grants: Grants) -> dict[str, Any]:
-    metadata: dict[str, Any] = {"name": name}
-    if namespace is not None:
-        metadata["namespace"] = namespace
     return {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "apiVersion": RBAC_API_VERSION,
         "kind": kind,
-        "metadata": metadata,
+        "metadata": _metadata(name, namespace),
         "rules": _rules(grants),
     }
 
 
-def render(manager: Manager, name: str | None = None) -> str:
-    """ClusterRole YAML; for a namespaced manager a Role in its namespace, plus a
-    ClusterRole for any cluster-scoped kinds it watches."""
+def _binding(role: dict[str, Any], subject: dict[str, str]) -> dict[str, Any]:
+    return {
+        "apiVersion": RBAC_API_VERSION,
+        "kind": role["kind"] + "Binding",
+        "metadata": dict(role["metadata"]),
+        "roleRef": {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": role["kind"],
+            "name": role["metadata"]["name"],
+        },
+        "subjects": [subject],
+    }
+
+
+def manifests(
+    manager: Manager,
+    name: str | None = None,
+    *,
+    service_account: str | None = None,
+    service_account_namespace: str | None = None,
+) -> list[tuple[str, dict[str, Any]]]:
+    """The RBAC objects ``manager`` needs, each with a comment saying why it exists.
+
+    * A manager of all namespaces (``manager.namespace`` None): a ClusterRole and its
+      ClusterRoleBinding.
+    * A namespaced manager: a Role and RoleBinding in its namespace for the namespaced
+      kinds, plus a ClusterRole and ClusterRoleBinding for the cluster-scoped kinds it
+      watches (a Role cannot grant those), if any.
+    * With leader election: a Role and RoleBinding ``<name>-leader-election`` in the Lease's
+      namespace (get/create/update on leases), as kubebuilder's ``leader_election_role``.
+
+    Every binding names the ServiceAccount ``service_account`` (default: the manager's name)
+    in ``service_account_namespace`` (default: the manager's namespace, else ``default``).
+    """
     role_name = name or manager.name
-    grants = required_grants(manager)
+    subject = {
+        "kind": "ServiceAccount",
+        "name": service_account or manager.name,
+        "namespace": service_account_namespace or manager.namespace or "default",
+    }
+    grants = _controller_grants(manager)
+    docs: list[tuple[str, dict[str, Any]]] = []
+
+    def add(comment: str, role: dict[str, Any]) -> None:
+        docs.append((comment, role))
+        docs.append(("", _binding(role, subject)))
+
     if manager.namespace is None:
-        docs = [_role("ClusterRole", role_name, None, grants)]
+        add(
+            f"What {manager.name} needs in every namespace.",
+            _role("ClusterRole", role_name, None, grants),
+        )
     else:
         namespaced = {k: v for k, v in grants.items() if k[2]}
         cluster = {k: v for k, v in grants.items() if not k[2]}
-        docs = [_role("Role", role_name, manager.namespace, namespaced)]
+        if namespaced:
+            add(
+                f"What {manager.name} needs in namespace {manager.namespace}.",
+                _role("Role", role_name, manager.namespace, namespaced),
+            )
         if cluster:
-            docs.append(_role("ClusterRole", role_name, None, cluster))
-    return yaml.safe_dump_all(docs, sort_keys=False)
+            resources = ", ".join(sorted({f"{r}.{g}" if g else r for g, r, _ in cluster}))
+            add(
+                f"Cluster-scoped kinds ({resources}): a Role cannot grant them, so even a"
+                f" manager of namespace {manager.namespace} needs this ClusterRole.",
+                _role("ClusterRole", role_name, None, cluster),
+            )
+    election = manager.leader_election
+    if election is not None:
+        lease: Grants = {("coordination.k8s.io", "leases", True): set(LEASE_VERBS)}
+        add(
+            f"Leader election on the Lease {election.namespace}/{election.name}.",
+            _role("Role", f"{role_name}-leader-election", election.namespace, lease),
+        )
+    return docs
+
+
+def render(
+    manager: Manager,
+    name: str | None = None,
+    *,
+    service_account: str | None = None,
+    service_account_namespace: str | None = None,
+) -> str:
+    """:func:`manifests` as one YAML stream, each role preceded by its comment."""
+    parts = []
+    for comment, doc in manifests(
+        manager,
+        name,
+        service_account=service_account,
+        service_account_namespace=service_account_namespace,
+    ):
+        header = "".join(f"# {line}\n" for line in _wrap(comment))
+        parts.append(header + yaml.safe_dump(doc, sort_keys=False))
+    return "---\n".join(parts)
+
+
+def _wrap(text: str, width: int = 86) -> list[str]:
+    return textwrap.wrap(text, width) if text else []

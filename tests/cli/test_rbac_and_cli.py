@@ -27,7 +27,7 @@ from reconcile_kit import (
     set_controller_reference,
 )
 from reconcile_kit.cli.commands import main
-from reconcile_kit.cli.rbac import render, required_grants
+from reconcile_kit.cli.rbac import manifests, render, required_grants
 from reconcile_kit.testing import APIServer, eventually
 
 from ..crds import WIDGETS, widget, widget_crd
@@ -65,11 +65,36 @@ def build_manager() -> Manager:
         namespace="default",
         name="widgets",
         leader_election=LeaderElection(
-            "widgets", retry_period=0.5, renew_deadline=1.0, lease_duration=2.0
+            "widgets",
+            namespace="ops",
+            retry_period=0.5,
+            renew_deadline=1.0,
+            lease_duration=2.0,
         ),
     )
     manager.add(Controller(Widget).owns(ConfigMap).watches(Secret, mapper), reconcile)
     return manager
+
+
+def allows(docs: list[dict[str, Any]], group: str, resource: str, verb: str, ns: str) -> bool:
+    """Whether a role in ``docs`` that a binding in ``docs`` grants allows the request."""
+    bound = {
+        (d["roleRef"]["kind"], d["roleRef"]["name"], d["metadata"].get("namespace"))
+        for d in docs
+        if d["kind"].endswith("Binding")
+    }
+    for doc in docs:
+        meta = doc["metadata"]
+        if (doc["kind"], meta["name"], meta.get("namespace")) not in bound:
+            continue
+        if doc["kind"] == "Role" and meta["namespace"] != ns:
+            continue
+        if any(
+            group in rule["apiGroups"] and resource in rule["resources"] and verb in rule["verbs"]
+            for rule in doc["rules"]
+        ):
+            return True
+    return False
 
 
 def granted(manager: Manager) -> set[tuple[str, str, str]]:
@@ -102,6 +127,7 @@ async def test_rbac_covers_every_request_and_grants_nothing_more(apiserver: APIS
         await outside(
             "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widget_crd()
         )
+        await outside("POST", "/api/v1/namespaces", {"metadata": {"name": "ops"}})
         manager = build_manager()
         manager.api = await apiserver.api()
         # one conflict on the conditions write makes the PatchHelper re-read (its GET)
@@ -146,31 +172,76 @@ async def test_rbac_covers_every_request_and_grants_nothing_more(apiserver: APIS
     # and nothing it did not need, but for the owner's finalizers: admission checks that
     # permission (blockOwnerDeletion) without a request of its own
     assert needed - used == {("example.com", "widgets/finalizers", "update")}
+    # the YAML grants each request in its namespace: the Lease's in ops, the rest in default
+    docs = [doc for _, doc in manifests(manager)]
+    requests = {
+        (r.group, r.resource + (f"/{r.subresource}" if r.subresource else ""), r.verb, r.namespace)
+        for r in apiserver.requests
+        if r.verb and r.user_agent.startswith("kr8s")
+    }
+    assert {ns for group, *_, ns in requests if group == "coordination.k8s.io"} == {"ops"}
+    assert [r for r in requests if not allows(docs, *r)] == []
+    assert not allows(docs, "coordination.k8s.io", "leases", "get", "default")
 
 
 def test_rbac_yaml_for_namespaced_and_cluster_managers() -> None:
     manager = build_manager()
     docs = list(yaml.safe_load_all(render(manager)))
-    assert [d["kind"] for d in docs] == ["Role"]
-    assert docs[0]["metadata"] == {"name": "widgets", "namespace": "default"}
+    assert [(d["kind"], d["metadata"]) for d in docs] == [
+        ("Role", {"name": "widgets", "namespace": "default"}),
+        ("RoleBinding", {"name": "widgets", "namespace": "default"}),
+        ("Role", {"name": "widgets-leader-election", "namespace": "ops"}),
+        ("RoleBinding", {"name": "widgets-leader-election", "namespace": "ops"}),
+    ]
     rules = {(r["apiGroups"][0], r["resources"][0]): r["verbs"] for r in docs[0]["rules"]}
-    assert rules[("coordination.k8s.io", "leases")] == ["create", "get", "update"]
+    assert ("coordination.k8s.io", "leases") not in rules
     assert rules[("example.com", "widgets/finalizers")] == ["update"]
+    assert rules[("events.k8s.io", "events")] == ["create", "patch"]
     assert rules[("", "secrets")] == ["list", "watch"]
     assert rules[("", "configmaps")] == ["create", "get", "list", "patch", "watch"]
+    assert docs[2]["rules"] == [
+        {
+            "apiGroups": ["coordination.k8s.io"],
+            "resources": ["leases"],
+            "verbs": ["create", "get", "update"],
+        }
+    ]
+    for role, binding in (docs[0:2], docs[2:4]):
+        assert binding["roleRef"] == {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "Role",
+            "name": role["metadata"]["name"],
+        }
+        assert binding["subjects"] == [
+            {"kind": "ServiceAccount", "name": "widgets", "namespace": "default"}
+        ]
     cluster = Manager(name="ns-watcher")
 
     async def noop(obj: Any, ctx: Context) -> None:
         return None
 
     cluster.add(Controller("Namespace"), noop)
-    [role] = yaml.safe_load_all(render(cluster))
+    role, binding = yaml.safe_load_all(
+        render(cluster, service_account="sa", service_account_namespace="ops")
+    )
     assert role["kind"] == "ClusterRole"
     assert {r["resources"][0] for r in role["rules"]} == {
         "namespaces",
         "namespaces/status",
         "events",
     }
+    assert (binding["kind"], binding["metadata"]) == ("ClusterRoleBinding", {"name": "ns-watcher"})
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "sa", "namespace": "ops"}]
+    # a namespaced manager of a cluster-scoped kind: the ClusterRole stays, and says why
+    cluster.namespace = "team-a"
+    text = render(cluster)
+    assert [d["kind"] for d in yaml.safe_load_all(text)] == [
+        "Role",
+        "RoleBinding",
+        "ClusterRole",
+        "ClusterRoleBinding",
+    ]
+    assert "# Cluster-scoped kinds (namespaces, namespaces/status): a Role cannot" in text
 
 
 async def first_line(
@@ -198,7 +269,7 @@ async def test_cli_rbac_and_run_embedded(tmp_path: Path) -> None:
     )
     out, _ = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 0
-    assert yaml.safe_load(out)["kind"] == "ClusterRole"
+    assert [d["kind"] for d in yaml.safe_load_all(out)] == ["ClusterRole", "ClusterRoleBinding"]
 
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -389,22 +460,52 @@ def test_cli_refuses_bad_qps_and_burst(flags: list[str], message: str) -> None:
     assert message in result.output
 
 
-def test_cli_rbac_namespace_and_leader_elect() -> None:
+async def test_cli_rbac_namespace_and_leader_elect(apiserver: APIServer) -> None:
     """`rbac --namespace --leader-elect` prints what `run` with the same flags needs: a Role
-    in that namespace with the Lease rules (the README's promise for namespaced managers)."""
-    plain = CliRunner().invoke(main, ["rbac", "examples/mirror.py:manager"])
+    and RoleBinding in that namespace and the Lease's; the server accepts every document."""
+
+    def invoke(*args: str) -> Any:  # in a thread: the command runs its own event loop
+        return asyncio.to_thread(CliRunner().invoke, main, list(args))
+
+    plain = await invoke("rbac", "examples/mirror.py:manager")
     assert plain.exit_code == 0, plain.output
-    [cluster_role] = yaml.safe_load_all(plain.output)
+    cluster_role, _ = yaml.safe_load_all(plain.output)
     assert cluster_role["kind"] == "ClusterRole"
     assert "leases" not in {r["resources"][0] for r in cluster_role["rules"]}
     assert {"apiGroups": [""], "resources": ["configmaps/finalizers"], "verbs": ["update"]} in (
         cluster_role["rules"]
     )
-    result = CliRunner().invoke(
-        main, ["rbac", "examples/mirror.py:manager", "--namespace", "ops", "--leader-elect"]
-    )
+    args = ["rbac", "examples/mirror.py:manager", "--namespace", "ops", "--leader-elect"]
+    result = await invoke(*args, "--service-account", "op")
     assert result.exit_code == 0, result.output
-    [role] = yaml.safe_load_all(result.output)
-    assert (role["kind"], role["metadata"]) == ("Role", {"name": "mirror", "namespace": "ops"})
-    rules = {(r["apiGroups"][0], r["resources"][0]): r["verbs"] for r in role["rules"]}
-    assert rules[("coordination.k8s.io", "leases")] == ["create", "get", "update"]
+    docs = list(yaml.safe_load_all(result.output))
+    assert [(d["kind"], d["metadata"]) for d in docs] == [
+        ("Role", {"name": "mirror", "namespace": "ops"}),
+        ("RoleBinding", {"name": "mirror", "namespace": "ops"}),
+        ("Role", {"name": "mirror-leader-election", "namespace": "ops"}),
+        ("RoleBinding", {"name": "mirror-leader-election", "namespace": "ops"}),
+    ]
+    assert {d["subjects"][0]["name"] for d in docs[1::2]} == {"op"}
+    # run --leader-elect's Lease is mirror-leader in ops: exactly what the second Role allows
+    assert allows(docs, "coordination.k8s.io", "leases", "update", "ops")
+    assert not allows(docs, "coordination.k8s.io", "leases", "update", "default")
+    async with aiohttp.ClientSession() as session:
+        outside = Outside(apiserver, session)
+        await outside("POST", "/api/v1/namespaces", {"metadata": {"name": "ops"}})
+        base = "/apis/rbac.authorization.k8s.io/v1/namespaces/ops"
+        for doc in docs:
+            plural = doc["kind"].lower() + "s"
+            async with session.post(apiserver.url + f"{base}/{plural}", json=doc) as response:
+                assert response.status == 201, await response.text()
+        async with session.get(apiserver.url + f"{base}/roles/mirror") as response:
+            assert (await response.json())["rules"] == docs[0]["rules"]
+        # and it would refuse a broken one: the server validates what it was given
+        broken = {**docs[1], "metadata": {"name": "broken"}, "roleRef": {"kind": "Pod"}}
+        async with session.post(apiserver.url + f"{base}/rolebindings", json=broken) as response:
+            body = await response.json()
+            assert response.status == 422
+            assert {c["field"] for c in body["details"]["causes"]} == {
+                "roleRef.apiGroup",
+                "roleRef.kind",
+                "roleRef.name",
+            }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+RBAC_GROUP = "rbac.authorization.k8s.io"
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
 
@@ -266,6 +267,17 @@ def builtin_types() -> list[ResourceType]:
             True,
             create_on_update=True,
             put_requires_rv=True,
+        ),
+        ResourceType(RBAC_GROUP, "v1", "roles", "role", "Role", True),
+        ResourceType(RBAC_GROUP, "v1", "rolebindings", "rolebinding", "RoleBinding", True),
+        ResourceType(RBAC_GROUP, "v1", "clusterroles", "clusterrole", "ClusterRole", False),
+        ResourceType(
+            RBAC_GROUP,
+            "v1",
+            "clusterrolebindings",
+            "clusterrolebinding",
+            "ClusterRoleBinding",
+            False,
         ),
         ResourceType(
             "apiextensions.k8s.io",

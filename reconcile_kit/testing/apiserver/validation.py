@@ -1,7 +1,8 @@
 """Kind-specific validation of built-in objects (the parts clients depend on).
 
 Sources: kubernetes pkg/apis/core/validation (Event), pkg/apis/events/validation,
-pkg/apis/apps/validation (Deployment status).
+pkg/apis/apps/validation (Deployment status), pkg/apis/rbac/validation (rules, role
+references and subjects; not the roleRef immutability of updates).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import errors
-from .resources import ResourceType
+from .resources import RBAC_GROUP, ResourceType
 from .store import Obj
 
 Causes = list[dict[str, str]]
@@ -117,11 +118,103 @@ def _deployment(obj: Obj) -> Causes:
     return causes
 
 
+def _required(field: str, detail: str = "") -> dict[str, str]:
+    return errors.cause(
+        "FieldValueRequired", field, f"Required value: {detail}" if detail else "Required value"
+    )
+
+
+def _not_supported(field: str, value: object, supported: tuple[str, ...]) -> dict[str, str]:
+    allowed = ", ".join(f'"{s}"' for s in supported)
+    return errors.cause(
+        "FieldValueNotSupported",
+        field,
+        f'Unsupported value: "{value}": supported values: {allowed}',
+    )
+
+
+def _rules(namespaced: bool) -> Callable[[Obj], Causes]:
+    """ValidatePolicyRule for each of a Role's or ClusterRole's rules."""
+
+    def validate(obj: Obj) -> Causes:
+        causes: Causes = []
+        for i, rule in enumerate(obj.get("rules") or []):
+            path = f"rules[{i}]"
+            if not rule.get("verbs"):
+                causes.append(_required(f"{path}.verbs", "verbs must contain at least one value"))
+            if rule.get("nonResourceURLs"):
+                if namespaced:
+                    causes.append(
+                        errors.cause(
+                            "FieldValueInvalid",
+                            f"{path}.nonResourceURLs",
+                            "Invalid value: namespaced rules cannot apply to non-resource URLs",
+                        )
+                    )
+                continue
+            if not rule.get("apiGroups"):
+                causes.append(
+                    _required(
+                        f"{path}.apiGroups", "resource rules must supply at least one api group"
+                    )
+                )
+            if not rule.get("resources"):
+                causes.append(
+                    _required(
+                        f"{path}.resources", "resource rules must supply at least one resource"
+                    )
+                )
+        return causes
+
+    return validate
+
+
+def _binding(namespaced: bool) -> Callable[[Obj], Causes]:
+    """ValidateRoleBinding / ValidateClusterRoleBinding: the role reference and subjects."""
+    kinds = ("Role", "ClusterRole") if namespaced else ("ClusterRole",)
+
+    def validate(obj: Obj) -> Causes:
+        causes: Causes = []
+        ref = obj.get("roleRef") or {}
+        if ref.get("apiGroup") != RBAC_GROUP:
+            causes.append(
+                _not_supported("roleRef.apiGroup", ref.get("apiGroup", ""), (RBAC_GROUP,))
+            )
+        if ref.get("kind") not in kinds:
+            causes.append(_not_supported("roleRef.kind", ref.get("kind", ""), kinds))
+        if not ref.get("name"):
+            causes.append(_required("roleRef.name"))
+        for i, subject in enumerate(obj.get("subjects") or []):
+            path = f"subjects[{i}]"
+            if not subject.get("name"):
+                causes.append(_required(f"{path}.name"))
+            kind, group = subject.get("kind"), subject.get("apiGroup", "")
+            if kind == "ServiceAccount":
+                if group:
+                    causes.append(_not_supported(f"{path}.apiGroup", group, ("",)))
+                if not namespaced and not subject.get("namespace"):
+                    causes.append(_required(f"{path}.namespace"))
+            elif kind in ("User", "Group"):
+                if group != RBAC_GROUP:
+                    causes.append(_not_supported(f"{path}.apiGroup", group, (RBAC_GROUP,)))
+            else:
+                causes.append(
+                    _not_supported(f"{path}.kind", kind or "", ("ServiceAccount", "User", "Group"))
+                )
+        return causes
+
+    return validate
+
+
 _VALIDATORS: dict[tuple[str, str], Callable[[Obj], Causes]] = {
     ("apps", "deployments"): _deployment,
     ("", "events"): _core_event,
     ("events.k8s.io", "events"): _events_v1,
     ("coordination.k8s.io", "leases"): _lease,
+    (RBAC_GROUP, "roles"): _rules(namespaced=True),
+    (RBAC_GROUP, "clusterroles"): _rules(namespaced=False),
+    (RBAC_GROUP, "rolebindings"): _binding(namespaced=True),
+    (RBAC_GROUP, "clusterrolebindings"): _binding(namespaced=False),
 }
 
 
