@@ -26,9 +26,11 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Container, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+import aiohttp
 import httpx
 import kr8s
 import orjson
@@ -104,8 +106,6 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
-    from datetime import UTC, datetime
-
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
@@ -192,8 +192,7 @@ async def send(
                 continue
             status, text = response.status_code, response.text
             if status < 300 or status in accept:
-                path = response.request.url.path if response.request else ""
-                return Reply(status, text, response.headers, method.upper(), path)
+                return Reply(status, text, response.headers, method.upper(), _path_of(response))
             error = _error(response, method, where)
         wait = _wait_before_retry(error, repeatable, attempt)
         if wait is None:
@@ -252,11 +251,15 @@ def _error(response: httpx.Response, method: str, target: Target) -> APIError:
         response.text,
         retry_after=retry_after_seconds(response.headers),
         method=method.upper(),
-        path=response.request.url.path if response.request else "",
+        path=_path_of(response),
         kind=target.kind,
         namespace=target.namespace,
         name=target.name,
     )
+
+
+def _path_of(response: httpx.Response) -> str:
+    return response.request.url.path if response.request else ""
 
 
 def _wait_before_retry(error: APIError, repeatable: bool, attempt: int) -> float | None:
@@ -303,8 +306,6 @@ def _root(failure: BaseException) -> str:
 
 
 def _timed_out(failure: BaseException) -> bool:
-    import aiohttp
-
     for cause in _chain(failure):
         if isinstance(cause, aiohttp.ServerTimeoutError | asyncio.TimeoutError | TimeoutError):
             return True
@@ -316,8 +317,6 @@ def _timed_out(failure: BaseException) -> bool:
 
 
 def _was_reset(failure: BaseException) -> bool:
-    import aiohttp
-
     return any(
         isinstance(
             cause,

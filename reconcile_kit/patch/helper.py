@@ -38,7 +38,6 @@ from ..client.errors import (
     ConflictError,
     InvalidError,
     PatchError,
-    error_from_status,
 )
 from ..client.request import Reply, Target, is_safe_to_repeat, send
 from ..meta.conditions import conflicting_conditions, merge_conditions
@@ -316,7 +315,7 @@ class PatchHelper:
                 body=content,
                 content_type=content_type,
                 target=self._target(),
-                accept=(404,),
+                accept=self._gone(),
                 retry=is_safe_to_repeat("PATCH", content_type, body),
             )
         except InvalidError as error:
@@ -333,25 +332,19 @@ class PatchHelper:
             url=self._url(),
             namespace=self._namespace(),
             target=self._target(),
-            accept=(404,),
+            accept=self._gone(),
         )
         return self._answer(reply)
 
     def _answer(self, reply: Reply) -> JSONDict | None:
-        if reply.status != 404:
-            body: JSONDict = reply.json()
-            return body
-        if self._gone_is_fine():
+        if reply.status == 404:  # accepted only when gone is fine (see _gone)
             return None
-        raise error_from_status(
-            404,
-            reply.text,
-            method=reply.method,
-            path=reply.path,
-            kind=self._target().kind,
-            namespace=self._namespace(),
-            name=self.obj.name,
-        )
+        body: JSONDict = reply.json()
+        return body
+
+    def _gone(self) -> tuple[int, ...]:
+        """The statuses that answer rather than raise: 404 when the object may be gone."""
+        return (404,) if self._gone_is_fine() else ()
 
     def _target(self) -> Target:
         return Target.of(self.obj)

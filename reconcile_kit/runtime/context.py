@@ -162,7 +162,7 @@ def _where(obj: Any) -> dict[str, Any]:
     return {
         "version": obj.version,
         "namespace": namespace,
-        "target": Target(obj.kind, namespace, obj.name),
+        "target": Target.of(obj),
     }
 
 

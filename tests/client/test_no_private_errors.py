@@ -26,7 +26,7 @@ from reconcile_kit import (
 from reconcile_kit.client import discovery
 from reconcile_kit.runtime.resources import info_from_class
 from reconcile_kit.runtime.sources import CacheView
-from reconcile_kit.testing import APIServer, Faults
+from reconcile_kit.testing import APIServer, Faults, eventually
 
 from ..kubehttp import call
 
@@ -75,9 +75,7 @@ async def status_discovery(kube: kr8s.asyncio.Api, cm: ConfigMap, apiserver: API
 
 
 async def until_requested(apiserver: APIServer, resource: str) -> None:
-    async with asyncio.timeout(5):
-        while not apiserver.requests.count(resource=resource):
-            await asyncio.sleep(0.01)
+    await eventually(lambda: apiserver.requests.count(resource=resource) > 0, 5, what=resource)
 
 
 async def lease(kube: kr8s.asyncio.Api, cm: ConfigMap, apiserver: APIServer) -> None:
@@ -95,9 +93,7 @@ async def reflector(kube: kr8s.asyncio.Api, cm: ConfigMap, apiserver: APIServer)
     before = apiserver.requests.count(verb="list")
     reflector.start()
     try:
-        async with asyncio.timeout(5):
-            while apiserver.requests.count(verb="list") == before:
-                await asyncio.sleep(0.01)
+        await eventually(lambda: apiserver.requests.count(verb="list") > before, 5, what="a LIST")
     finally:
         await reflector.stop()
 
