@@ -248,6 +248,7 @@ class Generator:
     def __init__(self, universe: Universe) -> None:
         self.u = universe
         self.messages: dict[str, list[str]] = {}
+        self.atomic: set[str] = set()  # +structType=atomic / +mapType=atomic on the type
         self.pending: list[str] = []
 
     def openapi_name(self, qualified: str) -> str:
@@ -292,7 +293,10 @@ class Generator:
             if name in self.messages:
                 continue
             self.messages[name] = []
-            self.messages[name] = self.fields(self.u.structs[qualified])
+            struct = self.u.structs[qualified]
+            self.messages[name] = self.fields(struct)
+            if "atomic" in (*struct.markers.get("structType", []), *struct.markers.get("mapType", [])):
+                self.atomic.add(name)
 
     def fields(self, struct: GoStruct) -> list[str]:
         rows = []
@@ -401,6 +405,13 @@ def main() -> None:
         out.extend(rows)
         out.append("    ),")
     out.append("}")
+    out.append("")
+    out.append("# messages whose type is atomic (+structType=atomic / +mapType=atomic)")
+    out.append("ATOMIC: frozenset[str] = frozenset(")
+    out.append("    {")
+    out.extend(f"        {name!r}," for name in sorted(gen.atomic))
+    out.append("    }")
+    out.append(")")
     out.append("")
     out.append("# (apiVersion, kind) -> message")
     out.append("KINDS: dict[tuple[str, str], str] = {")

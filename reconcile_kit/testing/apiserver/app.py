@@ -436,6 +436,10 @@ class Handler:
     ) -> Result:
         from .patching import apply_patch
 
+        if record.content_type == APPLY_PATCH:
+            return self.cluster.apply_scale(
+                rt, info.namespace, info.name, record.body, self._write_options(query, record)
+            )
         scale = self.cluster.get_scale(rt, info.namespace, info.name)
         scale_rt = ResourceType("autoscaling", "v1", "scale", "scale", "Scale", rt.namespaced)
         patched = apply_patch(scale_rt, scale, record.content_type, record.body)

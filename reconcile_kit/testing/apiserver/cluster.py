@@ -22,7 +22,8 @@ from . import crd as crds
 from . import errors
 from .errors import APIError
 from .knownfields import prune_unknown_fields
-from .managedfields import apply_conflicts, manager_name, update_managed_fields
+from . import managedfields as mf
+from .managedfields import manager_name
 from .meta import generate_name
 from .patching import apply_patch
 from .registry import Registry
@@ -55,6 +56,8 @@ class WriteOptions:
     operation: str = "Update"
     force: bool = False
     """Server-side apply's ``force=true``: take fields other managers own."""
+    managed: list[Obj] | None = None
+    """managedFields already worked out (by server-side apply) for this write."""
 
     @property
     def manager(self) -> str:
@@ -71,6 +74,11 @@ class Result:
 
 
 _CONTROLLER_WRITE = WriteOptions(field_manager="kube-controller-manager")
+
+
+def _without_managed_fields(obj: Obj) -> Obj:
+    meta = {k: v for k, v in obj.get("metadata", {}).items() if k != "managedFields"}
+    return {**obj, "metadata": meta}
 
 
 def clone(obj: Obj) -> Obj:
@@ -439,7 +447,7 @@ class Cluster:
         warnings = self._validate(rt, obj, opts)
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(obj, None)
-        update_managed_fields(obj, None, opts.manager, opts.operation, rt.api_version, "")
+        self._record_manager(rt, obj, None, opts, "")
         if opts.dry_run:
             return Result(201, obj, warnings)
         stored = self.store.create(rt.storage_key, self._to_storage(rt, obj))
@@ -558,6 +566,8 @@ class Cluster:
         opts: WriteOptions,
         subresource: str,
     ) -> Result:
+        """Server-side apply of ``patch`` (an applied configuration), as kube-apiserver's
+        field manager does it (see managedfields.py)."""
         if not opts.field_manager:
             raise errors.invalid(
                 "PatchOptions",
@@ -571,18 +581,38 @@ class Cluster:
                     )
                 ],
             )
-        opts = replace(opts, operation="Apply")
-        if old is None:
-            body = self._decode(rt, namespace, patch)
-            body["metadata"]["name"] = body["metadata"].get("name") or name
-            return self.create(rt, namespace, body, opts)
-        if not opts.force and isinstance(patch, dict):
-            conflicts = apply_conflicts(patch, old, opts.field_manager, subresource)
-            if conflicts:
-                raise errors.apply_conflict(conflicts)
-        merged = apply_patch(rt, clone(self.present(rt, old)), MERGE_PATCH, patch)
+        config = self._applied_config(rt, name, patch)
+        live = None if old is None else _without_managed_fields(self.present(rt, old))
+        write = mf.Write(
+            mf.object_type(rt),
+            opts.field_manager,
+            rt.api_version,
+            subresource,
+            mf.ignored_paths(rt, subresource, config),
+        )
+        merged, managers = write.apply(live, config, mf.decode_managers(old), opts.force)
+        opts = replace(opts, operation="Apply", managed=mf.encode_managers(managers))
+        if merged is mf.MISSING:
+            merged = clone(live or {})
         merged = self._decode(rt, namespace, merged)
+        if old is None:
+            merged["metadata"]["name"] = name
+            return self.create(rt, namespace, merged, opts)
         return self._write_update(rt, merged, old, opts, subresource)
+
+    @staticmethod
+    def _applied_config(rt: ResourceType, name: str, patch: Any) -> Obj:
+        if not isinstance(patch, dict):
+            raise errors.bad_request("the body of the request must be a JSON object")
+        meta = patch.get("metadata") if isinstance(patch.get("metadata"), dict) else {}
+        if meta.get("managedFields") is not None:
+            raise errors.bad_request("metadata.managedFields must be nil")
+        body_name = meta.get("name")
+        if body_name and body_name != name:
+            raise errors.bad_request(
+                f"the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )
+        return patch
 
     def _write_update(
         self, rt: ResourceType, new: Obj, old: Obj, opts: WriteOptions, subresource: str
@@ -628,26 +658,32 @@ class Cluster:
 
     @staticmethod
     def _record_manager(
-        rt: ResourceType, new: Obj, old: Obj, opts: WriteOptions, subresource: str
+        rt: ResourceType, new: Obj, old: Obj | None, opts: WriteOptions, subresource: str
     ) -> None:
-        new["metadata"].pop("managedFields", None)
-        unchanged = {
-            **old,
-            "metadata": {
-                k: v
-                for k, v in old["metadata"].items()
-                if k not in ("managedFields", "resourceVersion")
-            },
-        }
-        comparable = {
-            **new,
-            "metadata": {k: v for k, v in new["metadata"].items() if k != "resourceVersion"},
-        }
-        if comparable == unchanged:
-            if "managedFields" in old["metadata"]:
-                new["metadata"]["managedFields"] = old["metadata"]["managedFields"]
-            return
-        update_managed_fields(new, old, opts.manager, opts.operation, rt.api_version, subresource)
+        """Set ``new``'s managedFields: worked out by apply, else an Update by the writer."""
+        meta = new["metadata"]
+        if opts.managed is not None:
+            managed = opts.managed
+        else:
+            managers = mf.live_or_new_managers(old, new, subresource)
+            if managers is None:  # an existing object without managedFields: not tracked
+                meta.pop("managedFields", None)
+                return
+            write = mf.Write(
+                mf.object_type(rt),
+                opts.manager,
+                rt.api_version,
+                subresource,
+                mf.ignored_paths(rt, subresource, new),
+            )
+            live = None if old is None else _without_managed_fields(old)
+            managed = mf.encode_managers(
+                write.update(live, _without_managed_fields(new), managers)
+            )
+        if managed:
+            meta["managedFields"] = managed
+        else:
+            meta.pop("managedFields", None)
 
     def _subresource_update(self, rt: ResourceType, new: Obj, old: Obj, subresource: str) -> Obj:
         if subresource == "status":
@@ -801,7 +837,25 @@ class Cluster:
         self._check_preconditions(rt, {"metadata": scale.get("metadata") or {}}, old)
         obj = clone(self.present(rt, old))
         _set_path(obj, rt.scale.spec_replicas, replicas)
-        result = self._write_update(rt, obj, old, opts, "")
+        result = self._write_update(rt, obj, old, opts, "scale")
+        return Result(200, self.get_scale(rt, namespace, name), result.warnings)
+
+    def apply_scale(
+        self, rt: ResourceType, namespace: str | None, name: str, scale: Any, opts: WriteOptions
+    ) -> Result:
+        """Server-side apply of a Scale: the replicas go to the object behind it, owned by
+        the applier with subresource ``scale`` (k8s.io/apiserver's ScaleHandler)."""
+        assert rt.scale is not None
+        old = self.store.get(rt.storage_key, namespace or "", name)
+        if old is None:
+            raise errors.not_found(rt.group, rt.plural, name)
+        replicas = ((scale if isinstance(scale, dict) else {}).get("spec") or {}).get("replicas")
+        config: Obj = {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": {"name": name}}
+        if namespace:
+            config["metadata"]["namespace"] = namespace
+        if replicas is not None:
+            _set_path(config, rt.scale.spec_replicas, replicas)
+        result = self._apply(rt, namespace, name, config, old, opts, "scale")
         return Result(200, self.get_scale(rt, namespace, name), result.warnings)
 
     # --- CRDs ------------------------------------------------------------------------------

@@ -2464,6 +2464,25 @@ MESSAGES: dict[str, tuple[F, ...]] = {
     ),
 }
 
+# messages whose type is atomic (+structType=atomic / +mapType=atomic)
+ATOMIC: frozenset[str] = frozenset(
+    {
+        "io.k8s.api.core.v1.ConfigMapKeySelector",
+        "io.k8s.api.core.v1.LocalObjectReference",
+        "io.k8s.api.core.v1.NodeSelector",
+        "io.k8s.api.core.v1.NodeSelectorTerm",
+        "io.k8s.api.core.v1.ObjectFieldSelector",
+        "io.k8s.api.core.v1.ObjectReference",
+        "io.k8s.api.core.v1.ResourceFieldSelector",
+        "io.k8s.api.core.v1.SecretKeySelector",
+        "io.k8s.api.core.v1.TypedLocalObjectReference",
+        "io.k8s.api.rbac.v1.RoleRef",
+        "io.k8s.api.rbac.v1.Subject",
+        "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+        "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference",
+    }
+)
+
 # (apiVersion, kind) -> message
 KINDS: dict[tuple[str, str], str] = {
     ("v1", "Namespace"): "io.k8s.api.core.v1.Namespace",

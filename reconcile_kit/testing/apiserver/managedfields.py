@@ -1,34 +1,52 @@
-"""``metadata.managedFields`` bookkeeping, as kube-apiserver's field manager records it.
+"""``metadata.managedFields`` and server-side apply, as kube-apiserver's field manager.
 
-Each writer (the ``fieldManager`` query parameter, else the User-Agent's product name)
-gets a ``FieldsV1`` entry per operation and subresource listing the fields it set; a
-field changed by one manager leaves every other manager's set. Lists are atomic except
-those keyed by ``name`` or ``uid`` (``k:{...}`` entries) and ``metadata.finalizers``
-(``v:`` entries). Source: sigs.k8s.io/structured-merge-diff and k8s.io/apiserver
-pkg/endpoints/handlers/fieldmanager; this is a simplification without OpenAPI schemas.
+Each writer (the ``fieldManager`` query parameter, else the User-Agent's product name) owns
+a field set per operation (Apply, Update), API version (Update only) and subresource.
+Sources: sigs.k8s.io/structured-merge-diff ``merge.Updater`` (Update, Apply, prune,
+conflicts) and k8s.io/apiserver ``pkg/endpoints/handlers/fieldmanager`` (the manager chain:
+strip of server metadata, times, no tracking for objects that lost their managedFields,
+``before-first-apply``, reset fields of the main resource and ``/status``).
 """
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...meta.time import now_time
+from . import errors
+from .fieldsets import Path, PathSet, decode, dotted, encode
+from .fieldtypes import UNTYPED_TYPE, FieldType, builtin_type, custom_type
+from .resources import ResourceType
 from .store import Obj
+from .structured import (
+    MISSING,
+    StructuredError,
+    compare,
+    ensure_named_fields,
+    merge,
+    remove_items,
+    to_field_set,
+)
 
-Path = tuple[str, ...]
-_SKIP_META = {
-    "name",
-    "namespace",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "managedFields",
-    "selfLink",
-}
+_STRIP = PathSet(
+    [("f:apiVersion",), ("f:kind",), ("f:metadata",)]
+    + [
+        ("f:metadata", f"f:{name}")
+        for name in (
+            "name",
+            "namespace",
+            "creationTimestamp",
+            "selfLink",
+            "uid",
+            "clusterName",
+            "generation",
+            "managedFields",
+            "resourceVersion",
+        )
+    ]
+)
+BEFORE_FIRST_APPLY = "before-first-apply"
 
 
 def manager_name(field_manager: str | None, user_agent: str) -> str:
@@ -38,138 +56,230 @@ def manager_name(field_manager: str | None, user_agent: str) -> str:
     return user_agent.split("/", 1)[0].strip() or "unknown"
 
 
-def _flatten(value: Any, prefix: Path, out: dict[Path, Any]) -> None:
-    if isinstance(value, dict) and value:
-        for key, item in value.items():
-            _flatten(item, (*prefix, f"f:{key}"), out)
-    elif isinstance(value, list) and value and prefix == ("f:metadata", "f:finalizers"):
-        for item in value:
-            out[(*prefix, "v:" + json.dumps(item))] = item
-    elif isinstance(value, list) and value and all(_list_key(i) for i in value):
-        for item in value:
-            element = (*prefix, _list_key(item))
-            out[(*element, ".")] = None
-            _flatten({k: v for k, v in item.items()}, element, out)
-    else:
-        out[prefix] = value
+@dataclass
+class Entry:
+    """One managedFields entry: who, how, and the paths owned."""
+
+    manager: str
+    operation: str
+    api_version: str
+    subresource: str = ""
+    time: str | None = None
+    paths: set[Path] = field(default_factory=set)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        # Apply entries are not per version (BuildManagerIdentifier).
+        version = self.api_version if self.operation == "Update" else ""
+        return (self.manager, self.operation, version, self.subresource)
+
+    def shown(self) -> str:
+        """The manager as conflict messages print it (``"kubectl" using v1``)."""
+        text = f'"{self.manager}"'
+        if self.subresource:
+            text += f' with subresource "{self.subresource}"'
+        if self.operation == "Update":
+            text += f" using {self.api_version}"
+        return text
 
 
-def _list_key(item: Any) -> str:
-    if isinstance(item, dict):
-        for key in ("uid", "name"):
-            if isinstance(item.get(key), str):
-                return "k:" + json.dumps({key: item[key]}, separators=(",", ":"))
-    return ""
+Managers = dict[tuple[str, str, str, str], Entry]
 
 
-def field_paths(obj: Obj, status: bool) -> dict[Path, Any]:
-    """Leaf field paths of ``obj`` with their values (``status``: only status; else not)."""
-    out: dict[Path, Any] = {}
-    for key, value in obj.items():
-        if key in ("apiVersion", "kind") or (key == "status") != status:
-            continue
-        if key == "metadata":
-            meta = {k: v for k, v in value.items() if k not in _SKIP_META}
-            _flatten(meta, ("f:metadata",), out)
-        else:
-            _flatten(value, (f"f:{key}",), out)
+def decode_managers(obj: Obj | None) -> Managers:
+    """The entries of ``obj.metadata.managedFields`` by manager key."""
+    out: Managers = {}
+    for raw in ((obj or {}).get("metadata") or {}).get("managedFields") or []:
+        entry = Entry(
+            raw.get("manager", ""),
+            raw.get("operation", ""),
+            raw.get("apiVersion", ""),
+            raw.get("subresource", ""),
+            raw.get("time"),
+            decode(raw.get("fieldsV1")),
+        )
+        out[entry.key] = entry
     return out
 
 
-def _render(paths: set[Path]) -> dict[str, Any]:
-    tree: dict[str, Any] = {}
-    for path in sorted(paths):
-        node = tree
-        for part in path:
-            node = node.setdefault(part, {})
-    return tree
+def live_or_new_managers(live: Obj | None, new: Obj, subresource: str) -> Managers | None:
+    """The managers an Update starts from (k8s.io/apiserver ``decodeLiveOrNew``): the
+    request's own managedFields when it sets them (``[]`` resets them), else the live
+    ones; a subresource write always the live ones. None: an existing object without
+    managedFields, which kube-apiserver does not start tracking on Update."""
+    raw = (new.get("metadata") or {}).get("managedFields")
+    if subresource or raw is None:
+        managers = decode_managers(live)
+    elif raw in ([], [{}]):
+        managers = {}
+    else:
+        managers = decode_managers(new) or decode_managers(live)
+    if live is not None and not managers:
+        return None
+    return managers
 
 
-def _parse(tree: dict[str, Any], prefix: Path = ()) -> set[Path]:
-    paths: set[Path] = set()
-    for key, sub in tree.items():
-        path = (*prefix, key)
-        paths |= _parse(sub, path) if sub else {path}
-    return paths
+def encode_managers(managers: Managers) -> list[dict[str, Any]]:
+    """managedFields entries, ordered as kube-apiserver sorts them (operation, time,
+    manager, apiVersion, subresource)."""
+    entries = sorted(
+        managers.values(),
+        key=lambda e: (e.operation, e.time or "", e.manager, e.api_version, e.subresource),
+    )
+    out = []
+    for e in entries:
+        raw: dict[str, Any] = {"manager": e.manager, "operation": e.operation}
+        raw["apiVersion"] = e.api_version
+        if e.time:
+            raw["time"] = e.time
+        raw["fieldsType"] = "FieldsV1"
+        raw["fieldsV1"] = encode(e.paths)
+        if e.subresource:
+            raw["subresource"] = e.subresource
+        out.append(raw)
+    return out
 
 
-def update_managed_fields(
-    new: Obj, old: Obj | None, manager: str, operation: str, api_version: str, subresource: str
-) -> None:
-    """Record in ``new.metadata.managedFields`` what ``manager`` set going from ``old``."""
-    status = subresource == "status"
-    new_paths = field_paths(new, status)
-    old_paths = field_paths(old, status) if old is not None else {}
-    changed = {p for p, v in new_paths.items() if p not in old_paths or old_paths[p] != v}
-    entries = [dict(e) for e in (old or {}).get("metadata", {}).get("managedFields") or []]
-    mine = None
-    result = []
-    for entry in entries:
-        owned = _parse(entry.get("fieldsV1") or {})
-        if (entry.get("manager"), entry.get("operation"), entry.get("subresource", "")) == (
-            manager,
-            operation,
-            subresource,
-        ):
-            mine = entry
-            continue
-        if (entry.get("subresource", "") == "status") == status:
-            owned = {p for p in owned - changed if p in new_paths}
-        if owned:
-            result.append({**entry, "fieldsV1": _render(owned)})
-    owned_before = _parse(mine.get("fieldsV1") or {}) if mine else set()
-    owned_now = {p for p in owned_before if p in new_paths} | changed
-    if owned_now:
-        entry = {
-            "manager": manager,
-            "operation": operation,
-            "apiVersion": api_version,
-            "time": now_time() if changed or mine is None else mine["time"],
-            "fieldsType": "FieldsV1",
-            "fieldsV1": _render(owned_now),
-        }
-        if subresource:
-            entry["subresource"] = subresource
-        result.append(entry)
-    new["metadata"]["managedFields"] = result
-    if not result:
-        del new["metadata"]["managedFields"]
+def object_type(rt: ResourceType) -> FieldType:
+    """The schema type of ``rt``'s objects (custom: the CRD schema; else kubetypes)."""
+    if rt.schema is not None:
+        return custom_type(rt.schema)
+    return builtin_type(rt.api_version, rt.kind) or UNTYPED_TYPE
 
 
-def _dotted(path: Path) -> str:
-    """A field path as structured-merge-diff prints it (``.data.x``, ``[name="a"]``)."""
-    text = ""
-    for part in path:
-        kind, _, rest = part.partition(":")
-        if kind == "f":
-            text += "." + rest
-        elif kind == "k":
-            keys = json.loads(rest)
-            text += "[" + ",".join(f"{k}={json.dumps(v)}" for k, v in keys.items()) + "]"
-        elif kind == "v":
-            text += f"[={rest}]"
-    return text
+def ignored_paths(rt: ResourceType, subresource: str, obj: Obj) -> PathSet:
+    """Reset fields: what a write to the main resource or ``subresource`` may not set."""
+    if subresource == "status":
+        keep = {"status", "metadata", "apiVersion", "kind"}
+        return PathSet([(f"f:{k}",) for k in obj if k not in keep] + [("f:spec",)])
+    if subresource == "" and rt.status:
+        return PathSet([("f:status",)])
+    return PathSet()
 
 
-def apply_conflicts(
-    applied: Obj, current: Obj, manager: str | None, subresource: str
-) -> list[tuple[str, str]]:
-    """Server-side apply conflicts: fields ``applied`` sets to a value other than the
-    current one while another manager owns them, as ``(displayed manager, path)`` sorted by
-    manager then path. An Update manager displays as ``"name" using apiVersion``."""
-    status = subresource == "status"
-    wanted = field_paths(applied, status)
-    have = field_paths(current, status)
-    found: list[tuple[str, str]] = []
-    for entry in current.get("metadata", {}).get("managedFields") or []:
-        if entry.get("manager") == manager and entry.get("operation") == "Apply":
-            continue
-        if (entry.get("subresource", "") == "status") != status:
-            continue
-        shown = json.dumps(entry.get("manager", ""))
-        if entry.get("operation") == "Update":
-            shown += f" using {entry.get('apiVersion', '')}"
-        for path in sorted(_parse(entry.get("fieldsV1") or {})):
-            if path in wanted and path in have and wanted[path] != have[path]:
-                found.append((shown, _dotted(path)))
-    return sorted(found)
+def _filtered(paths: set[Path], ignored: PathSet) -> set[Path]:
+    if not ignored.members:
+        return paths
+    return {p for p in paths if not any(p[:i] in ignored for i in range(1, len(p) + 1))}
+
+
+def _strip(managers: Managers) -> None:
+    for key in list(managers):
+        managers[key].paths -= _STRIP.members
+        if not managers[key].paths:
+            del managers[key]
+
+
+@dataclass
+class Write:
+    """One write's context: the kind's schema, who writes, and what it may not set."""
+
+    type: FieldType
+    manager: str
+    api_version: str
+    subresource: str
+    ignored: PathSet
+
+    def entry(self, operation: str) -> Entry:
+        return Entry(self.manager, operation, self.api_version, self.subresource)
+
+    def now(self) -> str | None:
+        """The time of a write; none for /scale (kube-apiserver's ScaleHandler drops it)."""
+        return None if self.subresource == "scale" else now_time()
+
+    # --- Update (create, update, patch) --------------------------------------------------
+
+    def update(self, live: Obj | None, new: Obj, managers: Managers) -> Managers:
+        """Managers after an Update from ``live`` (None: a create) to ``new``."""
+        current = self.entry("Update")
+        current.paths = self._update(live if live is not None else {}, new, managers)
+        if current.paths:
+            previous = managers.get(current.key)
+            if previous is not None:
+                current.paths |= previous.paths
+            current.time = self.now()
+            managers[current.key] = current
+        _strip(managers)
+        return managers
+
+    def _update(
+        self,
+        live: Obj,
+        new: Obj,
+        managers: Managers,
+        applier: tuple[str, str, str, str] | None = None,
+        force: bool = True,
+    ) -> set[Path]:
+        """structured-merge-diff ``Updater.update``: the managers other than ``applier``
+        lose the fields that changed (a 409 instead, unless ``force``) or went away;
+        returns the changed paths."""
+        diff = compare(live, new, self.type)
+        diff.exclude(self.ignored)
+        changed = diff.modified | diff.added
+        conflicts: list[tuple[Entry, Path]] = []
+        for key, entry in list(managers.items()):
+            if key == applier:
+                continue
+            taken = entry.paths & changed
+            conflicts += [(entry, p) for p in sorted(taken)]
+            entry.paths -= taken | diff.removed
+            if not entry.paths:
+                del managers[key]
+        if conflicts and not force:
+            raise errors.apply_conflict(sorted((e.shown(), dotted(p)) for e, p in conflicts))
+        return _filtered(changed, self.ignored)
+
+    # --- Apply ---------------------------------------------------------------------------
+
+    def apply(
+        self, live: Obj | None, config: Obj, managers: Managers, force: bool
+    ) -> tuple[Any, Managers]:
+        """``config`` applied onto ``live`` (None: a create): the merged object, or MISSING
+        when the object does not change, and the managers after it."""
+        live_view: Obj = live if live is not None else {}
+        if live is not None and not managers:
+            live_view, managers = live, self._before_first_apply(live)
+        try:
+            merged = merge(live_view, config, self.type)
+            applied = _filtered(to_field_set(config, self.type), self.ignored)
+        except StructuredError as err:
+            raise errors.bad_request(str(err)) from None
+        mine = self.entry("Apply")
+        last = managers.get(mine.key)
+        mine.paths = applied
+        mine.time = last.time if last is not None else None
+        managers[mine.key] = mine
+        if last is not None and last.paths:
+            merged = self._prune(merged, managers, last.paths)
+        self._update(live_view, merged, managers, mine.key, force)
+        unchanged = merged == live_view
+        if not unchanged or mine.time is None:
+            mine.time = self.now()
+        _strip(managers)
+        return (MISSING if unchanged else merged), managers
+
+    def _before_first_apply(self, live: Obj) -> Managers:
+        """An object without managedFields: its fields go to ``before-first-apply``."""
+        managers: Managers = {}
+        saved = self.manager
+        self.manager = BEFORE_FIRST_APPLY
+        try:
+            return self.update(None, live, managers)
+        finally:
+            self.manager = saved
+
+    def _prune(self, merged: Any, managers: Managers, last: set[Path]) -> Any:
+        """Remove what the applier set last time, no longer sets, and nobody else owns
+        (structured-merge-diff ``prune`` with addBackOwnedItems and addBackDanglingItems)."""
+        t = self.type
+        last_named = ensure_named_fields(last, t)
+        pruned = remove_items(merged, PathSet(last_named), t) or {}
+        merged_set = ensure_named_fields(to_field_set(merged, t), t)
+        owned: set[Path] = set()
+        for entry in managers.values():
+            owned |= entry.paths
+        pruned_set = ensure_named_fields(to_field_set(pruned, t), t)
+        keep = pruned_set | ensure_named_fields(owned, t)
+        pruned = remove_items(merged, PathSet(merged_set - keep), t) or {}
+        pruned_set = ensure_named_fields(to_field_set(pruned, t), t)
+        return remove_items(merged, PathSet((merged_set - pruned_set) & last_named), t) or {}
