@@ -295,7 +295,10 @@ class Generator:
             self.messages[name] = []
             struct = self.u.structs[qualified]
             self.messages[name] = self.fields(struct)
-            if "atomic" in (*struct.markers.get("structType", []), *struct.markers.get("mapType", [])):
+            if "atomic" in (
+                *struct.markers.get("structType", []),
+                *struct.markers.get("mapType", []),
+            ):
                 self.atomic.add(name)
 
     def fields(self, struct: GoStruct) -> list[str]:

@@ -468,11 +468,15 @@ async def test_managed_fields(kube: kr8s.asyncio.Api) -> None:
         "Update",
         "FieldsV1",
     )
-    assert entry["fieldsV1"] == {"f:data": {"f:k": {}}, "f:metadata": {"f:labels": {"f:x": {}}}}
+    # maps the Update added are members too ("."), as kube-apiserver records them
+    assert entry["fieldsV1"] == {
+        "f:data": {".": {}, "f:k": {}},
+        "f:metadata": {"f:labels": {".": {}, "f:x": {}}},
+    }
     status, body = await call(kube, "PATCH", f"{CM}/a", {"data": {"k": "w", "j": "1"}}, MERGE)
     by_manager = {e["manager"]: e["fieldsV1"] for e in body["metadata"]["managedFields"]}
     assert by_manager == {
-        "first": {"f:metadata": {"f:labels": {"f:x": {}}}},
+        "first": {"f:data": {}, "f:metadata": {"f:labels": {".": {}, "f:x": {}}}},
         "kr8s": {"f:data": {"f:j": {}, "f:k": {}}},
     }
     rv = body["metadata"]["resourceVersion"]

@@ -12,6 +12,10 @@
   shrink on etcd compaction, so ``ControlPlane.compact()`` expires continue tokens but not
   watches; ``APIServer.compact()`` expires both (tests/conformance/test_watch.py provokes
   the real 410 on a control plane started with ``--watch-cache=false``).
+* Server-side apply to a custom resource's ``/scale`` that takes over ``replicas``
+  (``force=true``): kube-apiserver 1.32 answers 500 ("failed to convert new object ...
+  request to convert CR to an invalid group/version: autoscaling/v1"), a bug; the
+  embedded server applies it as it does for a Deployment's ``/scale``.
 * The request log and fault injection (``APIServer.requests``/``faults``) exist only on the
   embedded server; tests that need them are not part of the conformance suite.
 """
@@ -23,7 +27,7 @@ from typing import Any
 from reconcile_kit.testing import APIServer
 from reconcile_kit.testing.backends import Backend
 
-from .kube import ok, req
+from .kube import Widgets, ok, req
 
 
 def owned(name: str, owner: dict[str, Any]) -> dict[str, Any]:
@@ -69,3 +73,36 @@ async def test_embedded_garbage_collection_when_enabled() -> None:
         await server.settled()
         assert (await req(backend, "GET", f"{path}/child")).status == 404
         await api._session.aclose()
+
+
+async def test_forced_apply_to_custom_resource_scale(backend: Backend, widgets: Widgets) -> None:
+    from .kube import APPLY
+
+    doc = widgets.widget(replicas=2)
+    await ok(
+        backend,
+        "PATCH",
+        f"{widgets.path}/w1",
+        doc,
+        content_type=APPLY,
+        params={"fieldManager": "one"},
+    )
+    scale = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "Scale",
+        "metadata": {"name": "w1"},
+        "spec": {"replicas": 5},
+    }
+    reply = await req(
+        backend,
+        "PATCH",
+        f"{widgets.path}/w1/scale",
+        scale,
+        content_type=APPLY,
+        params={"fieldManager": "scaler", "force": "true"},
+    )
+    if backend.real:
+        assert reply.status == 500, reply.body
+        assert "request to convert CR to an invalid group/version" in reply.body["message"]
+    else:
+        assert (reply.status, reply.body["spec"]["replicas"]) == (200, 5), reply.body

@@ -15,14 +15,14 @@ from typing import Any
 
 import orjson
 
-from ...client.contenttypes import APPLY_PATCH, MERGE_PATCH
+from ...client.contenttypes import APPLY_PATCH
 from ...meta.selectors import FieldSelector, label_selector_to_string
 from ...meta.time import now_time
 from . import crd as crds
 from . import errors
+from . import managedfields as mf
 from .errors import APIError
 from .knownfields import prune_unknown_fields
-from . import managedfields as mf
 from .managedfields import manager_name
 from .meta import generate_name
 from .patching import apply_patch
@@ -37,6 +37,7 @@ from .strategy import (
     prepare_status_update,
     prepare_update,
 )
+from .structured import MISSING
 from .validation import kind_causes
 from .watch import Filter
 
@@ -592,7 +593,7 @@ class Cluster:
         )
         merged, managers = write.apply(live, config, mf.decode_managers(old), opts.force)
         opts = replace(opts, operation="Apply", managed=mf.encode_managers(managers))
-        if merged is mf.MISSING:
+        if merged is MISSING:
             merged = clone(live or {})
         merged = self._decode(rt, namespace, merged)
         if old is None:
@@ -604,7 +605,7 @@ class Cluster:
     def _applied_config(rt: ResourceType, name: str, patch: Any) -> Obj:
         if not isinstance(patch, dict):
             raise errors.bad_request("the body of the request must be a JSON object")
-        meta = patch.get("metadata") if isinstance(patch.get("metadata"), dict) else {}
+        meta: Obj = patch["metadata"] if isinstance(patch.get("metadata"), dict) else {}
         if meta.get("managedFields") is not None:
             raise errors.bad_request("metadata.managedFields must be nil")
         body_name = meta.get("name")
@@ -677,9 +678,7 @@ class Cluster:
                 mf.ignored_paths(rt, subresource, new),
             )
             live = None if old is None else _without_managed_fields(old)
-            managed = mf.encode_managers(
-                write.update(live, _without_managed_fields(new), managers)
-            )
+            managed = mf.encode_managers(write.update(live, _without_managed_fields(new), managers))
         if managed:
             meta["managedFields"] = managed
         else:

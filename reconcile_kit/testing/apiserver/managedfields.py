@@ -253,7 +253,7 @@ class Write:
             merged = self._prune(merged, managers, last.paths)
         self._update(live_view, merged, managers, mine.key, force)
         unchanged = merged == live_view
-        if not unchanged or mine.time is None:
+        if not unchanged:  # an apply that changes nothing keeps its time (even none)
             mine.time = self.now()
         _strip(managers)
         return (MISSING if unchanged else merged), managers

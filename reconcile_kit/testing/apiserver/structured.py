@@ -142,7 +142,7 @@ def merge(lhs: Any, rhs: Any, t: FieldType) -> Any:
     if lhs is MISSING:
         return rhs
     kind = resolve(t, rhs if rhs is not None else lhs)
-    if kind == SCALAR or resolve(t, lhs) != resolve(t, rhs) and None not in (lhs, rhs):
+    if kind == SCALAR or (resolve(t, lhs) != resolve(t, rhs) and None not in (lhs, rhs)):
         return rhs
     if kind == LIST:
         if _atomic_list(t, rhs if rhs is not None else lhs) or (_empty(lhs) and _empty(rhs)):
@@ -231,6 +231,8 @@ def compare(lhs: Any, rhs: Any, t: FieldType) -> Comparison:
 
 
 def _compare(lhs: Any, rhs: Any, t: FieldType, path: Path, c: Comparison) -> None:
+    if lhs is not MISSING and rhs is not MISSING and lhs == rhs:
+        return  # equal values differ nowhere (and this is most of an object)
     kind_l = resolve(t, lhs) if lhs is not MISSING else None
     kind_r = resolve(t, rhs) if rhs is not MISSING else None
     kind = kind_r or kind_l
