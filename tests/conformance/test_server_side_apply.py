@@ -685,3 +685,40 @@ async def test_service_ports_and_owner_references_merge_by_key(backend: Backend)
     assert two.status == 200, two.body
     assert [p["port"] for p in two.body["spec"]["ports"]] == [80, 443]
     assert [r["uid"] for r in two.body["metadata"]["ownerReferences"]] == ["uid-a", "uid-b"]
+
+
+async def test_duplicate_list_items(backend: Backend, gadgets: Gadgets) -> None:
+    spec = {
+        "tags": ["a", "a", "a"],
+        "ports": [{"name": "h"}, {"name": "h"}, {"name": "x"}, {"name": "x", "port": 1}],
+    }
+    created = await req(backend, "POST", gadgets.path, gadgets.doc("g0", **spec))
+    assert created.status == 422, created.body
+    # kube-apiserver walks the object's maps in Go's random order
+    assert sorted((c["field"], c["message"]) for c in created.body["details"]["causes"]) == [
+        ("spec.ports[1]", 'Duplicate value: map[string]interface {}{"name":"h"}'),
+        ("spec.ports[3]", 'Duplicate value: map[string]interface {}{"name":"x"}'),
+        ("spec.tags[1]", 'Duplicate value: "a"'),
+    ]
+    applied = await gadgets.apply(backend, gadgets.doc("g1", **spec), "one")
+    head = f"failed to create typed patch object (/g1; {gadgets.group}/v1, Kind=Gadget): errors:"
+    message = applied.body.pop("message")
+    assert (applied.status, applied.body) == (
+        500,
+        {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "code": 500},
+    )
+    first, *rest = message.split("\n")
+    assert first == head
+    # in the order Go's map iteration gives
+    assert sorted(rest) == [
+        '  .spec.ports: duplicate entries for key [name="h"]',
+        '  .spec.ports: duplicate entries for key [name="x"]',
+        '  .spec.tags: duplicate entries for key [="a"]',
+        '  .spec.tags: duplicate entries for key [="a"]',
+    ]
+    keyless = await gadgets.apply(backend, gadgets.doc("g2", ports=[{"port": 1}]), "one")
+    assert keyless.status == 500
+    assert keyless.body["message"].endswith(
+        ": .spec.ports: element 0: associative list with keys has an element that omits key"
+        ' field "name" (and doesn\'t have default value)'
+    )

@@ -37,7 +37,7 @@ from .strategy import (
     prepare_status_update,
     prepare_update,
 )
-from .structured import MISSING
+from .structured import MISSING, duplicate_causes
 from .validation import kind_causes
 from .watch import Filter
 
@@ -392,6 +392,9 @@ class Cluster:
         if rt.schema is not None:
             warnings = self._validate_custom(rt, obj, opts)
             causes += crds.SchemaValidator(rt.schema).causes(obj)
+            content = {k: v for k, v in obj.items() if k != "metadata"}
+            duplicates = duplicate_causes(content, mf.object_type(rt))
+            causes += [errors.cause("FieldValueDuplicate", f, m) for f, m in duplicates]
         elif rt.builtin:
             # Decoding into the Go type drops unknown fields (see knownfields.py).
             unknown = prune_unknown_fields(rt.api_version, rt.kind, obj) or []

@@ -50,6 +50,8 @@ class APIError(Exception):
             "reason": self.reason,
             "code": self.code,
         }
+        if not self.reason:  # StatusReasonUnknown is "" and omitted
+            del body["reason"]
         if self.details is not None:
             body["details"] = self.details
         return body
@@ -113,6 +115,12 @@ def invalid(kind: str, group: str, name: str, causes: Causes) -> APIError:
         f'{qualified_kind} "{name}" is invalid: {summary}',
         {"name": name, **({"group": group} if group else {}), "kind": kind, "causes": causes},
     )
+
+
+def unknown(code: int, message: str) -> APIError:
+    """An error kube-apiserver got as a plain Go error: ``ErrorToAPIStatus`` gives it no
+    reason (StatusReasonUnknown) and no details."""
+    return APIError(code, "", message)
 
 
 def apply_conflict(conflicts: list[tuple[str, str]]) -> APIError:

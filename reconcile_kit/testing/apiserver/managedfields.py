@@ -23,6 +23,7 @@ from .structured import (
     MISSING,
     StructuredError,
     compare,
+    config_errors,
     ensure_named_fields,
     merge,
     remove_items,
@@ -236,6 +237,7 @@ class Write:
     ) -> tuple[Any, Managers]:
         """``config`` applied onto ``live`` (None: a create): the merged object, or MISSING
         when the object does not change, and the managers after it."""
+        self._check_config(config)
         live_view: Obj = live if live is not None else {}
         if live is not None and not managers:
             live_view, managers = live, self._before_first_apply(live)
@@ -257,6 +259,18 @@ class Write:
             mine.time = self.now()
         _strip(managers)
         return (MISSING if unchanged else merged), managers
+
+    def _check_config(self, config: Obj) -> None:
+        """A 500 as kube-apiserver's for a configuration its typed conversion refuses."""
+        problems = config_errors(config, self.type)
+        if not problems:
+            return
+        meta = config.get("metadata") or {}
+        group, _, version = str(config.get("apiVersion", "")).rpartition("/")
+        where = f"{meta.get('namespace', '')}/{meta.get('name', '')}; {group}/{version},"
+        where += f" Kind={config.get('kind', '')}"
+        text = problems[0] if len(problems) == 1 else "\n  ".join(["errors:", *problems])
+        raise errors.unknown(500, f"failed to create typed patch object ({where}): {text}")
 
     def _before_first_apply(self, live: Obj) -> Managers:
         """An object without managedFields: its fields go to ``before-first-apply``."""

@@ -132,6 +132,77 @@ def ensure_named_fields(paths: set[Path], t: FieldType) -> set[Path]:
     return out
 
 
+# --- Validation ----------------------------------------------------------------------------
+
+
+def config_errors(value: Any, t: FieldType) -> list[str]:
+    """What typed validation refuses in an applied configuration: map-list items without
+    their keys, duplicate set or map-list items (structured-merge-diff ``typed.Validate``,
+    fields in schema order)."""
+    out: list[str] = []
+    _config_errors(value, t, (), out)
+    return out
+
+
+def _config_errors(value: Any, t: FieldType, path: Path, out: list[str]) -> None:
+    kind = resolve(t, value)
+    if kind == LIST and isinstance(value, list) and not _atomic_list(t, value):
+        assert t.elem is not None
+        seen: set[str] = set()
+        for index, item in enumerate(value):
+            try:
+                element = item_element(t, item)
+            except StructuredError as err:
+                out.append(f"{_where(path)}: element {index}: {err}")
+                continue
+            if element in seen:
+                out.append(f"{_where(path)}: duplicate entries for key {_where((element,))}")
+            seen.add(element)
+            _config_errors(item, t.elem, (*path, element), out)
+    elif kind in (STRUCT, MAP) and isinstance(value, dict) and not t.atomic:
+        for key in sorted(value):
+            _config_errors(value[key], t.child(key)[0], (*path, f"f:{key}"), out)
+
+
+def duplicate_causes(value: Any, t: FieldType, path: str = "") -> list[tuple[str, str]]:
+    """``(field, message)`` for duplicate items of set and map lists in a stored object, as
+    kube-apiserver's custom resource validation words them (FieldValueDuplicate)."""
+    out: list[tuple[str, str]] = []
+    kind = resolve(t, value)
+    if kind == LIST and isinstance(value, list) and not _atomic_list(t, value):
+        assert t.elem is not None
+        seen: set[str] = set()
+        for index, item in enumerate(value):
+            try:
+                element = item_element(t, item)
+            except StructuredError:
+                continue  # a missing key is the schema's "Required value"
+            if element in seen and element not in {e for e, _ in out}:
+                out.append((element, f"{path}[{index}]"))
+            seen.add(element)
+        causes = [(f, f"Duplicate value: {_go_value(t, value, f)}") for _, f in out]
+        for index, item in enumerate(value):
+            causes += duplicate_causes(item, t.elem, f"{path}[{index}]")
+        return causes
+    if kind in (STRUCT, MAP) and isinstance(value, dict) and not t.atomic:
+        causes = []
+        for key, child in value.items():
+            sub = f"{path}.{key}" if path else key
+            causes += duplicate_causes(child, t.child(key)[0], sub)
+        return causes
+    return []
+
+
+def _go_value(t: FieldType, items: list[Any], field: str) -> str:
+    """The duplicate as Go's %#v prints it: a string quoted, a map of the key fields."""
+    item = items[int(field.rsplit("[", 1)[1].rstrip("]"))]
+    if t.list_type == "set":
+        return go_json(item)
+    keys = {k: item[k] for k in sorted(t.keys) if k in item}
+    inner = ", ".join(f"{go_json(k)}:{go_json(v)}" for k, v in keys.items())
+    return "map[string]interface {}{" + inner + "}"
+
+
 # --- Merge -------------------------------------------------------------------------------
 
 
