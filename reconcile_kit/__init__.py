@@ -6,6 +6,7 @@ along the data flow (lower layers never import higher ones):
 - ``client``: errors, the aiohttp transport, client-side rate limits, discovery (how
   requests reach the server);
 - ``meta``: object metadata rules and helpers (conditions, owners, finalizers, selectors);
+- ``typed``: pydantic models of custom resources, their CRDs (``reconcile-kit crd``);
 - ``patch``: PatchHelper and the RFC 7386 merge-patch diff it sends;
 - ``runtime``: reflector -> store -> work queue -> controller -> reconcile(obj, ctx), and
   the EventRecorder behind ``ctx.recorder``;

@@ -313,6 +313,20 @@ def rbac(
 
 
 @main.command()
+@click.argument("target")
+def crd(target: str) -> None:
+    """Print the CustomResourceDefinition YAML of the typed resources TARGET names: a module
+    or file (every CustomResource class in it), or ``module:Class``. A kind defined in
+    several versions (one class each) gives one CRD with all of them."""
+    from .crd import render_crds
+
+    try:
+        click.echo(render_crds(target), nl=False)
+    except (ValueError, ImportError) as err:
+        raise click.ClickException(str(err)) from err
+
+
+@main.command()
 @click.option(
     "--objects",
     default=200,

@@ -18,7 +18,7 @@ from typing import Any
 from ..manager.manager import Manager
 from ..runtime.controller import Controller
 
-__all__ = ["TargetError", "load_manager"]
+__all__ = ["TargetError", "import_module", "load_manager"]
 
 
 class TargetError(ValueError):
@@ -28,6 +28,14 @@ class TargetError(ValueError):
 def _import(target: str) -> tuple[Any, str]:
     spec, _, attr = target.rpartition(":") if ":" in target else (target, "", "manager")
     attr = attr or "manager"
+    module = import_module(spec, target)
+    if not hasattr(module, attr):
+        raise TargetError(f"{target}: {module.__name__} has no attribute {attr!r}")
+    return getattr(module, attr), attr
+
+
+def import_module(spec: str, target: str) -> Any:
+    """The module ``spec`` names: ``package.module`` or ``path/to/file.py``."""
     if spec.endswith(".py") or "/" in spec:
         path = Path(spec)
         if not path.is_file():
@@ -40,11 +48,8 @@ def _import(target: str) -> tuple[Any, str]:
         sys.modules[name] = module
         sys.path.insert(0, str(path.parent.resolve()))
         module_spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(spec)
-    if not hasattr(module, attr):
-        raise TargetError(f"{target}: {module.__name__} has no attribute {attr!r}")
-    return getattr(module, attr), attr
+        return module
+    return importlib.import_module(spec)
 
 
 async def load_manager(target: str) -> Manager:

@@ -1,0 +1,223 @@
+"""Typed custom resources: one pydantic model gives the typed object, its CRD and the apply
+body (kube-rs ``#[derive(CustomResource)]``, kubebuilder's types + controller-gen, in
+Python).
+
+.. code-block:: python
+
+    class WebsiteSpec(KubeModel):
+        replicas: Annotated[int, Field(ge=0)] = 1
+        image: str
+
+    class Website(CustomResource, group="web.example.com", version="v1", kind="Website"):
+        spec: WebsiteSpec
+        status: WebsiteStatus | None = None
+
+Fields are snake_case in Python and camelCase on the wire (``KubeModel``'s aliases); fields
+a model does not declare are kept (``extra="allow"``), so reading and writing back an
+object never drops what another writer set. ``to_raw()`` gives only the fields that were
+read or set (pydantic's ``exclude_unset``): the body of a minimal patch or of a server-side
+apply that claims exactly what the reconcile set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "Condition",
+    "CustomResource",
+    "KubeModel",
+    "ObjectMeta",
+    "OwnerReference",
+    "PrinterColumn",
+    "ResourceInfo",
+    "Scale",
+]
+
+
+class KubeModel(BaseModel):
+    """Base for spec and status models: camelCase JSON names (``container_port`` is
+    ``containerPort``), names or aliases accepted, unknown fields kept."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", serialize_by_alias=True
+    )
+
+
+class OwnerReference(KubeModel):
+    """metav1.OwnerReference."""
+
+    api_version: str
+    kind: str
+    name: str
+    uid: str
+    controller: bool | None = None
+    block_owner_deletion: bool | None = None
+
+
+class ObjectMeta(KubeModel):
+    """metav1.ObjectMeta: the fields reconcilers read and write; the rest is kept as is."""
+
+    name: str | None = None
+    generate_name: str | None = None
+    namespace: str | None = None
+    uid: str | None = None
+    resource_version: str | None = None
+    generation: int | None = None
+    creation_timestamp: str | None = None
+    deletion_timestamp: str | None = None
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+    finalizers: list[str] | None = None
+    owner_references: list[OwnerReference] | None = None
+
+
+class Condition(KubeModel):
+    """metav1.Condition: a kstatus condition (``type`` ``Ready``, ``status`` ``"True"``)."""
+
+    type: str
+    status: Literal["True", "False", "Unknown"]
+    reason: str = ""
+    message: str = ""
+    last_transition_time: datetime | None = None
+    observed_generation: int | None = None
+
+
+@dataclass(frozen=True)
+class PrinterColumn:
+    """An ``additionalPrinterColumns`` entry: ``kubectl get`` shows ``json_path``'s value.
+    ``type``: integer, number, string, boolean or date."""
+
+    name: str
+    json_path: str
+    type: str = "string"
+    description: str | None = None
+    priority: int | None = None
+    format: str | None = None
+
+    def document(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "type": self.type, "jsonPath": self.json_path}
+        for key, value in (
+            ("description", self.description),
+            ("priority", self.priority),
+            ("format", self.format),
+        ):
+            if value is not None:
+                out[key] = value
+        return out
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The scale subresource: JSON paths of the replicas in spec and status, and of the
+    status field holding the label selector (string form) if any."""
+
+    spec_replicas_path: str = ".spec.replicas"
+    status_replicas_path: str = ".status.replicas"
+    label_selector_path: str | None = None
+
+
+@dataclass(frozen=True)
+class ResourceInfo:
+    """What a CustomResource class says about its kind (from its class keywords)."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    singular: str
+    scope: Literal["Namespaced", "Cluster"]
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    printer_columns: tuple[PrinterColumn, ...] = ()
+    scale: Scale | None = None
+    served: bool = True
+    storage: bool | None = None
+    deprecated: bool = False
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}"
+
+    @property
+    def crd_name(self) -> str:
+        return f"{self.plural}.{self.group}"
+
+
+class CustomResource(KubeModel):
+    """Base of a typed custom resource; subclass it with the kind's class keywords.
+
+    Keywords: ``group``, ``version``, ``kind`` (required); ``plural`` (default: lower-case
+    kind + "s"), ``singular``, ``scope`` ("Namespaced" or "Cluster"), ``short_names``,
+    ``categories``, ``printer_columns`` (PrinterColumn), ``scale`` (Scale), ``served``,
+    ``storage`` (several versions of one kind: exactly one is stored), ``deprecated``.
+    A ``status`` field gives the status subresource.
+
+    Raises TypeError at class creation when a required keyword is missing.
+    """
+
+    resource: ClassVar[ResourceInfo]
+
+    api_version: str = ""
+    kind: str = ""
+    metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+
+    def __init_subclass__(cls, **keywords: Any) -> None:
+        super().__init_subclass__()
+        if not keywords:
+            return  # an intermediate base class
+        missing = [k for k in ("group", "version", "kind") if not keywords.get(k)]
+        if missing:
+            raise TypeError(f"{cls.__name__}: CustomResource needs {', '.join(missing)}")
+        kind = keywords.pop("kind")
+        columns = tuple(keywords.pop("printer_columns", ()))
+        cls.resource = ResourceInfo(
+            group=keywords.pop("group"),
+            version=keywords.pop("version"),
+            kind=kind,
+            plural=keywords.pop("plural", None) or kind.lower() + "s",
+            singular=keywords.pop("singular", None) or kind.lower(),
+            scope=keywords.pop("scope", "Namespaced"),
+            short_names=tuple(keywords.pop("short_names", ())),
+            categories=tuple(keywords.pop("categories", ())),
+            printer_columns=columns,
+            scale=keywords.pop("scale", None),
+            served=keywords.pop("served", True),
+            storage=keywords.pop("storage", None),
+            deprecated=keywords.pop("deprecated", False),
+        )
+        if keywords:
+            raise TypeError(f"{cls.__name__}: unknown CustomResource keywords {sorted(keywords)}")
+
+    def model_post_init(self, context: Any, /) -> None:
+        info = type(self).resource
+        if not self.api_version:
+            self.api_version = info.api_version
+        if not self.kind:
+            self.kind = info.kind
+
+    @classmethod
+    def from_raw(cls, raw: dict[str, Any]) -> CustomResource:
+        """The typed object of a JSON dict (as the API serves it); pydantic's
+        ValidationError when it does not fit the model."""
+        return cls.model_validate(raw)
+
+    def to_raw(self) -> dict[str, Any]:
+        """The object as JSON: the fields read or set, apiVersion and kind always."""
+        raw: dict[str, Any] = self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        raw["apiVersion"] = self.api_version
+        raw["kind"] = self.kind
+        return raw
+
+    @classmethod
+    def crd(cls) -> dict[str, Any]:
+        """This kind's CustomResourceDefinition (all CustomResource classes of its group
+        and kind that are defined, one version each). See :func:`crd_document`."""
+        from .crd import crd_document
+
+        return crd_document(cls)
