@@ -61,9 +61,7 @@ async def test_generated_crd_is_accepted_and_enforced(backend: Backend) -> None:
     )
 
 
-@pytest.mark.backends("real")
 async def test_generated_cel_rule_is_enforced(backend: Backend) -> None:
-    # the embedded server does not evaluate CEL yet (issue 15): real backend only
     group = f"{backend.namespace}.typed.example.com"
     await install_crd(backend, gadget_crd(group))
     path = f"/apis/{group}/v1/namespaces/{backend.namespace}/gadgets"

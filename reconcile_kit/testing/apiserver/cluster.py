@@ -21,6 +21,7 @@ from ...meta.time import now_time
 from . import crd as crds
 from . import errors
 from . import managedfields as mf
+from .cel import rule_causes
 from .errors import APIError
 from .knownfields import prune_unknown_fields
 from .managedfields import manager_name
@@ -386,7 +387,9 @@ class Cluster:
 
     # --- validation ------------------------------------------------------------------------
 
-    def _validate(self, rt: ResourceType, obj: Obj, opts: WriteOptions) -> list[str]:
+    def _validate(
+        self, rt: ResourceType, obj: Obj, opts: WriteOptions, old: Obj | None = None
+    ) -> list[str]:
         warnings: list[str] = []
         causes = metadata_causes(rt, obj)
         if rt.schema is not None:
@@ -395,6 +398,9 @@ class Cluster:
             content = {k: v for k, v in obj.items() if k != "metadata"}
             duplicates = duplicate_causes(content, mf.object_type(rt))
             causes += [errors.cause("FieldValueDuplicate", f, m) for f, m in duplicates]
+            causes += (
+                rule_causes(rt.schema, obj) if old is None else rule_causes(rt.schema, obj, old)
+            )
         elif rt.builtin:
             # Decoding into the Go type drops unknown fields (see knownfields.py).
             unknown = prune_unknown_fields(rt.api_version, rt.kind, obj) or []
@@ -644,7 +650,7 @@ class Cluster:
                     )
                 ],
             )
-        warnings = self._validate(rt, new, opts)
+        warnings = self._validate(rt, new, opts, old)
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(new, old)
         new = self._to_storage(rt, new)
