@@ -18,11 +18,11 @@ Design:
   or deletion by hand is repaired. A ConfigMap of that name controlled by something else is
   left alone (``Stalled``, reason ``ConfigMapOwnedElsewhere``; its events go to its own
   controller, so the generator requeues itself to look again); an unowned one is adopted.
-- **Writing the child.** ``ctx.apply`` creates the ConfigMap or merge-patches only the fields
-  that differ, so an unchanged ConfigMap costs one GET and no write. Apply only touches the
-  keys it is given: keys removed from ``spec.content`` are therefore sent as ``null`` (a
-  merge patch's "delete"), found by comparing with the cached ConfigMap. The owner
-  references already on the ConfigMap are kept (apply replaces the list whole).
+- **Writing the child.** ``ctx.apply`` server-side applies the ConfigMap the generator asks
+  for (field manager ``configmapgenerator``): it creates it, sets the keys of
+  ``spec.content``, and removes the keys this controller applied before and no longer
+  wants; keys or owner references another writer added are left alone. While neither the
+  generator nor its ConfigMap changes, nothing is sent at all.
 - **Status.** One ``PatchHelper(observed_generation=True)`` around the reconcile: it sends
   ``status`` to the ``/status`` subresource only when something changed, with
   ``observedGeneration`` set. Conditions follow kstatus: on a new generation the controller
@@ -84,28 +84,17 @@ RECHECK_OWNED_ELSEWHERE = 30.0
 """Seconds until a generator whose ConfigMap name is taken looks again."""
 
 
-def desired_configmap(generator: Any, current: dict[str, Any] | None) -> dict[str, Any]:
-    """The ConfigMap ``generator`` asks for, as the fields ``ctx.apply`` should set.
-
-    ``current`` is the cached ConfigMap (or None): its keys missing from ``spec.content``
-    become ``None`` (deleted by the merge patch), its owner references are kept.
-    """
+def desired_configmap(generator: Any) -> dict[str, Any]:
+    """The ConfigMap ``generator`` asks for: the fields this controller applies."""
     content: dict[str, str] = dict((generator.raw.get("spec") or {}).get("content") or {})
-    data: dict[str, str | None] = dict(content)
     metadata: dict[str, Any] = {
         "name": generator.name,
         "namespace": generator.namespace,
         "labels": {GENERATOR_LABEL: generator.name},
     }
-    if current is not None:
-        for stale in (current.get("data") or {}).keys() - content.keys():
-            data[stale] = None
-        refs = (current.get("metadata") or {}).get("ownerReferences")
-        if refs:
-            metadata["ownerReferences"] = [dict(ref) for ref in refs]
     configmap: dict[str, Any] = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata}
-    if data:  # the server drops an empty map: sending {} would patch on every reconcile
-        configmap["data"] = data
+    if content:
+        configmap["data"] = content
     return configmap
 
 
@@ -123,17 +112,16 @@ async def reconcile(generator: Any, ctx: Context) -> Action | None:
             )
             await helper.patch()  # kstatus: InProgress while we work on it
 
-        cached = ctx.get(generator.name, kind=ConfigMap)
-        configmap = ConfigMap(desired_configmap(generator, cached), api=ctx.api)
+        configmap = ConfigMap(desired_configmap(generator), api=ctx.api)
+        set_controller_reference(generator, configmap)
         try:
-            set_controller_reference(generator, configmap)
+            await ctx.apply(configmap)
         except AlreadyOwnedError as error:
             message = f"ConfigMap {generator.name} belongs to another controller: {error}"
             mark_stalled(generator, OWNED_ELSEWHERE, message, observed_generation=generation)
             mark_not_ready(generator, OWNED_ELSEWHERE, message, observed_generation=generation)
             # not our child, so its deletion would not wake us: look again later
             return Action.requeue(RECHECK_OWNED_ELSEWHERE)
-        await ctx.apply(configmap)
 
         keys = len((generator.raw.get("spec") or {}).get("content") or {})
         generator.raw.setdefault("status", {}).update({"configMap": generator.name, "keys": keys})

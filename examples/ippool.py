@@ -211,12 +211,15 @@ async def _annotate(ctx: Context, pods: list[dict[str, Any]], allocations: Alloc
         wanted = address.get(raw["metadata"]["name"])
         if _terminating(raw) or annotations.get(IP_ANNOTATION) == wanted:
             continue
-        pod = Pod(raw, api=ctx.api)  # a copy of the cached dict
-        async with PatchHelper(pod):  # merge patch of this one annotation
-            if wanted is None:
-                pod.raw["metadata"]["annotations"].pop(IP_ANNOTATION)
-            else:
-                pod.raw["metadata"].setdefault("annotations", {})[IP_ANNOTATION] = wanted
+        # server-side apply of this one annotation: applied without it, it goes (this
+        # controller set it); the pod's other fields and annotations are not touched
+        meta: dict[str, Any] = {
+            "name": raw["metadata"]["name"],
+            "namespace": raw["metadata"]["namespace"],
+        }
+        if wanted is not None:
+            meta["annotations"] = {IP_ANNOTATION: wanted}
+        await ctx.apply(Pod({"apiVersion": "v1", "kind": "Pod", "metadata": meta}, api=ctx.api))
 
 
 def controller(

@@ -190,8 +190,9 @@ def pod(
 # --- ConfigMapGenerator ----------------------------------------------------------------------
 
 
-async def generated(kube: kr8s.asyncio.Api, name: str) -> bool:
-    """The generator's ConfigMap holds exactly spec.content and the status says so."""
+async def generated(kube: kr8s.asyncio.Api, name: str, extra: dict[str, str] | None = None) -> bool:
+    """The generator's ConfigMap holds exactly spec.content (and ``extra``, keys another
+    writer owns) and the status says so."""
     gen = await get(kube, f"{GENERATORS}/{name}")
     status, cm = await call(kube, "GET", f"{CMS}/{name}")
     if status != 200:
@@ -199,7 +200,7 @@ async def generated(kube: kr8s.asyncio.Api, name: str) -> bool:
     generation = gen["metadata"]["generation"]
     ready = condition(gen, "Ready")
     return (
-        (cm.get("data") or {}) == (gen["spec"].get("content") or {})
+        (cm.get("data") or {}) == {**(gen["spec"].get("content") or {}), **(extra or {})}
         and gen["status"].get("observedGeneration") == generation
         and ready.get("status") == "True"
         and ready.get("observedGeneration") == generation
@@ -251,10 +252,11 @@ async def test_configmap_generator_lifecycle(kube: kr8s.asyncio.Api, apiserver: 
         gen = await get(kube, f"{GENERATORS}/app")
         assert gen["metadata"]["generation"] == gen["status"]["observedGeneration"] == 2
 
-        # drift: the ConfigMap edited by hand is put back (a child event reconciles the owner)
+        # drift: a key the controller applies, edited by hand, is put back (a child event
+        # reconciles the owner); a key another writer added is theirs (server-side apply)
         await patch(kube, f"{CMS}/app", {"data": {"a": "tampered", "extra": "x"}})
-        await until(ctrl, lambda: generated(kube, "app"))
-        assert (await get(kube, f"{CMS}/app"))["data"] == {"a": "1", "c": "3"}
+        await until(ctrl, lambda: generated(kube, "app", extra={"extra": "x"}))
+        assert (await get(kube, f"{CMS}/app"))["data"] == {"a": "1", "c": "3", "extra": "x"}
 
         # the controller's status writes never retriggered it: only the create and the one
         # spec change passed the generation_changed predicate

@@ -2,9 +2,10 @@
 
 Derived from what the runtime does, request by request: reflectors get/list/watch every
 watched kind; the PatchHelper patches primaries (and GETs them for conditions) and their
-``/status``, ``ctx.update_status`` updates ``/status``; ``ctx.apply`` gets, creates and
-patches owned children; the event recorder creates and patches events.k8s.io Events;
-leader election gets, creates and updates its Lease (client-go's leaselock).
+``/status``, ``ctx.update_status`` updates ``/status``; ``ctx.apply`` server-side applies
+owned children (patch, and create when it creates them); the event recorder creates and
+patches events.k8s.io Events; leader election gets, creates and updates its Lease
+(client-go's leaselock).
 """
 
 from __future__ import annotations
@@ -84,8 +85,11 @@ def _controller_grants(manager: Manager) -> Grants:
         for source in controller.sources:
             info = _info(controller, source.kind)
             _grant(grants, info, "list", "watch")
-            if source.mapper is None:  # owned children: ctx.apply reads, creates, patches
-                _grant(grants, info, "get", "create", "patch")
+            if source.mapper is None:
+                # owned children: ctx.apply is a PATCH, which kube-apiserver authorizes as
+                # create when it creates the child (API concepts, "Patch and apply");
+                # ctx.create_or_patch also GETs: add_rbac_rule for that
+                _grant(grants, info, "create", "patch")
                 # set_controller_reference sets blockOwnerDeletion, which the
                 # OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift)
                 # allows only to who may update the owner's finalizers (as kubebuilder grants)

@@ -170,12 +170,26 @@ class NotFoundError(APIError):
 
 class ConflictError(APIError):
     """409 Conflict: the object changed since it was read (a resourceVersion precondition
-    failed), or a write conflicts with another field manager."""
+    failed), or a server-side apply without ``force`` touches fields another field manager
+    owns (the message then lists managers and paths, as kube-apiserver's).
+
+    Attributes:
+        field_conflicts: for a server-side apply conflict, ``(manager, path)`` pairs, e.g.
+            ``('"helm"', ".spec.replicas")`` or ``('"kubectl" using v1', ".data.x")``.
+    """
 
     def __init__(self, server_message: str, **kwargs: Any) -> None:
         kwargs.setdefault("status", 409)
         kwargs.setdefault("reason", "Conflict")
         super().__init__(server_message, **kwargs)
+
+    @property
+    def field_conflicts(self) -> list[tuple[str, str]]:
+        return [
+            (str(c.get("message", "")).removeprefix("conflict with "), str(c.get("field", "")))
+            for c in self.causes
+            if c.get("reason") == "FieldManagerConflict"
+        ]
 
 
 class AlreadyExistsError(ConflictError):

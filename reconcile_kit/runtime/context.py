@@ -1,24 +1,29 @@
 """The context a reconcile gets: what triggered it, the cache, and write helpers.
 
 ``ctx.get`` and ``ctx.list`` read the controller's caches (read-only dicts, no request);
-``ctx.apply`` creates or patches a child; ``ctx.patch_status`` / ``ctx.update_status``
-write the status subresource.
+``ctx.apply`` / ``ctx.apply_status`` server-side apply a child or a status;
+``ctx.create_or_patch`` creates or merge-patches; ``ctx.patch_status`` /
+``ctx.update_status`` write the status subresource.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from ..client import discovery
-from ..client.contenttypes import MERGE_PATCH
+from ..client.contenttypes import APPLY_PATCH, MERGE_PATCH
+from ..client.errors import AlreadyOwnedError, InvalidError
 from ..client.request import Target, send
 from ..meta.objects import ObjectRef, raw_of
 from ..patch.mergepatch import apply_merge_patch, create_merge_patch
 from ..patch.snapshot import set_raw
+from .apply import AppliedIntents, apply_body, check_controller, digest, key_of, status_body
 from .sources import CacheView
 from .store import Obj, Store
 
@@ -52,6 +57,8 @@ class Context:
         log: a logger adapter carrying the controller name, key and attempt.
         recorder: the controller's EventRecorder (``ctx.recorder.event(obj, type, reason,
             message)``): the manager's in a manager, else the controller's own.
+        intents: what this controller last applied to each child (lets an unchanged
+            :meth:`apply` send nothing); None: always send.
     """
 
     controller_name: str
@@ -64,6 +71,7 @@ class Context:
     data: Any
     log: logging.LoggerAdapter[logging.Logger]
     recorder: Any = None
+    intents: AppliedIntents | None = None
 
     # --- reading the caches ----------------------------------------------------------------
 
@@ -83,41 +91,121 @@ class Context:
 
     # --- writing ---------------------------------------------------------------------------
 
-    async def apply(self, child: Any) -> Any:
-        """Create ``child`` (a kr8s object) or merge-patch the fields it sets onto the
-        existing one. When the controller watches the child's kind (``owns``) and its cache
-        already holds those fields, nothing is sent; otherwise one GET, then a POST or a
-        PATCH if needed. Returns the child holding the latest known state.
+    async def apply(self, obj: Any, *, field_manager: str | None = None, force: bool = True) -> Any:
+        """Server-side apply ``obj`` (a kr8s object holding the fields this reconcile sets):
+        one PATCH ``application/apply-patch+yaml`` with ``fieldManager`` = the controller's
+        name unless ``field_manager`` is given, ``force=true`` unless ``force`` is False.
+        Creates the object or updates the fields this manager owns; fields it applied before
+        and no longer sets are removed (unless another manager owns them); lists and maps
+        merge as their schema says. ``obj`` then holds the server's answer. As
+        controller-runtime's ``client.Apply`` (Kubernetes docs, "Server-Side Apply").
 
-        Raises :class:`~reconcile_kit.client.errors.APIError` (InvalidError, ForbiddenError,
-        ConflictError...) when the server refuses, naming the child.
+        Sends nothing when the same intent was applied before and the controller's cache
+        (the kind is ``owns``-ed) still holds the child at the resourceVersion that apply
+        returned (see :mod:`reconcile_kit.runtime.apply`).
+
+        Raises:
+            AlreadyOwnedError: ``obj`` names a controller (``set_controller_reference``) and
+                the child is controlled by another object: nothing is sent or changed.
+            ConflictError: with ``force=False``, fields other managers own
+                (``field_conflicts`` lists managers and paths).
+            APIError: any other refusal (InvalidError, ForbiddenError...), naming ``obj``.
         """
-        desired = _desired(raw_of(child))
-        cached = self._cached(child)
-        if cached is not None and not create_merge_patch(_restricted(cached, desired), desired)[0]:
-            set_raw(child, cached)  # the cache already holds it: no request at all
-            return child
-        where = _where(child)
-        url = f"{child.endpoint}/{child.name}"
-        reply = await send(child.api, "GET", url=url, accept=(404,), **where)
-        if reply.status == 404:
-            created = await send(child.api, "POST", url=child.endpoint, body=desired, **where)
-            set_raw(child, created.json())
-            return child
-        current = reply.json()
-        patch, _ = create_merge_patch(_restricted(current, desired), desired)
-        if patch and apply_merge_patch(current, patch) != current:
-            patched = await send(
-                child.api,
+        raw = raw_of(obj)
+        body = apply_body(raw)
+        return await self._apply(obj, body, field_manager, force, "")
+
+    async def apply_status(
+        self, obj: Any, *, field_manager: str | None = None, force: bool = True
+    ) -> Any:
+        """Server-side apply ``obj``'s ``status`` to its ``/status`` subresource (identity
+        and status only), as :meth:`apply` (its arguments, skipping and errors)."""
+        return await self._apply(obj, status_body(raw_of(obj)), field_manager, force, "status")
+
+    async def _apply(
+        self, obj: Any, body: Obj, field_manager: str | None, force: bool, subresource: str
+    ) -> Any:
+        manager = field_manager or self.controller_name
+        cached = self._cached(obj)
+        check_controller(body, cached)
+        key = key_of(body, manager + (f"/{subresource}" if subresource else ""))
+        body_digest = digest(body)
+        intents = self.intents
+        if cached is not None and intents and intents.unchanged(key, body_digest, cached, body):
+            set_raw(obj, cached)  # applied before, and nobody wrote it since
+            return obj
+        params = {"fieldManager": manager, **({"force": "true"} if force else {})}
+        url = f"{obj.endpoint}/{obj.name}" + (f"/{subresource}" if subresource else "")
+        try:
+            reply = await send(
+                obj.api,
                 "PATCH",
                 url=url,
-                body=patch,
-                content_type=MERGE_PATCH,
-                **where,
+                params=params,
+                body=body,
+                content_type=APPLY_PATCH,
+                **_where(obj),
             )
-            current = patched.json()
-        set_raw(child, current)
-        return child
+        except InvalidError as err:
+            if _TWO_CONTROLLERS not in err.server_message:
+                raise
+            raise AlreadyOwnedError(
+                f"another object already controls it: {err.server_message}",
+                kind=obj.kind,
+                namespace=obj.namespace if obj.namespaced else None,
+                name=obj.name,
+            ) from err
+        answer = reply.json()
+        if self.intents is not None:
+            self.intents.remember(key, body_digest, answer)
+        set_raw(obj, answer)
+        return obj
+
+    async def create_or_patch(self, obj: Any, mutate: Callable[[Any], Any] | None = None) -> str:
+        """Create ``obj`` or merge-patch the existing one, as controller-runtime's
+        ``controllerutil.CreateOrPatch``: one GET, then a POST or a PATCH if needed.
+
+        Without ``mutate``, the fields ``obj`` sets are patched onto the existing object
+        (keys it leaves out are kept; ``ownerReferences`` merged by uid). With ``mutate``,
+        ``obj`` is first filled with the existing object (if any), then ``mutate(obj)``
+        (plain or async) changes it and the difference is patched. Merge patches (RFC 7386)
+        replace lists whole: another writer's list items can be lost, and a key cannot be
+        removed without ``mutate``; :meth:`apply` has neither limit.
+
+        Returns ``"created"``, ``"updated"`` or ``"unchanged"``. Raises AlreadyOwnedError
+        when ``obj`` names a controller and another object controls the existing one, and
+        APIError when the server refuses.
+        """
+        where = _where(obj)
+        url = f"{obj.endpoint}/{obj.name}"
+        reply = await send(obj.api, "GET", url=url, accept=(404,), **where)
+        if reply.status == 404:
+            await _call(mutate, obj)
+            created = await send(
+                obj.api, "POST", url=obj.endpoint, body=_desired(raw_of(obj)), **where
+            )
+            set_raw(obj, created.json())
+            return "created"
+        current = reply.json()
+        if mutate is None:
+            desired = _desired(raw_of(obj))
+            check_controller(desired, current)
+            _merge_owner_references(desired, current)
+            patch, _ = create_merge_patch(_restricted(current, desired), desired)
+        else:
+            set_raw(obj, orjson.loads(orjson.dumps(current)))
+            await _call(mutate, obj)
+            desired = dict(raw_of(obj))
+            check_controller(desired, current)
+            patch, _ = create_merge_patch(current, desired)
+        if not patch or apply_merge_patch(current, patch) == current:
+            set_raw(obj, current)
+            return "unchanged"
+        patched = await send(
+            obj.api, "PATCH", url=url, body=patch, content_type=MERGE_PATCH, **where
+        )
+        set_raw(obj, patched.json())
+        return "updated"
 
     def _cached(self, child: Any) -> Obj | None:
         """The child as the controller's cache of its kind holds it (None: not watched)."""
@@ -164,6 +252,27 @@ def _where(obj: Any) -> dict[str, Any]:
         "namespace": namespace,
         "target": Target.of(obj),
     }
+
+
+_TWO_CONTROLLERS = "Only one reference can have Controller set to true"
+
+
+async def _call(mutate: Callable[[Any], Any] | None, obj: Any) -> None:
+    if mutate is not None:
+        result = mutate(obj)
+        if inspect.isawaitable(result):
+            await result
+
+
+def _merge_owner_references(desired: dict[str, Any], current: Any) -> None:
+    """``desired``'s ownerReferences merged by uid onto the existing ones (a merge patch
+    would replace the list and drop another owner's reference)."""
+    mine = (desired.get("metadata") or {}).get("ownerReferences")
+    if mine is None:
+        return
+    refs = {r.get("uid"): r for r in (current.get("metadata") or {}).get("ownerReferences") or []}
+    refs.update({r.get("uid"): r for r in mine})
+    desired["metadata"]["ownerReferences"] = list(refs.values())
 
 
 def _desired(raw: Any) -> dict[str, Any]:

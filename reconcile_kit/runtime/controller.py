@@ -33,6 +33,7 @@ from ..client.transport import (
 )
 from ..meta.objects import ObjectRef
 from ..meta.validation import qualified_name_errors
+from .apply import AppliedIntents
 from .context import Context
 from .events import EventRecorder
 from .queue import (
@@ -226,6 +227,8 @@ class Controller:
         self.stats = Stats()
         self.metrics: ControllerMetrics | None = None
         self.recorder: EventRecorder | None = recorder
+        self.intents = AppliedIntents()
+        """What ctx.apply last applied to each child (see runtime/apply.py)."""
         self._own_recorder: EventRecorder | None = None
         self._own_api: Api | None = None
         self._transport_users: list[Api] = []
@@ -602,7 +605,7 @@ class Controller:
         extra = {"controller": self.name, "key": str(key), "attempt": attempt}
         return Context(
             controller_name=self.name,
-            cache=CacheView(self.name, self.reflector.store, self.sources),
+            cache=CacheView(self.name, self.reflector.store, self.sources, self.kind, self.info),
             api=self.api,
             key=key,
             attempt=attempt,
@@ -611,6 +614,7 @@ class Controller:
             data=data,
             log=logging.LoggerAdapter(log, extra),
             recorder=self.recorder,
+            intents=self.intents,
         )
 
     async def _process(

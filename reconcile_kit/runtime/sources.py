@@ -75,17 +75,31 @@ class CacheView:
         name: the controller's name (for error messages).
         primary: the primary kind's store.
         sources: the controller's sources (their reflectors, once running).
+        kind, info: the primary kind as given and as resolved (so that naming it finds the
+            primary store).
     """
 
-    def __init__(self, name: str, primary: Store, sources: Iterable[Source]) -> None:
+    def __init__(
+        self,
+        name: str,
+        primary: Store,
+        sources: Iterable[Source],
+        kind: Any = None,
+        info: ResourceInfo | None = None,
+    ) -> None:
         self.name = name
         self.primary = primary
         self._sources = tuple(sources)
+        self._kind = kind
+        self._info = info
 
     def store_for(self, kind: Any = None) -> Store:
         """The store of ``kind`` (a kr8s class, a kind, ``Kind.group`` or plural), or the
-        primary store when None. Raises KeyError for a kind the controller does not watch."""
-        if kind is None:
+        primary store when None or the primary kind. Raises KeyError for a kind the
+        controller does not watch."""
+        if kind is None or kind is self._kind:
+            return self.primary
+        if self._info is not None and kind in (self._info.kind, self._info.ref_kind):
             return self.primary
         for source in self._sources:
             info = source.info

@@ -20,6 +20,7 @@ from reconcile_kit.testing.backends import Backend
 
 from ..meta import test_finalizers as finalizer_tests
 from ..patch import test_helper as patch_tests
+from ..runtime import test_apply as apply_tests
 from ..runtime import test_controller as controller_tests
 from .kube import MERGE, req
 
@@ -57,6 +58,19 @@ test_graceful_shutdown_waits_then_cancels = (
 test_object_that_fails_to_build_is_counted_and_the_loop_goes_on = (
     controller_tests.test_object_that_fails_to_build_is_counted_and_the_loop_goes_on
 )
+
+# Children by server-side apply (ctx.apply, ctx.apply_status, ctx.create_or_patch).
+test_apply_creates_updates_and_removes_dropped_keys = (
+    apply_tests.test_apply_creates_updates_and_removes_dropped_keys
+)
+test_apply_refuses_a_child_controlled_elsewhere = (
+    apply_tests.test_apply_refuses_a_child_controlled_elsewhere
+)
+test_apply_without_force_names_the_conflicts = (
+    apply_tests.test_apply_without_force_names_the_conflicts
+)
+test_apply_status = apply_tests.test_apply_status
+test_create_or_patch = apply_tests.test_create_or_patch
 
 # Finalizers against a server.
 test_finalizer_holds_deletion_until_removed = (

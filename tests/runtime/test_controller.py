@@ -416,34 +416,58 @@ async def test_graceful_shutdown_waits_then_cancels(kube: kr8s.asyncio.Api) -> N
     assert cancelled == ["a"]
 
 
-async def test_context_apply_creates_then_patches_only_changes(
+async def test_context_apply_creates_then_sends_nothing_while_unchanged(
     kube: kr8s.asyncio.Api, apiserver: APIServer
 ) -> None:
     await create_cm(kube, "a")
-    runs: list[int] = []
+    runs: list[str] = []
 
     async def reconcile(obj: Any, ctx: Context) -> None:
-        runs.append(1)
+        runs.append(obj.name)
+        if obj.name.endswith("-child"):
+            return
         child = await ConfigMap(
-            {
-                "metadata": {"name": "a-child", "namespace": "default", "labels": {"skip": "1"}},
-                "data": {"from": obj.name},
-            },
+            {"metadata": {"name": "a-child", "namespace": "default"}, "data": {"from": obj.name}},
             api=kube,
         )
         await ctx.apply(child)
         async with PatchHelper(obj):
+            obj.raw.setdefault("data", {})["done"] = str(runs.count("a"))
+
+    ctrl = controller(kube)  # the child is a ConfigMap too: in the controller's cache
+    assert await run_until(ctrl, reconcile, lambda: runs.count("a") >= 3)
+    applies = apiserver.requests.filter(verb="patch", name="a-child")
+    assert [r.query for r in applies] == [{"fieldManager": "configmap", "force": "true"}]
+    child = await ConfigMap.get("a-child", namespace="default", api=kube)
+    assert child.raw["data"] == {"from": "a"}
+    fields = child.raw["metadata"]["managedFields"]
+    assert [(f["manager"], f["operation"]) for f in fields] == [("configmap", "Apply")]
+
+
+async def test_context_apply_without_a_cache_sends_a_no_op_apply(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    await create_cm(kube, "a")
+    runs: list[int] = []
+    versions: list[str] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        runs.append(1)
+        secret = await Secret(
+            {"metadata": {"name": "a-secret", "namespace": "default"}, "stringData": {"k": "v"}},
+            api=kube,
+        )
+        await ctx.apply(secret)
+        versions.append(secret.raw["metadata"]["resourceVersion"])
+        async with PatchHelper(obj):
             obj.raw.setdefault("data", {})["done"] = str(len(runs))
 
-    ctrl = controller(kube, predicates=[label_selector("!skip")])
+    # Secrets are not in the controller's cache: each reconcile applies, and the server
+    # leaves an unchanged object alone (same resourceVersion)
+    ctrl = controller(kube)
     assert await run_until(ctrl, reconcile, lambda: len(runs) >= 2)
-    child_writes = [
-        r.verb
-        for r in apiserver.requests.writes()
-        if r.name in ("a-child", "") and r.resource == "configmaps"
-    ]
-    assert child_writes.count("create") == 2  # the test's "a" and the child, once
-    assert apiserver.requests.count(verb="patch", name="a-child") == 0  # nothing changed
+    assert apiserver.requests.count(verb="patch", name="a-secret") == len(runs)
+    assert len(set(versions)) == 1
 
 
 @pytest.mark.looptime

@@ -163,3 +163,12 @@ def test_crd_command() -> None:
     assert document == Gadget.crd()
     result = CliRunner().invoke(main, ["crd", "tests/typed/models.py:Port"])
     assert result.exit_code == 1 and "is not a CustomResource class" in result.output
+
+
+def test_checked_in_example_crds_are_the_generated_ones() -> None:
+    """examples/website-crd.yaml is `reconcile-kit crd examples/website.py` (regenerate it
+    when the model changes)."""
+    result = CliRunner().invoke(main, ["crd", "examples/website.py"])
+    assert result.exit_code == 0, result.output
+    with open("examples/website-crd.yaml") as checked_in:
+        assert checked_in.read() == result.output

@@ -155,8 +155,12 @@ def _keep_server_meta(new: Obj, old: Obj) -> None:
 
 
 def prepare_update(rt: ResourceType, new: Obj, old: Obj) -> None:
-    """Main-resource update: server metadata and (with a status subresource) status kept."""
+    """Main-resource update: server metadata and (with a status subresource) status kept;
+    the kind's defaults applied as on create (kube-apiserver defaults every decoded
+    object), so a write that leaves a defaulted field out does not change it."""
     _keep_server_meta(new, old)
+    if (rt.group, rt.plural) != ("", "services"):  # a Service keeps its allocations
+        _CREATE_DEFAULTS.get((rt.group, rt.plural), _no_defaults)(new)
     if rt.status:
         new.pop("status", None)
         if "status" in old:

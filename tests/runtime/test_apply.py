@@ -1,0 +1,166 @@
+"""ctx.apply / ctx.apply_status / ctx.create_or_patch over the wire (a kr8s client only, so
+tests/conformance/test_toolkit_on_both.py runs them on the real control plane too)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import kr8s.asyncio
+import pytest
+from kr8s.asyncio.objects import ConfigMap, Deployment
+
+from reconcile_kit import AlreadyOwnedError, ConflictError, Context, set_controller_reference
+from reconcile_kit.meta.objects import ObjectRef
+from reconcile_kit.runtime.apply import AppliedIntents, holds
+from reconcile_kit.runtime.sources import CacheView
+from reconcile_kit.runtime.store import Store
+
+from ..kubehttp import call
+
+CM = "/api/v1/namespaces/default/configmaps"
+
+
+def context(kube: kr8s.asyncio.Api, name: str = "tester") -> Context:
+    store = Store()
+    return Context(
+        controller_name=name,
+        cache=CacheView(name, store, (), ConfigMap),
+        api=kube,
+        key=ObjectRef("ConfigMap", "default", "x"),
+        attempt=1,
+        reasons=frozenset(),
+        store=store,
+        data=None,
+        log=logging.LoggerAdapter(logging.getLogger("test")),
+        intents=AppliedIntents(),
+    )
+
+
+async def configmap(kube: kr8s.asyncio.Api, name: str, **fields: Any) -> ConfigMap:
+    raw = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": "default"},
+    }
+    return await ConfigMap({**raw, **fields}, api=kube)
+
+
+async def test_apply_creates_updates_and_removes_dropped_keys(kube: kr8s.asyncio.Api) -> None:
+    ctx = context(kube)
+    cm = await configmap(kube, "apply-a", data={"keep": "1", "drop": "2"})
+    await ctx.apply(cm)
+    assert cm.raw["data"] == {"keep": "1", "drop": "2"}
+    status, _ = await call(
+        kube, "PATCH", f"{CM}/apply-a", {"data": {"other": "x"}}, "application/merge-patch+json"
+    )
+    assert status == 200
+    cm = await configmap(kube, "apply-a", data={"keep": "1"})
+    await ctx.apply(cm)
+    assert cm.raw["data"] == {"keep": "1", "other": "x"}  # dropped key gone, theirs kept
+    managers = {e["manager"] for e in cm.raw["metadata"]["managedFields"]}
+    assert "tester" in managers
+
+
+async def test_apply_refuses_a_child_controlled_elsewhere(kube: kr8s.asyncio.Api) -> None:
+    owner_a = await configmap(kube, "owner-a")
+    await owner_a.create()
+    owner_b = await configmap(kube, "owner-b")
+    await owner_b.create()
+    child = await configmap(kube, "owned-child", data={"v": "a"})
+    set_controller_reference(owner_a, child)
+    await context(kube, "one").apply(child)
+    before = child.raw["metadata"]["resourceVersion"]
+    ctx = context(kube, "two")
+    ctx.store.put(child.raw)  # the second controller's cache holds the child
+    intruder = await configmap(kube, "owned-child", data={"v": "b"})
+    set_controller_reference(owner_b, intruder)
+    with pytest.raises(AlreadyOwnedError) as raised:
+        await ctx.apply(intruder)
+    assert "ConfigMap owner-a" in str(raised.value) and "ConfigMap owner-b" in str(raised.value)
+    assert "owned-child" in str(raised.value)
+    # without a cache, the server's answer (two controller references) says the same
+    uncached = await configmap(kube, "owned-child", data={"v": "c"})
+    set_controller_reference(owner_b, uncached)
+    with pytest.raises(AlreadyOwnedError, match="another object already controls it"):
+        await context(kube, "three").apply(uncached)
+    status, body = await call(kube, "GET", f"{CM}/owned-child")
+    assert body["metadata"]["resourceVersion"] == before and body["data"] == {"v": "a"}
+
+
+async def test_apply_without_force_names_the_conflicts(kube: kr8s.asyncio.Api) -> None:
+    await context(kube, "first").apply(await configmap(kube, "contested", data={"k": "1"}))
+    with pytest.raises(ConflictError) as raised:
+        await context(kube, "second").apply(
+            await configmap(kube, "contested", data={"k": "2"}), force=False
+        )
+    assert raised.value.field_conflicts == [('"first"', ".data.k")]
+    assert 'conflict with "first": .data.k' in str(raised.value)
+
+
+async def test_apply_status(kube: kr8s.asyncio.Api) -> None:
+    raw = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "status-apply", "namespace": "default"},
+        "spec": {
+            "selector": {"matchLabels": {"a": "b"}},
+            "template": {
+                "metadata": {"labels": {"a": "b"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+            },
+        },
+    }
+    ctx = context(kube)
+    deployment = await Deployment(raw, api=kube)
+    await ctx.apply(deployment)
+    deployment.raw["status"] = {"observedGeneration": 1, "replicas": 0}
+    await ctx.apply_status(deployment)
+    assert deployment.raw["status"]["observedGeneration"] == 1
+    entries = {
+        (e["manager"], e.get("subresource", ""))
+        for e in deployment.raw["metadata"]["managedFields"]
+    }
+    assert ("tester", "status") in entries
+
+
+async def test_create_or_patch(kube: kr8s.asyncio.Api) -> None:
+    ctx = context(kube)
+    owner = await configmap(kube, "cop-owner")
+    await owner.create()
+    first = await configmap(kube, "cop-first")
+    await first.create()  # an owner that exists: the garbage collector keeps the child
+    other = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "name": "cop-first",
+        "uid": first.raw["metadata"]["uid"],
+    }
+    cm = await configmap(kube, "cop", data={"a": "1"})
+    cm.raw["metadata"]["ownerReferences"] = [other]
+    assert await ctx.create_or_patch(cm) == "created"
+    cm = await configmap(kube, "cop", data={"a": "1"})
+    set_controller_reference(owner, cm)
+    assert await ctx.create_or_patch(cm) == "updated"
+    assert [r["uid"] for r in cm.raw["metadata"]["ownerReferences"]] == [
+        first.raw["metadata"]["uid"],
+        owner.raw["metadata"]["uid"],
+    ]  # merged by uid, the other owner's reference kept
+    assert await ctx.create_or_patch(cm) == "unchanged"
+
+    def drop_a(obj: Any) -> None:
+        obj.raw["data"].pop("a")
+        obj.raw["data"]["b"] = "2"
+
+    target = await configmap(kube, "cop")
+    assert await ctx.create_or_patch(target, drop_a) == "updated"
+    assert target.raw["data"] == {"b": "2"}
+
+
+def test_holds() -> None:
+    assert holds({"a": {"b": 1}}, {"a": {"b": 1, "c": 2}, "d": 3})
+    assert holds({"l": [{"n": "x"}]}, {"l": [{"n": "x", "default": True}]})
+    assert not holds({"l": [{"n": "x"}]}, {"l": [{"n": "x"}, {"n": "y"}]})
+    assert not holds({"cpu": "1000m"}, {"cpu": "1"})  # no quantity normalisation: send
+    assert not holds({"m": {}}, {})  # an empty map the server dropped: send
+    assert not holds({"flag": True}, {"flag": 1})
