@@ -74,6 +74,50 @@ def _verb(method: str, named: bool, watching: bool) -> str:
     }.get(method, method.lower())
 
 
+_OPTIONS = {"POST": "CreateOptions", "PUT": "UpdateOptions", "PATCH": "PatchOptions"}
+_OPTIONS["DELETE"] = "DeleteOptions"
+
+
+def _check_query(info: RequestInfo, query: dict[str, str], method: str) -> None:
+    """Query values kube-apiserver refuses before anything else (its options validation:
+    dryRun, resourceVersionMatch; a resourceVersion that is no number)."""
+    dry_run = query.get("dryRun")
+    if dry_run is not None and dry_run != "All" and method in _OPTIONS:
+        raise errors.invalid(
+            _OPTIONS[method],
+            "meta.k8s.io",
+            "",
+            [
+                errors.cause(
+                    "FieldValueNotSupported",
+                    "dryRun",
+                    f'Unsupported value: []string{{"{dry_run}"}}: supported values: "All"',
+                )
+            ],
+        )
+    match = query.get("resourceVersionMatch")
+    if info.verb == "list" and match not in (None, "", "Exact", "NotOlderThan"):
+        raise errors.invalid(
+            "ListOptions",
+            "meta.k8s.io",
+            "",
+            [
+                errors.cause(
+                    "FieldValueNotSupported",
+                    "resourceVersionMatch",
+                    f'Unsupported value: "{match}": supported values: "Exact", "NotOlderThan", ""',
+                )
+            ],
+        )
+    version = query.get("resourceVersion", "")
+    if info.verb in ("get", "list", "watch") and version and not version.isdigit():
+        raise errors.unknown(
+            500,
+            f'resourceVersion: Invalid value: "{version}": strconv.ParseUint: parsing'
+            f' "{version}": invalid syntax',
+        )
+
+
 def _media_type(header: str) -> str:
     return header.split(";", 1)[0].strip().lower()
 
@@ -263,6 +307,12 @@ class Handler:
             if info.verb in ("list", "get", "watch") and not info.subresource
             else None
         )
+        _check_query(info, query, record.method)
+        if not info.subresource and (info.verb, bool(info.name)) in (
+            ("create", True),
+            ("update", False),
+        ):
+            raise errors.method_not_allowed_here()  # POST to an object, PUT to a collection
         if info.verb == "watch":
             return await self._watch(request, rt, info, query, conversion)
         if conversion is not None:

@@ -29,6 +29,7 @@ from .meta import generate_name
 from .patching import apply_patch
 from .registry import Registry
 from .resources import ResourceType
+from .secrets import decode_secret
 from .store import Obj, Store
 from .strategy import (
     metadata_causes,
@@ -39,7 +40,7 @@ from .strategy import (
     prepare_update,
 )
 from .structured import MISSING, duplicate_causes
-from .validation import kind_causes
+from .validation import kind_causes, update_causes
 from .watch import Filter
 
 CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions"
@@ -366,6 +367,8 @@ class Cluster:
             meta["namespace"] = namespace or body_ns
         else:
             meta.pop("namespace", None)
+        if rt.storage_key == "/secrets":
+            decode_secret(obj, rt.version)
         return obj
 
     def _check_namespace(self, rt: ResourceType, obj: Obj, creating: bool) -> None:
@@ -410,6 +413,8 @@ class Cluster:
             warnings = texts if opts.field_validation == "Warn" else []
         if rt.storage_key == CRD_KEY:
             causes += crds.validate_crd(obj)
+        if old is not None:  # update rules first, as ValidateSecretUpdate/ConfigMapUpdate
+            causes += update_causes(rt, obj, old)
         causes += kind_causes(rt, obj)
         if causes:
             raise errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)

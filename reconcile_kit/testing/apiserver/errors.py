@@ -113,7 +113,12 @@ def invalid(kind: str, group: str, name: str, causes: Causes) -> APIError:
         422,
         "Invalid",
         f'{qualified_kind} "{name}" is invalid: {summary}',
-        {"name": name, **({"group": group} if group else {}), "kind": kind, "causes": causes},
+        {
+            **({"name": name} if name else {}),  # omitempty in StatusDetails
+            **({"group": group} if group else {}),
+            "kind": kind,
+            "causes": causes,
+        },
     )
 
 
@@ -187,6 +192,17 @@ def method_not_allowed(verb: str, plural: str) -> APIError:
         "MethodNotAllowed",
         "the server does not allow this method on the requested resource",
         {"kind": plural, "causes": [{"reason": "", "message": verb}]},
+    )
+
+
+def method_not_allowed_here() -> APIError:
+    """405 for a method the URL does not take (POST to an object, PUT to a collection):
+    kube-apiserver's mux answers with empty details."""
+    return APIError(
+        405,
+        "MethodNotAllowed",
+        "the server does not allow this method on the requested resource",
+        {},
     )
 
 

@@ -13,6 +13,7 @@ import ipaddress
 from typing import Any
 
 from ...meta.time import now_time
+from ...meta.validation import qualified_name_errors
 from . import errors
 from .meta import label_causes, name_causes, new_uid, string_map_causes
 from .resources import ResourceType
@@ -53,7 +54,53 @@ def metadata_causes(rt: ResourceType, obj: Obj) -> list[dict[str, str]]:
                 "Invalid value: must be a list of strings",
             )
         )
+    elif finalizers:
+        # kube-apiserver's own kinds check "standard or fully qualified"; CRDs and custom
+        # resources (apiextensions-apiserver) only the generic rules
+        kube_kind = rt.builtin and rt.schema is None and rt.group != "apiextensions.k8s.io"
+        causes += finalizer_causes(finalizers, kube_kind)
     return causes + owner_reference_causes(meta.get("ownerReferences"))
+
+
+_STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
+
+
+def _go_strings(values: list[str]) -> str:
+    return "[]string{" + ", ".join(f'"{v}"' for v in values) + "}"
+
+
+def finalizer_causes(finalizers: list[str], builtin: bool) -> list[dict[str, str]]:
+    """apimachinery ValidateFinalizers (qualified names, orphan vs foregroundDeletion) and,
+    for built-in kinds, core validation's "standard or fully qualified" rule."""
+    causes = []
+    for index, name in enumerate(finalizers):
+        for message in qualified_name_errors(name):
+            causes.append(
+                errors.cause(
+                    "FieldValueInvalid",
+                    "metadata.finalizers",
+                    f'Invalid value: "{name}": {message}',
+                )
+            )
+        if builtin and "/" not in name and name not in _STANDARD_FINALIZERS:
+            causes.append(
+                errors.cause(
+                    "FieldValueInvalid",
+                    f"metadata.finalizers[{index}]",
+                    f'Invalid value: "{name}": name is neither a standard finalizer name nor'
+                    " is it fully qualified",
+                )
+            )
+    if "orphan" in finalizers and "foregroundDeletion" in finalizers:
+        causes.append(
+            errors.cause(
+                "FieldValueInvalid",
+                "metadata.finalizers",
+                f"Invalid value: {_go_strings(finalizers)}: finalizer orphan and"
+                " foregroundDeletion cannot be both set",
+            )
+        )
+    return causes
 
 
 def owner_reference_causes(refs: Any) -> list[dict[str, str]]:

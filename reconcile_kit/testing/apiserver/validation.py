@@ -206,7 +206,49 @@ def _binding(namespaced: bool) -> Callable[[Obj], Causes]:
     return validate
 
 
+_TYPED_SECRET_KEYS = {
+    "kubernetes.io/tls": ("tls.crt", "tls.key"),
+    "kubernetes.io/dockerconfigjson": (".dockerconfigjson",),
+    "kubernetes.io/dockercfg": (".dockercfg",),
+    "kubernetes.io/ssh-auth": ("ssh-privatekey",),
+}
+
+
+def _secret(obj: Obj) -> Causes:
+    """The data keys a typed Secret needs (pkg/apis/core/validation ValidateSecret)."""
+    data = obj.get("data") or {}
+    required = _TYPED_SECRET_KEYS.get(str(obj.get("type") or ""), ())
+    return [
+        errors.cause("FieldValueRequired", f"data[{key}]", "Required value")
+        for key in required
+        if key not in data
+    ]
+
+
+def update_causes(rt: ResourceType, new: Obj, old: Obj) -> Causes:
+    """Causes of kind-specific update validation: immutable ConfigMaps and Secrets, a
+    Secret's type (pkg/apis/core/validation ValidateConfigMapUpdate/ValidateSecretUpdate)."""
+    if rt.group != "" or rt.plural not in ("configmaps", "secrets"):
+        return []
+    causes: Causes = []
+    if rt.plural == "secrets" and (new.get("type") or "Opaque") != (old.get("type") or "Opaque"):
+        causes.append(
+            errors.cause(
+                "FieldValueInvalid",
+                "type",
+                f'Invalid value: "{new.get("type")}": field is immutable',
+            )
+        )
+    if old.get("immutable") is True:
+        forbidden = "Forbidden: field is immutable when `immutable` is set"
+        for field in ("immutable", "data", "binaryData"):
+            if new.get(field) != old.get(field):
+                causes.append(errors.cause("FieldValueForbidden", field, forbidden))
+    return causes
+
+
 _VALIDATORS: dict[tuple[str, str], Callable[[Obj], Causes]] = {
+    ("", "secrets"): _secret,
     ("apps", "deployments"): _deployment,
     ("", "events"): _core_event,
     ("events.k8s.io", "events"): _events_v1,
