@@ -27,6 +27,7 @@ __all__ = [
     "ForbiddenError",
     "InternalServerError",
     "InvalidError",
+    "InvalidObjectError",
     "NotFoundError",
     "ObjectError",
     "OwnerReferenceError",
@@ -80,6 +81,27 @@ class PatchError(ObjectError):
 
 class ConditionConflictError(PatchError):
     """A condition changed both by this reconcile and on the server since the snapshot."""
+
+
+class InvalidObjectError(ObjectError):
+    """An object in the cluster does not fit its typed model (schema drift, an older
+    version): it is reported and not reconciled.
+
+    Attributes:
+        problems: ``"field.path: message"`` for each field pydantic refused.
+    """
+
+    def __init__(
+        self, problems: list[str], *, kind: str | None, namespace: str | None, name: str | None
+    ) -> None:
+        self.problems = list(problems)
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(
+            f"does not fit its model: {problems[0]}{more}",
+            kind=kind,
+            namespace=namespace,
+            name=name,
+        )
 
 
 class AlreadyOwnedError(ObjectError):

@@ -44,6 +44,7 @@ from ..meta.conditions import conflicting_conditions, merge_conditions
 from ..meta.objects import edit_list
 from .mergepatch import apply_merge_patch, create_merge_patch
 from .snapshot import LazyBox, freeze
+from .typed import TypedTarget, is_typed
 
 __all__ = ["PatchHelper"]
 
@@ -58,7 +59,9 @@ class PatchHelper:
     """Snapshot ``obj`` now; :meth:`patch` later sends only what the reconciler changed.
 
     Args:
-        obj: a ``kr8s.asyncio`` APIObject of any kind, built-in or custom.
+        obj: a ``kr8s.asyncio`` APIObject of any kind, built-in or custom, or a typed
+            resource (a :class:`~reconcile_kit.typed.CustomResource`: its fields read or
+            set are diffed, and the server's answer is written back into it).
         optimistic_lock: put ``metadata.resourceVersion`` in the main patch and the status
             patch (status then skips the three-way condition merge: it must apply to the copy
             that was read); a 409 raises :class:`~reconcile_kit.client.errors.ConflictError` and is
@@ -86,7 +89,7 @@ class PatchHelper:
         observed_generation: bool = False,
         patch_on_error: bool = True,
     ) -> None:
-        self.obj = obj
+        self.obj = TypedTarget(obj) if is_typed(obj) else obj
         self.optimistic_lock = optimistic_lock
         self.owned_conditions = frozenset(owned_conditions)
         self.force_overwrite_conditions = force_overwrite_conditions
@@ -375,6 +378,8 @@ class PatchHelper:
                     dict.__setitem__(raw, key, value)
                 else:
                     raw[key] = value
+        if isinstance(self.obj, TypedTarget):
+            self.obj.commit(state)  # its raw is a copy: the model takes the answer
 
     def _take_snapshot(self) -> _Snapshot:
         return _Snapshot(self.obj.raw, self._dump)

@@ -23,6 +23,7 @@ from ..client.request import Target, send
 from ..meta.objects import ObjectRef, raw_of
 from ..patch.mergepatch import apply_merge_patch, create_merge_patch
 from ..patch.snapshot import set_raw
+from ..patch.typed import TypedTarget, is_typed
 from .apply import AppliedIntents, apply_body, check_controller, digest, key_of, status_body
 from .sources import CacheView
 from .store import Obj, Store
@@ -111,16 +112,20 @@ class Context:
                 (``field_conflicts`` lists managers and paths).
             APIError: any other refusal (InvalidError, ForbiddenError...), naming ``obj``.
         """
-        raw = raw_of(obj)
-        body = apply_body(raw)
-        return await self._apply(obj, body, field_manager, force, "")
+        target = TypedTarget(obj, self.api) if is_typed(obj) else obj
+        body = apply_body(target.raw if target is not obj else raw_of(obj))
+        await self._apply(target, body, field_manager, force, "")
+        return obj
 
     async def apply_status(
         self, obj: Any, *, field_manager: str | None = None, force: bool = True
     ) -> Any:
         """Server-side apply ``obj``'s ``status`` to its ``/status`` subresource (identity
         and status only), as :meth:`apply` (its arguments, skipping and errors)."""
-        return await self._apply(obj, status_body(raw_of(obj)), field_manager, force, "status")
+        target = TypedTarget(obj, self.api) if is_typed(obj) else obj
+        raw = target.raw if target is not obj else raw_of(obj)
+        await self._apply(target, status_body(raw), field_manager, force, "status")
+        return obj
 
     async def _apply(
         self, obj: Any, body: Obj, field_manager: str | None, force: bool, subresource: str
@@ -132,7 +137,7 @@ class Context:
         body_digest = digest(body)
         intents = self.intents
         if cached is not None and intents and intents.unchanged(key, body_digest, cached, body):
-            set_raw(obj, cached)  # applied before, and nobody wrote it since
+            _adopt(obj, dict(cached))  # applied before, and nobody wrote it since
             return obj
         params = {"fieldManager": manager, **({"force": "true"} if force else {})}
         url = f"{obj.endpoint}/{obj.name}" + (f"/{subresource}" if subresource else "")
@@ -158,7 +163,7 @@ class Context:
         answer = reply.json()
         if self.intents is not None:
             self.intents.remember(key, body_digest, answer)
-        set_raw(obj, answer)
+        _adopt(obj, answer)
         return obj
 
     async def create_or_patch(self, obj: Any, mutate: Callable[[Any], Any] | None = None) -> str:
@@ -209,8 +214,9 @@ class Context:
 
     def _cached(self, child: Any) -> Obj | None:
         """The child as the controller's cache of its kind holds it (None: not watched)."""
+        kind = type(child._object) if isinstance(child, TypedTarget) else type(child)
         try:
-            store = self._store_for(type(child))
+            store = self._store_for(kind)
         except KeyError:
             return None
         return store.get(child.namespace if child.namespaced else "", child.name)
@@ -255,6 +261,14 @@ def _where(obj: Any) -> dict[str, Any]:
 
 
 _TWO_CONTROLLERS = "Only one reference can have Controller set to true"
+
+
+def _adopt(obj: Any, state: dict[str, Any]) -> None:
+    """Make ``obj`` (a kr8s object, or a typed one's TypedTarget) hold ``state``."""
+    if isinstance(obj, TypedTarget):
+        obj.commit(state)
+    else:
+        set_raw(obj, state)
 
 
 async def _call(mutate: Callable[[Any], Any] | None, obj: Any) -> None:

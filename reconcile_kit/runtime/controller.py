@@ -23,7 +23,7 @@ import orjson
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
-from ..client.errors import APIError, ReconcileKitError
+from ..client.errors import APIError, InvalidObjectError, ReconcileKitError
 from ..client.ratelimit import checked_rate_limit, install_rate_limit
 from ..client.transport import (
     acquire_transport,
@@ -48,6 +48,7 @@ from .reflector import DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import ResourceInfo, resolve_kind
 from .sources import CacheView, ReflectorPool, Source, owner_keys
 from .store import Obj
+from .typed import invalid_object_error, is_model_class
 
 __all__ = [
     "Action",
@@ -187,11 +188,21 @@ class Controller:
         burst: requests at once before ``qps`` applies (client-go's ``rest.Config.Burst``);
             None: 10 (client-go's default) when ``qps`` is set. In a Manager, the manager's
             ``qps`` and ``burst`` govern (its api is shared), as with ``transport``.
+        on_invalid: for a typed ``kind``: ``(obj, error, ctx)`` (plain or async) called
+            with the kr8s object and its
+            :class:`~reconcile_kit.client.errors.InvalidObjectError` when a cached object
+            does not fit the model (e.g. to mark it Stalled). Such an object is never
+            handed to the reconcile: the error is logged (naming kind/namespace/name and
+            the field), counted (result ``invalid``) and recorded as a Warning Event
+            ``InvalidObject``; it is looked at again when it changes.
+
+    ``kind`` may be a typed resource (a :class:`~reconcile_kit.typed.CustomResource`
+    subclass): the reconcile then gets an instance of it, read from the cache.
     """
 
     def __init__(
         self,
-        kind: type[APIObject] | str,
+        kind: type[APIObject] | str | Any,
         *,
         api: Api | None = None,
         namespace: str | None = None,
@@ -208,7 +219,13 @@ class Controller:
         qps: float | None = None,
         burst: int | None = None,
         retry_rate_limit: tuple[float, int] | None = DEFAULT_RETRY_RATE_LIMIT,
+        on_invalid: Callable[[Any, InvalidObjectError, Context], Any] | None = None,
     ) -> None:
+        model: Any = kind
+        self.model: Any = model if is_model_class(model) else None
+        if self.model is not None:
+            kind = model.kr8s_class()  # the typed kind's kr8s class: watched as any other
+        self.on_invalid = on_invalid
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
         self.transport = checked_transport(transport)
@@ -641,7 +658,15 @@ class Controller:
         ctx.log.debug("reconciling (reasons: %s)", ", ".join(sorted(reasons)))
         try:
             obj = self.info.build(raw, self.api)
-            action = await reconcile(obj, ctx)
+            if self.model is None:
+                action = await reconcile(obj, ctx)
+            else:
+                typed = await self._typed(obj, raw, ctx)
+                if typed is None:
+                    self.queue.forget(key)
+                    self._observe("invalid", started)
+                    return
+                action = await reconcile(typed, ctx)
         except asyncio.CancelledError:
             raise
         except Exception as error:
@@ -657,6 +682,25 @@ class Controller:
             self.queue.add_after(key, action.requeue_after, ReconcileReason.REQUEUE)
         else:
             self._observe("success", started)
+
+    async def _typed(self, obj: Any, raw: Obj, ctx: Context) -> Any:
+        """The typed object of ``raw``, or None when it does not fit the model (reported:
+        log, Event, ``on_invalid``)."""
+        try:
+            return self.model.from_raw(raw, obj)
+        except ValueError as err:  # pydantic's ValidationError
+            error = invalid_object_error(raw, err)
+        ctx.log.error("%s; not reconciled until it changes", error)
+        if self.recorder is not None:
+            self.recorder.event(obj, "Warning", "InvalidObject", str(error.problems[0]))
+        if self.on_invalid is not None:
+            try:
+                result = self.on_invalid(obj, error, ctx)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                ctx.log.exception("on_invalid failed")
+        return None
 
     def _latest(self, key: ObjectRef, cached: Obj | None) -> Obj | None:
         """The cached object, or this controller's own later write of it (read your writes,

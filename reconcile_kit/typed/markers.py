@@ -12,6 +12,7 @@ validation rules and server-side apply merge strategies.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -54,7 +55,8 @@ class SchemaExtension:
 class ListType(SchemaExtension):
     """``x-kubernetes-list-type`` (``atomic``, ``set``, ``map`` with its key fields).
     A set or map list refuses duplicate items (or keys) in the model as kube-apiserver
-    does in the cluster (ValueError naming the duplicate)."""
+    does in the cluster (ValueError naming the duplicate); objects read from the API
+    server (``from_raw``) are not checked again."""
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
@@ -64,16 +66,20 @@ class ListType(SchemaExtension):
         if kind not in ("set", "map"):
             return handler(source)
 
-        def unique(items: list[Any]) -> list[Any]:
-            seen: list[Any] = []
+        key_names = tuple(keys or ())
+
+        def unique(items: list[Any], info: core_schema.ValidationInfo) -> list[Any]:
+            if info.context and info.context.get("from_server"):
+                return items  # the API server enforced it already
+            seen: set[Any] = set()
             for item in items:
-                identity = _identity(item, list(keys or ())) if kind == "map" else item
+                identity = _identity(item, key_names) if kind == "map" else _hashable(item)
                 if identity in seen:
                     raise ValueError(f"duplicate {kind} list item {identity!r}")
-                seen.append(identity)
+                seen.add(identity)
             return items
 
-        return core_schema.no_info_after_validator_function(unique, handler(source))
+        return core_schema.with_info_after_validator_function(unique, handler(source))
 
     @staticmethod
     def atomic() -> ListType:
@@ -93,11 +99,23 @@ class ListType(SchemaExtension):
         )
 
 
-def _identity(item: Any, keys: list[str]) -> tuple[Any, ...]:
+@functools.cache
+def _attributes(cls: type[BaseModel]) -> dict[str, str]:
+    """JSON name (alias) -> attribute name of a model's fields."""
+    return {(f.alias or name): name for name, f in cls.model_fields.items()}
+
+
+def _identity(item: Any, keys: tuple[str, ...]) -> tuple[Any, ...]:
     if isinstance(item, BaseModel):
-        raw = item.model_dump(by_alias=True)
-        return tuple(raw.get(k) for k in keys)
-    return tuple(item.get(k) for k in keys) if isinstance(item, dict) else (item,)
+        names = _attributes(type(item))
+        return tuple(_hashable(getattr(item, names.get(k, k), None)) for k in keys)
+    if isinstance(item, dict):
+        return tuple(_hashable(item.get(k)) for k in keys)
+    return (_hashable(item),)
+
+
+def _hashable(value: Any) -> Any:
+    return value if isinstance(value, str | int | float | bool | None) else repr(value)
 
 
 class MapType:

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 __all__ = [
@@ -38,6 +38,10 @@ __all__ = [
     "ResourceInfo",
     "Scale",
 ]
+
+
+_FROM_SERVER = {"from_server": True}
+"""Validation context of objects the API server served (its own checks are not redone)."""
 
 
 class KubeModel(BaseModel):
@@ -162,10 +166,12 @@ class CustomResource(KubeModel):
     """
 
     resource: ClassVar[ResourceInfo]
+    _kr8s_classes: ClassVar[dict[type, Any]] = {}
 
     api_version: str = ""
     kind: str = ""
     metadata: ObjectMeta = Field(default_factory=ObjectMeta)
+    _object: Any = PrivateAttr(default=None)
 
     def __init_subclass__(cls, **keywords: Any) -> None:
         super().__init_subclass__()
@@ -202,10 +208,45 @@ class CustomResource(KubeModel):
             self.kind = info.kind
 
     @classmethod
-    def from_raw(cls, raw: dict[str, Any]) -> CustomResource:
-        """The typed object of a JSON dict (as the API serves it); pydantic's
-        ValidationError when it does not fit the model."""
-        return cls.model_validate(raw)
+    def from_raw(cls, raw: dict[str, Any], obj: Any = None) -> Self:
+        """The typed object of a JSON dict (as the API serves it), bound to ``obj`` (the
+        kr8s object it was read as, if any); pydantic's ValidationError when it does not
+        fit the model."""
+        typed = cls.model_validate(raw, context=_FROM_SERVER)
+        typed._object = obj
+        return typed
+
+    @classmethod
+    def kr8s_class(cls) -> Any:
+        """The kr8s APIObject class of this kind (made once, with kr8s's ``new_class``)."""
+        found = CustomResource._kr8s_classes.get(cls)
+        if found is None:
+            from kr8s.asyncio.objects import new_class
+
+            info = cls.resource
+            found = new_class(
+                info.kind,
+                info.api_version,
+                namespaced=info.scope == "Namespaced",
+                plural=info.plural,
+            )
+            CustomResource._kr8s_classes[cls] = found
+        return found
+
+    @property
+    def object(self) -> Any:
+        """The kr8s object this one was read as (None for one built in code), for code that
+        wants kr8s's API; it holds the state of the last write through the toolkit."""
+        return self._object
+
+    def replace_with(self, raw: dict[str, Any]) -> None:
+        """Become ``raw`` (the server's answer) in place, staying bound to the same kr8s
+        object; ValidationError when ``raw`` does not fit the model."""
+        fresh = type(self).model_validate(raw, context=_FROM_SERVER)
+        for name in type(self).model_fields:
+            object.__setattr__(self, name, getattr(fresh, name))
+        object.__setattr__(self, "__pydantic_extra__", fresh.__pydantic_extra__)
+        object.__setattr__(self, "__pydantic_fields_set__", set(fresh.model_fields_set))
 
     def to_raw(self) -> dict[str, Any]:
         """The object as JSON: the fields read or set, apiVersion and kind always."""

@@ -62,7 +62,7 @@ async def operator(backend: Backend, runs: list[str]) -> AsyncIterator[Controlle
     ctrl = website.controller(backend.api, namespace=backend.namespace)
 
     async def counted(site: Any, ctx: Context) -> None:
-        runs.append(site.name)
+        runs.append(site.metadata.name)
         await website.reconcile(site, ctx)
 
     task = asyncio.create_task(ctrl.run(counted))

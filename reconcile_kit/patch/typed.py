@@ -1,0 +1,49 @@
+"""PatchHelper on typed objects: the model's JSON is what gets snapshotted and diffed.
+
+A :class:`~reconcile_kit.typed.CustomResource` given to the PatchHelper is wrapped in a
+:class:`TypedTarget`: ``raw`` is the model's ``to_raw()`` (the fields read or set, as JSON)
+each time it is read, so the snapshot and the diff see the model's state; the server's
+answer is written back into the model (and into the kr8s object it was read as). Identity
+and the API client come from that kr8s object, or from the model's kind.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from .snapshot import set_raw
+
+__all__ = ["TypedTarget", "is_typed"]
+
+_MODULE = "reconcile_kit.typed.resource"
+
+
+def is_typed(obj: Any) -> bool:
+    """Whether ``obj`` is a typed resource (a CustomResource instance); never imports
+    pydantic when no typed resource was ever defined."""
+    module = sys.modules.get(_MODULE)
+    return module is not None and isinstance(obj, module.CustomResource)
+
+
+class TypedTarget:
+    """What the PatchHelper edits for a typed object ``model``."""
+
+    def __init__(self, model: Any, api: Any = None) -> None:
+        self.model = model
+        self._object = model.object
+        if self._object is None:
+            self._object = model.kr8s_class()(model.to_raw(), api=api)
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        raw: dict[str, Any] = self.model.to_raw()
+        return raw
+
+    def commit(self, state: dict[str, Any]) -> None:
+        """Make the model (and its kr8s object) hold the server's ``state``."""
+        self.model.replace_with(state)
+        set_raw(self._object, state)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._object, name)

@@ -1,0 +1,147 @@
+"""Typed controllers over the wire: Controller(Model), PatchHelper on typed objects, typed
+condition helpers, invalid objects reported and skipped (embedded server)."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from typing import Any
+
+import kr8s.asyncio
+
+from reconcile_kit import Context, Controller, InvalidObjectError, PatchHelper
+from reconcile_kit.runtime.sources import ReflectorPool
+from reconcile_kit.testing import APIServer, eventually
+from reconcile_kit.typed import conditions
+
+from ..kubehttp import call
+from .models import Gadget, GadgetStatus
+
+GADGETS = "/apis/typed.example.com/v1/namespaces/default/gadgets"
+CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+async def install(kube: kr8s.asyncio.Api, loose: bool = False) -> None:
+    """Gadget's generated CRD (``loose``: without the replicas maximum, so that objects the
+    model refuses can exist, as after a schema change)."""
+    crd = copy.deepcopy(Gadget.crd())
+    if loose:
+        spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        del spec["properties"]["replicas"]["maximum"]
+    status, body = await call(kube, "POST", CRDS, crd)
+    assert status == 201, body
+
+    async def served() -> bool:
+        return (await call(kube, "GET", GADGETS))[0] == 200
+
+    await eventually(served, 10, what="gadgets served")
+
+
+def gadget(name: str, replicas: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "typed.example.com/v1",
+        "kind": "Gadget",
+        "metadata": {"name": name},
+        "spec": {"image": "nginx", "replicas": replicas},
+    }
+
+
+async def reconcile(obj: Gadget, ctx: Context) -> None:
+    assert isinstance(obj, Gadget) and isinstance(obj.spec.replicas, int)
+    async with PatchHelper(obj, owned_conditions=("Ready",)):
+        if obj.status is None:
+            obj.status = GadgetStatus()
+        obj.status.ready_replicas = obj.spec.replicas
+        conditions.mark_ready(obj, "Reconciled", f"{obj.spec.replicas} ready")
+
+
+def writes(apiserver: APIServer) -> list[tuple[str, str, str]]:
+    return [
+        (r.verb, r.name, r.subresource)
+        for r in apiserver.requests.writes()
+        if r.resource == "gadgets"
+    ]
+
+
+async def test_typed_reconcile_writes_status_once_then_nothing(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    await install(kube)
+    ctrl = Controller(Gadget, api=kube, namespace="default", pool=ReflectorPool(), resync=0.05)
+    task = asyncio.create_task(ctrl.run(reconcile))
+    try:
+        await call(kube, "POST", GADGETS, gadget("g1", 2))
+
+        async def ready() -> bool:
+            body = (await call(kube, "GET", f"{GADGETS}/g1"))[1]
+            return (body.get("status") or {}).get("readyReplicas") == 2
+
+        assert await ctrl.wait_reconciled(ready, 10)
+        assert writes(apiserver) == [("create", "", ""), ("patch", "g1", "status")]
+        body = (await call(kube, "GET", f"{GADGETS}/g1"))[1]
+        assert [c["type"] for c in body["status"]["conditions"]] == ["Ready"]
+        # resyncs reconcile it again: nothing to send
+        seen = ctrl.stats.reconciles
+        assert await ctrl.wait_reconciled(lambda: ctrl.stats.reconciles >= seen + 3, 10)
+        assert writes(apiserver) == [("create", "", ""), ("patch", "g1", "status")]
+        # a spec change: one status patch
+        status, _ = await call(
+            kube,
+            "PATCH",
+            f"{GADGETS}/g1",
+            {"spec": {"replicas": 3}},
+            "application/merge-patch+json",
+        )
+        assert status == 200
+
+        async def three() -> bool:
+            body = (await call(kube, "GET", f"{GADGETS}/g1"))[1]
+            return (body.get("status") or {}).get("readyReplicas") == 3
+
+        assert await ctrl.wait_reconciled(three, 10)
+        assert writes(apiserver)[2:] == [("patch", "g1", ""), ("patch", "g1", "status")]
+    finally:
+        await ctrl.shutdown(5)
+        await task
+
+
+async def test_invalid_objects_are_reported_and_skipped(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    await install(kube, loose=True)
+    invalid: list[InvalidObjectError] = []
+
+    async def on_invalid(obj: Any, error: InvalidObjectError, ctx: Context) -> None:
+        invalid.append(error)
+
+    reconciled: list[str] = []
+
+    async def counting(obj: Gadget, ctx: Context) -> None:
+        reconciled.append(obj.metadata.name or "")
+
+    ctrl = Controller(
+        Gadget, api=kube, namespace="default", pool=ReflectorPool(), on_invalid=on_invalid
+    )
+    task = asyncio.create_task(ctrl.run(counting))
+    try:
+        await call(kube, "POST", GADGETS, gadget("bad", 100))
+        await call(kube, "POST", GADGETS, gadget("good", 1))
+        assert await ctrl.wait_reconciled(lambda: "good" in reconciled and bool(invalid), 10)
+        assert reconciled == ["good"]
+        error = invalid[0]
+        assert (error.kind, error.namespace, error.name) == ("Gadget", "default", "bad")
+        assert error.problems[0].startswith("spec.replicas: Input should be less than or equal")
+        assert ctrl.stats.results.get("invalid") == 1
+
+        async def event_recorded() -> bool:
+            status, events = await call(
+                kube, "GET", "/apis/events.k8s.io/v1/namespaces/default/events"
+            )
+            return any(e.get("reason") == "InvalidObject" for e in events.get("items", []))
+
+        assert ctrl.recorder is not None
+        await ctrl.recorder.flush()
+        await eventually(event_recorded, 10, what="an InvalidObject Event")
+    finally:
+        await ctrl.shutdown(5)
+        await task
