@@ -30,17 +30,6 @@ from .store import Obj, Store
 
 __all__ = ["Context"]
 
-_SERVER_FIELDS = (
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "managedFields",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-)
-
-
 @dataclass
 class Context:
     """Handed to every reconcile.
@@ -290,12 +279,8 @@ def _merge_owner_references(desired: dict[str, Any], current: Any) -> None:
 
 
 def _desired(raw: Any) -> dict[str, Any]:
-    desired: dict[str, Any] = orjson.loads(orjson.dumps(raw))
-    meta = desired.get("metadata") or {}
-    for key in _SERVER_FIELDS:
-        meta.pop(key, None)
-    desired.pop("status", None)
-    return desired
+    """What create_or_patch writes: ``raw`` without server fields and status."""
+    return apply_body(raw)
 
 
 def _restricted(current: Any, desired: dict[str, Any]) -> dict[str, Any]:
