@@ -30,6 +30,7 @@ from .store import Obj, Store
 
 __all__ = ["Context"]
 
+
 @dataclass
 class Context:
     """Handed to every reconcile.

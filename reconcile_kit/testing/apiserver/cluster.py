@@ -9,7 +9,10 @@ deletion with finalizers, CRD registration and custom resource validation.
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
+import bisect
+import heapq
+import itertools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -104,6 +107,12 @@ def _set_path(obj: Obj, path: str, value: Any) -> None:
     for part in parts[:-1]:
         obj = obj.setdefault(part, {})
     obj[parts[-1]] = value
+
+
+def _position_key(position: str) -> tuple[str, str]:
+    """A continue position ``namespace/name`` as a sort key (names hold no "/")."""
+    namespace, _, name = position.rpartition("/")
+    return (namespace, name)
 
 
 def _continue_token(list_rv: int, last: str) -> str:
@@ -254,44 +263,70 @@ class Cluster:
                 raise errors.expired(
                     f"too old resource version: {list_rv} ({self.store.compacted_rv})"
                 )
+        return self._page(rt, selection, limit, start, list_rv)
+
+    def _candidates(
+        self, rt: ResourceType, namespace: str | None, start: str, list_rv: int
+    ) -> tuple[Iterator[tuple[tuple[str, str], Obj | None]], int | None]:
+        """The objects of ``rt`` at ``list_rv`` after ``start`` (in ``namespace``), in key
+        order, without touching those before ``start``: a page costs O(page + log N).
+        Also how many keys lie ahead when that is known without looking (no rewind)."""
+        keys = self.store.sorted_keys(rt.storage_key)
+        low, high = 0, len(keys)
+        if namespace is not None:
+            low = bisect.bisect_left(keys, (namespace, ""))
+            high = bisect.bisect_left(keys, (namespace + "\x00", ""))
+        if start:
+            low = max(low, bisect.bisect_right(keys, _position_key(start), low, high))
+        key = rt.storage_key
         if list_rv == self.store.rv:
-            objects = self.store.items(rt.storage_key, selection.namespace)
-        else:
-            state = self.store.state_at(rt.storage_key, list_rv)
-            objects = [state[k] for k in sorted(state)]
-        return self._page(rt, objects, selection, limit, start, list_rv)
+            ahead = (k for k in itertools.islice(keys, low, high))
+            return ((k, self.store.get_by_key(key, k)) for k in ahead), high - low
+        before = self.store.changes_since(key, list_rv)
+        extra = sorted(
+            k
+            for k in before
+            if (namespace is None or k[0] == namespace) and (not start or k > _position_key(start))
+        )
+        merged = heapq.merge(itertools.islice(keys, low, high), extra)
+        unique = (k for k, _ in itertools.groupby(merged))
+        return (
+            (k, before[k] if k in before else self.store.get_by_key(key, k)) for k in unique
+        ), None
 
     def _page(
         self,
         rt: ResourceType,
-        objects: list[Obj],
         selection: Filter,
         limit: int,
         start: str,
         list_rv: int,
     ) -> Obj:
+        candidates, ahead = self._candidates(rt, selection.namespace, start, list_rv)
+        unfiltered = selection.labels.empty() and selection.fields.empty()
         items: list[Obj] = []
         more = False
         last = ""
-        remaining = 0
-        for obj in objects:
-            meta = obj["metadata"]
-            position = f"{meta.get('namespace', '')}/{meta['name']}"
-            if start and position <= start:
-                continue
-            if not selection.matches(obj):
+        seen = 0
+        for ident, obj in candidates:
+            seen += 1
+            if obj is None or not selection.matches(obj):
                 continue
             if limit and len(items) >= limit:
                 more = True
-                remaining += 1
-                continue
+                break
             items.append(self._list_item(rt, obj))
-            last = position
+            last = f"{ident[0]}/{ident[1]}"
         metadata: Obj = {"resourceVersion": str(list_rv)}
         if more:
             metadata["continue"] = _continue_token(list_rv, last)
-            if selection.labels.empty() and selection.fields.empty():
+            if unfiltered:
                 # etcd3 store: counted only when no selector filters the rest.
+                remaining = (
+                    (ahead - seen + 1)
+                    if ahead is not None
+                    else 1 + sum(1 for _, o in candidates if o is not None)
+                )
                 metadata["remainingItemCount"] = remaining
         return {
             "kind": rt.list_kind,

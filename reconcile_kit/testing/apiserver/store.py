@@ -59,6 +59,8 @@ class Store:
         self.rv = 0
         self.compacted_rv = 0
         self._objects: dict[str, dict[tuple[str, str], Obj]] = {}
+        self._sorted: dict[str, list[tuple[str, str]]] = {}
+        """Sorted (namespace, name) keys per storage key, rebuilt after a create/delete."""
         self._history: deque[Event] = deque()
         self._history_size = history_size
         self._listeners: list[Callable[[Event], None]] = []
@@ -83,6 +85,28 @@ class Store:
         keys = sorted(k for k in objs if namespace is None or k[0] == namespace)
         return [objs[k] for k in keys]
 
+    def sorted_keys(self, key: str) -> list[tuple[str, str]]:
+        """The (namespace, name) keys of ``key``'s objects, sorted (cached between the
+        creates and deletes that change them: a paginated LIST reads it once per page)."""
+        keys = self._sorted.get(key)
+        if keys is None:
+            keys = self._sorted[key] = sorted(self._objects.get(key, {}))
+        return keys
+
+    def get_by_key(self, key: str, ident: tuple[str, str]) -> Obj | None:
+        return self._objects.get(key, {}).get(ident)
+
+    def changes_since(self, key: str, rv: int) -> dict[tuple[str, str], Obj | None]:
+        """For each object of ``key`` written after ``rv``: its state at ``rv`` (None: it
+        did not exist yet). O(history since rv), no copy of the objects."""
+        out: dict[tuple[str, str], Obj | None] = {}
+        for event in reversed(self._history):
+            if event.rv <= rv:
+                break
+            if event.key == key:
+                out[_ns_name(event.obj)] = None if event.type == ADDED else event.old
+        return out
+
     def storage_keys(self) -> list[str]:
         return list(self._objects)
 
@@ -94,6 +118,7 @@ class Store:
         self.rv += 1
         stored = with_rv(obj, self.rv)
         self._objects.setdefault(key, {})[_ns_name(stored)] = stored
+        self._sorted.pop(key, None)
         self._record(Event(self.rv, key, ADDED, stored, None), stored)
         return stored
 
@@ -112,6 +137,7 @@ class Store:
     def delete(self, key: str, namespace: str, name: str) -> Obj:
         """Remove an object; the DELETED event carries its last state at the deletion's RV."""
         old = self._objects[key].pop((namespace, name))
+        self._sorted.pop(key, None)
         self.rv += 1
         gone = with_rv(old, self.rv)
         self._record(Event(self.rv, key, DELETED, gone, old), None, (namespace, name))
