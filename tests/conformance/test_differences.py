@@ -16,6 +16,9 @@
   (``force=true``): kube-apiserver 1.32 answers 500 ("failed to convert new object ...
   request to convert CR to an invalid group/version: autoscaling/v1"), a bug; the
   embedded server applies it as it does for a Deployment's ``/scale``.
+* Pods get ``serviceAccountName: default`` on the embedded server, as a cluster whose
+  ServiceAccount admission plugin runs (kind, managed clusters); the bare control plane
+  leaves it out.
 * The request log and fault injection (``APIServer.requests``/``faults``) exist only on the
   embedded server; tests that need them are not part of the conformance suite.
 """

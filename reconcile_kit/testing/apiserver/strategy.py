@@ -313,9 +313,35 @@ def pod_spec_defaults(spec: dict[str, Any]) -> None:
     spec.setdefault("schedulerName", "default-scheduler")
 
 
+_NOT_READY_TOLERATIONS = (
+    {
+        "key": "node.kubernetes.io/not-ready",
+        "operator": "Exists",
+        "effect": "NoExecute",
+        "tolerationSeconds": 300,
+    },
+    {
+        "key": "node.kubernetes.io/unreachable",
+        "operator": "Exists",
+        "effect": "NoExecute",
+        "tolerationSeconds": 300,
+    },
+)
+
+
+def _default_tolerations(spec: dict[str, Any]) -> None:
+    """The DefaultTolerationSeconds admission plugin (on in kube-apiserver by default)."""
+    tolerations = spec.get("tolerations") or []
+    present = {t.get("key") for t in tolerations if isinstance(t, dict)}
+    added = [dict(t) for t in _NOT_READY_TOLERATIONS if t["key"] not in present]
+    if added:
+        spec["tolerations"] = [*tolerations, *added]
+
+
 def _pod_defaults(obj: Obj) -> None:
     spec = obj.setdefault("spec", {})
     pod_spec_defaults(spec)
+    _default_tolerations(spec)
     spec.setdefault("serviceAccountName", "default")
     spec.setdefault("enableServiceLinks", True)
     spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
@@ -350,6 +376,34 @@ def _replicas_defaults(obj: Obj) -> None:
     _workload_defaults(obj)
 
 
+def _statefulset_defaults(obj: Obj) -> None:
+    """apps/v1 SetDefaults_StatefulSet."""
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("podManagementPolicy", "OrderedReady")
+    spec.setdefault("revisionHistoryLimit", 10)
+    strategy = spec.setdefault("updateStrategy", {})
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        strategy.setdefault("rollingUpdate", {}).setdefault("partition", 0)
+    retention = spec.setdefault("persistentVolumeClaimRetentionPolicy", {})
+    retention.setdefault("whenDeleted", "Retain")
+    retention.setdefault("whenScaled", "Retain")
+    _replicas_defaults(obj)
+
+
+def _daemonset_defaults(obj: Obj) -> None:
+    """apps/v1 SetDefaults_DaemonSet."""
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("revisionHistoryLimit", 10)
+    strategy = spec.setdefault("updateStrategy", {})
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        rolling = strategy.setdefault("rollingUpdate", {})
+        rolling.setdefault("maxUnavailable", 1)
+        rolling.setdefault("maxSurge", 0)
+    _workload_defaults(obj)
+
+
 class _ClusterIPs:
     """Allocates service cluster IPs from 10.0.0.0/24 (the envtest service range)."""
 
@@ -374,10 +428,27 @@ def _service_defaults(obj: Obj) -> None:
         spec.setdefault("ipFamilies", ["IPv4"])
         spec.setdefault("ipFamilyPolicy", "SingleStack")
         spec.setdefault("internalTrafficPolicy", "Cluster")
+    external = spec["type"] in ("NodePort", "LoadBalancer")
+    if external:
+        spec.setdefault("externalTrafficPolicy", "Cluster")
     for port in spec.get("ports") or []:
         port.setdefault("protocol", "TCP")
         port.setdefault("targetPort", port.get("port"))
+        if external:
+            port.setdefault("nodePort", _NodePorts.allocate())
     obj["status"] = {"loadBalancer": {}}
+
+
+class _NodePorts:
+    """Allocates node ports from kube-apiserver's default range, 30000-32767."""
+
+    next_port = 30000
+
+    @classmethod
+    def allocate(cls) -> int:
+        port = cls.next_port
+        cls.next_port = 30000 + (cls.next_port - 30000 + 1) % 2768
+        return port
 
 
 def _secret_defaults(obj: Obj) -> None:
@@ -393,7 +464,32 @@ def _job_defaults(obj: Obj) -> None:
     spec.setdefault("suspend", False)
     template = spec.setdefault("template", {}).setdefault("spec", {})
     template.setdefault("restartPolicy", "Never")
+    failure_policy = "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
+    spec.setdefault("podReplacementPolicy", failure_policy)
+    _job_selector(obj)
     _workload_defaults(obj)
+
+
+def _job_selector(obj: Obj) -> None:
+    """The job strategy's generated selector and pod labels (unless ``manualSelector``);
+    a Job without labels takes its pod template's (SetDefaults_Job)."""
+    meta, spec = obj["metadata"], obj["spec"]
+    uid, name = meta.get("uid"), meta.get("name")
+    if spec.get("manualSelector") or not uid:
+        return
+    spec["manualSelector"] = False
+    spec.setdefault("selector", {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}})
+    template_meta = spec["template"].setdefault("metadata", {})
+    labels = template_meta.setdefault("labels", {})
+    for key, value in (
+        ("batch.kubernetes.io/controller-uid", uid),
+        ("batch.kubernetes.io/job-name", name),
+        ("controller-uid", uid),
+        ("job-name", name),
+    ):
+        labels.setdefault(key, value)
+    if not meta.get("labels"):
+        meta["labels"] = dict(labels)
 
 
 def _lease_defaults(obj: Obj) -> None:
@@ -406,9 +502,9 @@ _CREATE_DEFAULTS = {
     ("", "services"): _service_defaults,
     ("", "secrets"): _secret_defaults,
     ("apps", "deployments"): _deployment_defaults,
-    ("apps", "statefulsets"): _replicas_defaults,
+    ("apps", "statefulsets"): _statefulset_defaults,
     ("apps", "replicasets"): _replicas_defaults,
-    ("apps", "daemonsets"): _workload_defaults,
+    ("apps", "daemonsets"): _daemonset_defaults,
     ("batch", "jobs"): _job_defaults,
     ("coordination.k8s.io", "leases"): _lease_defaults,
 }
