@@ -27,11 +27,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import configmap_generator
-import ippool
 import kr8s
 import yaml
 from kr8s.asyncio.objects import CustomResourceDefinition
+from reconcile_kit.examples import configmap_generator, ippool
 
 from reconcile_kit import LeaderElection, Manager
 

@@ -13,7 +13,6 @@ import ipaddress
 import os
 import re
 import shutil
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,9 @@ import aiohttp
 import kr8s
 import pytest
 from kr8s.asyncio.objects import ConfigMap, Pod
+from reconcile_kit.examples import configmap_generator as cmg
+from reconcile_kit.examples import ippool
+from reconcile_kit.examples.manager import CRD_PATHS, install_crds
 
 from reconcile_kit import Action, Context, Controller
 from reconcile_kit.cli.target import load_manager
@@ -31,10 +33,6 @@ from reconcile_kit.testing import APIServer, eventually
 from .kubehttp import call
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-sys.path.insert(0, str(EXAMPLES))
-import configmap_generator as cmg  # noqa: E402
-import ippool  # noqa: E402
-from manager import CRD_PATHS, install_crds  # noqa: E402
 
 GENERATORS = "/apis/examples.reconcile-kit.io/v1/namespaces/default/configmapgenerators"
 POOLS = "/apis/examples.reconcile-kit.io/v1/namespaces/default/ippools"

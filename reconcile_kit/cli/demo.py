@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -36,18 +35,14 @@ Obj = dict[str, Any]
 
 
 def examples_dir() -> Path:
-    """The repository's examples/ (the demo runs from a clone: ``pip install -e .``)."""
-    path = Path(__file__).resolve().parents[2] / "examples"
-    if not (path / "manager.py").is_file():
-        raise FileNotFoundError(f"the examples are not at {path}: run the demo from a clone")
-    return path
+    """Where the example operators are installed (``reconcile_kit.examples``: the repo's
+    examples/ folder, shipped in the wheel)."""
+    return Path(load_examples().__file__ or "").parent
 
 
 def load_examples() -> ModuleType:
-    path = str(examples_dir())
-    if path not in sys.path:
-        sys.path.insert(0, path)
-    return importlib.import_module("manager")
+    """The examples' manager module (``reconcile_kit.examples.manager``)."""
+    return importlib.import_module("reconcile_kit.examples.manager")
 
 
 @dataclass

@@ -12,8 +12,8 @@ from typing import Any
 
 import httpx
 import yaml
+from reconcile_kit.examples import website
 
-from examples import website
 from reconcile_kit import Context, Controller
 from reconcile_kit.testing import ControlPlane
 from reconcile_kit.testing.backends import Backend
