@@ -172,7 +172,7 @@ def prepare_create(rt: ResourceType, obj: Obj) -> None:
     meta["creationTimestamp"] = now_time()
     if rt.generation != "none":
         meta["generation"] = 1
-    if rt.status:
+    if rt.status and rt.plural != "nodes":  # "Nodes allow *all* fields ... on create"
         obj.pop("status", None)
     _CREATE_DEFAULTS.get((rt.group, rt.plural), _no_defaults)(obj)
     fill_status_zeros(rt, obj)
@@ -492,6 +492,126 @@ def _job_selector(obj: Obj) -> None:
         meta["labels"] = dict(labels)
 
 
+def _node_defaults(obj: Obj) -> None:
+    """A new Node: the not-ready taint (TaintNodesByCondition) and the status a Go Node
+    serialises with (nodes may set their status on create)."""
+    taints = obj.setdefault("spec", {}).setdefault("taints", [])
+    if not any(t.get("key") == "node.kubernetes.io/not-ready" for t in taints):
+        taints.append({"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"})
+    status = obj.setdefault("status", {})
+    status.setdefault("daemonEndpoints", {"kubeletEndpoint": {"Port": 0}})
+    info = status.setdefault("nodeInfo", {})
+    for key in _NODE_INFO:
+        info.setdefault(key, "")
+
+
+_NODE_INFO = (
+    "machineID",
+    "systemUUID",
+    "bootID",
+    "kernelVersion",
+    "osImage",
+    "containerRuntimeVersion",
+    "kubeletVersion",
+    "kubeProxyVersion",
+    "operatingSystem",
+    "architecture",
+)
+
+
+def _ports_protocol(ports: Any) -> None:
+    for port in ports or []:
+        port.setdefault("protocol", "TCP")
+
+
+def _endpoints_defaults(obj: Obj) -> None:
+    for subset in obj.get("subsets") or []:
+        _ports_protocol(subset.get("ports"))
+
+
+def _endpointslice_defaults(obj: Obj) -> None:
+    for endpoint in obj.get("endpoints") or []:
+        endpoint.setdefault("conditions", {})
+    for port in obj.get("ports") or []:
+        port.setdefault("name", "")
+        port.setdefault("protocol", "TCP")
+
+
+def _pvc_defaults(obj: Obj) -> None:
+    """StorageObjectInUseProtection's finalizer, volumeMode, a Pending status."""
+    _protect(obj, "kubernetes.io/pvc-protection")
+    obj.setdefault("spec", {}).setdefault("volumeMode", "Filesystem")
+    obj["status"] = {"phase": "Pending"}
+
+
+def _pv_defaults(obj: Obj) -> None:
+    _protect(obj, "kubernetes.io/pv-protection")
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
+    spec.setdefault("volumeMode", "Filesystem")
+    if isinstance(spec.get("hostPath"), dict):
+        spec["hostPath"].setdefault("type", "")
+    obj["status"] = {"phase": "Pending", "lastPhaseTransitionTime": now_time()}
+
+
+def _protect(obj: Obj, finalizer: str) -> None:
+    finalizers = obj["metadata"].setdefault("finalizers", [])
+    if finalizer not in finalizers:
+        finalizers.append(finalizer)
+
+
+def _cronjob_defaults(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("concurrencyPolicy", "Allow")
+    spec.setdefault("suspend", False)
+    spec.setdefault("successfulJobsHistoryLimit", 3)
+    spec.setdefault("failedJobsHistoryLimit", 1)
+    job = spec.setdefault("jobTemplate", {})
+    job.setdefault("metadata", {}).setdefault("creationTimestamp", None)
+    template = job.setdefault("spec", {}).setdefault("template", {})
+    template.setdefault("metadata", {}).setdefault("creationTimestamp", None)
+    pod_spec_defaults(template.setdefault("spec", {}))
+    obj["status"] = {}
+
+
+def _hpa_defaults(obj: Obj) -> None:
+    """autoscaling/v2 SetDefaults_HorizontalPodAutoscaler: one replica at least, 80% CPU."""
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("minReplicas", 1)
+    if not spec.get("metrics"):
+        target = {"type": "Utilization", "averageUtilization": 80}
+        spec["metrics"] = [{"type": "Resource", "resource": {"name": "cpu", "target": target}}]
+    obj["status"] = {"desiredReplicas": 0, "currentMetrics": None}
+
+
+def _ingress_defaults(obj: Obj) -> None:
+    obj["status"] = {"loadBalancer": {}}
+
+
+def _network_policy_defaults(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    if "policyTypes" not in spec:
+        spec["policyTypes"] = ["Ingress", *(["Egress"] if spec.get("egress") else [])]
+
+
+def _pdb_defaults(obj: Obj) -> None:
+    obj["status"] = {
+        "disruptionsAllowed": 0,
+        "currentHealthy": 0,
+        "desiredHealthy": 0,
+        "expectedPods": 0,
+    }
+
+
+def _storage_class_defaults(obj: Obj) -> None:
+    obj.setdefault("reclaimPolicy", "Delete")
+    obj.setdefault("volumeBindingMode", "Immediate")
+
+
+def _priority_class_defaults(obj: Obj) -> None:
+    obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
+
+
 def _lease_defaults(obj: Obj) -> None:
     obj.setdefault("spec", {})
 
@@ -507,4 +627,16 @@ _CREATE_DEFAULTS = {
     ("apps", "daemonsets"): _daemonset_defaults,
     ("batch", "jobs"): _job_defaults,
     ("coordination.k8s.io", "leases"): _lease_defaults,
+    ("", "nodes"): _node_defaults,
+    ("", "endpoints"): _endpoints_defaults,
+    ("", "persistentvolumeclaims"): _pvc_defaults,
+    ("", "persistentvolumes"): _pv_defaults,
+    ("batch", "cronjobs"): _cronjob_defaults,
+    ("autoscaling", "horizontalpodautoscalers"): _hpa_defaults,
+    ("networking.k8s.io", "ingresses"): _ingress_defaults,
+    ("networking.k8s.io", "networkpolicies"): _network_policy_defaults,
+    ("discovery.k8s.io", "endpointslices"): _endpointslice_defaults,
+    ("policy", "poddisruptionbudgets"): _pdb_defaults,
+    ("storage.k8s.io", "storageclasses"): _storage_class_defaults,
+    ("scheduling.k8s.io", "priorityclasses"): _priority_class_defaults,
 }
