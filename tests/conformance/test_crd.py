@@ -128,3 +128,96 @@ async def test_pruning_defaulting_and_unknown_field_warnings(
         backend, "PATCH", f"{widgets.path}/w1", {"spec": {"replicas": None}}, content_type=MERGE
     )
     assert patched["spec"]["replicas"] == 1  # defaulted again
+
+
+async def test_list_type_rules_of_structural_schemas(backend: Backend) -> None:
+    """x-kubernetes-list-type / list-map-keys checks at CRD creation (issue 15)."""
+    item = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "o": {"type": "object"}},
+    }
+    cases = [
+        (
+            {"x-kubernetes-list-type": "map", "items": {**item, "required": ["name"]}},
+            "x-kubernetes-list-map-keys",
+            "Required value: must not be empty if x-kubernetes-list-type is map",
+        ),
+        (
+            {
+                "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["nope"],
+                "items": {**item, "required": ["name"]},
+            },
+            "x-kubernetes-list-map-keys",
+            'Invalid value: []string{"nope"}: entries must all be names of item properties',
+        ),
+        (
+            {
+                "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["name"],
+                "items": item,
+            },
+            "items.properties[name].default",
+            "Required value: this property is in x-kubernetes-list-map-keys, so it must have a"
+            " default or be a required property",
+        ),
+        (
+            {"x-kubernetes-list-type": "set", "items": item},
+            "items.x-kubernetes-map-type",
+            'Invalid value: "null": must be atomic as item of a list with'
+            " x-kubernetes-list-type=set",
+        ),
+        (
+            {
+                "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["o"],
+                "items": {**item, "required": ["o"]},
+            },
+            "items.properties[o].type",
+            'Invalid value: "object": must be a scalar type if parent array\'s'
+            " x-kubernetes-list-type is map",
+        ),
+        (
+            {"x-kubernetes-list-type": "bogus", "items": {"type": "string"}},
+            "x-kubernetes-list-type",
+            'Unsupported value: "bogus": supported values: "atomic", "set", "map"',
+        ),
+        (
+            {"x-kubernetes-list-map-keys": ["name"], "items": {**item, "required": ["name"]}},
+            "x-kubernetes-list-type",
+            "Required value: must be map if x-kubernetes-list-map-keys is non-empty",
+        ),
+    ]
+    prefix = "spec.validation.openAPIV3Schema.properties[spec].properties[l]."
+    for index, (array, field, message) in enumerate(cases):
+        group = f"l{index}.{backend.namespace}.example.com"
+        schema = {
+            "type": "object",
+            "properties": {
+                "spec": {"type": "object", "properties": {"l": {"type": "array", **array}}}
+            },
+        }
+        crd = {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"things.{group}"},
+            "spec": {
+                "group": group,
+                "scope": "Namespaced",
+                "names": {"plural": "things", "kind": "Thing"},
+                "versions": [
+                    {
+                        "name": "v1",
+                        "served": True,
+                        "storage": True,
+                        "schema": {"openAPIV3Schema": schema},
+                    }
+                ],
+            },
+        }
+        reply = await req(
+            backend, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd
+        )
+        assert reply.status == 422, (index, reply.body)
+        causes = [(c["field"], c["message"]) for c in reply.body["details"]["causes"]]
+        assert causes == [(prefix + field, message)], index

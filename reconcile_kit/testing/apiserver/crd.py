@@ -138,6 +138,7 @@ def _structural_causes(node: Any, path: str, level: str) -> list[dict[str, str]]
         causes.append(
             errors.cause("FieldValueRequired", f"{path}.items", "Required value: must be specified")
         )
+    causes += _list_type_causes(node, path)
     properties = node.get("properties")
     if isinstance(properties, dict):
         for name in sorted(properties):
@@ -146,6 +147,98 @@ def _structural_causes(node: Any, path: str, level: str) -> list[dict[str, str]]
     causes += _structural_causes(
         node.get("additionalProperties"), f"{path}.additionalProperties", "field"
     )
+    return causes
+
+
+_LIST_TYPES = ("atomic", "set", "map")
+_SCALARS = ("string", "integer", "number", "boolean")
+
+
+def _list_type_causes(node: dict[str, Any], path: str) -> list[dict[str, str]]:
+    """x-kubernetes-list-type / list-map-keys rules of a structural schema (as
+    apiextensions-apiserver validation.go validates them)."""
+    list_type = node.get("x-kubernetes-list-type")
+    keys = node.get("x-kubernetes-list-map-keys") or []
+    found = node.get("items")
+    items: dict[str, Any] = found if isinstance(found, dict) else {}
+    field = f"{path}.x-kubernetes-list-type"
+    if list_type is not None and list_type not in _LIST_TYPES:
+        supported = ", ".join(f'"{t}"' for t in _LIST_TYPES)
+        return [
+            errors.cause(
+                "FieldValueNotSupported",
+                field,
+                f'Unsupported value: "{list_type}": supported values: {supported}',
+            )
+        ]
+    if keys and list_type != "map":
+        return [
+            errors.cause(
+                "FieldValueRequired",
+                field,
+                "Required value: must be map if x-kubernetes-list-map-keys is non-empty",
+            )
+        ]
+    if list_type == "set" and items.get("type") == "object":
+        map_type = items.get("x-kubernetes-map-type")
+        if map_type != "atomic":
+            shown = "null" if map_type is None else map_type
+            return [
+                errors.cause(
+                    "FieldValueInvalid",
+                    f"{path}.items.x-kubernetes-map-type",
+                    f'Invalid value: "{shown}": must be atomic as item of a list with'
+                    " x-kubernetes-list-type=set",
+                )
+            ]
+    if list_type == "map":
+        return _map_key_causes(keys, items, path)
+    return []
+
+
+def _map_key_causes(keys: list[str], items: dict[str, Any], path: str) -> list[dict[str, str]]:
+    field = f"{path}.x-kubernetes-list-map-keys"
+    if not keys:
+        return [
+            errors.cause(
+                "FieldValueRequired",
+                field,
+                "Required value: must not be empty if x-kubernetes-list-type is map",
+            )
+        ]
+    properties = items.get("properties") or {}
+    if any(k not in properties for k in keys):
+        shown = "[]string{" + ", ".join(f'"{k}"' for k in keys) + "}"
+        return [
+            errors.cause(
+                "FieldValueInvalid",
+                field,
+                f"Invalid value: {shown}: entries must all be names of item properties",
+            )
+        ]
+    causes = []
+    required = items.get("required") or []
+    for key in keys:
+        prop = properties[key]
+        where = f"{path}.items.properties[{key}]"
+        if prop.get("type") not in _SCALARS:
+            causes.append(
+                errors.cause(
+                    "FieldValueInvalid",
+                    f"{where}.type",
+                    f'Invalid value: "{prop.get("type")}": must be a scalar type if parent'
+                    " array's x-kubernetes-list-type is map",
+                )
+            )
+        elif key not in required and "default" not in prop:
+            causes.append(
+                errors.cause(
+                    "FieldValueRequired",
+                    f"{where}.default",
+                    "Required value: this property is in x-kubernetes-list-map-keys, so it"
+                    " must have a default or be a required property",
+                )
+            )
     return causes
 
 
