@@ -8,7 +8,7 @@ from typing import Any
 
 from reconcile_kit.testing.backends import Backend
 
-from .kube import MERGE, Widgets, ok, req, status_body
+from .kube import JSON_PATCH, MERGE, Widgets, ok, req, status_body
 
 _NOT_ALLOWED = status_body(
     405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}
@@ -209,6 +209,81 @@ async def test_custom_resources_take_unqualified_finalizers(
         backend,
         "PATCH",
         f"{widgets.path}/w1",
+        {"metadata": {"finalizers": None}},
+        content_type=MERGE,
+    )
+
+
+async def test_error_bodies(backend: Backend, widgets: Widgets) -> None:
+    """JSON patch failures, a Scale of a missing object, a custom resource of the wrong
+    kind, content for a terminating namespace: worded as kube-apiserver words them."""
+    path = f"{cms(backend)}/jp"
+    await ok(backend, "POST", cms(backend), {"metadata": {"name": "jp"}, "data": {"x": "1"}})
+    rejected = status_body(
+        422, "Invalid", "the server rejected our request due to an error in our request", {}
+    )
+    for ops in (
+        [{"op": "remove", "path": "/data/nope"}],
+        [{"op": "test", "path": "/data/x", "value": "2"}],
+        [{"op": "bogus", "path": "/data/x"}],
+    ):
+        reply = await req(backend, "PATCH", path, ops, content_type=JSON_PATCH)
+        assert (reply.status, reply.body) == (422, rejected), ops
+    # evanphx/json-patch: replace sets a missing object member
+    replaced = await ok(
+        backend,
+        "PATCH",
+        path,
+        [{"op": "replace", "path": "/data/zz", "value": "2"}],
+        content_type=JSON_PATCH,
+    )
+    assert replaced["data"] == {"x": "1", "zz": "2"}
+    scale = await req(
+        backend, "GET", f"/apis/apps/v1/namespaces/{backend.namespace}/deployments/none/scale"
+    )
+    assert (scale.status, scale.body) == (
+        404,
+        status_body(
+            404,
+            "NotFound",
+            'deployments/scale.apps "none" not found',
+            {"name": "none", "group": "apps", "kind": "deployments/scale"},
+        ),
+    )
+    wrong = widgets.widget()
+    wrong["kind"] = "Gadget"
+    kind = await req(backend, "POST", widgets.path, wrong)
+    assert (kind.status, kind.body["message"]) == (
+        422,
+        f'Gadget.{widgets.group} "w1" is invalid: kind: Invalid value: "Gadget": must be Widget',
+    )
+
+
+async def test_terminating_namespace_cause(backend: Backend) -> None:
+    name = backend.unique("term")
+    await ok(backend, "POST", "/api/v1/namespaces", {"metadata": {"name": name}})
+    await ok(
+        backend,
+        "POST",
+        f"/api/v1/namespaces/{name}/configmaps",
+        {"metadata": {"name": "held", "finalizers": ["example.com/hold"]}},
+    )
+    await ok(backend, "DELETE", f"/api/v1/namespaces/{name}")
+    refused = await req(
+        backend, "POST", f"/api/v1/namespaces/{name}/configmaps", {"metadata": {"name": "y"}}
+    )
+    assert refused.status == 403
+    assert refused.body["details"]["causes"] == [
+        {
+            "reason": "NamespaceTerminating",
+            "message": f"namespace {name} is being terminated",
+            "field": "metadata.namespace",
+        }
+    ]
+    await req(
+        backend,
+        "PATCH",
+        f"/api/v1/namespaces/{name}/configmaps/held",
         {"metadata": {"finalizers": None}},
         content_type=MERGE,
     )

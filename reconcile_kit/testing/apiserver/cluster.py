@@ -379,6 +379,18 @@ class Cluster:
                 f"the API version in the data ({api_version}) does not match the expected API"
                 f" version ({rt.api_version})"
             )
+        if kind and kind != rt.kind and rt.schema is not None:
+            # custom resources: the schema's kind check, a 422 naming the sent kind
+            raise errors.invalid(
+                kind,
+                rt.group,
+                str((obj.get("metadata") or {}).get("name", "")),
+                [
+                    errors.cause(
+                        "FieldValueInvalid", "kind", f'Invalid value: "{kind}": must be {rt.kind}'
+                    )
+                ],
+            )
         if kind and kind != rt.kind:
             raise errors.bad_request(
                 f'{kind} in version "{rt.version}" cannot be handled as a {rt.kind}:'
@@ -416,12 +428,21 @@ class Cluster:
         if namespace is None:
             raise errors.not_found("", "namespaces", ns)
         if creating and namespace["metadata"].get("deletionTimestamp"):
-            raise errors.forbidden(
+            error = errors.forbidden(
                 rt.group,
                 rt.plural,
                 obj["metadata"].get("name", ""),
                 f"unable to create new content in namespace {ns} because it is being terminated",
             )
+            assert error.details is not None
+            error.details["causes"] = [
+                errors.cause(
+                    "NamespaceTerminating",
+                    "metadata.namespace",
+                    f"namespace {ns} is being terminated",
+                )
+            ]
+            raise error
 
     # --- validation ------------------------------------------------------------------------
 
@@ -839,7 +860,10 @@ class Cluster:
     def get_scale(self, rt: ResourceType, namespace: str | None, name: str) -> Obj:
         """The autoscaling/v1 Scale view of an object."""
         assert rt.scale is not None
-        obj = self.get(rt, namespace, name)
+        found = self.store.get(rt.storage_key, namespace or "", name)
+        if found is None:
+            raise errors.not_found(rt.group, f"{rt.plural}/scale", name)
+        obj = self.present(rt, found)
         paths = rt.scale
         selector: Any = _get_path(obj, paths.label_selector) if paths.label_selector else None
         if paths.selector_is_struct and isinstance(selector, dict):
@@ -867,7 +891,7 @@ class Cluster:
         assert rt.scale is not None
         old = self.store.get(rt.storage_key, namespace or "", name)
         if old is None:
-            raise errors.not_found(rt.group, rt.plural, name)
+            raise errors.not_found(rt.group, f"{rt.plural}/scale", name)
         replicas = (scale.get("spec") or {}).get("replicas")
         if not isinstance(replicas, int) or replicas < 0:
             raise errors.invalid(
@@ -896,7 +920,7 @@ class Cluster:
         assert rt.scale is not None
         old = self.store.get(rt.storage_key, namespace or "", name)
         if old is None:
-            raise errors.not_found(rt.group, rt.plural, name)
+            raise errors.not_found(rt.group, f"{rt.plural}/scale", name)
         replicas = ((scale if isinstance(scale, dict) else {}).get("spec") or {}).get("replicas")
         config: Obj = {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": {"name": name}}
         if namespace:

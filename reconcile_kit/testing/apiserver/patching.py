@@ -29,12 +29,25 @@ def accepted_patch_types(rt: ResourceType) -> list[str]:
 
 
 def _rejected(message: str) -> APIError:
+    """kube-apiserver's answer to a JSON patch it cannot apply: no details (``message``,
+    the library's wording, is not sent)."""
+    del message
     return APIError(
-        422,
-        "Invalid",
-        "the server rejected our request due to an error in our request",
-        {"causes": [{"reason": "UnexpectedServerResponse", "message": message}]},
+        422, "Invalid", "the server rejected our request due to an error in our request", {}
     )
+
+
+def _replace_as_add(doc: Any, op: Any) -> Any:
+    """evanphx/json-patch (kube-apiserver's) lets ``replace`` set a missing object member."""
+    if not isinstance(op, dict) or op.get("op") != "replace":
+        return op
+    try:
+        parent, key = jsonpointer.JsonPointer(str(op.get("path", ""))).to_last(doc)
+    except jsonpointer.JsonPointerException:
+        return op
+    if isinstance(parent, dict) and key not in parent:
+        return {**op, "op": "add"}
+    return op
 
 
 def _json_patch(current: Obj, ops: Any) -> Any:
@@ -48,7 +61,10 @@ def _json_patch(current: Obj, ops: Any) -> Any:
             f" got {len(ops)}"
         )
     try:
-        return jsonpatch.JsonPatch(ops).apply(current)
+        result = current
+        for op in ops:
+            result = jsonpatch.JsonPatch([_replace_as_add(result, op)]).apply(result)
+        return result
     except jsonpatch.JsonPatchTestFailed as exc:
         raise _rejected(f"testing value failed: {exc}") from exc
     except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
