@@ -21,6 +21,7 @@ examples/ippool.py for the operators themselves):
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Iterable
@@ -56,7 +57,22 @@ async def install_crds(api: Any, paths: Iterable[Path] = CRD_PATHS, *, timeout: 
                 if error.response is None or error.response.status_code != 409:
                     raise
                 log.info("CRD %s exists; left as it is", crd.name)
-            await crd.wait("condition=Established", timeout=timeout)
+            await _established(crd, timeout)
+
+
+async def _established(crd: Any, timeout: float) -> None:
+    """Wait for the Established condition (a new CRD has ``conditions: null`` for a
+    moment, which kr8s's ``wait`` cannot read), then for its resources to be served."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        await crd.refresh()
+        conditions = (crd.raw.get("status") or {}).get("conditions") or []
+        if any(c["type"] == "Established" and c["status"] == "True" for c in conditions):
+            return
+        if loop.time() > deadline:
+            raise TimeoutError(f"CRD {crd.name} not Established within {timeout} s")
+        await asyncio.sleep(0.05)  # no event to await: the API has no watch on one CRD here
 
 
 def _port(variable: str, default: int) -> int | None:

@@ -105,3 +105,23 @@ def deployment(name: str = "web") -> dict[str, Any]:
             },
         },
     }
+
+
+async def install_crd(api: Any, crd: dict[str, Any], timeout: float = 10.0) -> None:
+    """Create ``crd`` and wait until its resources are served (as on a cluster, where a
+    new CRD's resources answer 404 for a moment: the embedded server does the same)."""
+    from reconcile_kit.testing import eventually
+
+    from .kubehttp import call
+
+    status, body = await call(
+        api, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd
+    )
+    assert status == 201, body
+    group, plural = crd["spec"]["group"], crd["spec"]["names"]["plural"]
+    version = crd["spec"]["versions"][0]["name"]
+
+    async def served() -> bool:
+        return (await call(api, "GET", f"/apis/{group}/{version}/{plural}"))[0] == 200
+
+    await eventually(served, timeout, interval=0.01, what=f"CRD {crd['metadata']['name']} served")

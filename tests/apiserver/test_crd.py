@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import kr8s
 
-from reconcile_kit.testing import APIServer
+from reconcile_kit.testing import APIServer, eventually
 
-from ..crds import WIDGETS, widget, widget_crd
+from ..crds import WIDGETS, install_crd, widget, widget_crd
 from ..kubehttp import call
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -14,9 +14,33 @@ MERGE = "application/merge-patch+json"
 
 
 async def install(api: kr8s.asyncio.Api, **kwargs: bool) -> dict:
-    status, body = await call(api, "POST", CRDS, widget_crd(**kwargs))
-    assert status == 201, body
+    """The Widget CRD, once its resources are served; returns it as then stored."""
+    crd = widget_crd(**kwargs)
+    await install_crd(api, crd)
+    status, body = await call(api, "GET", f"{CRDS}/{crd['metadata']['name']}")
+    assert status == 200, body
     return body
+
+
+async def test_crd_is_established_asynchronously(kube: kr8s.asyncio.Api) -> None:
+    """As kube-apiserver: the create answer has no conditions yet and the resources answer
+    404 until the CRD is established (tens of milliseconds)."""
+    status, created = await call(kube, "POST", CRDS, widget_crd())
+    assert status == 201
+    assert created["status"] == {
+        "conditions": None,
+        "acceptedNames": {"plural": "", "kind": ""},
+        "storedVersions": ["v1"],
+    }
+    assert "finalizers" not in created["metadata"]
+    assert (await call(kube, "GET", WIDGETS))[0] == 404
+
+    async def established() -> bool:
+        return (await call(kube, "GET", WIDGETS))[0] == 200
+
+    await eventually(established, 5, interval=0.01, what="widgets served")
+    status, crd = await call(kube, "GET", f"{CRDS}/widgets.example.com")
+    assert "finalizers" not in crd["metadata"]  # the first DELETE adds it
 
 
 async def test_crd_is_established_and_discoverable(kube: kr8s.asyncio.Api) -> None:
@@ -193,7 +217,7 @@ async def test_pattern_anchors_behave_as_go_regexps(kube: kr8s.asyncio.Api) -> N
     crd = widget_crd()
     props = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
     props["properties"]["code"] = {"type": "string", "pattern": "^[A-Z]+$"}
-    await call(kube, "POST", CRDS, crd)
+    await install_crd(kube, crd)
     status, body = await call(kube, "POST", WIDGETS, widget(code="ABC\n"))
     assert status == 422
     assert body["details"]["causes"][0]["message"].endswith("should match '^[A-Z]+$'")

@@ -208,7 +208,9 @@ async def get_path(
 
 
 async def install_crd(kubectl: Kubectl) -> None:
+    """kubectl apply the CRD, then wait until it is established (as on a cluster)."""
     await kubectl.ok("apply", "-f", kubectl.write("crd.yaml", CRD))
+    await kubectl.ok("wait", "--for=condition=Established", "crd/widgets.example.com")
 
 
 # --- get ---------------------------------------------------------------------------------

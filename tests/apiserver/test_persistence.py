@@ -12,7 +12,7 @@ import kr8s.asyncio
 
 from reconcile_kit.testing import APIServer
 
-from ..crds import WIDGETS, widget, widget_crd
+from ..crds import WIDGETS, install_crd, widget, widget_crd
 from ..kubehttp import call
 
 CM = "/api/v1/namespaces/default/configmaps"
@@ -21,9 +21,7 @@ CM = "/api/v1/namespaces/default/configmaps"
 async def test_state_survives_restart(tmp_path: Path) -> None:
     async with APIServer(data_dir=tmp_path) as server:
         api = await server.api()
-        await call(
-            api, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widget_crd()
-        )
+        await install_crd(api, widget_crd())
         await call(api, "POST", WIDGETS, widget())
         await call(api, "POST", CM, {"metadata": {"name": "a"}, "data": {"k": "v"}})
         await call(api, "POST", CM, {"metadata": {"name": "gone"}})

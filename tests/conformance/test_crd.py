@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from reconcile_kit.testing import eventually
 from reconcile_kit.testing.backends import Backend
 
 from .kube import MERGE, Widgets, crd_document, ok, req
@@ -221,3 +222,29 @@ async def test_list_type_rules_of_structural_schemas(backend: Backend) -> None:
         assert reply.status == 422, (index, reply.body)
         causes = [(c["field"], c["message"]) for c in reply.body["details"]["causes"]]
         assert causes == [(prefix + field, message)], index
+
+
+async def test_a_new_crd_is_established_asynchronously(backend: Backend) -> None:
+    """The create answer has no conditions yet; kube-apiserver's controllers add them (and
+    serve the resources) a few milliseconds later. The cleanup finalizer comes with the
+    first DELETE."""
+    group = f"async.{backend.namespace}.example.com"
+    crd = crd_document(group)
+    created = await ok(
+        backend, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd
+    )
+    assert created["status"]["conditions"] is None
+    assert created["status"]["acceptedNames"] == {"plural": "", "kind": ""}
+    assert "finalizers" not in created["metadata"]
+
+    async def established() -> bool:
+        reply = await req(
+            backend, "GET", f"/apis/{group}/v1/namespaces/{backend.namespace}/widgets"
+        )
+        return reply.status == 200
+
+    await eventually(established, 10, interval=0.01, what="widgets served")
+    path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}"
+    stored = await ok(backend, "GET", path)
+    assert {c["type"] for c in stored["status"]["conditions"]} == {"NamesAccepted", "Established"}
+    assert "finalizers" not in stored["metadata"]  # added by the first DELETE only

@@ -5,9 +5,10 @@
   (``APIServer(garbage_collection=True)``, its default, for demos and for tests of
   controllers that rely on them); the ``backend`` fixture turns them off so both backends
   agree. The first test shows what both do without them; the second is embedded-only.
-* CRDs: kube-apiserver's establishing controller marks a CRD Established asynchronously
-  (a few hundred ms); the embedded server does so in the create request. Clients must
-  wait for Established either way (tests/conformance/kube.py install_crd does).
+* CRDs: kube-apiserver establishes a new CRD asynchronously and then answers 429
+  "storage is (re)initializing" for a moment before serving its resources; the embedded
+  server establishes it after ``crd_establish_delay`` (20 ms by default) and serves it at
+  once. Clients must wait for Established (tests/conformance/kube.py install_crd does).
 * Watch expiry: kube-apiserver serves watches from its watch cache, whose window does not
   shrink on etcd compaction, so ``ControlPlane.compact()`` expires continue tokens but not
   watches; ``APIServer.compact()`` expires both (tests/conformance/test_watch.py provokes

@@ -31,6 +31,7 @@ from reconcile_kit.meta.conditions import (
     summarize,
 )
 
+from ..crds import install_crd
 from ..kubehttp import call
 
 T0 = datetime(2026, 11, 21, 5, 35, 31, tzinfo=UTC)
@@ -546,8 +547,7 @@ Gadget = new_class("Gadget", "example.com/v1", namespaced=True)
 
 
 async def new_gadget(kube: kr8s.asyncio.Api) -> Any:
-    status, body = await call(kube, "POST", CRDS, gadget_crd())
-    assert status == 201, body
+    await install_crd(kube, gadget_crd())
     gadget = await Gadget({"metadata": {"name": "g1"}, "spec": {"size": 1}}, api=kube)
     await gadget.create()
     return gadget

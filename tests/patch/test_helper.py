@@ -21,7 +21,7 @@ from reconcile_kit.patch.helper import PatchHelper
 from reconcile_kit.patch.snapshot import LazyBox, set_raw
 from reconcile_kit.testing import APIServer
 
-from ..crds import WIDGETS, deployment, widget, widget_crd
+from ..crds import WIDGETS, deployment, install_crd, widget, widget_crd
 from ..kubehttp import call
 
 MERGE = "application/merge-patch+json"
@@ -130,12 +130,7 @@ async def test_both_changes_two_patches_and_status_survives(
 async def test_kind_without_status_subresource_sends_status_in_main_patch(
     kube: kr8s.asyncio.Api, apiserver: APIServer
 ) -> None:
-    await call(
-        kube,
-        "POST",
-        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-        widget_crd(status=False, scale=False),
-    )
+    await install_crd(kube, widget_crd(status=False, scale=False))
     await call(kube, "POST", WIDGETS, widget())
     obj = await Widget.get("w1", namespace="default", api=kube)
     apiserver.requests.clear()
@@ -149,9 +144,7 @@ async def test_kind_without_status_subresource_sends_status_in_main_patch(
 async def test_custom_resource_with_status_subresource(
     kube: kr8s.asyncio.Api, apiserver: APIServer
 ) -> None:
-    await call(
-        kube, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widget_crd()
-    )
+    await install_crd(kube, widget_crd())
     await call(kube, "POST", WIDGETS, widget())
     obj = await Widget.get("w1", namespace="default", api=kube)
     apiserver.requests.clear()
@@ -211,9 +204,7 @@ async def test_removed_keys_are_nulls(kube: kr8s.asyncio.Api, apiserver: APIServ
 async def test_explicit_null_falls_back_to_json_patch(
     kube: kr8s.asyncio.Api, apiserver: APIServer
 ) -> None:
-    await call(
-        kube, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", widget_crd()
-    )
+    await install_crd(kube, widget_crd())
     await call(kube, "POST", WIDGETS, widget(extra={"keep": 1}))
     obj = await Widget.get("w1", namespace="default", api=kube)
     apiserver.requests.clear()

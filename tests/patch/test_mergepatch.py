@@ -14,6 +14,7 @@ from reconcile_kit.patch.helper import PatchHelper
 from reconcile_kit.patch.mergepatch import apply_merge_patch, create_merge_patch
 from reconcile_kit.testing import APIServer
 
+from ..crds import install_crd
 from ..kubehttp import call
 
 KEYS = st.sampled_from(["a", "b", "c", "d"])
@@ -81,9 +82,7 @@ def test_patch_helper_turns_any_spec_into_any_other_over_the_wire() -> None:
     try:
         loop.run_until_complete(server.start())
         api = loop.run_until_complete(server.api())
-        loop.run_until_complete(
-            call(api, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
-        )
+        loop.run_until_complete(install_crd(api, crd))
         counter = iter(range(10_000))
 
         @settings(

@@ -8,6 +8,7 @@ deletion with finalizers, CRD registration and custom resource validation.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import bisect
 import heapq
@@ -187,12 +188,18 @@ class Cluster:
         registry: served resource types; CRDs found in ``store`` are registered again.
     """
 
-    def __init__(self, store: Store, registry: Registry) -> None:
+    def __init__(self, store: Store, registry: Registry, crd_establish_delay: float = 0.0) -> None:
         self.store = store
         self.registry = registry
+        self.crd_establish_delay = crd_establish_delay
+        """Seconds between a CRD's create and its Established condition (and its resources
+        being served): kube-apiserver's establishing controller takes ~10-40 ms; 0: at once."""
         self.on_crd_removed: list[Callable[[str], None]] = []
         for stored_crd in store.items(CRD_KEY):
-            self._register_crd(stored_crd)
+            if (stored_crd.get("status") or {}).get("conditions") is None:
+                self._establish(stored_crd["metadata"]["name"])  # stored before it was
+            else:
+                self._register_crd(stored_crd)
         for ns in BOOTSTRAP_NAMESPACES:
             if store.get("/namespaces", "", ns) is None:
                 rt = self._rt("", "namespaces")
@@ -516,14 +523,18 @@ class Cluster:
         prepare_create(rt, obj)
         omit_empty(rt, obj)
         warnings = self._validate(rt, obj, opts)
+        later = rt.storage_key == CRD_KEY and self._establish_later()
         if rt.storage_key == CRD_KEY:
-            self._prepare_crd(obj, None)
+            self._prepare_crd(obj, None, established=not later)
         self._record_manager(rt, obj, None, opts, "")
         if opts.dry_run:
             return Result(201, obj, warnings)
         stored = self.store.create(rt.storage_key, self._to_storage(rt, obj))
         if rt.storage_key == CRD_KEY:
-            self._register_crd(stored)
+            if later:
+                self._schedule_establish(stored["metadata"]["name"])
+            else:
+                self._register_crd(stored)
         return Result(201, self.present(rt, stored), warnings)
 
     def _to_storage(self, rt: ResourceType, obj: Obj) -> Obj:
@@ -789,6 +800,10 @@ class Cluster:
         for wanted, finalizer in (("Orphan", "orphan"), ("Foreground", "foregroundDeletion")):
             if policy == wanted and finalizer not in finalizers:
                 finalizers.append(finalizer)
+        first_crd_delete = rt.storage_key == CRD_KEY and not meta.get("deletionTimestamp")
+        if first_crd_delete and CRD_FINALIZER not in finalizers:
+            # the CRD REST delete: "upon first request to delete, add our finalizer"
+            finalizers.append(CRD_FINALIZER)
         if finalizers:
             meta["finalizers"] = finalizers
         if not self._finalized(obj) or (rt.plural == "namespaces" and not rt.group):
@@ -932,15 +947,42 @@ class Cluster:
 
     # --- CRDs ------------------------------------------------------------------------------
 
-    def _prepare_crd(self, obj: Obj, old: Obj | None) -> None:
+    def _prepare_crd(self, obj: Obj, old: Obj | None, established: bool = True) -> None:
         crds.crd_defaults(obj)
-        if old is None:
-            finalizers = obj["metadata"].setdefault("finalizers", [])
-            if CRD_FINALIZER not in finalizers:
-                finalizers.append(CRD_FINALIZER)
+        if old is None and not established:
+            obj["status"] = crds.pending_crd_status(obj)  # the controllers have not run yet
+            return
         if obj["metadata"].get("deletionTimestamp"):
             return
+        if old is not None and not established:
+            return
         obj["status"] = crds.crd_status(obj, old)
+
+    def _establish_later(self) -> bool:
+        if self.crd_establish_delay <= 0:
+            return False
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        return True
+
+    def _schedule_establish(self, name: str) -> None:
+        loop = asyncio.get_running_loop()
+        loop.call_later(self.crd_establish_delay, self._establish, name)
+
+    def _establish(self, name: str) -> None:
+        """What kube-apiserver's naming and establishing controllers do to a new CRD:
+        NamesAccepted and Established, its resources served."""
+        crd = self.store.get(CRD_KEY, "", name)
+        if crd is None or (crd.get("status") or {}).get("conditions") is not None:
+            return
+        if crd["metadata"].get("deletionTimestamp"):
+            return
+        established = clone(crd)
+        self._prepare_crd(established, crd)
+        stored = self.store.update(CRD_KEY, established)
+        self._register_crd(stored)
 
     def _register_crd(self, definition: Obj) -> None:
         self.registry.remove_crd(definition["metadata"]["name"])

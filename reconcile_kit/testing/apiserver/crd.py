@@ -242,6 +242,16 @@ def _map_key_causes(keys: list[str], items: dict[str, Any], path: str) -> list[d
     return causes
 
 
+def pending_crd_status(crd: Obj) -> Obj:
+    """A CRD's status in its create response, before kube-apiserver's controllers ran."""
+    storage = next((v["name"] for v in crd["spec"]["versions"] if v.get("storage")), "")
+    return {
+        "conditions": None,
+        "acceptedNames": {"plural": "", "kind": ""},
+        "storedVersions": [storage] if storage else [],
+    }
+
+
 def crd_status(crd: Obj, previous: Obj | None) -> Obj:
     """The status the establishing controller gives an accepted CRD."""
     names = dict(crd["spec"]["names"])

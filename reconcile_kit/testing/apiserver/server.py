@@ -39,6 +39,9 @@ class APIServer:
         kubeconfig_path: where to write the kubeconfig (default: a fresh temporary file).
         record_requests: keep the request log (``requests``); a long-running server
             started from the command line turns it off so memory stays flat.
+        crd_establish_delay: seconds from a CRD's create to its Established condition and
+            its resources being served (kube-apiserver's controllers take ~10-40 ms: code
+            that uses a new CRD without waiting fails here as on a cluster); 0: at once.
 
     Use ``async with APIServer() as server:`` (or ``await start()``/``await stop()``).
     """
@@ -56,6 +59,7 @@ class APIServer:
         history_size: int = 100_000,
         kubeconfig_path: str | Path | None = None,
         record_requests: bool = True,
+        crd_establish_delay: float = 0.02,
     ) -> None:
         self.host = host
         self.port = port
@@ -68,6 +72,7 @@ class APIServer:
         self._kubeconfig_path = Path(kubeconfig_path) if kubeconfig_path else None
         self.requests = RequestLog()
         self.record_requests = record_requests
+        self.crd_establish_delay = crd_establish_delay
         self.faults = Faults()
         self._runner: web.AppRunner | None = None
         self._loops: ControlLoops | None = None
@@ -89,7 +94,7 @@ class APIServer:
         """Start serving; returns self. Raises OSError if the port cannot be bound."""
         persistence = SQLitePersistence(self.data_dir) if self.data_dir is not None else None
         store = Store(self.history_size, persistence)
-        self._cluster = Cluster(store, Registry())
+        self._cluster = Cluster(store, Registry(), self.crd_establish_delay)
         self._hub = WatchHub(store)
         self._cluster.on_crd_removed.append(self._hub.close_key)
         self._loops = ControlLoops(self._cluster, self.garbage_collection)
