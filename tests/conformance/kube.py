@@ -142,6 +142,35 @@ class Widgets:
         }
 
 
+def schema_crd(
+    group: str,
+    kind: str,
+    schema: dict[str, Any],
+    subresources: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A namespaced CRD of ``kind`` (plural: lower-case + "s") with one version, v1."""
+    plural = kind.lower() + "s"
+    version: dict[str, Any] = {
+        "name": "v1",
+        "served": True,
+        "storage": True,
+        "schema": {"openAPIV3Schema": schema},
+    }
+    if subresources:
+        version["subresources"] = subresources
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": plural, "singular": kind.lower(), "kind": kind},
+            "versions": [version],
+        },
+    }
+
+
 def crd_document(group: str, status: bool = True, scale: bool = True) -> dict[str, Any]:
     """tests.crds.widget_crd moved into ``group``."""
     crd = copy.deepcopy(widget_crd(status, scale))

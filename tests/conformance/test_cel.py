@@ -6,7 +6,7 @@ from typing import Any
 
 from reconcile_kit.testing.backends import Backend
 
-from .kube import MERGE, install_crd, ok, req
+from .kube import MERGE, install_crd, ok, req, schema_crd
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -64,24 +64,7 @@ SCHEMA: dict[str, Any] = {
 
 
 def crd(group: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"rules.{group}"},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"plural": "rules", "singular": "rule", "kind": "Rule"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "schema": {"openAPIV3Schema": SCHEMA},
-                }
-            ],
-        },
-    }
+    return schema_crd(group, "Rule", SCHEMA)
 
 
 def doc(group: str, object_name: str, **spec: Any) -> dict[str, Any]:

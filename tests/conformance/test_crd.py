@@ -5,7 +5,7 @@ from __future__ import annotations
 from reconcile_kit.testing import eventually
 from reconcile_kit.testing.backends import Backend
 
-from .kube import MERGE, Widgets, crd_document, ok, req
+from .kube import MERGE, Widgets, crd_document, ok, req, schema_crd
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
@@ -198,24 +198,7 @@ async def test_list_type_rules_of_structural_schemas(backend: Backend) -> None:
                 "spec": {"type": "object", "properties": {"l": {"type": "array", **array}}}
             },
         }
-        crd = {
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": {"name": f"things.{group}"},
-            "spec": {
-                "group": group,
-                "scope": "Namespaced",
-                "names": {"plural": "things", "kind": "Thing"},
-                "versions": [
-                    {
-                        "name": "v1",
-                        "served": True,
-                        "storage": True,
-                        "schema": {"openAPIV3Schema": schema},
-                    }
-                ],
-            },
-        }
+        crd = schema_crd(group, "Thing", schema)
         reply = await req(
             backend, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd
         )

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from reconcile_kit.testing import APIServer, ControlPlane
 from reconcile_kit.testing.backends import Backend, selected_backends
 
-from .kube import APPLY, MERGE, ok, req, status_body
+from .kube import APPLY, MERGE, ok, req, schema_crd, status_body
 
 GADGET_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -123,31 +123,8 @@ class Gadgets:
 
 def gadget_crd(group: str) -> dict[str, Any]:
     """The Gadget CRD (status and scale subresources, set/map/atomic lists) in ``group``."""
-    return {
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"gadgets.{group}"},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
-            "versions": [
-                {
-                    "name": "v1",
-                    "served": True,
-                    "storage": True,
-                    "subresources": {
-                        "status": {},
-                        "scale": {
-                            "specReplicasPath": ".spec.replicas",
-                            "statusReplicasPath": ".status.replicas",
-                        },
-                    },
-                    "schema": {"openAPIV3Schema": GADGET_SCHEMA},
-                }
-            ],
-        },
-    }
+    scale = {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}
+    return schema_crd(group, "Gadget", GADGET_SCHEMA, {"status": {}, "scale": scale})
 
 
 @pytest_asyncio.fixture
