@@ -11,7 +11,9 @@ Scenarios (issue 8), each repeated against a fresh embedded API server:
 3. kopf: an equivalent kopf handler (subprocess) writing the same status.
 4. coalesce: 100 rapid updates to one object; how many reconciles run.
 5. latency: write of an update -> start of its reconcile, p50/p99, idle and under load.
-6. memory: RSS growth of a reflector cache per object (subprocess, server in another process).
+6. memory: RSS growth of a reflector cache per object (subprocess, server in another process);
+   memory-controller: the same for a controller that reconciled every object once (a status
+   patch each through PatchHelper) and has converged: cache, work queue, read-your-writes.
 7. idle: CPU of a controller process with N synced objects and no changes.
 8. no-op: a second controller over the converged objects issues zero writes.
 
@@ -89,6 +91,7 @@ SCENARIOS = (
     "coalesce",
     "latency",
     "memory",
+    "memory-controller",
     "idle",
     "noop",
 )
@@ -530,6 +533,8 @@ async def child(
         cached = len(reflector.store.list())
         await reflector.stop()
         return {"rss_before": rss0, "rss_after": rss1, "cached": cached}
+    if mode == "memory-controller":
+        return await child_controller_memory(api, objects)
     synced = Counted(objects)
 
     async def measure() -> None:
@@ -547,6 +552,28 @@ async def child(
         "cpu_seconds": result["cpu1"] - result["cpu0"],
         "seconds": result["t1"] - result["t0"],
         "reconciled": len(synced.seen),
+    }
+
+
+async def child_controller_memory(api: Any, objects: int) -> dict[str, Any]:
+    """RSS growth of a controller that reconciled (status patch) every object and settled."""
+    gc.collect()
+    rss0 = rss_bytes()
+    counted = Counted(objects, ready_reconcile)
+    sizes: dict[str, int] = {}
+
+    async def settle() -> None:
+        await counted.wait()
+        await asyncio.sleep(1.0)  # the watch delivers the status writes: the cache catches up
+        gc.collect()
+        sizes["rss_after"] = rss_bytes()
+
+    controller = await run_controller_until(api, counted.reconcile, settle, 8)
+    return {
+        "rss_before": rss0,
+        "rss_after": sizes["rss_after"],
+        "cached": len(counted.seen),
+        "written": len(controller._written),
     }
 
 
@@ -650,6 +677,10 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
                 ),
                 ("memory", lambda: in_subprocess(target, "memory", args.objects, 0, workdir)),
                 (
+                    "memory-controller",
+                    lambda: in_subprocess(target, "memory-controller", args.objects, 0, workdir),
+                ),
+                (
                     "idle",
                     lambda: in_subprocess(target, "idle", args.objects, idle_seconds, workdir),
                 ),
@@ -725,6 +756,12 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
     )
     add("object JSON bytes", "memory", lambda r: r["json_bytes"] / r["objects"])
     add("memory RSS/JSON", "memory", lambda r: (r["rss_after"] - r["rss_before"]) / r["json_bytes"])
+    add(
+        "controller memory RSS/JSON",
+        "memory-controller",
+        lambda r: (r["rss_after"] - r["rss_before"]) / r["json_bytes"],
+    )
+    add("controller read-your-writes entries", "memory-controller", lambda r: r["written"])
     add("idle CPU %", "idle", lambda r: 100 * r["cpu_seconds"] / r["seconds"])
     add("no-op reconciles", "noop", lambda r: r["noop_reconciles"])
     add("no-op writes", "noop", lambda r: r["noop_writes"])
@@ -790,7 +827,7 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument(
         "--child",
-        choices=("converge", "ceiling", "ceiling-aiohttp", "memory", "idle"),
+        choices=("converge", "ceiling", "ceiling-aiohttp", "memory", "memory-controller", "idle"),
         help=argparse.SUPPRESS,
     )
     parser.add_argument("--kubeconfig", help=argparse.SUPPRESS)

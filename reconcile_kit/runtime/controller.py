@@ -715,15 +715,19 @@ class Controller:
         return mine
 
     def _remember(self, key: ObjectRef, obj: Any, built_from: Obj) -> None:
-        """Keep ``obj``'s state when a reconcile wrote it (its resourceVersion moved on)."""
+        """Keep ``obj``'s state when a reconcile wrote it (its resourceVersion moved on) and
+        the cache does not hold that write yet (its watch event may come first)."""
         if obj is None:
             return
         rv = (obj.raw.get("metadata") or {}).get("resourceVersion")
         if rv is None or rv == (built_from.get("metadata") or {}).get("resourceVersion"):
             return
+        assert self.reflector is not None
+        cached = self.reflector.store.get(key.namespace, key.name)
+        if cached is not None and str((cached.get("metadata") or {}).get("resourceVersion")) == rv:
+            return
         state: Obj = orjson.loads(orjson.dumps(obj.raw))
-        if _newer(state, built_from):
-            assert self.reflector is not None
+        if _newer(state, built_from) and (cached is None or _newer(state, cached)):
             transform = self.reflector.transform
             self._written[key] = transform(state) if transform is not None else state
 

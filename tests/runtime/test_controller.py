@@ -789,3 +789,43 @@ async def test_own_writes_are_forgotten_once_the_cache_holds_them(
     finally:
         await ctrl.shutdown()
         await task
+
+
+async def test_own_writes_are_not_kept_once_the_cache_holds_them(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    """Read-your-writes copies go once the watch delivered the write, even when its event
+    came before the reconcile finished (issue 19: they used to pile up)."""
+    for i in range(40):
+        await create_cm(kube, f"c{i}")
+    done: set[str] = set()
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        async with PatchHelper(obj):
+            obj.raw.setdefault("data", {})["seen"] = "yes"
+        written = obj.raw["metadata"]["resourceVersion"]
+
+        def cached() -> bool:  # the watch event of the write arrives before we return
+            held = ctx.store.get(obj.namespace, obj.name) or {}
+            return held.get("metadata", {}).get("resourceVersion") == written
+
+        await eventually(cached, 5, what="the write in the cache")
+        done.add(obj.name)
+
+    ctrl = controller(kube, predicates=[generation_changed], concurrency=4)
+    task = asyncio.create_task(ctrl.run(reconcile))
+    try:
+        assert await ctrl.wait_reconciled(lambda: len(done) == 40, 10)
+
+        def cached_all() -> bool:
+            assert ctrl.reflector is not None
+            return all(
+                (ctrl.reflector.store.get("default", f"c{i}") or {}).get("data") == {"seen": "yes"}
+                for i in range(40)
+            )
+
+        await eventually(cached_all, 10, what="the cache holding every write")
+        await eventually(lambda: not ctrl._written, 5, what="no own-write copies left")
+    finally:
+        await ctrl.shutdown(5)
+        await task
