@@ -47,6 +47,13 @@ def main() -> None:
 )
 @click.option("--token", default=None, help="Require this bearer token.")
 @click.option("--no-gc", is_flag=True, help="No garbage collector or namespace controller.")
+@click.option(
+    "--crd-establish-delay",
+    default=0.02,
+    show_default=True,
+    type=click.FloatRange(0),
+    help="Seconds until a new CRD is Established and served (0: at once).",
+)
 def apiserver(
     host: str,
     port: int,
@@ -54,6 +61,7 @@ def apiserver(
     data_dir: Path | None,
     token: str | None,
     no_gc: bool,
+    crd_establish_delay: float,
 ) -> None:
     """Serve the embedded Kubernetes API server until SIGINT or SIGTERM."""
     from ..testing.apiserver.server import APIServer
@@ -66,6 +74,7 @@ def apiserver(
         garbage_collection=not no_gc,
         kubeconfig_path=kubeconfig,
         record_requests=False,
+        crd_establish_delay=crd_establish_delay,
     )
     asyncio.run(_serve(server))
 

@@ -287,3 +287,28 @@ async def test_terminating_namespace_cause(backend: Backend) -> None:
         {"metadata": {"finalizers": None}},
         content_type=MERGE,
     )
+
+
+def _protobuf_of_unknown_kind() -> bytes:
+    """A Kubernetes protobuf envelope (``k8s\\0`` + runtime.Unknown) of a kind nobody has."""
+
+    def field(number: int, data: bytes) -> bytes:
+        return bytes([(number << 3) | 2, len(data)]) + data
+
+    type_meta = field(1, b"example.com/v1") + field(2, b"Nope")
+    return b"k8s\x00" + field(1, type_meta) + field(2, b"")
+
+
+async def test_protobuf_for_an_unknown_resource_is_a_404(backend: Backend) -> None:
+    for path in (
+        f"/apis/example.com/v1/namespaces/{backend.namespace}/nopes",
+        f"/api/v1/namespaces/{backend.namespace}/nopes",
+    ):
+        reply = await req(
+            backend,
+            "POST",
+            path,
+            content_type="application/vnd.kubernetes.protobuf",
+            raw=_protobuf_of_unknown_kind(),
+        )
+        assert reply.status == 404, (path, reply.body)

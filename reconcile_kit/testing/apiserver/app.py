@@ -221,7 +221,11 @@ class Handler:
         if not info.is_resource:
             return self._non_resource(request)
         raw = await request.read()
-        record.body = _decode_body(raw, record.content_type) if raw else None
+        undecodable: APIError | None = None
+        try:
+            record.body = _decode_body(raw, record.content_type) if raw else None
+        except APIError as refused:  # answered after the URL: unknown resources 404 first
+            undecodable = refused
         if failure is not None:
             err = fault_error(failure, info)
             if info.verb == "watch" and failure.status == 410:
@@ -233,6 +237,8 @@ class Handler:
                 # a served group/version answers for its unknown resources with a Status
                 raise _no_such_resource()
             return web.Response(status=404, text="404 page not found\n")
+        if undecodable is not None:
+            raise undecodable
         if not rt.namespaced:
             info.namespace = ""
         return await self._resource(request, rt, info, query, record)
