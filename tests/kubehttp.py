@@ -28,10 +28,12 @@ async def send(
     content_type: str = "application/json",
     params: dict[str, str] | None = None,
     raw: bytes | None = None,
+    accept: str | None = None,
 ) -> tuple[int, Any, httpx.Headers]:
     """Send one request (no retries, no raising); returns status, body (JSON or text), headers."""
     base, version, url = split_path(path)
-    kwargs: dict[str, Any] = {"headers": {"Content-Type": content_type}}
+    headers = {"Content-Type": content_type} | ({"Accept": accept} if accept else {})
+    kwargs: dict[str, Any] = {"headers": headers}
     if raw is not None:
         kwargs["content"] = raw
     elif body is not None:

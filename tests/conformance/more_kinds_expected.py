@@ -177,3 +177,157 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "volumeBindingMode": "Immediate",
     },
 }
+
+# kube-apiserver 1.32.5's Table of each object (columns; cells but name and age)
+TABLES: dict[str, tuple[list[Any], list[Any]]] = {
+    "controllerrevisions": (
+        [
+            ("Name", "string", 0),
+            ("Controller", "string", 0),
+            ("Revision", "string", 0),
+            ("Age", "string", 0),
+        ],
+        ["<none>", 1],
+    ),
+    "cronjobs": (
+        [
+            ("Name", "string", 0),
+            ("Schedule", "string", 0),
+            ("Timezone", "string", 0),
+            ("Suspend", "boolean", 0),
+            ("Active", "integer", 0),
+            ("Last Schedule", "string", 0),
+            ("Age", "string", 0),
+            ("Containers", "string", 1),
+            ("Images", "string", 1),
+            ("Selector", "string", 1),
+        ],
+        ["*/5 * * * *", "<none>", "False", 0, "<none>", "c", "busybox", "<none>"],
+    ),
+    "endpoints": (
+        [("Name", "string", 0), ("Endpoints", "string", 0), ("Age", "string", 0)],
+        ["10.1.2.3:80"],
+    ),
+    "endpointslices": (
+        [
+            ("Name", "string", 0),
+            ("AddressType", "string", 0),
+            ("Ports", "string", 0),
+            ("Endpoints", "string", 0),
+            ("Age", "string", 0),
+        ],
+        ["IPv4", "80", "10.1.2.3"],
+    ),
+    "horizontalpodautoscalers": (
+        [
+            ("Name", "string", 0),
+            ("Reference", "string", 0),
+            ("Targets", "string", 0),
+            ("MinPods", "string", 0),
+            ("MaxPods", "string", 0),
+            ("Replicas", "string", 0),
+            ("Age", "string", 0),
+        ],
+        ["Deployment/web", "cpu: <unknown>/80%", "1", 3, 0],
+    ),
+    "ingressclasses": (
+        [
+            ("Name", "string", 0),
+            ("Controller", "string", 0),
+            ("Parameters", "string", 0),
+            ("Age", "string", 0),
+        ],
+        ["example.com/ingress", "<none>"],
+    ),
+    "ingresses": (
+        [
+            ("Name", "string", 0),
+            ("Class", "string", 0),
+            ("Hosts", "string", 0),
+            ("Address", "string", 0),
+            ("Ports", "string", 0),
+            ("Age", "string", 0),
+        ],
+        ["<none>", "*", "", "80"],
+    ),
+    "networkpolicies": (
+        [("Name", "string", 0), ("Pod-Selector", "string", 0), ("Age", "string", 0)],
+        ["<none>"],
+    ),
+    "nodes": (
+        [
+            ("Name", "string", 0),
+            ("Status", "string", 0),
+            ("Roles", "string", 0),
+            ("Age", "string", 0),
+            ("Version", "string", 0),
+            ("Internal-IP", "string", 1),
+            ("External-IP", "string", 1),
+            ("OS-Image", "string", 1),
+            ("Kernel-Version", "string", 1),
+            ("Container-Runtime", "string", 1),
+        ],
+        ["Unknown", "<none>", "", "<none>", "<none>", "<unknown>", "<unknown>", "<unknown>"],
+    ),
+    "persistentvolumeclaims": (
+        [
+            ("Name", "string", 0),
+            ("Status", "string", 0),
+            ("Volume", "string", 0),
+            ("Capacity", "string", 0),
+            ("Access Modes", "string", 0),
+            ("StorageClass", "string", 0),
+            ("VolumeAttributesClass", "string", 0),
+            ("Age", "string", 0),
+            ("VolumeMode", "string", 1),
+        ],
+        ["Pending", "", "", "", "", "<unset>", "Filesystem"],
+    ),
+    "persistentvolumes": (
+        [
+            ("Name", "string", 0),
+            ("Capacity", "string", 0),
+            ("Access Modes", "string", 0),
+            ("Reclaim Policy", "string", 0),
+            ("Status", "string", 0),
+            ("Claim", "string", 0),
+            ("StorageClass", "string", 0),
+            ("VolumeAttributesClass", "string", 0),
+            ("Reason", "string", 0),
+            ("Age", "string", 0),
+            ("VolumeMode", "string", 1),
+        ],
+        ["1Gi", "RWO", "Retain", "Pending", "", "", "<unset>", "", "Filesystem"],
+    ),
+    "poddisruptionbudgets": (
+        [
+            ("Name", "string", 0),
+            ("Min Available", "string", 0),
+            ("Max Unavailable", "string", 0),
+            ("Allowed Disruptions", "integer", 0),
+            ("Age", "string", 0),
+        ],
+        ["1", "N/A", 0],
+    ),
+    "priorityclasses": (
+        [
+            ("Name", "string", 0),
+            ("Value", "integer", 0),
+            ("Global-Default", "boolean", 0),
+            ("Age", "string", 0),
+            ("PreemptionPolicy", "string", 0),
+        ],
+        [1000, False, "PreemptLowerPriority"],
+    ),
+    "storageclasses": (
+        [
+            ("Name", "string", 0),
+            ("Provisioner", "string", 0),
+            ("ReclaimPolicy", "string", 0),
+            ("VolumeBindingMode", "string", 0),
+            ("AllowVolumeExpansion", "string", 0),
+            ("Age", "string", 0),
+        ],
+        ["example.com/disk", "Delete", "Immediate", False],
+    ),
+}

@@ -10,6 +10,7 @@ import pytest
 
 from reconcile_kit.testing.backends import Backend
 
+from ..kubehttp import send
 from .kube import MERGE, ok, req
 
 POD = {"containers": [{"name": "c", "image": "busybox"}], "restartPolicy": "Never"}
@@ -170,3 +171,46 @@ def _expected(plural: str) -> dict[str, Any]:
     from .more_kinds_expected import EXPECTED
 
     return EXPECTED[plural]
+
+
+TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
+
+
+@pytest.mark.parametrize("plural", sorted(KINDS))
+async def test_kind_prints_as_kube_apiserver_prints_it(backend: Backend, plural: str) -> None:
+    """``kubectl get`` columns (a Table): definitions and cells, but for name and age."""
+    template, body = KINDS[plural]
+    path = template.format(ns=backend.namespace)
+    created = await ok(backend, "POST", path, _fill(body, backend.unique(plural[:10])))
+    name = created["metadata"]["name"]
+    status, table, _ = await send(
+        backend.api, "GET", f"{path}/{name}", None, "application/json", None, None, accept=TABLE
+    )
+    assert status == 200, table
+    columns = [(c["name"], c["type"], c.get("priority", 0)) for c in table["columnDefinitions"]]
+    [row] = table["rows"]
+    cells = [c for c, d in zip(row["cells"], columns, strict=True) if d[0] not in ("Name", "Age")]
+    assert (columns, cells) == _expected_table(plural)
+    if created["metadata"].get("finalizers"):
+        await ok(
+            backend,
+            "PATCH",
+            f"{path}/{name}",
+            {"metadata": {"finalizers": None}},
+            content_type=MERGE,
+        )
+    await req(backend, "DELETE", f"{path}/{name}")
+
+
+async def test_bootstrap_priority_classes(backend: Backend) -> None:
+    listed = await ok(backend, "GET", "/apis/scheduling.k8s.io/v1/priorityclasses")
+    values = {i["metadata"]["name"]: i["value"] for i in listed["items"]}
+    assert values["system-cluster-critical"] == 2000000000
+    assert values["system-node-critical"] == 2000001000
+
+
+def _expected_table(plural: str) -> tuple[list[Any], list[Any]]:
+    from .more_kinds_expected import TABLES
+
+    columns, cells = TABLES[plural]
+    return [tuple(c) for c in columns], list(cells)

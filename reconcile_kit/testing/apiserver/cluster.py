@@ -50,6 +50,18 @@ from .watch import Filter
 CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions"
 CRD_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
 BOOTSTRAP_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+BOOTSTRAP_PRIORITY_CLASSES = {
+    "system-cluster-critical": (
+        2000000000,
+        "Used for system critical pods that must run in the cluster, but can be moved to"
+        " another node if necessary.",
+    ),
+    "system-node-critical": (
+        2000001000,
+        "Used for system critical pods that must not be moved from their current node.",
+    ),
+}
+"""kube-apiserver's bootstrap priority classes (pkg/apis/scheduling SystemPriorityClasses)."""
 
 
 @dataclass
@@ -207,6 +219,14 @@ class Cluster:
                     rt,
                     None,
                     {"metadata": {"name": ns}},
+                    WriteOptions(field_manager="kube-apiserver"),
+                )
+        for name, (value, description) in BOOTSTRAP_PRIORITY_CLASSES.items():
+            if store.get("scheduling.k8s.io/priorityclasses", "", name) is None:
+                self.create(
+                    self._rt("scheduling.k8s.io", "priorityclasses"),
+                    None,
+                    {"metadata": {"name": name}, "value": value, "description": description},
                     WriteOptions(field_manager="kube-apiserver"),
                 )
 

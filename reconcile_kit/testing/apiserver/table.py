@@ -202,6 +202,13 @@ def _label_selector(selector: Any) -> str:
     return ",".join(parts) if parts else "<none>"
 
 
+def _selector_or_none(selector: Any) -> str:
+    """A label selector as kubectl prints it; an empty one selects everything: <none>."""
+    if not selector or not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        return "<none>"
+    return _label_selector(selector)
+
+
 def _containers(obj: Doc, path: str = "spec.template.spec") -> tuple[str, str]:
     containers = _get(obj, f"{path}.containers", [])
     return (
@@ -386,9 +393,308 @@ def _created(obj: Doc) -> Any:
     return obj["metadata"].get("creationTimestamp")
 
 
+# --- the kinds added in issue 15 (kube-apiserver's printers.go columns) ------------------
+
+
+def _node(obj: Doc) -> Row:
+    conditions = {c.get("type"): c.get("status") for c in _get(obj, "status.conditions", [])}
+    ready = conditions.get("Ready")
+    status = "Ready" if ready == "True" else ("NotReady" if ready == "False" else "Unknown")
+    roles = sorted(
+        k.split("/", 1)[1]
+        for k in (obj["metadata"].get("labels") or {})
+        if k.startswith("node-role.kubernetes.io/")
+    )
+    addresses = {a.get("type"): a.get("address") for a in _get(obj, "status.addresses", [])}
+    info = _get(obj, "status.nodeInfo", {})
+    return [
+        status,
+        ",".join(roles) or "<none>",
+        age(_created(obj)),
+        info.get("kubeletVersion", ""),
+        addresses.get("InternalIP") or "<none>",
+        addresses.get("ExternalIP") or "<none>",
+        info.get("osImage") or "<unknown>",
+        info.get("kernelVersion") or "<unknown>",
+        info.get("containerRuntimeVersion") or "<unknown>",
+    ]
+
+
+def _endpoints(obj: Doc) -> Row:
+    pairs = [
+        f"{address.get('ip')}:{port.get('port')}"
+        for subset in obj.get("subsets") or []
+        for address in subset.get("addresses") or []
+        for port in subset.get("ports") or [{}]
+    ]
+    return [",".join(pairs) or "<none>", age(_created(obj))]
+
+
+def _access_modes(modes: list[str]) -> str:
+    short = {"ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX", "ReadWriteMany": "RWX"}
+    short["ReadWriteOncePod"] = "RWOP"
+    return ",".join(short.get(m, m) for m in modes)
+
+
+def _pvc(obj: Doc) -> Row:
+    bound = _get(obj, "status.phase", "") == "Bound"
+    return [
+        _get(obj, "status.phase", ""),
+        _get(obj, "spec.volumeName", ""),
+        _get(obj, "status.capacity.storage", "") if bound else "",
+        _access_modes(_get(obj, "status.accessModes", [])) if bound else "",
+        _get(obj, "spec.storageClassName", ""),
+        _get(obj, "spec.volumeAttributesClassName", "<unset>"),
+        age(_created(obj)),
+        _get(obj, "spec.volumeMode", "<unset>"),
+    ]
+
+
+def _pv(obj: Doc) -> Row:
+    claim = _get(obj, "spec.claimRef", {})
+    return [
+        _get(obj, "spec.capacity.storage", ""),
+        _access_modes(_get(obj, "spec.accessModes", [])),
+        _get(obj, "spec.persistentVolumeReclaimPolicy", ""),
+        _get(obj, "status.phase", ""),
+        f"{claim.get('namespace')}/{claim.get('name')}" if claim else "",
+        _get(obj, "spec.storageClassName", ""),
+        _get(obj, "spec.volumeAttributesClassName", "<unset>"),
+        _get(obj, "status.reason", ""),
+        age(_created(obj)),
+        _get(obj, "spec.volumeMode", "<unset>"),
+    ]
+
+
+def _controller_revision(obj: Doc) -> Row:
+    owner = next(
+        (r for r in obj["metadata"].get("ownerReferences") or [] if r.get("controller")), None
+    )
+    if owner is None:
+        return ["<none>", obj.get("revision", 0), age(_created(obj))]
+    group = str(owner.get("apiVersion", "")).rpartition("/")[0]
+    controller = f"{str(owner.get('kind', '')).lower()}.{group}/{owner.get('name', '')}"
+    return [controller, obj.get("revision", 0), age(_created(obj))]
+
+
+def _cronjob(obj: Doc) -> Row:
+    names, images = _containers(obj, "spec.jobTemplate.spec.template.spec")
+    last = _get(obj, "status.lastScheduleTime")
+    return [
+        _get(obj, "spec.schedule", ""),
+        _get(obj, "spec.timeZone", "<none>"),
+        str(bool(_get(obj, "spec.suspend", False))),
+        len(_get(obj, "status.active", [])),
+        age(last) if last else "<none>",
+        age(_created(obj)),
+        names,
+        images,
+        _label_selector(_get(obj, "spec.jobTemplate.spec.selector")),
+    ]
+
+
+def _hpa(obj: Doc) -> Row:
+    ref = _get(obj, "spec.scaleTargetRef", {})
+    targets = []
+    for metric in _get(obj, "spec.metrics", []):
+        resource = metric.get("resource") or {}
+        target = resource.get("target") or {}
+        if metric.get("type") == "Resource" and target.get("type") == "Utilization":
+            targets.append(f"{resource.get('name')}: <unknown>/{target.get('averageUtilization')}%")
+    return [
+        f"{ref.get('kind')}/{ref.get('name')}",
+        ", ".join(targets) or "<none>",
+        str(_get(obj, "spec.minReplicas", 1)),
+        _get(obj, "spec.maxReplicas", 0),
+        _get(obj, "status.currentReplicas", 0),
+        age(_created(obj)),
+    ]
+
+
+def _ingress(obj: Doc) -> Row:
+    hosts = [r.get("host") for r in _get(obj, "spec.rules", []) if r.get("host")]
+    addresses = [
+        i.get("ip") or i.get("hostname") for i in _get(obj, "status.loadBalancer.ingress", [])
+    ]
+    ports = "80, 443" if _get(obj, "spec.tls") else "80"
+    return [
+        _get(obj, "spec.ingressClassName", "<none>"),
+        ",".join(hosts) or "*",
+        ",".join(a for a in addresses if a),
+        ports,
+        age(_created(obj)),
+    ]
+
+
+def _endpoint_slice(obj: Doc) -> Row:
+    ports = ",".join(str(p.get("port")) for p in obj.get("ports") or []) or "<unset>"
+    addresses = [a for e in obj.get("endpoints") or [] for a in e.get("addresses") or []]
+    return [obj.get("addressType", ""), ports, ",".join(addresses) or "<unset>", age(_created(obj))]
+
+
+def _pdb(obj: Doc) -> Row:
+    spec = obj.get("spec") or {}
+    return [
+        str(spec["minAvailable"]) if "minAvailable" in spec else "N/A",
+        str(spec["maxUnavailable"]) if "maxUnavailable" in spec else "N/A",
+        _get(obj, "status.disruptionsAllowed", 0),
+        age(_created(obj)),
+    ]
+
+
 _Printer = tuple[list[Doc], Callable[[Doc], Row]]
 _WORKLOAD_WIDE = [_column("Containers", priority=1), _column("Images", priority=1)]
 _PRINTERS: dict[tuple[str, str], _Printer] = {
+    ("", "nodes"): (
+        [
+            _NAME,
+            _column("Status"),
+            _column("Roles"),
+            _AGE,
+            _column("Version"),
+            *(
+                _column(n, priority=1)
+                for n in (
+                    "Internal-IP",
+                    "External-IP",
+                    "OS-Image",
+                    "Kernel-Version",
+                    "Container-Runtime",
+                )
+            ),
+        ],
+        _node,
+    ),
+    ("", "endpoints"): ([_NAME, _column("Endpoints"), _AGE], _endpoints),
+    ("", "persistentvolumeclaims"): (
+        [
+            _NAME,
+            *(
+                _column(n)
+                for n in (
+                    "Status",
+                    "Volume",
+                    "Capacity",
+                    "Access Modes",
+                    "StorageClass",
+                    "VolumeAttributesClass",
+                )
+            ),
+            _AGE,
+            _column("VolumeMode", priority=1),
+        ],
+        _pvc,
+    ),
+    ("", "persistentvolumes"): (
+        [
+            _NAME,
+            *(
+                _column(n)
+                for n in (
+                    "Capacity",
+                    "Access Modes",
+                    "Reclaim Policy",
+                    "Status",
+                    "Claim",
+                    "StorageClass",
+                    "VolumeAttributesClass",
+                    "Reason",
+                )
+            ),
+            _AGE,
+            _column("VolumeMode", priority=1),
+        ],
+        _pv,
+    ),
+    ("apps", "controllerrevisions"): (
+        [_NAME, _column("Controller"), _column("Revision"), _AGE],
+        _controller_revision,
+    ),
+    ("batch", "cronjobs"): (
+        [
+            _NAME,
+            _column("Schedule"),
+            _column("Timezone"),
+            _column("Suspend", "boolean"),
+            _column("Active", "integer"),
+            _column("Last Schedule"),
+            _AGE,
+            *_WORKLOAD_WIDE,
+            _column("Selector", priority=1),
+        ],
+        _cronjob,
+    ),
+    ("autoscaling", "horizontalpodautoscalers"): (
+        [
+            _NAME,
+            *(_column(n) for n in ("Reference", "Targets", "MinPods", "MaxPods", "Replicas")),
+            _AGE,
+        ],
+        _hpa,
+    ),
+    ("networking.k8s.io", "ingresses"): (
+        [_NAME, *(_column(n) for n in ("Class", "Hosts", "Address", "Ports")), _AGE],
+        _ingress,
+    ),
+    ("networking.k8s.io", "ingressclasses"): (
+        [_NAME, _column("Controller"), _column("Parameters"), _AGE],
+        lambda o: [_get(o, "spec.controller", ""), "<none>", age(_created(o))],
+    ),
+    ("networking.k8s.io", "networkpolicies"): (
+        [_NAME, _column("Pod-Selector"), _AGE],
+        lambda o: [_selector_or_none(_get(o, "spec.podSelector")), age(_created(o))],
+    ),
+    ("discovery.k8s.io", "endpointslices"): (
+        [_NAME, *(_column(n) for n in ("AddressType", "Ports", "Endpoints")), _AGE],
+        _endpoint_slice,
+    ),
+    ("policy", "poddisruptionbudgets"): (
+        [
+            _NAME,
+            _column("Min Available"),
+            _column("Max Unavailable"),
+            _column("Allowed Disruptions", "integer"),
+            _AGE,
+        ],
+        _pdb,
+    ),
+    ("storage.k8s.io", "storageclasses"): (
+        [
+            _NAME,
+            *(
+                _column(n)
+                for n in (
+                    "Provisioner",
+                    "ReclaimPolicy",
+                    "VolumeBindingMode",
+                    "AllowVolumeExpansion",
+                )
+            ),
+            _AGE,
+        ],
+        lambda o: [
+            o.get("provisioner", ""),
+            o.get("reclaimPolicy", ""),
+            o.get("volumeBindingMode", ""),
+            bool(o.get("allowVolumeExpansion", False)),
+            age(_created(o)),
+        ],
+    ),
+    ("scheduling.k8s.io", "priorityclasses"): (
+        [
+            _NAME,
+            _column("Value", "integer"),
+            _column("Global-Default", "boolean"),
+            _AGE,
+            _column("PreemptionPolicy"),
+        ],
+        lambda o: [
+            o.get("value", 0),
+            bool(o.get("globalDefault", False)),
+            age(_created(o)),
+            o.get("preemptionPolicy", ""),
+        ],
+    ),
     ("", "namespaces"): (
         [_NAME, _column("Status"), _AGE],
         lambda o: [_get(o, "status.phase", ""), age(_created(o))],
