@@ -121,13 +121,14 @@ class Context:
         self, obj: Any, body: Obj, field_manager: str | None, force: bool, subresource: str
     ) -> Any:
         manager = field_manager or self.controller_name
-        cached = self._cached(obj)
+        watched, cached = self._cached(obj)
         check_controller(body, cached)
         key = key_of(body, manager + (f"/{subresource}" if subresource else ""))
         body_digest = digest(body)
-        intents = self.intents
-        if cached is not None and intents and intents.unchanged(key, body_digest, cached, body):
-            _adopt(obj, dict(cached))  # applied before, and nobody wrote it since
+        intents = self.intents if watched else None  # unwatched: nothing to compare with
+        if intents is not None and intents.unchanged(key, body_digest, cached, body):
+            assert cached is not None
+            _adopt(obj, dict(cached))  # applied before, and the cache still holds it
             return obj
         params = {"fieldManager": manager, **({"force": "true"} if force else {})}
         url = f"{obj.endpoint}/{obj.name}" + (f"/{subresource}" if subresource else "")
@@ -151,8 +152,8 @@ class Context:
                 name=obj.name,
             ) from err
         answer = reply.json()
-        if self.intents is not None:
-            self.intents.remember(key, body_digest, answer)
+        if intents is not None:
+            intents.remember(key, body_digest, answer)
         _adopt(obj, answer)
         return obj
 
@@ -202,14 +203,15 @@ class Context:
         set_raw(obj, patched.json())
         return "updated"
 
-    def _cached(self, child: Any) -> Obj | None:
-        """The child as the controller's cache of its kind holds it (None: not watched)."""
+    def _cached(self, child: Any) -> tuple[bool, Obj | None]:
+        """Whether the controller caches the child's kind, and the child as cached (None:
+        not watched, or not in the cache)."""
         kind = type(child._object) if isinstance(child, TypedTarget) else type(child)
         try:
             store = self._store_for(kind)
         except KeyError:
-            return None
-        return store.get(child.namespace if child.namespaced else "", child.name)
+            return False, None
+        return True, store.get(child.namespace if child.namespaced else "", child.name)
 
     async def patch_status(self, obj: Any, status: dict[str, Any]) -> None:
         """Merge-patch ``status`` into ``obj``'s status (``/status`` where the kind has it).

@@ -164,3 +164,25 @@ def test_holds() -> None:
     assert not holds({"cpu": "1000m"}, {"cpu": "1"})  # no quantity normalisation: send
     assert not holds({"m": {}}, {})  # an empty map the server dropped: send
     assert not holds({"flag": True}, {"flag": 1})
+
+
+def test_applied_intents_are_bounded_and_forgotten_with_the_child() -> None:
+    intents = AppliedIntents(limit=2)
+    answer = {"metadata": {"resourceVersion": "7"}}
+    a = ("apps/v1", "Deployment", "ns", "a", "ctl")
+    intents.remember(a, b"d", answer)
+    intents.remember(("apps/v1", "Deployment", "ns", "a", "ctl/status"), b"s", answer)
+    assert len(intents) == 2
+    child = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"namespace": "ns", "name": "a"},
+    }
+    assert intents.unchanged(a, b"d", {"metadata": {"resourceVersion": "7"}})
+    assert not intents.unchanged(a, b"other", {"metadata": {"resourceVersion": "7"}})
+    intents.forget_object(child)  # every field manager's intent for the deleted child
+    assert len(intents) == 0 and not intents.unchanged(a, b"d", answer)
+    for name in ("b", "c", "d"):
+        intents.remember(("v1", "ConfigMap", "ns", name, "ctl"), b"d", answer)
+    assert len(intents) == 2  # the least recently applied child went first
+    assert not intents.unchanged(("v1", "ConfigMap", "ns", "b", "ctl"), b"d", answer)
