@@ -4,28 +4,32 @@ tests/conformance/test_toolkit_on_both.py runs them on the real control plane to
 from __future__ import annotations
 
 import logging
+import uuid
 from typing import Any
 
 import kr8s.asyncio
 import pytest
-from kr8s.asyncio.objects import ConfigMap, Deployment
+from kr8s.asyncio.objects import ClusterRole, ConfigMap, Deployment, new_class
 
 from reconcile_kit import AlreadyOwnedError, ConflictError, Context, set_controller_reference
 from reconcile_kit.meta.objects import ObjectRef
 from reconcile_kit.runtime.apply import AppliedIntents, holds
 from reconcile_kit.runtime.sources import CacheView
 from reconcile_kit.runtime.store import Store
+from reconcile_kit.testing import APIServer
 
+from ..crds import install_crd
 from ..kubehttp import call
 
 CM = "/api/v1/namespaces/default/configmaps"
 
 
-def context(kube: kr8s.asyncio.Api, name: str = "tester") -> Context:
+def context(kube: kr8s.asyncio.Api, name: str = "tester", kind: Any = ConfigMap) -> Context:
+    """A Context whose cache is one store of ``kind`` (filled by the test)."""
     store = Store()
     return Context(
         controller_name=name,
-        cache=CacheView(name, store, (), ConfigMap),
+        cache=CacheView(name, store, (), kind),
         api=kube,
         key=ObjectRef("ConfigMap", "default", "x"),
         attempt=1,
@@ -60,6 +64,85 @@ async def test_apply_creates_updates_and_removes_dropped_keys(kube: kr8s.asyncio
     assert cm.raw["data"] == {"keep": "1", "other": "x"}  # dropped key gone, theirs kept
     managers = {e["manager"] for e in cm.raw["metadata"]["managedFields"]}
     assert "tester" in managers
+
+
+def cluster_scoped_crd(group: str) -> dict[str, Any]:
+    """A cluster-scoped custom kind ``Gadget`` of ``group`` (``spec.parts``: a string map)."""
+    parts = {"type": "object", "additionalProperties": {"type": "string"}}
+    spec = {"type": "object", "properties": {"parts": parts}}
+    version = {
+        "name": "v1",
+        "served": True,
+        "storage": True,
+        "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": spec}}},
+    }
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"gadgets.{group}"},
+        "spec": {
+            "group": group,
+            "scope": "Cluster",
+            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+            "versions": [version],
+        },
+    }
+
+
+async def test_apply_cluster_scoped_built_in_and_custom_kinds(kube: kr8s.asyncio.Api) -> None:
+    suffix = uuid.uuid4().hex[:8]  # cluster-scoped: unique names on a shared control plane
+    group, name = f"apply{suffix}.example.com", f"apply-{suffix}"
+    crd = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.{group}"
+    await install_crd(kube, cluster_scoped_crd(group))
+    gadget = new_class("Gadget", f"{group}/v1", namespaced=False)
+    kinds = [
+        (ClusterRole, "rbac.authorization.k8s.io/v1", "clusterroles", {"rules": []}),
+        (gadget, f"{group}/v1", "gadgets", {"spec": {"parts": {"a": "1", "b": "2"}}}),
+    ]
+    try:
+        for kind, api_version, plural, fields in kinds:
+            path = f"/apis/{api_version}/{plural}/{name}"
+            meta = {"name": name, "labels": {"a": "1", "b": "2"}}
+            raw = {"apiVersion": api_version, "kind": kind.kind, "metadata": meta, **fields}
+            ctx = context(kube, kind=kind)
+            obj = await kind(raw, api=kube)
+            await ctx.apply(obj)
+            assert obj.raw["metadata"]["uid"] and "namespace" not in obj.raw["metadata"]
+            ctx.store.put(obj.raw)  # the cache holds the answer (cluster-scoped: key "")
+            meta["labels"].pop("b")
+            fields.get("spec", {}).get("parts", {}).pop("b", None)
+            await ctx.apply(await kind(raw, api=kube))  # a new intent: the dropped keys go
+            _, stored = await call(kube, "GET", path)
+            assert stored["metadata"]["labels"] == {"a": "1"}, path
+            if kind is gadget:
+                assert stored["spec"]["parts"] == {"a": "1"}
+            await call(kube, "DELETE", path)
+    finally:
+        await call(kube, "DELETE", crd)
+
+
+async def test_an_unchanged_intent_sends_nothing(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """Namespaced and cluster-scoped: the same intent against the cached answer sends no
+    request (embedded only: the request log; test_apply_matcher.py counts on both)."""
+    for kind, raw in (
+        (ConfigMap, {"apiVersion": "v1", "metadata": {"name": "same", "namespace": "default"}}),
+        (ClusterRole, {"apiVersion": "rbac.authorization.k8s.io/v1", "metadata": {"name": "same"}}),
+    ):
+        raw = {**raw, "kind": kind.kind, "metadata": {**raw["metadata"], "labels": {"a": "1"}}}
+        ctx = context(kube, kind=kind)
+        obj = await kind(dict(raw), api=kube)
+        await ctx.apply(obj)
+        ctx.store.put(obj.raw)
+        apiserver.requests.clear()
+        again = await kind(dict(raw), api=kube)
+        await ctx.apply(again)
+        assert list(apiserver.requests) == [], kind.kind
+        assert again.raw["metadata"]["uid"] == obj.raw["metadata"]["uid"]  # the cached child
+        raw["metadata"]["labels"] = {"a": "2"}
+        await ctx.apply(await kind(dict(raw), api=kube))  # another intent: sent
+        assert [r.verb for r in apiserver.requests] == ["patch"], kind.kind
 
 
 async def test_apply_refuses_a_child_controlled_elsewhere(kube: kr8s.asyncio.Api) -> None:
