@@ -36,6 +36,7 @@ at most ``AppliedIntents.limit`` children.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
@@ -45,12 +46,15 @@ import orjson
 from ..client.errors import AlreadyOwnedError
 
 __all__ = [
+    "TWO_CONTROLLERS",
     "AppliedIntents",
     "apply_body",
     "check_controller",
     "digest",
     "holds",
     "key_of",
+    "names_controller",
+    "refused_second_controller",
     "status_body",
 ]
 
@@ -110,6 +114,33 @@ def check_controller(desired: Mapping[str, Any], current: Mapping[str, Any] | No
         namespace=meta.get("namespace"),
         name=meta.get("name"),
     )
+
+
+TWO_CONTROLLERS = "Only one reference can have Controller set to true"
+_FOUND = re.compile(r'Found "true" in references for (?P<refs>.+?)\.?$')
+
+
+def refused_second_controller(desired: Mapping[str, Any], server_message: str) -> AlreadyOwnedError:
+    """The AlreadyOwnedError for the server's 422 "Only one reference can have Controller
+    set to true" to an apply of ``desired``: the other controller as the server names it
+    (kube-apiserver: ``Kind/name``; the reference list it also prints is left out)."""
+    mine = _controller(desired) or {}
+    meta = desired.get("metadata") or {}
+    found = _FOUND.search(server_message)
+    named = found["refs"] if found else server_message
+    return AlreadyOwnedError(
+        f"controlled by another object (the server found controller references for"
+        f" {named}); not applied for {mine.get('kind')} {mine.get('name')}"
+        f" (uid {mine.get('uid')})",
+        kind=desired.get("kind"),
+        namespace=meta.get("namespace"),
+        name=meta.get("name"),
+    )
+
+
+def names_controller(desired: Mapping[str, Any]) -> bool:
+    """Whether ``desired`` carries a controller reference (set_controller_reference)."""
+    return _controller(desired) is not None
 
 
 def digest(body: dict[str, Any]) -> bytes:

@@ -18,13 +18,23 @@ import orjson
 
 from ..client import discovery
 from ..client.contenttypes import APPLY_PATCH, MERGE_PATCH
-from ..client.errors import AlreadyOwnedError, InvalidError
+from ..client.errors import InvalidError
 from ..client.request import Target, send
 from ..meta.objects import ObjectRef, raw_of
 from ..patch.mergepatch import apply_merge_patch, create_merge_patch
 from ..patch.snapshot import set_raw
 from ..patch.typed import TypedTarget, is_typed
-from .apply import AppliedIntents, apply_body, check_controller, digest, key_of, status_body
+from .apply import (
+    TWO_CONTROLLERS,
+    AppliedIntents,
+    apply_body,
+    check_controller,
+    digest,
+    key_of,
+    names_controller,
+    refused_second_controller,
+    status_body,
+)
 from .sources import CacheView
 from .store import Obj, Store
 
@@ -93,11 +103,16 @@ class Context:
 
         Sends nothing when the same intent was applied before and the controller's cache
         (the kind is ``owns``-ed) still holds the child at the resourceVersion that apply
-        returned (see :mod:`reconcile_kit.runtime.apply`).
+        returned, or later values that still hold the intent (the rules:
+        :mod:`reconcile_kit.runtime.apply`).
 
         Raises:
             AlreadyOwnedError: ``obj`` names a controller (``set_controller_reference``) and
-                the child is controlled by another object: nothing is sent or changed.
+                the child is controlled by another object (another uid): nothing is sent
+                or changed. Checked on the cached child (a kind the controller does not
+                watch costs one GET first: ``owns`` it), and from the server's 422 "Only
+                one reference can have Controller set to true". Names the child and both
+                controllers.
             ConflictError: with ``force=False``, fields other managers own
                 (``field_conflicts`` lists managers and paths).
             APIError: any other refusal (InvalidError, ForbiddenError...), naming ``obj``.
@@ -122,6 +137,8 @@ class Context:
     ) -> Any:
         manager = field_manager or self.controller_name
         watched, cached = self._cached(obj)
+        if not watched and names_controller(body):
+            cached = await self._live(obj)  # no cache to ask: who controls it now?
         check_controller(body, cached)
         key = key_of(body, manager + (f"/{subresource}" if subresource else ""))
         body_digest = digest(body)
@@ -143,19 +160,20 @@ class Context:
                 **_where(obj),
             )
         except InvalidError as err:
-            if _TWO_CONTROLLERS not in err.server_message:
+            if TWO_CONTROLLERS not in err.server_message:
                 raise
-            raise AlreadyOwnedError(
-                f"another object already controls it: {err.server_message}",
-                kind=obj.kind,
-                namespace=obj.namespace if obj.namespaced else None,
-                name=obj.name,
-            ) from err
+            raise refused_second_controller(body, err.server_message) from err
         answer = reply.json()
         if intents is not None:
             intents.remember(key, body_digest, answer)
         _adopt(obj, answer)
         return obj
+
+    async def _live(self, obj: Any) -> Obj | None:
+        """GET ``obj`` (None when it does not exist)."""
+        url = f"{obj.endpoint}/{obj.name}"
+        reply = await send(obj.api, "GET", url=url, accept=(404,), **_where(obj))
+        return None if reply.status == 404 else dict(reply.json())
 
     async def create_or_patch(self, obj: Any, mutate: Callable[[Any], Any] | None = None) -> str:
         """Create ``obj`` or merge-patch the existing one, as controller-runtime's
@@ -174,15 +192,14 @@ class Context:
         """
         where = _where(obj)
         url = f"{obj.endpoint}/{obj.name}"
-        reply = await send(obj.api, "GET", url=url, accept=(404,), **where)
-        if reply.status == 404:
+        current = await self._live(obj)
+        if current is None:
             await _call(mutate, obj)
             created = await send(
                 obj.api, "POST", url=obj.endpoint, body=_desired(raw_of(obj)), **where
             )
             set_raw(obj, created.json())
             return "created"
-        current = reply.json()
         if mutate is None:
             desired = _desired(raw_of(obj))
             check_controller(desired, current)
@@ -250,9 +267,6 @@ def _where(obj: Any) -> dict[str, Any]:
         "namespace": namespace,
         "target": Target.of(obj),
     }
-
-
-_TWO_CONTROLLERS = "Only one reference can have Controller set to true"
 
 
 def _adopt(obj: Any, state: dict[str, Any]) -> None:
