@@ -176,23 +176,39 @@ class Context:
         return None if reply.status == 404 else dict(reply.json())
 
     async def create_or_patch(self, obj: Any, mutate: Callable[[Any], Any] | None = None) -> str:
-        """Create ``obj`` or merge-patch the existing one, as controller-runtime's
-        ``controllerutil.CreateOrPatch``: one GET, then a POST or a PATCH if needed.
+        """Create ``obj`` (a kr8s object) or merge-patch the existing one, as
+        controller-runtime's ``controllerutil.CreateOrPatch``: read it, then a POST, a
+        PATCH, or nothing.
 
-        Without ``mutate``, the fields ``obj`` sets are patched onto the existing object
-        (keys it leaves out are kept; ``ownerReferences`` merged by uid). With ``mutate``,
-        ``obj`` is first filled with the existing object (if any), then ``mutate(obj)``
-        (plain or async) changes it and the difference is patched. Merge patches (RFC 7386)
-        replace lists whole: another writer's list items can be lost, and a key cannot be
-        removed without ``mutate``; :meth:`apply` has neither limit.
+        The existing object is read from the controller's cache when it watches the kind
+        (``owns``; as controller-runtime's cached client: nothing sent when unchanged), else
+        (or when the cache does not hold it yet) by one GET. Without ``mutate``, the fields
+        ``obj`` sets are patched onto the existing object (keys it leaves out are kept;
+        ``ownerReferences`` merged by uid, so another owner's reference survives). With
+        ``mutate`` (``Callable[[obj], None]``, plain or async), ``obj`` is first filled
+        with the existing object (if any), ``mutate(obj)`` changes it, and the difference
+        is patched; on create, ``mutate`` gets ``obj`` as given. ``status`` is not written
+        (:meth:`apply_status`, :meth:`patch_status`).
 
-        Returns ``"created"``, ``"updated"`` or ``"unchanged"``. Raises AlreadyOwnedError
-        when ``obj`` names a controller and another object controls the existing one, and
-        APIError when the server refuses.
+        The limits of merge patches (RFC 7386): a list is replaced whole, so another
+        writer's list items (containers, ports, tolerations...) added since the read are
+        lost; a key is removed only by ``mutate`` deleting it. :meth:`apply` (server-side
+        apply) has neither limit: prefer it.
+
+        Returns:
+            ``"created"``, ``"updated"`` or ``"unchanged"`` (controller-runtime's
+            ``OperationResult`` values).
+
+        Raises:
+            AlreadyOwnedError: ``obj`` names a controller and another object (another uid)
+                controls the existing one; nothing is sent.
+            APIError: the server refused (ConflictError/AlreadyExistsError when another
+                writer created it between the read and the POST).
         """
         where = _where(obj)
-        url = f"{obj.endpoint}/{obj.name}"
-        current = await self._live(obj)
+        _, current = self._cached(obj)
+        if current is None:
+            current = await self._live(obj)
         if current is None:
             await _call(mutate, obj)
             created = await send(
@@ -208,14 +224,19 @@ class Context:
         else:
             set_raw(obj, orjson.loads(orjson.dumps(current)))
             await _call(mutate, obj)
-            desired = dict(raw_of(obj))
+            desired = _without_status(raw_of(obj))
             check_controller(desired, current)
-            patch, _ = create_merge_patch(current, desired)
-        if not patch or apply_merge_patch(current, patch) == current:
-            set_raw(obj, current)
+            patch, _ = create_merge_patch(_without_status(current), desired)
+        if not patch or apply_merge_patch(dict(current), patch) == current:
+            set_raw(obj, dict(current))
             return "unchanged"
         patched = await send(
-            obj.api, "PATCH", url=url, body=patch, content_type=MERGE_PATCH, **where
+            obj.api,
+            "PATCH",
+            url=f"{obj.endpoint}/{obj.name}",
+            body=patch,
+            content_type=MERGE_PATCH,
+            **where,
         )
         set_raw(obj, patched.json())
         return "updated"
@@ -298,6 +319,11 @@ def _merge_owner_references(desired: dict[str, Any], current: Any) -> None:
 def _desired(raw: Any) -> dict[str, Any]:
     """What create_or_patch writes: ``raw`` without server fields and status."""
     return apply_body(raw)
+
+
+def _without_status(raw: Any) -> dict[str, Any]:
+    """``raw`` without its status (a shallow copy)."""
+    return {k: v for k, v in dict(raw).items() if k != "status"}
 
 
 def _restricted(current: Any, desired: dict[str, Any]) -> dict[str, Any]:

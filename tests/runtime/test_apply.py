@@ -280,3 +280,29 @@ def test_applied_intents_are_bounded_and_forgotten_with_the_child() -> None:
         intents.remember(("v1", "ConfigMap", "ns", name, "ctl"), b"d", answer)
     assert len(intents) == 2  # the least recently applied child went first
     assert not intents.unchanged(("v1", "ConfigMap", "ns", "b", "ctl"), b"d", answer)
+
+
+async def test_create_or_patch_reads_the_cache(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """A watched kind is read from the cache: an unchanged object costs no request."""
+    ctx = context(kube)
+    cm = await configmap(kube, "cop-cached", data={"a": "1"})
+    assert await ctx.create_or_patch(cm) == "created"
+    ctx.store.put(cm.raw)
+    apiserver.requests.clear()
+    assert await ctx.create_or_patch(await configmap(kube, "cop-cached", data={"a": "1"})) == (
+        "unchanged"
+    )
+
+    def status_only(obj: Any) -> None:
+        obj.raw["status"] = {"x": "y"}  # not written by create_or_patch
+
+    assert await ctx.create_or_patch(await configmap(kube, "cop-cached"), status_only) == (
+        "unchanged"
+    )
+    assert list(apiserver.requests) == []
+    assert await ctx.create_or_patch(await configmap(kube, "cop-cached", data={"a": "2"})) == (
+        "updated"
+    )
+    assert [r.verb for r in apiserver.requests] == ["patch"]
