@@ -88,7 +88,8 @@ def _controller_grants(manager: Manager) -> Grants:
             if source.mapper is None:
                 # owned children: ctx.apply is a PATCH, which kube-apiserver authorizes as
                 # create when it creates the child (API concepts, "Patch and apply");
-                # ctx.create_or_patch also GETs: add_rbac_rule for that
+                # ctx.create_or_patch GETs a child the cache does not hold yet:
+                # add_rbac_rule for that
                 _grant(grants, info, "create", "patch")
                 # set_controller_reference sets blockOwnerDeletion, which the
                 # OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift)

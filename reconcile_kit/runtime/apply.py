@@ -15,12 +15,28 @@ wrote it since), or at a later one that still *holds* the intent: every value th
 sets is in the cached child as it is (maps may have more keys: defaults, other writers;
 lists must have the same length, item by item; no number, quantity or empty-map
 normalisation is attempted). Anything else sends: a no-op apply costs a request but no
-new resourceVersion and no watch event.
+new resourceVersion and no watch event, and the resourceVersion it answers is remembered,
+so the next identical intent is skipped by the first rule.
+
+The rules, in order (``ctx.apply`` sends unless one skips):
+
+1. the child's kind is not in the controller's cache (not ``owns``-ed or watched), or the
+   cache does not hold the child: send;
+2. no intent remembered for (child, field manager), or a different digest: send;
+3. cached resourceVersion == the one the last apply answered: skip;
+4. the cached child holds every value of the intent (above): skip, else send.
+
+Not checked: field *ownership*. The cache drops ``managedFields``, so a child whose values
+still match but whose managedFields someone cleared is not re-applied until the intent
+changes (values are what rule 4 guarantees). Memory: one 16-byte digest and a
+resourceVersion per (child, field manager), dropped when the cache sees the child deleted,
+at most ``AppliedIntents.limit`` children.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
@@ -30,12 +46,15 @@ import orjson
 from ..client.errors import AlreadyOwnedError
 
 __all__ = [
+    "TWO_CONTROLLERS",
     "AppliedIntents",
     "apply_body",
     "check_controller",
     "digest",
     "holds",
     "key_of",
+    "names_controller",
+    "refused_second_controller",
     "status_body",
 ]
 
@@ -52,6 +71,8 @@ _SERVER_FIELDS = (
 
 Key = tuple[str, str, str, str, str]
 """(apiVersion, kind, namespace, name, field manager)"""
+ChildKey = tuple[str, str, str, str]
+"""(API group, kind, namespace, name)"""
 
 
 def apply_body(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -95,22 +116,55 @@ def check_controller(desired: Mapping[str, Any], current: Mapping[str, Any] | No
     )
 
 
+TWO_CONTROLLERS = "Only one reference can have Controller set to true"
+_FOUND = re.compile(r'Found "true" in references for (?P<refs>.+?)\.?$')
+
+
+def refused_second_controller(desired: Mapping[str, Any], server_message: str) -> AlreadyOwnedError:
+    """The AlreadyOwnedError for the server's 422 "Only one reference can have Controller
+    set to true" to an apply of ``desired``: the other controller as the server names it
+    (kube-apiserver: ``Kind/name``; the reference list it also prints is left out)."""
+    mine = _controller(desired) or {}
+    meta = desired.get("metadata") or {}
+    found = _FOUND.search(server_message)
+    named = found["refs"] if found else server_message
+    return AlreadyOwnedError(
+        f"controlled by another object (the server found controller references for"
+        f" {named}); not applied for {mine.get('kind')} {mine.get('name')}"
+        f" (uid {mine.get('uid')})",
+        kind=desired.get("kind"),
+        namespace=meta.get("namespace"),
+        name=meta.get("name"),
+    )
+
+
+def names_controller(desired: Mapping[str, Any]) -> bool:
+    """Whether ``desired`` carries a controller reference (set_controller_reference)."""
+    return _controller(desired) is not None
+
+
 def digest(body: dict[str, Any]) -> bytes:
     """A 16-byte digest of an applied configuration (keys sorted)."""
     return hashlib.blake2b(orjson.dumps(body, option=orjson.OPT_SORT_KEYS), digest_size=16).digest()
 
 
 class AppliedIntents:
-    """What each child was last applied with: ``{(apiVersion, kind, namespace, name,
-    manager): (digest, resourceVersion)}``, at most ``limit`` entries (the least recently
-    applied go first; a forgotten child is applied once more, nothing worse)."""
+    """What each child was last applied with, per field manager: a digest of the intent
+    and the resourceVersion the server answered (no copy of the child).
+
+    Bounded twice: an entry goes when its child is deleted (:meth:`forget_object`, called
+    by the controller on every DELETED event of a kind it watches, relists included), and
+    at most ``limit`` children are remembered (the least recently applied go first). A
+    forgotten child is applied once more, nothing worse.
+    """
 
     def __init__(self, limit: int = 65_536) -> None:
         self.limit = limit
-        self._entries: OrderedDict[Key, tuple[bytes, str]] = OrderedDict()
+        self._entries: OrderedDict[ChildKey, dict[str, tuple[bytes, str]]] = OrderedDict()
 
     def __len__(self) -> int:
-        return len(self._entries)
+        """How many (child, field manager) intents are remembered."""
+        return sum(len(managers) for managers in self._entries.values())
 
     def unchanged(
         self,
@@ -122,27 +176,48 @@ class AppliedIntents:
         """Whether applying ``body`` again can be skipped: same intent as last time, and
         the cache holds the child at the resourceVersion that apply returned, or at a
         later one that still holds every value of ``body`` (see the module docstring)."""
-        entry = self._entries.get(key)
+        entry = self._entries.get(_child(key), {}).get(key[4])
         if entry is None or cached is None or entry[0] != body_digest:
             return False
-        version = (cached.get("metadata") or {}).get("resourceVersion")
+        version = str((cached.get("metadata") or {}).get("resourceVersion") or "")
         if entry[1] and version == entry[1]:
             return True
         if body is None or not holds(_content(body), cached):
             return False
-        self._entries[key] = (body_digest, str(version or ""))
+        self._entries[_child(key)][key[4]] = (body_digest, version)  # holds: no more checks
         return True
 
-    def remember(self, key: Key, body_digest: bytes, answer: dict[str, Any]) -> None:
+    def remember(self, key: Key, body_digest: bytes, answer: Mapping[str, Any]) -> None:
         """Record an apply the server answered with ``answer`` (the child after it)."""
-        version = (answer.get("metadata") or {}).get("resourceVersion") or ""
-        self._entries[key] = (body_digest, version)
-        self._entries.move_to_end(key)
+        version = str((answer.get("metadata") or {}).get("resourceVersion") or "")
+        child = _child(key)
+        self._entries.setdefault(child, {})[key[4]] = (body_digest, version)
+        self._entries.move_to_end(child)
         while len(self._entries) > self.limit:
             self._entries.popitem(last=False)
 
     def forget(self, key: Key) -> None:
-        self._entries.pop(key, None)
+        """Drop one (child, field manager) intent."""
+        managers = self._entries.get(_child(key))
+        if managers is not None:
+            managers.pop(key[4], None)
+            if not managers:
+                del self._entries[_child(key)]
+
+    def forget_object(self, raw: Mapping[str, Any]) -> None:
+        """Drop every intent remembered for the object ``raw`` (a deleted child, any
+        field manager; matched by API group, kind, namespace and name)."""
+        self._entries.pop(_child(key_of(raw, "")), None)
+
+    def clear(self) -> None:
+        """Drop everything (a controller that stops forgets what it applied)."""
+        self._entries.clear()
+
+
+def _child(key: Key) -> ChildKey:
+    """The child part of ``key``: API group (no version), kind, namespace, name."""
+    group = key[0].rpartition("/")[0]
+    return (group, key[1], key[2], key[3])
 
 
 def _content(body: Mapping[str, Any]) -> dict[str, Any]:

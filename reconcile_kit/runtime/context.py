@@ -18,13 +18,23 @@ import orjson
 
 from ..client import discovery
 from ..client.contenttypes import APPLY_PATCH, MERGE_PATCH
-from ..client.errors import AlreadyOwnedError, InvalidError
+from ..client.errors import InvalidError
 from ..client.request import Target, send
 from ..meta.objects import ObjectRef, raw_of
 from ..patch.mergepatch import apply_merge_patch, create_merge_patch
 from ..patch.snapshot import set_raw
 from ..patch.typed import TypedTarget, is_typed
-from .apply import AppliedIntents, apply_body, check_controller, digest, key_of, status_body
+from .apply import (
+    TWO_CONTROLLERS,
+    AppliedIntents,
+    apply_body,
+    check_controller,
+    digest,
+    key_of,
+    names_controller,
+    refused_second_controller,
+    status_body,
+)
 from .sources import CacheView
 from .store import Obj, Store
 
@@ -93,11 +103,16 @@ class Context:
 
         Sends nothing when the same intent was applied before and the controller's cache
         (the kind is ``owns``-ed) still holds the child at the resourceVersion that apply
-        returned (see :mod:`reconcile_kit.runtime.apply`).
+        returned, or later values that still hold the intent (the rules:
+        :mod:`reconcile_kit.runtime.apply`).
 
         Raises:
             AlreadyOwnedError: ``obj`` names a controller (``set_controller_reference``) and
-                the child is controlled by another object: nothing is sent or changed.
+                the child is controlled by another object (another uid): nothing is sent
+                or changed. Checked on the cached child (a kind the controller does not
+                watch costs one GET first: ``owns`` it), and from the server's 422 "Only
+                one reference can have Controller set to true". Names the child and both
+                controllers.
             ConflictError: with ``force=False``, fields other managers own
                 (``field_conflicts`` lists managers and paths).
             APIError: any other refusal (InvalidError, ForbiddenError...), naming ``obj``.
@@ -121,13 +136,16 @@ class Context:
         self, obj: Any, body: Obj, field_manager: str | None, force: bool, subresource: str
     ) -> Any:
         manager = field_manager or self.controller_name
-        cached = self._cached(obj)
+        watched, cached = self._cached(obj)
+        if not watched and names_controller(body):
+            cached = await self._live(obj)  # no cache to ask: who controls it now?
         check_controller(body, cached)
         key = key_of(body, manager + (f"/{subresource}" if subresource else ""))
         body_digest = digest(body)
-        intents = self.intents
-        if cached is not None and intents and intents.unchanged(key, body_digest, cached, body):
-            _adopt(obj, dict(cached))  # applied before, and nobody wrote it since
+        intents = self.intents if watched else None  # unwatched: nothing to compare with
+        if intents is not None and intents.unchanged(key, body_digest, cached, body):
+            assert cached is not None
+            _adopt(obj, dict(cached))  # applied before, and the cache still holds it
             return obj
         params = {"fieldManager": manager, **({"force": "true"} if force else {})}
         url = f"{obj.endpoint}/{obj.name}" + (f"/{subresource}" if subresource else "")
@@ -142,46 +160,62 @@ class Context:
                 **_where(obj),
             )
         except InvalidError as err:
-            if _TWO_CONTROLLERS not in err.server_message:
+            if TWO_CONTROLLERS not in err.server_message:
                 raise
-            raise AlreadyOwnedError(
-                f"another object already controls it: {err.server_message}",
-                kind=obj.kind,
-                namespace=obj.namespace if obj.namespaced else None,
-                name=obj.name,
-            ) from err
+            raise refused_second_controller(body, err.server_message) from err
         answer = reply.json()
-        if self.intents is not None:
-            self.intents.remember(key, body_digest, answer)
+        if intents is not None:
+            intents.remember(key, body_digest, answer)
         _adopt(obj, answer)
         return obj
 
+    async def _live(self, obj: Any) -> Obj | None:
+        """GET ``obj`` (None when it does not exist)."""
+        url = f"{obj.endpoint}/{obj.name}"
+        reply = await send(obj.api, "GET", url=url, accept=(404,), **_where(obj))
+        return None if reply.status == 404 else dict(reply.json())
+
     async def create_or_patch(self, obj: Any, mutate: Callable[[Any], Any] | None = None) -> str:
-        """Create ``obj`` or merge-patch the existing one, as controller-runtime's
-        ``controllerutil.CreateOrPatch``: one GET, then a POST or a PATCH if needed.
+        """Create ``obj`` (a kr8s object) or merge-patch the existing one, as
+        controller-runtime's ``controllerutil.CreateOrPatch``: read it, then a POST, a
+        PATCH, or nothing.
 
-        Without ``mutate``, the fields ``obj`` sets are patched onto the existing object
-        (keys it leaves out are kept; ``ownerReferences`` merged by uid). With ``mutate``,
-        ``obj`` is first filled with the existing object (if any), then ``mutate(obj)``
-        (plain or async) changes it and the difference is patched. Merge patches (RFC 7386)
-        replace lists whole: another writer's list items can be lost, and a key cannot be
-        removed without ``mutate``; :meth:`apply` has neither limit.
+        The existing object is read from the controller's cache when it watches the kind
+        (``owns``; as controller-runtime's cached client: nothing sent when unchanged), else
+        (or when the cache does not hold it yet) by one GET. Without ``mutate``, the fields
+        ``obj`` sets are patched onto the existing object (keys it leaves out are kept;
+        ``ownerReferences`` merged by uid, so another owner's reference survives). With
+        ``mutate`` (``Callable[[obj], None]``, plain or async), ``obj`` is first filled
+        with the existing object (if any), ``mutate(obj)`` changes it, and the difference
+        is patched; on create, ``mutate`` gets ``obj`` as given. ``status`` is not written
+        (:meth:`apply_status`, :meth:`patch_status`).
 
-        Returns ``"created"``, ``"updated"`` or ``"unchanged"``. Raises AlreadyOwnedError
-        when ``obj`` names a controller and another object controls the existing one, and
-        APIError when the server refuses.
+        The limits of merge patches (RFC 7386): a list is replaced whole, so another
+        writer's list items (containers, ports, tolerations...) added since the read are
+        lost; a key is removed only by ``mutate`` deleting it. :meth:`apply` (server-side
+        apply) has neither limit: prefer it.
+
+        Returns:
+            ``"created"``, ``"updated"`` or ``"unchanged"`` (controller-runtime's
+            ``OperationResult`` values).
+
+        Raises:
+            AlreadyOwnedError: ``obj`` names a controller and another object (another uid)
+                controls the existing one; nothing is sent.
+            APIError: the server refused (ConflictError/AlreadyExistsError when another
+                writer created it between the read and the POST).
         """
         where = _where(obj)
-        url = f"{obj.endpoint}/{obj.name}"
-        reply = await send(obj.api, "GET", url=url, accept=(404,), **where)
-        if reply.status == 404:
+        _, current = self._cached(obj)
+        if current is None:
+            current = await self._live(obj)
+        if current is None:
             await _call(mutate, obj)
             created = await send(
                 obj.api, "POST", url=obj.endpoint, body=_desired(raw_of(obj)), **where
             )
             set_raw(obj, created.json())
             return "created"
-        current = reply.json()
         if mutate is None:
             desired = _desired(raw_of(obj))
             check_controller(desired, current)
@@ -190,26 +224,32 @@ class Context:
         else:
             set_raw(obj, orjson.loads(orjson.dumps(current)))
             await _call(mutate, obj)
-            desired = dict(raw_of(obj))
+            desired = _without_status(raw_of(obj))
             check_controller(desired, current)
-            patch, _ = create_merge_patch(current, desired)
-        if not patch or apply_merge_patch(current, patch) == current:
-            set_raw(obj, current)
+            patch, _ = create_merge_patch(_without_status(current), desired)
+        if not patch or apply_merge_patch(dict(current), patch) == current:
+            set_raw(obj, dict(current))
             return "unchanged"
         patched = await send(
-            obj.api, "PATCH", url=url, body=patch, content_type=MERGE_PATCH, **where
+            obj.api,
+            "PATCH",
+            url=f"{obj.endpoint}/{obj.name}",
+            body=patch,
+            content_type=MERGE_PATCH,
+            **where,
         )
         set_raw(obj, patched.json())
         return "updated"
 
-    def _cached(self, child: Any) -> Obj | None:
-        """The child as the controller's cache of its kind holds it (None: not watched)."""
+    def _cached(self, child: Any) -> tuple[bool, Obj | None]:
+        """Whether the controller caches the child's kind, and the child as cached (None:
+        not watched, or not in the cache)."""
         kind = type(child._object) if isinstance(child, TypedTarget) else type(child)
         try:
             store = self._store_for(kind)
         except KeyError:
-            return None
-        return store.get(child.namespace if child.namespaced else "", child.name)
+            return False, None
+        return True, store.get(child.namespace if child.namespaced else "", child.name)
 
     async def patch_status(self, obj: Any, status: dict[str, Any]) -> None:
         """Merge-patch ``status`` into ``obj``'s status (``/status`` where the kind has it).
@@ -250,9 +290,6 @@ def _where(obj: Any) -> dict[str, Any]:
     }
 
 
-_TWO_CONTROLLERS = "Only one reference can have Controller set to true"
-
-
 def _adopt(obj: Any, state: dict[str, Any]) -> None:
     """Make ``obj`` (a kr8s object, or a typed one's TypedTarget) hold ``state``."""
     if isinstance(obj, TypedTarget):
@@ -282,6 +319,11 @@ def _merge_owner_references(desired: dict[str, Any], current: Any) -> None:
 def _desired(raw: Any) -> dict[str, Any]:
     """What create_or_patch writes: ``raw`` without server fields and status."""
     return apply_body(raw)
+
+
+def _without_status(raw: Any) -> dict[str, Any]:
+    """``raw`` without its status (a shallow copy)."""
+    return {k: v for k, v in dict(raw).items() if k != "status"}
 
 
 def _restricted(current: Any, desired: dict[str, Any]) -> dict[str, Any]:

@@ -400,6 +400,7 @@ class Controller:
         self._workers, self._tasks, self._unsubscribe = [], [], []
         self._deleted.clear()
         self._written.clear()
+        self.intents.clear()  # a restart (leadership regained) applies each child once
 
     async def _start_recorder(self) -> None:
         if self.recorder is not None:
@@ -508,6 +509,8 @@ class Controller:
 
     def _on_primary(self, event: ReflectorEvent) -> None:
         assert self.info is not None
+        if event.type == DELETED:
+            self.intents.forget_object(event.obj)  # what apply_status remembered for it
         if self._written:
             self._forget_write(self.info.ref(event.obj), event)
         if not all(predicate(event) for predicate in self.predicates):
@@ -530,6 +533,8 @@ class Controller:
 
     def _source_handler(self, source: Source) -> Callable[[ReflectorEvent], None]:
         def handle(event: ReflectorEvent) -> None:
+            if event.type == DELETED:
+                self.intents.forget_object(event.obj)  # a deleted child: its intents go
             try:
                 refs = (source.mapper or self._owners(source))(event)
                 for ref in refs:

@@ -70,6 +70,9 @@ test_apply_without_force_names_the_conflicts = (
     apply_tests.test_apply_without_force_names_the_conflicts
 )
 test_apply_status = apply_tests.test_apply_status
+test_apply_cluster_scoped_built_in_and_custom_kinds = (
+    apply_tests.test_apply_cluster_scoped_built_in_and_custom_kinds
+)
 test_create_or_patch = apply_tests.test_create_or_patch
 
 # Finalizers against a server.
