@@ -112,11 +112,27 @@ LEASE_VERBS = ("create", "get", "update")
 
 def required_grants(manager: Manager) -> Grants:
     """``{(apiGroup, resource, namespaced): verbs}`` the manager needs: its controllers,
-    its event recorder, its ``add_rbac_rule`` rules and, with leader election, its Lease."""
+    its event recorder, its ``add_rbac_rule`` rules, with leader election its Lease, and
+    what webhook self-registration changes."""
     grants = _controller_grants(manager)
     if manager.leader_election is not None:
         _grant(grants, ("coordination.k8s.io", "leases"), *LEASE_VERBS)
+    _registration_grants(grants, manager)
     return grants
+
+
+def _registration_grants(grants: Grants, manager: Manager) -> None:
+    """What webhook self-registration does (``WebhookServer(register_host=...)``): apply
+    and delete its configurations, patch the converted CRDs' ``spec.conversion``."""
+    webhooks = manager.webhooks
+    if webhooks is None or webhooks.register_host is None:
+        return
+    group = "admissionregistration.k8s.io"
+    for plural in ("mutatingwebhookconfigurations", "validatingwebhookconfigurations"):
+        grants.setdefault((group, plural, False), set()).update({"create", "delete", "patch"})
+    if webhooks.converters.models():
+        crds = ("apiextensions.k8s.io", "customresourcedefinitions", False)
+        grants.setdefault(crds, set()).add("patch")
 
 
 def _rules(grants: Grants) -> list[dict[str, Any]]:

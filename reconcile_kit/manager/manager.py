@@ -30,6 +30,8 @@ from ..client.transport import (
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 from ..runtime.events import EventRecorder
 from ..runtime.sources import ReflectorPool
+from ..webhooks.registration import register, unregister
+from ..webhooks.server import WebhookServer
 from .leaderelection import LeaderElection
 from .metrics import Metrics
 
@@ -79,6 +81,11 @@ class Manager:
         handle_signals: stop gracefully on SIGTERM/SIGINT while :meth:`run` runs (from its
             first step, so on_start hooks are covered); False when the caller handles
             signals and calls :meth:`stop` itself (``reconcile-kit run`` does).
+        webhooks: a :class:`~reconcile_kit.webhooks.WebhookServer` with admission and
+            conversion handlers: started with the probe servers (every replica serves,
+            leader or not), counted in ``/readyz`` until it listens, stopped last; with its
+            ``register_host``, its configurations are registered at start and removed at
+            stop.
 
     What :meth:`run` opens it closes when it returns: the probe servers, the recorder, the
     aiohttp connections of the api (once no controller uses them) and, when it created the
@@ -104,6 +111,7 @@ class Manager:
         handle_signals: bool = True,
         qps: float | None = None,
         burst: int | None = None,
+        webhooks: WebhookServer | None = None,
     ) -> None:
         self.transport = checked_transport(transport)
         self.qps, self.burst = checked_rate_limit(qps, burst)
@@ -116,6 +124,7 @@ class Manager:
         self.name = name
         self.host = host
         self.handle_signals = handle_signals
+        self.webhooks = webhooks
         self.pool = ReflectorPool()
         self.metrics = Metrics()
         self.recorder: EventRecorder | None = None
@@ -129,6 +138,7 @@ class Manager:
         self._leading = False  # leader-only controllers run
         self._own_api: Api | None = None
         self._runners: list[web.AppRunner] = []
+        self._registered = False
 
     @property
     def controllers(self) -> list[Controller]:
@@ -205,6 +215,8 @@ class Manager:
             return ["starting"]
         if self._stop.is_set():
             return ["stopping"]
+        if self.webhooks is not None and not self.webhooks.serving:
+            return ["webhook server not serving"]
         return [
             f"controller {entry.controller.name}: caches not synced"
             for entry in self._entries
@@ -256,6 +268,7 @@ class Manager:
         install_rate_limit(self.api, self.qps, self.burst)
         self.metrics.instrument(self.api)
         await self._start_servers()  # /healthz answers while hooks run, /readyz says no
+        await self._start_webhooks()
         for hook in self._start_hooks:
             await hook(self.api)
         self.recorder = EventRecorder(self.api, reporting_controller=self.name)
@@ -290,6 +303,7 @@ class Manager:
                 await self.recorder.stop()
         finally:
             try:
+                await self._stop_webhooks()
                 for runner in self._runners:
                     await runner.cleanup()
                 self._runners.clear()
@@ -448,6 +462,24 @@ class Manager:
             for path, _ in handlers:
                 self.ports[path] = bound
             self._runners.append(runner)
+
+    async def _start_webhooks(self) -> None:
+        if self.webhooks is None:
+            return
+        await self.webhooks.start()
+        if self.webhooks.register_host is not None:
+            self._registered = True
+            await register(self.api, self.webhooks, self.webhooks.url)
+
+    async def _stop_webhooks(self) -> None:
+        if self.webhooks is None:
+            return
+        try:
+            if self._registered:
+                self._registered = False
+                await unregister(self.api, self.webhooks)
+        finally:
+            await self.webhooks.stop()
 
     async def _healthz(self, request: web.Request) -> web.Response:
         return web.Response(text="ok")

@@ -1,0 +1,247 @@
+"""The webhook server: an HTTPS aiohttp server answering AdmissionReviews and
+ConversionReviews for the handlers registered on it (controller-runtime's
+``webhook.Server`` + ``WebhookBuilder``, kopf's admission server).
+
+.. code-block:: python
+
+    webhooks = WebhookServer(port=9443, certificates=SelfSignedCertificates(["127.0.0.1"]))
+
+    @webhooks.validating(Website)
+    def check(site: Website, request: AdmissionRequest) -> list[str] | None:
+        if site.spec.replicas > 10:
+            raise Denied("spec.replicas: at most 10", code=422, reason="Invalid")
+        return None
+
+    manager = Manager(webhooks=webhooks)
+
+Paths follow controller-runtime: ``/validate-<group with dots as dashes>-<version>-<kind>``,
+``/mutate-...`` and ``/convert``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from .admission import AdmissionWebhook, Handler, kind_info
+from .certs import Certificates, SelfSignedCertificates
+from .conversion import Converters, conversion_response
+from .review import AdmissionRequest
+
+__all__ = ["WebhookServer"]
+
+log = logging.getLogger("reconcile_kit.webhooks")
+
+MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's request size limit for one object
+
+
+class WebhookServer:
+    """Serves the registered admission and conversion webhooks over HTTPS.
+
+    Args:
+        host: the address to bind.
+        port: the port (9443 as controller-runtime; 0: any free port, see :attr:`port`).
+        certificates: the serving certificate (:class:`SelfSignedCertificates` for
+            development and tests, :class:`CertificateFiles` for a mounted Secret); default
+            a generated one for 127.0.0.1 and localhost.
+        reload_interval: seconds between checks of the certificate files for a renewal.
+        name: prefix of the configurations' names, and the field manager that registers
+            them.
+        register_host: opt-in self-registration for local development: while the server
+            runs under a Manager, Validating/MutatingWebhookConfigurations (and the CRDs'
+            conversion) point at ``https://<register_host>:<port>``; removed when it stops
+            (as kopf's self-registration). The host must be in the certificate.
+
+    Register handlers with :meth:`validating`, :meth:`mutating` and :meth:`converter`, then
+    give the server to a :class:`~reconcile_kit.manager.Manager` (``webhooks=``), which
+    starts it before its controllers and stops it last; or use :meth:`start`/:meth:`stop`.
+    """
+
+    def __init__(
+        self,
+        *,
+        host: str = "0.0.0.0",
+        port: int = 9443,
+        certificates: Certificates | None = None,
+        reload_interval: float = 10.0,
+        name: str = "reconcile-kit",
+        register_host: str | None = None,
+    ) -> None:
+        self.host = host
+        self.requested_port = port
+        self.certificates = certificates or SelfSignedCertificates()
+        self.reload_interval = reload_interval
+        self.name = name
+        self.register_host = register_host
+        self.webhooks: list[AdmissionWebhook] = []
+        self.converters = Converters()
+        self.port: int | None = None
+        self._runner: web.AppRunner | None = None
+        self._reloader: asyncio.Task[None] | None = None
+
+    # --- registration ----------------------------------------------------------------------
+
+    def validating(
+        self,
+        kind: Any,
+        *,
+        operations: tuple[str, ...] = ("CREATE", "UPDATE"),
+        **options: Any,
+    ) -> Callable[[Handler], Handler]:
+        """Decorator registering a validating handler for ``kind`` (a CustomResource class
+        or a kr8s APIObject class). ``options``: the :class:`AdmissionWebhook` attributes
+        ``name``, ``path``, ``subresources``, ``failure_policy``, ``side_effects``,
+        ``timeout_seconds``, ``namespace_selector``, ``object_selector``. Raises
+        ValueError for a path already served or invalid settings."""
+        return self._register(kind, False, operations, options)
+
+    def mutating(
+        self,
+        kind: Any,
+        *,
+        operations: tuple[str, ...] = ("CREATE", "UPDATE"),
+        **options: Any,
+    ) -> Callable[[Handler], Handler]:
+        """Decorator registering a mutating handler for ``kind``; as :meth:`validating`,
+        plus ``reinvocation_policy`` (``Never`` or ``IfNeeded``)."""
+        return self._register(kind, True, operations, options)
+
+    def converter(self, source: Any, target: Any) -> Callable[[Callable[[Any], Any]], Any]:
+        """Decorator registering a function converting a ``source`` model into a ``target``
+        model (two versions of one CustomResource kind), served at ``/convert``."""
+
+        def register(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
+            self.converters.add(source, target, function)
+            return function
+
+        return register
+
+    def _register(
+        self, kind: Any, mutating: bool, operations: tuple[str, ...], options: dict[str, Any]
+    ) -> Callable[[Handler], Handler]:
+        info = kind_info(kind)
+        prefix = "mutate" if mutating else "validate"
+        path = options.pop("path", None) or "/" + "-".join(
+            [prefix, info.group.replace(".", "-"), info.version, info.kind.lower()]
+        )
+        name = options.pop("name", None) or (
+            f"{prefix[0]}{info.kind.lower()}.{info.group or 'core'}.reconcile-kit.io"
+        )
+        if any(w.path == path for w in self.webhooks) or path == "/convert":
+            raise ValueError(f"webhook path {path} is already served")
+        if not mutating and "reinvocation_policy" in options:
+            raise ValueError("reinvocation_policy is for mutating webhooks")
+
+        def register(handler: Handler) -> Handler:
+            webhook = AdmissionWebhook(
+                kind=info,
+                handler=handler,
+                mutating=mutating,
+                name=name,
+                path=path,
+                operations=tuple(operations),
+                **options,
+            )
+            self.webhooks.append(webhook)
+            return handler
+
+        return register
+
+    # --- serving ---------------------------------------------------------------------------
+
+    @property
+    def serving(self) -> bool:
+        """Whether the server is listening."""
+        return self.port is not None
+
+    async def start(self) -> None:
+        """Listen on ``host:port`` over TLS; RuntimeError when already started."""
+        if self._runner is not None:
+            raise RuntimeError("the webhook server is already started")
+        app = web.Application(client_max_size=MAX_BODY)
+        for webhook in self.webhooks:
+            app.router.add_post(webhook.path, self._admission_handler(webhook))
+        app.router.add_post("/convert", self._convert)
+        app.router.add_get("/healthz", self._healthz)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(
+            runner, self.host, self.requested_port, ssl_context=self.certificates.ssl_context()
+        )
+        try:
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        sockets = getattr(site._server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1] if sockets else self.requested_port
+        self._reloader = asyncio.create_task(self._reload_certificates())
+        log.info("webhook server serving %d webhooks on port %d", len(self.webhooks), self.port)
+
+    async def stop(self) -> None:
+        """Stop listening (in-flight requests are finished first)."""
+        if self._reloader is not None:
+            self._reloader.cancel()
+            await asyncio.gather(self._reloader, return_exceptions=True)
+            self._reloader = None
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        self.port = None
+
+    @property
+    def url(self) -> str:
+        """``https://<register_host or host>:<port>`` of the running server."""
+        if self.port is None:
+            raise RuntimeError("the webhook server is not started")
+        host = self.register_host or self.host
+        host = f"[{host}]" if ":" in host else host
+        return f"https://{host}:{self.port}"
+
+    async def __aenter__(self) -> WebhookServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    async def _reload_certificates(self) -> None:
+        while True:
+            await asyncio.sleep(self.reload_interval)
+            try:
+                if self.certificates.reload():
+                    log.info("webhook server: serving certificate reloaded")
+            except Exception:
+                log.exception("webhook server: the serving certificate could not be reloaded")
+
+    def _admission_handler(self, webhook: AdmissionWebhook) -> Callable[[web.Request], Any]:
+        async def handle(request: web.Request) -> web.Response:
+            try:
+                review = AdmissionRequest.from_review(orjson.loads(await request.read()))
+            except ValueError as error:  # orjson.JSONDecodeError is a ValueError
+                return _bad_request(f"webhook {webhook.name}: {error}")
+            answer = await webhook.review(review)
+            return web.Response(body=orjson.dumps(answer), content_type="application/json")
+
+        return handle
+
+    async def _convert(self, request: web.Request) -> web.Response:
+        try:
+            answer = conversion_response(orjson.loads(await request.read()), self.converters)
+        except ValueError as error:
+            return _bad_request(f"conversion webhook: {error}")
+        return web.Response(body=orjson.dumps(answer), content_type="application/json")
+
+    async def _healthz(self, request: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+
+def _bad_request(message: str) -> web.Response:
+    log.warning("%s", message)
+    return web.Response(status=400, text=message)
