@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -127,6 +128,21 @@ async def _serve(server: APIServer) -> None:
     "--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.option("--log-level", default="INFO", show_default=True)
+@click.option(
+    "--leader-election-namespace",
+    default=None,
+    help="The Lease's namespace with --leader-elect (default: --namespace, else default).",
+)
+@click.option(
+    "--webhook-port", type=int, default=None, help="Serve the manager's webhooks on this port."
+)
+@click.option(
+    "--webhook-cert-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Serve the webhooks with tls.crt/tls.key from this directory (a mounted Secret,"
+    " e.g. cert-manager's), reloaded when renewed.",
+)
 def run(
     target: str,
     embedded: bool,
@@ -139,6 +155,9 @@ def run(
     burst: int | None,
     log_format: str,
     log_level: str,
+    leader_election_namespace: str | None,
+    webhook_port: int | None,
+    webhook_cert_dir: str | None,
 ) -> None:
     """Run the Manager (or controllers) TARGET defines: module:attr or path.py[:attr].
 
@@ -148,32 +167,64 @@ def run(
     from ..manager.logs import configure_logging
 
     configure_logging(log_format, log_level.upper())
-    asyncio.run(
-        _run(
-            target,
-            embedded,
-            kubeconfig,
-            namespace,
-            leader_elect,
-            health_port,
-            metrics_port,
-            qps,
-            burst,
-        )
+    options = RunOptions(
+        namespace=namespace,
+        leader_elect=leader_elect,
+        leader_election_namespace=leader_election_namespace,
+        health_port=health_port,
+        metrics_port=metrics_port,
+        qps=qps,
+        burst=burst,
+        webhook_port=webhook_port,
+        webhook_cert_dir=webhook_cert_dir,
     )
+    asyncio.run(_run(target, embedded, kubeconfig, options))
 
 
-async def _run(
-    target: str,
-    embedded: bool,
-    kubeconfig: str | None,
-    namespace: str | None,
-    leader_elect: bool,
-    health_port: int | None,
-    metrics_port: int | None,
-    qps: float | None = None,
-    burst: int | None = None,
-) -> None:
+@dataclass
+class RunOptions:
+    """What ``reconcile-kit run``'s flags change in the loaded manager."""
+
+    namespace: str | None = None
+    leader_elect: bool = False
+    leader_election_namespace: str | None = None
+    health_port: int | None = None
+    metrics_port: int | None = None
+    qps: float | None = None
+    burst: int | None = None
+    webhook_port: int | None = None
+    webhook_cert_dir: str | None = None
+
+    def configure(self, manager: Manager) -> None:
+        """Apply the flags to ``manager``; UsageError for flags that do not fit it."""
+        from ..manager.leaderelection import LeaderElection
+        from ..webhooks.certs import CertificateFiles
+
+        if self.namespace is not None:
+            manager.namespace = self.namespace
+        if self.leader_elect and manager.leader_election is None:
+            lease_namespace = self.leader_election_namespace or manager.namespace or "default"
+            manager.leader_election = LeaderElection(
+                f"{manager.name}-leader", namespace=lease_namespace
+            )
+        if self.health_port is not None:
+            manager.health_port = self.health_port
+        if self.metrics_port is not None:
+            manager.metrics_port = self.metrics_port
+        manager.qps = self.qps if self.qps is not None else manager.qps
+        manager.burst = self.burst if self.burst is not None else manager.burst
+        if manager.burst is not None and manager.qps is None:
+            raise click.UsageError("--burst needs --qps (the manager sets no qps)")
+        webhooks = manager.webhooks
+        if (self.webhook_port or self.webhook_cert_dir) and webhooks is None:
+            raise click.UsageError("--webhook-port/--webhook-cert-dir: TARGET has no webhooks")
+        if webhooks is not None and self.webhook_port is not None:
+            webhooks.requested_port = self.webhook_port
+        if webhooks is not None and self.webhook_cert_dir is not None:
+            webhooks.certificates = CertificateFiles(Path(self.webhook_cert_dir))
+
+
+async def _run(target: str, embedded: bool, kubeconfig: str | None, options: RunOptions) -> None:
     loaded: list[Manager] = []
     stopping = asyncio.Event()
 
@@ -189,18 +240,7 @@ async def _run(
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop, sig)
     try:
-        await _load_and_run(
-            target,
-            embedded,
-            kubeconfig,
-            namespace,
-            leader_elect,
-            health_port,
-            metrics_port,
-            (qps, burst),
-            loaded,
-            stopping,
-        )
+        await _load_and_run(target, embedded, kubeconfig, options, loaded, stopping)
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
@@ -210,17 +250,12 @@ async def _load_and_run(
     target: str,
     embedded: bool,
     kubeconfig: str | None,
-    namespace: str | None,
-    leader_elect: bool,
-    health_port: int | None,
-    metrics_port: int | None,
-    rate_limit: tuple[float | None, int | None],
+    options: RunOptions,
     loaded: list[Manager],
     stopping: asyncio.Event,
 ) -> None:
     import kr8s.asyncio
 
-    from ..manager.leaderelection import LeaderElection
     from .target import load_manager
 
     manager = await load_manager(target)
@@ -228,19 +263,7 @@ async def _load_and_run(
     loaded.append(manager)
     if stopping.is_set():
         return
-    if namespace is not None:
-        manager.namespace = namespace
-    if leader_elect and manager.leader_election is None:
-        manager.leader_election = LeaderElection(
-            f"{manager.name}-leader", namespace=manager.namespace or "default"
-        )
-    manager.health_port = health_port if health_port is not None else manager.health_port
-    manager.metrics_port = metrics_port if metrics_port is not None else manager.metrics_port
-    qps, burst = rate_limit
-    manager.qps = qps if qps is not None else manager.qps
-    manager.burst = burst if burst is not None else manager.burst
-    if manager.burst is not None and manager.qps is None:
-        raise click.UsageError("--burst needs --qps (the manager sets no qps)")
+    options.configure(manager)
     if not embedded:
         if kubeconfig is None:
             await manager.run()  # on the manager's api (kr8s discovery when it has none)
@@ -319,6 +342,60 @@ def rbac(
         service_account_namespace=service_account_namespace,
     )
     click.echo(yaml_text, nl=False)
+
+
+@main.command()
+@click.argument("target")
+@click.option("--namespace", default="default", show_default=True, help="Where the operator runs.")
+@click.option("--image", required=True, help="The container image of the operator.")
+@click.option(
+    "--replicas",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="More than one turns leader election on.",
+)
+@click.option("--watch-namespace", default=None, help="Only watch this namespace.")
+@click.option(
+    "--cert-manager",
+    is_flag=True,
+    help="Add a self-signed cert-manager Issuer and the webhook Certificate.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write a kustomize directory here instead of printing one YAML stream.",
+)
+def manifests(
+    target: str,
+    namespace: str,
+    image: str,
+    replicas: int,
+    watch_namespace: str | None,
+    cert_manager: bool,
+    output: str | None,
+) -> None:
+    """Print the manifests that run the manager TARGET in a cluster: CRDs, ServiceAccount,
+    RBAC, Deployment (``reconcile-kit run TARGET``), Services, webhook configurations."""
+    from .manifests import DeploymentSettings, render, write_kustomize
+    from .target import load_manager
+
+    manager = asyncio.run(load_manager(target))
+    settings = DeploymentSettings(
+        target=target,
+        namespace=namespace,
+        image=image,
+        replicas=replicas,
+        watch_namespace=watch_namespace,
+        cert_manager=cert_manager,
+    )
+    if output is None:
+        click.echo(render(manager, settings), nl=False)
+        return
+    for path in write_kustomize(manager, settings, Path(output)):
+        click.echo(str(path))
 
 
 @main.command()

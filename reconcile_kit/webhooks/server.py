@@ -74,7 +74,7 @@ class WebhookServer:
     ) -> None:
         self.host = host
         self.requested_port = port
-        self.certificates = certificates or SelfSignedCertificates()
+        self._certificates = certificates
         self.reload_interval = reload_interval
         self.name = name
         self.register_host = register_host
@@ -83,6 +83,18 @@ class WebhookServer:
         self.port: int | None = None
         self._runner: web.AppRunner | None = None
         self._reloader: asyncio.Task[None] | None = None
+
+    @property
+    def certificates(self) -> Certificates:
+        """The serving certificates (a generated self-signed one, made when first needed,
+        unless given)."""
+        if self._certificates is None:
+            self._certificates = SelfSignedCertificates()
+        return self._certificates
+
+    @certificates.setter
+    def certificates(self, value: Certificates) -> None:
+        self._certificates = value
 
     # --- registration ----------------------------------------------------------------------
 
@@ -129,9 +141,7 @@ class WebhookServer:
         path = options.pop("path", None) or "/" + "-".join(
             [prefix, info.group.replace(".", "-"), info.version, info.kind.lower()]
         )
-        name = options.pop("name", None) or (
-            f"{prefix[0]}{info.kind.lower()}.{info.group or 'core'}.reconcile-kit.io"
-        )
+        name = options.pop("name", None) or _default_name(prefix, info.kind, info.group)
         if any(w.path == path for w in self.webhooks) or path == "/convert":
             raise ValueError(f"webhook path {path} is already served")
         if not mutating and "reinvocation_policy" in options:
@@ -240,6 +250,14 @@ class WebhookServer:
 
     async def _healthz(self, request: web.Request) -> web.Response:
         return web.Response(text="ok")
+
+
+def _default_name(prefix: str, kind: str, group: str) -> str:
+    """``vwebsite.example.com`` (validate) / ``mwebsite.example.com`` (mutate), as
+    kubebuilder's markers name them; ``.reconcile-kit.io`` is added where kube-apiserver's
+    three-segment rule needs it (``vdeployment.apps.reconcile-kit.io``)."""
+    name = f"{prefix[0]}{kind.lower()}.{group or 'core'}"
+    return name if name.count(".") >= 2 else f"{name}.reconcile-kit.io"
 
 
 def _bad_request(message: str) -> web.Response:

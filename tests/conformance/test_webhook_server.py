@@ -107,7 +107,7 @@ async def test_validating_webhook_denies_and_warns(backend: Backend) -> None:
     async with registered(backend, webhooks):
         refused = await req(backend, "POST", path, gadget(group, "big", size=20))
         assert refused.status == 422, refused.body
-        name = f"vgadget.{group}.reconcile-kit.io"
+        name = f"vgadget.{group}"
         assert refused.body["message"] == (
             f'admission webhook "{name}" denied the request: spec.size: at most 10'
         )
@@ -171,8 +171,7 @@ async def test_failing_and_slow_handlers_are_refused_with_a_clear_message(
         failed = await req(backend, "POST", path, gadget(group, "bad"))
         assert failed.status == 500, failed.body
         assert failed.body["message"].endswith(
-            f"webhook vgadget.{group}.reconcile-kit.io failed on Gadget "
-            f"{backend.namespace}/bad: RuntimeError: boom"
+            f"webhook vgadget.{group} failed on Gadget {backend.namespace}/bad: RuntimeError: boom"
         )
         slow = await req(backend, "POST", path, gadget(group, "slow"))
         assert slow.status == 500, slow.body

@@ -221,7 +221,7 @@ def test_configurations_name_the_rules_and_client_config() -> None:
     assert mutating["kind"] == "MutatingWebhookConfiguration"
     assert mutating["metadata"] == {"name": "ops-mutating"}
     (entry,) = mutating["webhooks"]
-    assert entry["name"] == "mtool.webhooks.test.example.com.reconcile-kit.io"
+    assert entry["name"] == "mtool.webhooks.test.example.com"
     assert entry["clientConfig"] == {
         "url": "https://10.0.0.1:9443/mutate-webhooks-test-example-com-v1-tool",
         "caBundle": base64.b64encode(b"PEM").decode(),

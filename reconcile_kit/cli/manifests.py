@@ -1,0 +1,269 @@
+"""``reconcile-kit manifests``: everything that runs a manager in a cluster, derived from the
+manager itself, as kubebuilder's ``config/`` (CRDs, RBAC, manager Deployment, webhook
+configurations, cert-manager certificates) but generated from the code.
+
+Documents, in apply order: the CRDs of the typed kinds the controllers reconcile and the
+webhooks convert (``spec.conversion`` to the webhook Service, CA injected by cert-manager),
+the ServiceAccount, the RBAC of ``reconcile-kit rbac``, the Deployment running
+``reconcile-kit run TARGET``, a Service for metrics and one for webhooks, the webhook
+configurations, and with ``cert_manager`` a self-signed Issuer and the serving Certificate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..manager.leaderelection import LeaderElection
+from ..manager.manager import Manager
+from ..webhooks.registration import ServiceReference, configurations, conversion_stanzas
+from . import rbac
+
+__all__ = ["DeploymentSettings", "documents", "render", "write_kustomize"]
+
+HEALTH_PORT = 8081
+METRICS_PORT = 8080
+WEBHOOK_PORT = 9443
+CERT_DIR = "/tmp/k8s-webhook-server/serving-certs"  # controller-runtime's default
+INJECT_CA = "cert-manager.io/inject-ca-from"
+
+
+@dataclass
+class DeploymentSettings:
+    """How the manager is deployed.
+
+    Attributes:
+        target: what ``reconcile-kit run`` is given in the container (``module:attr``).
+        namespace: where the operator runs (Deployment, ServiceAccount, Services, Lease).
+        image: the container image holding the operator and reconcile-kit.
+        replicas: more than one turns leader election on.
+        watch_namespace: a manager limited to one namespace (``run --namespace``).
+        cert_manager: add a self-signed cert-manager Issuer and the webhook Certificate.
+    """
+
+    target: str
+    namespace: str = "default"
+    image: str = "my-operator:latest"
+    replicas: int = 1
+    watch_namespace: str | None = None
+    cert_manager: bool = False
+
+
+def documents(manager: Manager, settings: DeploymentSettings) -> list[dict[str, Any]]:
+    """The manifests of ``manager`` deployed as ``settings`` say, in apply order."""
+    name = manager.name
+    if settings.watch_namespace is not None:
+        manager.namespace = settings.watch_namespace
+    if settings.replicas > 1 and manager.leader_election is None:
+        manager.leader_election = LeaderElection(f"{name}-leader", namespace=settings.namespace)
+    docs = _crds(manager, settings)
+    docs.append(_object("v1", "ServiceAccount", name, settings.namespace))
+    roles = rbac.manifests(manager, service_account_namespace=settings.namespace)
+    docs.extend(doc for _, doc in roles)
+    docs.append(_deployment(manager, settings))
+    docs.append(_service(f"{name}-metrics", settings.namespace, name, METRICS_PORT, "metrics"))
+    if manager.webhooks is not None:
+        docs.append(
+            _service(
+                _webhook_service(name), settings.namespace, name, WEBHOOK_PORT, "webhooks", 443
+            )
+        )
+        docs.extend(_webhook_configurations(manager, settings))
+        if settings.cert_manager:
+            docs.extend(_certificates(name, settings.namespace))
+    return docs
+
+
+def render(manager: Manager, settings: DeploymentSettings) -> str:
+    """:func:`documents` as one YAML stream."""
+    return yaml.safe_dump_all(documents(manager, settings), sort_keys=False)
+
+
+def write_kustomize(manager: Manager, settings: DeploymentSettings, directory: Path) -> list[Path]:
+    """:func:`documents` as a kustomize directory: one file per part and a
+    ``kustomization.yaml`` listing them; returns the files written."""
+    parts: dict[str, list[dict[str, Any]]] = {}
+    for doc in documents(manager, settings):
+        parts.setdefault(_part(doc["kind"]), []).append(doc)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for part, docs in parts.items():
+        path = directory / f"{part}.yaml"
+        path.write_text(yaml.safe_dump_all(docs, sort_keys=False))
+        written.append(path)
+    kustomization = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": [path.name for path in written],
+    }
+    path = directory / "kustomization.yaml"
+    path.write_text(yaml.safe_dump(kustomization, sort_keys=False))
+    return [*written, path]
+
+
+def _part(kind: str) -> str:
+    if kind == "CustomResourceDefinition":
+        return "crds"
+    if kind.endswith(("Role", "RoleBinding")):
+        return "rbac"
+    if kind.endswith("WebhookConfiguration"):
+        return "webhooks"
+    if kind in ("Issuer", "Certificate"):
+        return "certificates"
+    return "manager"
+
+
+def _object(api_version: str, kind: str, name: str, namespace: str | None) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        metadata["namespace"] = namespace
+    metadata["labels"] = {"app.kubernetes.io/managed-by": "reconcile-kit"}
+    return {"apiVersion": api_version, "kind": kind, "metadata": metadata}
+
+
+def _webhook_service(name: str) -> str:
+    return f"{name}-webhook"
+
+
+def _ca_annotation(settings: DeploymentSettings, name: str) -> dict[str, str]:
+    return {INJECT_CA: f"{settings.namespace}/{_webhook_service(name)}"}
+
+
+def _crds(manager: Manager, settings: DeploymentSettings) -> list[dict[str, Any]]:
+    models: dict[tuple[str, str], Any] = {}
+    for controller in manager.controllers:
+        if controller.model is not None:
+            info = controller.model.resource
+            models.setdefault((info.group, info.kind), controller.model)
+    webhooks = manager.webhooks
+    stanzas: dict[str, dict[str, Any]] = {}
+    if webhooks is not None:
+        for model in webhooks.converters.models():
+            models.setdefault((model.resource.group, model.resource.kind), model)
+        service = ServiceReference(settings.namespace, _webhook_service(manager.name))
+        stanzas = conversion_stanzas(webhooks, service, ca_bundle=b"")
+    docs = []
+    for model in models.values():
+        crd: dict[str, Any] = model.crd()
+        stanza = stanzas.get(crd["metadata"]["name"])
+        if stanza is not None:
+            crd["spec"]["conversion"] = stanza
+            crd["metadata"].setdefault("annotations", {}).update(
+                _ca_annotation(settings, manager.name)
+            )
+        docs.append(crd)
+    return docs
+
+
+def _run_arguments(manager: Manager, settings: DeploymentSettings) -> list[str]:
+    args = ["run", settings.target, "--health-port", str(HEALTH_PORT)]
+    args += ["--metrics-port", str(METRICS_PORT), "--log-format", "json"]
+    if settings.watch_namespace is not None:
+        args += ["--namespace", settings.watch_namespace]
+    if manager.leader_election is not None:
+        args += ["--leader-elect", "--leader-election-namespace", settings.namespace]
+    if manager.webhooks is not None:
+        args += ["--webhook-port", str(WEBHOOK_PORT), "--webhook-cert-dir", CERT_DIR]
+    return args
+
+
+def _container(manager: Manager, settings: DeploymentSettings) -> dict[str, Any]:
+    ports = [
+        {"name": "health", "containerPort": HEALTH_PORT},
+        {"name": "metrics", "containerPort": METRICS_PORT},
+    ]
+    mounts: list[dict[str, Any]] = [{"name": "tmp", "mountPath": "/tmp"}]
+    if manager.webhooks is not None:
+        ports.append({"name": "webhooks", "containerPort": WEBHOOK_PORT})
+        mounts.append({"name": "webhook-certs", "mountPath": CERT_DIR, "readOnly": True})
+    return {
+        "name": "manager",
+        "image": settings.image,
+        "command": ["reconcile-kit"],
+        "args": _run_arguments(manager, settings),
+        "ports": ports,
+        "livenessProbe": _probe("/healthz", 15),
+        "readinessProbe": _probe("/readyz", 5),
+        "resources": {
+            "requests": {"cpu": "100m", "memory": "128Mi"},
+            "limits": {"memory": "512Mi"},
+        },
+        "securityContext": {
+            "allowPrivilegeEscalation": False,
+            "readOnlyRootFilesystem": True,
+            "capabilities": {"drop": ["ALL"]},
+        },
+        "volumeMounts": mounts,
+    }
+
+
+def _probe(path: str, period: int) -> dict[str, Any]:
+    return {
+        "httpGet": {"path": path, "port": "health"},
+        "initialDelaySeconds": 5,
+        "periodSeconds": period,
+    }
+
+
+def _deployment(manager: Manager, settings: DeploymentSettings) -> dict[str, Any]:
+    labels = {"app.kubernetes.io/name": manager.name}
+    volumes: list[dict[str, Any]] = [{"name": "tmp", "emptyDir": {}}]
+    if manager.webhooks is not None:
+        secret = {"secretName": f"{_webhook_service(manager.name)}-tls"}
+        volumes.append({"name": "webhook-certs", "secret": secret})
+    doc = _object("apps/v1", "Deployment", manager.name, settings.namespace)
+    doc["spec"] = {
+        "replicas": settings.replicas,
+        "selector": {"matchLabels": labels},
+        "template": {
+            "metadata": {"labels": dict(labels)},
+            "spec": {
+                "serviceAccountName": manager.name,
+                "terminationGracePeriodSeconds": int(manager.graceful_shutdown_timeout) + 10,
+                "securityContext": {
+                    "runAsNonRoot": True,
+                    "runAsUser": 65532,
+                    "seccompProfile": {"type": "RuntimeDefault"},
+                },
+                "containers": [_container(manager, settings)],
+                "volumes": volumes,
+            },
+        },
+    }
+    return doc
+
+
+def _service(
+    name: str, namespace: str, app: str, target: int, port_name: str, port: int | None = None
+) -> dict[str, Any]:
+    doc = _object("v1", "Service", name, namespace)
+    doc["spec"] = {
+        "selector": {"app.kubernetes.io/name": app},
+        "ports": [{"name": port_name, "port": port or target, "targetPort": target}],
+    }
+    return doc
+
+
+def _webhook_configurations(manager: Manager, settings: DeploymentSettings) -> list[dict[str, Any]]:
+    assert manager.webhooks is not None
+    service = ServiceReference(settings.namespace, _webhook_service(manager.name))
+    docs = configurations(manager.webhooks, service, ca_bundle=b"")
+    for doc in docs:
+        doc["metadata"]["annotations"] = _ca_annotation(settings, manager.name)
+    return docs
+
+
+def _certificates(name: str, namespace: str) -> list[dict[str, Any]]:
+    service = _webhook_service(name)
+    issuer = _object("cert-manager.io/v1", "Issuer", f"{name}-selfsigned", namespace)
+    issuer["spec"] = {"selfSigned": {}}
+    certificate = _object("cert-manager.io/v1", "Certificate", service, namespace)
+    certificate["spec"] = {
+        "secretName": f"{service}-tls",
+        "dnsNames": [f"{service}.{namespace}.svc", f"{service}.{namespace}.svc.cluster.local"],
+        "issuerRef": {"kind": "Issuer", "name": f"{name}-selfsigned"},
+    }
+    return [issuer, certificate]

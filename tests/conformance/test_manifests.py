@@ -1,0 +1,143 @@
+"""``reconcile-kit manifests``: every generated manifest is accepted by the API server
+(``kubectl apply --dry-run=server``), and the Deployment runs what ``reconcile-kit run``
+accepts (issue 18; the webhook configurations of issue 17)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from reconcile_kit.cli.commands import main
+from reconcile_kit.testing.backends import Backend
+
+KUBECTL = shutil.which("kubectl")
+TARGET = "reconcile_kit.examples.website:manager"
+
+pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not on PATH")
+
+
+def generate(*args: str) -> list[dict[str, Any]]:
+    result = CliRunner().invoke(main, ["manifests", TARGET, "--image", "op:1", *args])
+    assert result.exit_code == 0, result.output
+    return [doc for doc in yaml.safe_load_all(result.output) if doc]
+
+
+async def generate_in_subprocess(*args: str) -> list[dict[str, Any]]:
+    """``reconcile-kit manifests`` as a user runs it (a process of its own)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "reconcile_kit",
+        "manifests",
+        TARGET,
+        "--image",
+        "op:1",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    return [doc for doc in yaml.safe_load_all(out.decode()) if doc]
+
+
+async def dry_run(backend: Backend, tmp_path: Path, manifests: str) -> str:
+    """``kubectl apply --dry-run=server -f -`` against the backend; its output, or fail."""
+    assert KUBECTL is not None
+    proc = await asyncio.create_subprocess_exec(
+        KUBECTL,
+        "--cache-dir",
+        str(tmp_path / "kubectl-cache"),
+        "apply",
+        "--dry-run=server",
+        "-f",
+        "-",
+        env={**os.environ, "KUBECONFIG": str(backend.server.kubeconfig)},
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(manifests.encode()), 60)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        pytest.fail("kubectl apply --dry-run=server did not finish in time")
+    assert proc.returncode == 0, err.decode()
+    return out.decode()
+
+
+async def test_generated_manifests_are_accepted_by_the_api_server(
+    backend: Backend, tmp_path: Path
+) -> None:
+    docs = await generate_in_subprocess("--namespace", backend.namespace, "--replicas", "2")
+    kinds = [doc["kind"] for doc in docs]
+    assert kinds == [
+        "CustomResourceDefinition",
+        "ServiceAccount",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "Role",
+        "RoleBinding",
+        "Deployment",
+        "Service",
+        "Service",
+        "ValidatingWebhookConfiguration",
+    ]
+    out = await dry_run(backend, tmp_path, yaml.safe_dump_all(docs))
+    assert out.count("(server dry run)") == len(docs), out
+
+
+def test_deployment_runs_what_reconcile_kit_run_accepts() -> None:
+    docs = generate("--namespace", "ops", "--replicas", "2", "--watch-namespace", "team-a")
+    (deployment,) = [doc for doc in docs if doc["kind"] == "Deployment"]
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    args = container["args"]
+    assert args[:2] == ["run", TARGET]
+    assert "--leader-elect" in args and "--webhook-cert-dir" in args
+    assert args[args.index("--namespace") + 1] == "team-a"
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert deployment["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
+    # the same arguments parse (--help: the command line is valid without running it)
+    result = CliRunner().invoke(main, [*args, "--help"])
+    assert result.exit_code == 0, result.output
+    roles = [doc for doc in docs if doc["kind"] == "Role"]
+    assert {role["metadata"]["namespace"] for role in roles} == {"team-a", "ops"}
+    (webhook_config,) = [d for d in docs if d["kind"] == "ValidatingWebhookConfiguration"]
+    assert webhook_config["metadata"]["annotations"] == {
+        "cert-manager.io/inject-ca-from": "ops/website-webhook"
+    }
+    (service_ref,) = [w["clientConfig"]["service"] for w in webhook_config["webhooks"]]
+    assert service_ref == {
+        "namespace": "ops",
+        "name": "website-webhook",
+        "path": "/validate-examples-reconcile-kit-io-v1-website",
+        "port": 443,
+    }
+
+
+def test_kustomize_directory(tmp_path: Path) -> None:
+    out = tmp_path / "deploy"
+    result = CliRunner().invoke(
+        main, ["manifests", TARGET, "--image", "op:1", "--cert-manager", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    kustomization = yaml.safe_load((out / "kustomization.yaml").read_text())
+    assert kustomization["resources"] == [
+        "crds.yaml",
+        "manager.yaml",
+        "rbac.yaml",
+        "webhooks.yaml",
+        "certificates.yaml",
+    ]
+    certificates = list(yaml.safe_load_all((out / "certificates.yaml").read_text()))
+    assert [doc["kind"] for doc in certificates] == ["Issuer", "Certificate"]
+    assert certificates[1]["spec"]["secretName"] == "website-webhook-tls"
