@@ -167,7 +167,7 @@ def run(
     from ..manager.logs import configure_logging
 
     configure_logging(log_format, log_level.upper())
-    options = RunOptions(
+    options = _RunOptions(
         namespace=namespace,
         leader_elect=leader_elect,
         leader_election_namespace=leader_election_namespace,
@@ -182,7 +182,7 @@ def run(
 
 
 @dataclass
-class RunOptions:
+class _RunOptions:
     """What ``reconcile-kit run``'s flags change in the loaded manager."""
 
     namespace: str | None = None
@@ -224,7 +224,7 @@ class RunOptions:
             webhooks.certificates = CertificateFiles(Path(self.webhook_cert_dir))
 
 
-async def _run(target: str, embedded: bool, kubeconfig: str | None, options: RunOptions) -> None:
+async def _run(target: str, embedded: bool, kubeconfig: str | None, options: _RunOptions) -> None:
     loaded: list[Manager] = []
     stopping = asyncio.Event()
 
@@ -250,7 +250,7 @@ async def _load_and_run(
     target: str,
     embedded: bool,
     kubeconfig: str | None,
-    options: RunOptions,
+    options: _RunOptions,
     loaded: list[Manager],
     stopping: asyncio.Event,
 ) -> None:
