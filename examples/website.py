@@ -33,11 +33,14 @@ Design:
   an int); the PatchHelper diffs the model, the typed condition helpers edit
   ``site.status.conditions``. A Website that does not fit the model is reported, not
   reconciled.
-- **Admission.** A validating webhook (:func:`check_website`) refuses an image without a
-  tag or digest before it is stored, and warns about ``:latest``. ``manager()`` serves it
-  with the controller; ``reconcile-kit manifests examples/website.py:manager --image ...``
-  prints everything that runs it in a cluster (CRD, RBAC, Deployment, Services, the
-  ValidatingWebhookConfiguration, cert-manager annotations).
+- **Webhooks.** A mutating webhook (:func:`default_labels`) labels Websites ``tier=web``;
+  a validating one (:func:`check_website`) refuses more than 10 replicas unless annotated,
+  and an image without a tag or digest, and warns about ``:latest``; v1alpha1 (``size``)
+  is still served, converted to and from v1 (``replicas``) by :func:`to_v1` and
+  :func:`to_v1alpha1`. ``manager()`` serves them with the controller;
+  ``reconcile-kit manifests examples/website.py:manager --image ...`` prints everything
+  that runs it in a cluster (CRD with its conversion, RBAC, Deployment, Services, the
+  webhook configurations, cert-manager annotations).
 """
 
 from __future__ import annotations
@@ -89,20 +92,47 @@ class WebsiteStatus(KubeModel):
     conditions: Annotated[list[Condition], ListType.map("type")] = Field(default_factory=list)
 
 
+COLUMNS = [
+    PrinterColumn("Image", ".spec.image"),
+    PrinterColumn("Ready", ".status.readyReplicas", "integer"),
+]
+
+
 class Website(
     CustomResource,
     group=GROUP,
     version="v1",
     kind="Website",
     short_names=["site"],
-    printer_columns=[
-        PrinterColumn("Image", ".spec.image"),
-        PrinterColumn("Ready", ".status.readyReplicas", "integer"),
-    ],
+    printer_columns=COLUMNS,
+    storage=True,
 ):
     """A web site: a Deployment of ``spec.image`` behind a Service."""
 
     spec: WebsiteSpec
+    status: WebsiteStatus | None = None
+
+
+class WebsiteSpecV1alpha1(KubeModel):
+    """The first version's spec: ``size`` became ``replicas`` in v1."""
+
+    image: Annotated[str, Field(min_length=1)]
+    size: Annotated[int, Field(ge=0, le=50)] = 1
+    port: Annotated[int, Field(ge=1, le=65535)] = 8080
+
+
+class WebsiteV1alpha1(
+    CustomResource,
+    group=GROUP,
+    version="v1alpha1",
+    kind="Website",
+    short_names=["site"],
+    printer_columns=COLUMNS,
+    storage=False,
+):
+    """A web site (v1alpha1: still served, converted to and from v1 by the webhook)."""
+
+    spec: WebsiteSpecV1alpha1
     status: WebsiteStatus | None = None
 
 
@@ -209,10 +239,22 @@ def controller(api: Any = None, *, namespace: str | None = None) -> Controller:
     )
 
 
+LARGE = f"{GROUP}/large"
+"""Annotation allowing a Website more than :data:`MAX_REPLICAS` replicas (``"true"``)."""
+MAX_REPLICAS = 10
+TIER = f"{GROUP}/tier"
+"""Label the mutating webhook defaults to ``web``."""
+
+
 def check_website(site: Website, request: AdmissionRequest) -> list[str]:
-    """Validating webhook: ``spec.image`` must name a tag or a digest (a bare name means
-    ``:latest``, which makes rollouts unpredictable); an explicit ``:latest`` is admitted
-    with a warning."""
+    """Validating webhook: at most :data:`MAX_REPLICAS` replicas unless annotated
+    :data:`LARGE`; ``spec.image`` must name a tag or a digest (a bare name means ``:latest``,
+    which makes rollouts unpredictable); an explicit ``:latest`` is admitted with a
+    warning."""
+    allowed = (site.metadata.annotations or {}).get(LARGE) == "true"
+    if site.spec.replicas > MAX_REPLICAS and not allowed:
+        message = f"spec.replicas: {site.spec.replicas} is more than {MAX_REPLICAS}"
+        raise Denied(f'{message}; annotate {LARGE}: "true" to allow it', code=422)
     image = site.spec.image
     last = image.rsplit("/", 1)[-1]
     if "@" not in last and ":" not in last:
@@ -222,11 +264,38 @@ def check_website(site: Website, request: AdmissionRequest) -> list[str]:
     return []
 
 
+def default_labels(site: Website, request: AdmissionRequest) -> None:
+    """Mutating webhook: label a Website without a :data:`TIER` label ``tier=web``."""
+    labels = dict(site.metadata.labels or {})
+    if TIER not in labels:
+        labels[TIER] = "web"
+        site.metadata.labels = labels
+
+
+def to_v1(old: WebsiteV1alpha1) -> Website:
+    """Conversion v1alpha1 -> v1 (``size`` is ``replicas``)."""
+    spec = WebsiteSpec(image=old.spec.image, replicas=old.spec.size, port=old.spec.port)
+    return Website(metadata=old.metadata, spec=spec, **_status(old))
+
+
+def to_v1alpha1(site: Website) -> WebsiteV1alpha1:
+    """Conversion v1 -> v1alpha1."""
+    spec = WebsiteSpecV1alpha1(image=site.spec.image, size=site.spec.replicas, port=site.spec.port)
+    return WebsiteV1alpha1(metadata=site.metadata, spec=spec, **_status(site))
+
+
+def _status(obj: Website | WebsiteV1alpha1) -> dict[str, Any]:
+    return {"status": obj.status} if obj.status is not None else {}
+
+
 def manager(namespace: str | None = None) -> Manager:
     """The Website operator: its controller and its validating webhook (on port 9443 with a
     generated certificate; ``reconcile-kit run --webhook-cert-dir`` for a mounted one)."""
     webhooks = WebhookServer(name="website")
+    webhooks.mutating(Website)(default_labels)
     webhooks.validating(Website)(check_website)
+    webhooks.converter(WebsiteV1alpha1, Website)(to_v1)
+    webhooks.converter(Website, WebsiteV1alpha1)(to_v1alpha1)
     operator = Manager(name="website", namespace=namespace, webhooks=webhooks)
     operator.add(controller(namespace=namespace), reconcile)
     return operator

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jsonpatch
+import orjson
 
 from ..meta.objects import raw_of
 from ..patch.snapshot import build_object
@@ -165,9 +166,15 @@ class AdmissionWebhook:
             message = f"webhook {self.name} failed on {request.where}: "
             message += f"{type(error).__name__}: {error}"
             return admission_response(request.uid, allowed=False, code=500, message=message)
-        if self.mutating:
-            return self._mutation(request, source, obj if result is None else result)
-        return admission_response(request.uid, allowed=True, warnings=_warnings(result))
+        try:
+            if self.mutating:
+                return self._mutation(request, source, obj if result is None else result)
+            return admission_response(request.uid, allowed=True, warnings=_warnings(result))
+        except (TypeError, ValueError) as error:  # what it returned is not an answer
+            message = f"webhook {self.name} returned an unusable result for {request.where}: "
+            message += f"{type(error).__name__}: {error}"
+            log.error("%s", message)
+            return admission_response(request.uid, allowed=False, code=500, message=message)
 
     async def _call(self, obj: Any, request: AdmissionRequest) -> Any:
         result = self.handler(obj, request)
@@ -188,9 +195,14 @@ class AdmissionWebhook:
             return admission_response(request.uid, allowed=True)  # DELETE: nothing to change
         if isinstance(obj, dict):
             after = obj
+        elif hasattr(obj, "to_raw"):
+            after = obj.to_raw()
+        elif hasattr(obj, "raw"):
+            after = _plain(raw_of(obj))
         else:
-            after = obj.to_raw() if hasattr(obj, "to_raw") else _plain(raw_of(obj))
+            raise TypeError(f"a mutating handler returns the object or None, not {obj!r}")
         patch = jsonpatch.make_patch(source, after).patch
+        orjson.dumps(patch)  # TypeError here, not in the server, for what JSON cannot hold
         return admission_response(request.uid, allowed=True, patch=patch)
 
 
@@ -208,4 +220,6 @@ def _warnings(result: Any) -> list[str] | None:
         return None
     if isinstance(result, str):
         return [result]
+    if not isinstance(result, list | tuple):
+        raise TypeError(f"a validating handler returns warnings (a list of str), not {result!r}")
     return [str(item) for item in result]

@@ -12,6 +12,7 @@ metadata is kept as it came.
 from __future__ import annotations
 
 import copy
+import logging
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +22,8 @@ from ..runtime.typed import invalid_object_error, is_model_class
 __all__ = ["ConversionError", "Converters", "conversion_response"]
 
 REVIEW_API_VERSION = "apiextensions.k8s.io/v1"
+
+log = logging.getLogger("reconcile_kit.webhooks")
 
 Converter = Callable[[Any], Any]
 
@@ -82,16 +85,24 @@ class Converters:
             raise ConversionError(
                 f"{where} does not fit its model: " + "; ".join(problems)
             ) from None
-        for function in chain:
+        for function, target in chain:
             model = function(model)
+            if type(model) is not target:
+                raise ConversionError(
+                    f"{where}: converter {getattr(function, '__name__', function)} returned "
+                    f"{type(model).__name__}, not {target.__name__} ({target.resource.version})"
+                )
         out: dict[str, Any] = model.to_raw()
         out["apiVersion"], out["kind"] = desired_api_version, kind
         out["metadata"] = _metadata(obj.get("metadata") or {}, out.get("metadata") or {})
         return out
 
-    def _chain(self, group: str, kind: str, start: str, goal: str) -> list[Converter] | None:
+    def _chain(
+        self, group: str, kind: str, start: str, goal: str
+    ) -> list[tuple[Converter, Any]] | None:
+        """The converters from ``start`` to ``goal`` with the model each must return."""
         edges = self._edges.get((group, kind), {})
-        paths: dict[str, list[Converter]] = {start: []}
+        paths: dict[str, list[tuple[Converter, Any]]] = {start: []}
         queue = deque([start])
         while queue:
             version = queue.popleft()
@@ -99,7 +110,8 @@ class Converters:
                 return paths[version]
             for following, function in edges.get(version, {}).items():
                 if following not in paths:
-                    paths[following] = [*paths[version], function]
+                    target = self._classes[(group, kind, following)]
+                    paths[following] = [*paths[version], (function, target)]
                     queue.append(following)
         return None
 
@@ -122,6 +134,7 @@ def conversion_response(review: Any, converters: Converters) -> dict[str, Any]:
         response["convertedObjects"] = []
     except Exception as error:  # a converter's own bug: a Failure, never a crash
         message = f"converter failed: {type(error).__name__}: {error}"
+        log.exception("conversion to %s failed", desired)
         response["result"] = {"status": "Failure", "message": message}
         response["convertedObjects"] = []
     else:

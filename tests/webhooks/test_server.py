@@ -249,3 +249,62 @@ def test_bad_registrations_are_refused_with_the_reason() -> None:
     webhooks.validating(Tool)(lambda obj, request: None)
     with pytest.raises(ValueError, match="already served"):
         webhooks.validating(Tool)
+
+
+async def test_unusable_handler_results_are_refused_and_the_server_keeps_serving() -> None:
+    webhooks = server()
+
+    @webhooks.mutating(Tool)
+    def mutate(obj: Tool, request: AdmissionRequest) -> Any:
+        return object() if obj.spec.size == 1 else {**tool(2), "spec": {"size": {1, 2}}}
+
+    @webhooks.validating(Tool)
+    def validate(obj: Tool, request: AdmissionRequest) -> Any:
+        return 5
+
+    mutating, validating = (w.path for w in webhooks.webhooks)
+    async with webhooks:
+        _, not_an_object = await post(webhooks, mutating, review("1", tool(1)))
+        _, not_json = await post(webhooks, mutating, review("2", tool(2)))
+        _, not_warnings = await post(webhooks, validating, review("3", tool(1)))
+    for answer in (not_an_object, not_json, not_warnings):
+        assert answer["response"]["allowed"] is False
+        assert answer["response"]["status"]["code"] == 500
+        assert (
+            "returned an unusable result for Tool ns/t: TypeError"
+            in (answer["response"]["status"]["message"])
+        )
+    assert "returns the object or None" in not_an_object["response"]["status"]["message"]
+    assert (
+        "returns warnings (a list of str), not 5" in not_warnings["response"]["status"]["message"]
+    )
+
+
+async def test_a_converter_returning_the_wrong_version_fails_the_review() -> None:
+    webhooks = server()
+
+    @webhooks.converter(Tool, ToolV2)
+    def up(old: Tool) -> Any:
+        return old  # still v1
+
+    request = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "ConversionReview",
+        "request": {
+            "uid": "c2",
+            "desiredAPIVersion": "webhooks.test.example.com/v2",
+            "objects": [tool(1)],
+        },
+    }
+    async with webhooks:
+        status, answer = await post(webhooks, "/convert", request)
+        healthy, _ = await post(webhooks, "/convert", {"apiVersion": "x"})
+    assert status == 200 and healthy == 400
+    assert answer["response"] == {
+        "uid": "c2",
+        "result": {
+            "status": "Failure",
+            "message": "Tool ns/t: converter up returned Tool, not ToolV2 (v2)",
+        },
+        "convertedObjects": [],
+    }
