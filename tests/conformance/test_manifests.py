@@ -90,8 +90,12 @@ async def test_generated_manifests_are_accepted_by_the_api_server(
         "Deployment",
         "Service",
         "Service",
+        "MutatingWebhookConfiguration",
         "ValidatingWebhookConfiguration",
     ]
+    (crd,) = docs[:1]
+    assert crd["spec"]["conversion"]["strategy"] == "Webhook"
+    assert crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"]["path"] == "/convert"
     out = await dry_run(backend, tmp_path, yaml.safe_dump_all(docs))
     assert out.count("(server dry run)") == len(docs), out
 
@@ -112,6 +116,7 @@ def test_deployment_runs_what_reconcile_kit_run_accepts() -> None:
     roles = [doc for doc in docs if doc["kind"] == "Role"]
     assert {role["metadata"]["namespace"] for role in roles} == {"team-a", "ops"}
     (webhook_config,) = [d for d in docs if d["kind"] == "ValidatingWebhookConfiguration"]
+    assert webhook_config["metadata"]["name"] == "website-validating"
     assert webhook_config["metadata"]["annotations"] == {
         "cert-manager.io/inject-ca-from": "ops/website-webhook"
     }
