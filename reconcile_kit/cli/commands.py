@@ -399,6 +399,31 @@ def manifests(
 
 
 @main.command()
+@click.argument("name")
+@click.option(
+    "--directory",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where to write the project (default: ./NAME).",
+)
+@click.option("--kind", default=None, help="The custom resource's kind (default: from NAME).")
+@click.option("--group", default=None, help="Its API group (default: <name>.example.com).")
+def init(name: str, directory: str | None, kind: str | None, group: str | None) -> None:
+    """Scaffold a new operator project NAME (a DNS label, e.g. guestbook-operator): a typed
+    resource and its reconcile, a test on the embedded API server, a Dockerfile, a README."""
+    from .scaffold import ProjectNames, scaffold
+
+    try:
+        names = ProjectNames(name, kind, group)
+        written = scaffold(Path(directory or name), names)
+    except (ValueError, FileExistsError) as err:
+        raise click.ClickException(str(err)) from err
+    for path in written:
+        click.echo(f"created {path}")
+    click.echo(f"next: cd {directory or name} && pip install -e '.[test]' && pytest")
+
+
+@main.command()
 @click.argument("target")
 def crd(target: str) -> None:
     """Print the CustomResourceDefinition YAML of the typed resources TARGET names: a module

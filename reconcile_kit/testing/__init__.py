@@ -9,6 +9,7 @@ from .apiserver.faults import FaultRule, Faults
 from .apiserver.requestlog import RequestLog, RequestRecord
 from .apiserver.server import APIServer
 from .controlplane import ControlPlane, ControlPlaneError
+from .crds import install_crds
 from .harness import eventually, run_until
 
 __all__ = [
@@ -20,5 +21,6 @@ __all__ = [
     "RequestLog",
     "RequestRecord",
     "eventually",
+    "install_crds",
     "run_until",
 ]

@@ -1,0 +1,268 @@
+"""``reconcile-kit init NAME``: a new operator project whose tests pass out of the box, as
+``kubebuilder init`` + ``create api`` and ``operator-sdk init`` give (here one typed
+resource owning a ConfigMap, which runs on the embedded API server).
+
+Files: ``pyproject.toml`` (the dependency, pytest settings), ``src/<package>/operator.py``
+(the typed resource, its reconcile, controller and manager), ``tests/test_operator.py``
+(the pytest plugin's ``kube`` fixture), ``Dockerfile`` (slim Python, non-root, ``reconcile-kit
+run``), ``.dockerignore`` and ``README.md``.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from string import Template
+
+__all__ = ["ProjectNames", "scaffold"]
+
+_NAME = re.compile(r"^[a-z]([a-z0-9-]*[a-z0-9])?$")
+
+
+class ProjectNames:
+    """The names a project derives from its NAME (a DNS label: ``guestbook-operator``).
+
+    Raises ValueError naming NAME when it is not a DNS label or gives no kind.
+    """
+
+    def __init__(self, name: str, kind: str | None = None, group: str | None = None) -> None:
+        if not _NAME.match(name) or len(name) > 63:
+            raise ValueError(
+                f"project name {name!r}: use a DNS label (lower-case letters, digits and '-', "
+                "starting with a letter), e.g. guestbook-operator"
+            )
+        self.name = name
+        self.package = name.replace("-", "_")
+        if keyword.iskeyword(self.package):
+            raise ValueError(f"project name {name!r} gives the Python keyword {self.package!r}")
+        base = name.removesuffix("-operator") or name
+        self.kind = kind or "".join(part.capitalize() for part in base.split("-"))
+        if not re.match(r"^[A-Z][A-Za-z0-9]*$", self.kind):
+            raise ValueError(f"kind {self.kind!r}: use CamelCase, e.g. Guestbook")
+        self.group = group or f"{base.replace('-', '')}.example.com"
+        self.plural = self.kind.lower() + "s"
+
+    def substitutions(self) -> dict[str, str]:
+        return {
+            "name": self.name,
+            "package": self.package,
+            "kind": self.kind,
+            "group": self.group,
+            "plural": self.plural,
+            "requirement": _requirement(),
+        }
+
+
+def _requirement() -> str:
+    try:
+        current = version("reconcile-kit")
+    except PackageNotFoundError:  # pragma: no cover - running from an unpacked tree
+        return "reconcile-kit"
+    release = re.match(r"^\d+\.\d+", current)
+    return f"reconcile-kit>={release.group(0)}" if release else "reconcile-kit"
+
+
+def scaffold(directory: Path, names: ProjectNames) -> list[Path]:
+    """Write the project into ``directory`` (created; must be empty or absent); returns
+    the files written. Raises FileExistsError naming the directory when it is not empty."""
+    if directory.exists() and any(directory.iterdir()):
+        raise FileExistsError(f"{directory} is not empty: init writes a new project")
+    values = names.substitutions()
+    written = []
+    for relative, template in _FILES.items():
+        path = directory / Template(relative).substitute(values)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(Template(template).substitute(values))
+        written.append(path)
+    return written
+
+
+_PYPROJECT = """\
+[build-system]
+requires = ["setuptools>=68"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "$name"
+version = "0.1.0"
+description = "The $kind operator"
+requires-python = ">=3.11"
+dependencies = ["$requirement"]
+
+[project.optional-dependencies]
+test = ["pytest>=8", "pytest-asyncio>=0.24"]
+
+[tool.setuptools.packages.find]
+where = ["src"]
+
+[tool.ruff]
+line-length = 100
+
+[tool.pytest.ini_options]
+asyncio_mode = "auto"
+asyncio_default_fixture_loop_scope = "function"
+pythonpath = ["src"]
+testpaths = ["tests"]
+"""
+
+_OPERATOR = '''\
+"""The $kind operator: a $kind owns a ConfigMap holding its greeting.
+
+Try it with no cluster: ``reconcile-kit run $package.operator:manager --embedded``;
+``reconcile-kit crd $package.operator`` prints its CRD and ``reconcile-kit manifests
+$package.operator:manager --image IMAGE`` what deploys it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from kr8s.asyncio.objects import ConfigMap
+from pydantic import Field
+from reconcile_kit import (
+    Context,
+    Controller,
+    Manager,
+    PatchHelper,
+    Reasons,
+    generation_changed,
+    set_controller_reference,
+)
+from reconcile_kit.typed import Condition, CustomResource, KubeModel, ListType
+from reconcile_kit.typed.conditions import mark_ready
+
+GROUP = "$group"
+
+
+class ${kind}Spec(KubeModel):
+    """What the user asks for."""
+
+    greeting: Annotated[str, Field(min_length=1)] = "hello"
+
+
+class ${kind}Status(KubeModel):
+    """What the operator observed."""
+
+    observed_generation: int | None = None
+    conditions: Annotated[list[Condition], ListType.map("type")] = Field(default_factory=list)
+
+
+class $kind(CustomResource, group=GROUP, version="v1", kind="$kind"):
+    """A $kind: its greeting is kept in a ConfigMap of the same name."""
+
+    spec: ${kind}Spec
+    status: ${kind}Status | None = None
+
+
+def desired_configmap(obj: $kind) -> dict[str, Any]:
+    """The ConfigMap a $kind wants (only the fields this operator sets)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": obj.metadata.name, "namespace": obj.metadata.namespace},
+        "data": {"greeting": obj.spec.greeting},
+    }
+
+
+async def reconcile(obj: $kind, ctx: Context) -> None:
+    """Apply the ConfigMap (server-side apply), then report Ready."""
+    async with PatchHelper(obj, observed_generation=True):
+        child = ConfigMap(desired_configmap(obj), api=ctx.api)
+        set_controller_reference(obj.object, child)
+        await ctx.apply(child)
+        generation = obj.metadata.generation
+        mark_ready(obj, Reasons.RECONCILED, "ConfigMap applied", observed_generation=generation)
+
+
+def controller(namespace: str | None = None) -> Controller:
+    """${kind}s (spec changes) and the ConfigMaps they own."""
+    return Controller(
+        $kind, namespace=namespace, name="$name", predicates=[generation_changed]
+    ).owns(ConfigMap)
+
+
+def manager() -> Manager:
+    """What ``reconcile-kit run $package.operator:manager`` runs."""
+    operator = Manager(name="$name")
+    operator.add(controller(), reconcile)
+    return operator
+'''
+
+_TEST = '''\
+"""The operator against the embedded API server (reconcile-kit's pytest plugin gives the
+``kube`` fixture: a kr8s Api on a fresh server per test)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kr8s.asyncio.objects import ConfigMap
+from reconcile_kit.testing import install_crds, run_until
+
+from $package.operator import $kind, controller, reconcile
+
+
+async def test_a_${plural}_configmap_holds_its_greeting(kube: Any) -> None:
+    await install_crds(kube, $kind)
+    obj = $kind.kr8s_class()(
+        {"metadata": {"name": "demo", "namespace": "default"}, "spec": {"greeting": "hi"}},
+        api=kube,
+    )
+    await obj.create()
+
+    async def ready() -> bool:
+        await obj.refresh()
+        conditions = (obj.raw.get("status") or {}).get("conditions") or []
+        return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+
+    assert await run_until(controller(namespace="default"), reconcile, ready, timeout=10)
+    configmap = await ConfigMap.get("demo", namespace="default", api=kube)
+    assert configmap.raw["data"] == {"greeting": "hi"}
+    assert configmap.raw["metadata"]["ownerReferences"][0]["kind"] == "$kind"
+'''
+
+_DOCKERFILE = """\
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY src ./src
+RUN pip install --no-cache-dir . && useradd --uid 65532 --no-create-home operator
+USER 65532
+ENTRYPOINT ["reconcile-kit", "run", "$package.operator:manager"]
+CMD ["--health-port", "8081", "--metrics-port", "8080", "--log-format", "json"]
+"""
+
+_DOCKERIGNORE = """\
+.venv
+**/__pycache__
+.pytest_cache
+"""
+
+_README = """\
+# $name
+
+A Kubernetes operator built with [reconcile-kit](https://pypi.org/project/reconcile-kit/):
+a `$kind` (`$group/v1`) owns a ConfigMap holding its greeting.
+
+```sh
+python -m venv .venv && .venv/bin/pip install -e '.[test]'
+.venv/bin/pytest                                   # runs against an embedded API server
+.venv/bin/reconcile-kit crd $package.operator         # the CRD, generated from the model
+.venv/bin/reconcile-kit run $package.operator:manager --embedded   # try it, no cluster
+docker build -t $name:0.1.0 .
+.venv/bin/reconcile-kit manifests $package.operator:manager --image $name:0.1.0 | kubectl apply -f -
+```
+"""
+
+_FILES = {
+    "pyproject.toml": _PYPROJECT,
+    "src/$package/__init__.py": '"""The $kind operator."""\n',
+    "src/$package/operator.py": _OPERATOR,
+    "tests/test_operator.py": _TEST,
+    "Dockerfile": _DOCKERFILE,
+    ".dockerignore": _DOCKERIGNORE,
+    "README.md": _README,
+}
