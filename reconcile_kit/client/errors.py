@@ -180,10 +180,28 @@ class ForbiddenError(APIError):
         super().__init__(server_message, **kwargs)
 
     def _text(self) -> str:
+        text = super()._text()
+        if "cannot set blockOwnerDeletion" in text:
+            return f"{text} ({_owner_reference_hint(text)})"
         rule = self.resource + (f".{self.group}" if self.group else "")
         needs = f"needs {self.verb} on {rule} {self.scope}" if self.resource else ""
-        text = super()._text()
         return f"{text} ({needs})" if needs else text
+
+
+def _owner_reference_hint(text: str) -> str:
+    """What a refusal of the OwnerReferencesPermissionEnforcement admission plugin means
+    (kubernetes plugin/pkg/admission/gc)."""
+    if "cannot find RESTMapping" in text:
+        # k8s.io/apiserver pkg/server/options/admission.go resets that mapper every 30 s
+        return (
+            "the API server's admission does not know the owner's kind yet: a CRD created "
+            "less than 30 s ago is mapped at kube-apiserver's next 30 s refresh; a retry "
+            "then succeeds"
+        )
+    return (
+        "OwnerReferencesPermissionEnforcement: blockOwnerDeletion needs update on the "
+        "owner's <resource>/finalizers (reconcile-kit rbac grants it to owners)"
+    )
 
 
 class NotFoundError(APIError):

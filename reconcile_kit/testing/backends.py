@@ -141,7 +141,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def control_plane() -> Iterator[ControlPlane]:
-    """A real control plane (etcd + kube-apiserver) shared by the session.
+    """A real control plane (etcd + kube-apiserver) shared by the session, with RBAC
+    authorization (the tests' admin token is in ``system:masters``) and the
+    OwnerReferencesPermissionEnforcement admission plugin on, as OpenShift runs it: a
+    ServiceAccount setting ``blockOwnerDeletion`` needs ``update`` on the owner's
+    finalizers.
 
     Fails (rather than skips) when the binaries are missing: a run asked for it.
     """
@@ -151,7 +155,8 @@ def control_plane() -> Iterator[ControlPlane]:
             "scripts/build-control-plane (or set RECONCILE_KIT_CONTROL_PLANE_DIR)"
         )
     try:
-        plane = ControlPlane().start_sync()
+        plugins = "--enable-admission-plugins=OwnerReferencesPermissionEnforcement"
+        plane = ControlPlane(apiserver_args=[plugins]).start_sync()
     except ControlPlaneError as error:
         pytest.fail(str(error))
     try:
