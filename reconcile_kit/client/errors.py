@@ -169,8 +169,10 @@ class ForbiddenError(APIError):
     """403 Forbidden: RBAC (or an admission plugin) denied the request.
 
     Attributes:
-        verb, resource, group, scope: the RBAC rule the request needed (``get``,
-            ``leases``, ``coordination.k8s.io``, ``namespace x`` or ``cluster-wide``).
+        verb: the verb of the RBAC rule the request needed (``get``).
+        resource: the rule's resource (``leases``).
+        group: the rule's API group (``coordination.k8s.io``).
+        scope: where the rule is needed (``namespace x`` or ``cluster-wide``).
     """
 
     def __init__(self, server_message: str, **kwargs: Any) -> None:

@@ -150,8 +150,11 @@ async def send(
 
     Args:
         method: ``GET``, ``POST``, ``PUT``, ``PATCH``, ``DELETE``.
-        version, base, namespace, url: the URL as kr8s builds it
-            (``/apis/{version}/namespaces/{namespace}/{url}``; ``base="/api"`` for core).
+        version: the URL's group/version, as kr8s builds the URL
+            (``/apis/{version}/namespaces/{namespace}/{url}``).
+        base: the URL's prefix (empty: kr8s's ``/apis``; ``base="/api"`` for core).
+        namespace: the URL's namespace.
+        url: the rest of the URL.
         params: query parameters.
         body: a JSON-serialisable document, or bytes sent as they are.
         content_type: the body's media type (see :mod:`reconcile_kit.client.contenttypes`).

@@ -152,7 +152,8 @@ class Controller:
         api: a kr8s asyncio Api; None means the manager's when added to one, else kr8s's
             default discovery (kubeconfig, then in-cluster) when the controller runs.
         namespace: only this namespace (None: all).
-        label_selector, field_selector: server-side filters of the primary watch.
+        label_selector: server-side filter of the primary watch (label selector syntax).
+        field_selector: server-side filter of the primary watch (field selector syntax).
         concurrency: reconciles running at once (never two for the same key).
         retry: the retry policy for failed reconciles (a RetryPolicy, seconds, a list of
             seconds, or ``(attempt, ctx, error) -> seconds``); default client-go's
@@ -177,10 +178,6 @@ class Controller:
             name) and stops, flushed, when the run ends. A manager gives its controllers
             its own recorder.
 
-    Whoever opens a resource closes it: when :meth:`run` ends (shutdown or error) the
-    controller closes the aiohttp connections it opened (unless another user of the api,
-    such as its manager, still runs), the recorder it created, and the api's client if
-    it created the api.
         qps: client-side rate limit of the api's requests, in requests per second (a
             token bucket in front of every request, client-go's ``rest.Config.QPS``); None
             (default): no limit, as controller-runtime since 0.21. See
@@ -195,6 +192,11 @@ class Controller:
             handed to the reconcile: the error is logged (naming kind/namespace/name and
             the field), counted (result ``invalid``) and recorded as a Warning Event
             ``InvalidObject``; it is looked at again when it changes.
+
+    Whoever opens a resource closes it: when :meth:`run` ends (shutdown or error) the
+    controller closes the aiohttp connections it opened (unless another user of the api,
+    such as its manager, still runs), the recorder it created, and the api's client if
+    it created the api.
 
     ``kind`` may be a typed resource (a :class:`~reconcile_kit.typed.CustomResource`
     subclass): the reconcile then gets an instance of it, read from the cache.

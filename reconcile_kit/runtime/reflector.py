@@ -102,7 +102,8 @@ class Reflector:
         api: a kr8s asyncio Api.
         info: the kind (see :func:`reconcile_kit.meta.objects.resolve_kind`).
         namespace: watch one namespace (None: all namespaces, or cluster-scoped kinds).
-        label_selector, field_selector: server-side filters (Kubernetes selector syntax).
+        label_selector: server-side filter (Kubernetes label selector syntax).
+        field_selector: server-side filter (Kubernetes field selector syntax).
         transform: applied to every object before it is stored (default: drop managedFields).
         page_size: LIST page size (``limit``).
         timeout_seconds: the server-side watch timeout; the watch then resumes.

@@ -75,8 +75,8 @@ class CacheView:
         name: the controller's name (for error messages).
         primary: the primary kind's store.
         sources: the controller's sources (their reflectors, once running).
-        kind, info: the primary kind as given and as resolved (so that naming it finds the
-            primary store).
+        kind: the primary kind as given (so that naming it finds the primary store).
+        info: the primary kind as resolved (so that naming it finds the primary store).
     """
 
     def __init__(

@@ -88,8 +88,10 @@ class AdmissionWebhook:
         timeout_seconds: how long kube-apiserver waits for the answer (1-30). The handler
             gets one second less (at least half a second), so a slow handler is answered by
             a clear refusal before kube-apiserver gives up.
-        namespace_selector, object_selector: label selectors (``matchLabels``/
-            ``matchExpressions``) limiting what is sent.
+        namespace_selector: a label selector (``matchLabels``/``matchExpressions``) of
+            namespaces limiting what is sent.
+        object_selector: a label selector (``matchLabels``/``matchExpressions``) of
+            objects limiting what is sent.
         reinvocation_policy: mutating only: ``Never`` or ``IfNeeded``.
     """
 

@@ -50,7 +50,8 @@ class AdmissionRequest:
         kind: the object's ``{"group", "version", "kind"}``.
         resource: ``{"group", "version", "resource"}`` of the request.
         sub_resource: ``"status"``, ``"scale"``... or ``""``.
-        name, namespace: of the object (``name`` may be empty on CREATE with generateName).
+        name: of the object (may be empty on CREATE with generateName).
+        namespace: of the object.
         object: the object as JSON (None on DELETE).
         old_object: the stored object on UPDATE and DELETE (None on CREATE).
         dry_run: the request does not persist anything.

@@ -1,0 +1,90 @@
+"""The documentation site stays whole: mkdocs.yml's nav and docs/ agree, and every Python
+block in docs/ compiles (CI builds the site with ``mkdocs build --strict``)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+
+def nav_pages(nav: Any) -> list[str]:
+    """Every page path in an mkdocs nav (nested lists of ``{title: page or section}``)."""
+    if isinstance(nav, str):
+        return [nav]
+    if isinstance(nav, list):
+        return [page for item in nav for page in nav_pages(item)]
+    if isinstance(nav, dict):
+        return [page for value in nav.values() for page in nav_pages(value)]
+    raise AssertionError(f"unexpected nav entry {nav!r}")
+
+
+def config() -> dict[str, Any]:
+    loaded = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def doc_pages() -> set[str]:
+    return {path.relative_to(DOCS).as_posix() for path in DOCS.rglob("*.md")}
+
+
+def test_mkdocs_config_is_strict() -> None:
+    assert config()["strict"] is True
+
+
+def test_every_nav_page_exists() -> None:
+    pages = nav_pages(config()["nav"])
+    assert len(pages) == len(set(pages)), "a page is in the nav twice"
+    missing = [page for page in pages if not (DOCS / page).is_file()]
+    assert not missing, f"in mkdocs.yml's nav but not in docs/: {missing}"
+
+
+def test_every_page_is_in_the_nav() -> None:
+    unlisted = doc_pages() - set(nav_pages(config()["nav"]))
+    assert not unlisted, f"in docs/ but not in mkdocs.yml's nav: {sorted(unlisted)}"
+
+
+def test_every_public_package_has_an_api_page() -> None:
+    blocks = {
+        match
+        for path in DOCS.rglob("*.md")
+        for match in re.findall(r"^::: (\S+)$", path.read_text(), flags=re.MULTILINE)
+    }
+    packages = {"reconcile_kit"} | {
+        f"reconcile_kit.{name}"
+        for name in (
+            "typed",
+            "webhooks",
+            "testing",
+            "meta",
+            "runtime",
+            "manager",
+            "patch",
+            "client",
+        )
+    }
+    assert packages <= blocks
+
+
+def test_every_python_block_compiles() -> None:
+    compiled = 0
+    for path in sorted(DOCS.rglob("*.md")):
+        for block in re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.DOTALL):
+            compile(block, str(path), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+            compiled += 1
+    assert compiled >= 8
+
+
+def test_index_quickstart_is_the_readme_quickstart() -> None:
+    readme = (ROOT / "README.md").read_text()
+    quickstart = re.search(r"<!-- quickstart -->\n```python\n(.*?)```", readme, re.DOTALL)
+    assert quickstart, "README.md has no quickstart block"
+    index = (DOCS / "index.md").read_text()
+    assert f"```python\n{quickstart.group(1)}```" in index
