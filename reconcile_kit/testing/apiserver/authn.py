@@ -1,0 +1,77 @@
+"""Authentication of the embedded server: the admin bearer token and ServiceAccount tokens
+issued by the TokenRequest API (``POST .../serviceaccounts/<name>/token``).
+
+Users as kube-apiserver names them: the admin token is user ``admin`` in
+``system:masters``; a ServiceAccount token is ``system:serviceaccount:<ns>:<name>`` in
+``system:serviceaccounts`` and ``system:serviceaccounts:<ns>``; every authenticated user is
+also in ``system:authenticated``. Deliberate difference: tokens are opaque random strings,
+not signed JWTs (clients never read them).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+__all__ = ["ADMIN", "Authenticator", "User"]
+
+AUTHENTICATED = "system:authenticated"
+MASTERS = "system:masters"
+
+
+@dataclass(frozen=True)
+class User:
+    """Who sent a request."""
+
+    name: str
+    groups: tuple[str, ...] = ()
+    uid: str = ""
+
+    @property
+    def is_master(self) -> bool:
+        return MASTERS in self.groups
+
+
+ADMIN = User("admin", (MASTERS, AUTHENTICATED))
+
+
+@dataclass
+class _ServiceAccountToken:
+    user: User
+    expires: float  # time.time()
+
+
+@dataclass
+class Authenticator:
+    """Maps bearer tokens to users: ``admin_token`` (None: every request without a token is
+    the admin, as a server with no authentication configured) and issued tokens."""
+
+    admin_token: str | None = None
+    _issued: dict[str, _ServiceAccountToken] = field(default_factory=dict)
+
+    def user(self, authorization: str | None) -> User | None:
+        """The user of an ``Authorization`` header; None when it names no one (401).
+        Without an admin token every request that is not an issued token's is the admin."""
+        scheme, _, token = (authorization or "").partition(" ")
+        token = token.strip() if scheme.lower() == "bearer" else ""
+        issued = self._issued.get(token) if token else None
+        if issued is not None and issued.expires >= time.time():
+            return issued.user
+        if self.admin_token is None:
+            return ADMIN
+        if token and secrets.compare_digest(token, self.admin_token):
+            return ADMIN
+        return None
+
+    def issue(self, namespace: str, name: str, uid: str, seconds: int) -> tuple[str, str]:
+        """A token for ServiceAccount ``namespace/name`` valid ``seconds``; returns it and
+        its expiration timestamp (RFC 3339)."""
+        token = "rk-sa." + secrets.token_urlsafe(32)
+        groups = ("system:serviceaccounts", f"system:serviceaccounts:{namespace}", AUTHENTICATED)
+        user = User(f"system:serviceaccount:{namespace}:{name}", groups, uid)
+        expires = time.time() + seconds
+        self._issued[token] = _ServiceAccountToken(user, expires)
+        stamp = datetime.fromtimestamp(int(expires), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return token, stamp
