@@ -192,8 +192,9 @@ async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
             yield item
         return
     # No garbage collector or namespace controller, like a control plane without
-    # kube-controller-manager (and envtest): that difference is not under test.
-    async with APIServer(garbage_collection=False) as server:
+    # kube-controller-manager (and envtest): that difference is not under test. RBAC
+    # authorization and OwnerReferencesPermissionEnforcement as on the real control plane.
+    async with APIServer(garbage_collection=False, authorization="RBAC", tls=True) as server:
         async for item in _serve(name, server, namespace):
             yield item
 

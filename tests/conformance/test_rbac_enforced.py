@@ -1,7 +1,7 @@
 """The Website operator runs on kube-apiserver as a ServiceAccount bound only to the RBAC
 `reconcile-kit manifests` generates, with leader election, namespaced and cluster-wide,
 with OwnerReferencesPermissionEnforcement on: it reconciles and nothing is forbidden
-(issue 18). The embedded server does not authorize (a known gap, in the README)."""
+(issue 18); on the embedded server in its RBAC mode."""
 
 from __future__ import annotations
 
@@ -20,14 +20,12 @@ from reconcile_kit.examples.manager import CRD_PATHS, SAMPLE_PATHS, build_manage
 
 from reconcile_kit import Manager
 from reconcile_kit.cli.manifests import DeploymentSettings, documents
-from reconcile_kit.testing import ControlPlane, eventually, install_crds
+from reconcile_kit.testing import eventually, install_crds
 from reconcile_kit.testing.backends import Backend
 from reconcile_kit.webhooks import SelfSignedCertificates
 
 from .kube import ok, req
 from .test_website import ensure_crd
-
-pytestmark = pytest.mark.backends("real", reason="the embedded server does not authorize")
 
 RBAC_KINDS = ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
 
@@ -65,10 +63,9 @@ async def service_account_api(
         f"/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token",
         {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}},
     )
-    plane = backend.server
-    assert isinstance(plane, ControlPlane)
-    config = plane.kubeconfig_dict()
-    config["users"] = [{"name": "admin", "user": {"token": token["status"]["token"]}}]
+    config = backend.server.kubeconfig_dict()
+    user = config["contexts"][0]["context"]["user"]
+    config["users"] = [{"name": user, "user": {"token": token["status"]["token"]}}]
     config["contexts"][0]["context"]["namespace"] = namespace
     path = tmp_path / f"{name}.kubeconfig"
     path.write_text(yaml.safe_dump(config))

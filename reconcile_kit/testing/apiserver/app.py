@@ -19,12 +19,16 @@ from multidict import CIMultiDict
 from ...client.contenttypes import APPLY_PATCH, JSON, YAML
 from ...meta.selectors import FieldSelector, LabelSelector, SelectorError
 from . import discovery, errors, protobuf
+from .authn import Authenticator, User
 from .cluster import Cluster, Result, WriteOptions
 from .errors import APIError
 from .faults import Faults, RequestInfo, fault_error
+from .gcadmission import check_owner_references
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
+from .rbac import RBAC_GROUP, Attributes, Authorizer, forbidden
 from .requestlog import RequestLog, RequestRecord
 from .resources import ResourceType
+from .store import Obj
 from .table import Conversion, convert, negotiate, watch_converter
 from .watch import Filter, WatchHub
 
@@ -161,6 +165,7 @@ class Handler:
         log: RequestLog | None,
         token: str | None,
         bookmark_interval: float,
+        authorization: str = "AlwaysAllow",
     ) -> None:
         self.cluster = cluster
         self.hub = hub
@@ -168,6 +173,9 @@ class Handler:
         self.log = log
         self.token = token
         self.bookmark_interval = bookmark_interval
+        self.authenticator = Authenticator(token)
+        self.audience = "https://kubernetes.default.svc.cluster.local"
+        self.authorizer = Authorizer(self._rbac_objects) if authorization == "RBAC" else None
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY)
@@ -212,9 +220,12 @@ class Handler:
         self, request: web.Request, info: RequestInfo, query: dict[str, str], record: RequestRecord
     ) -> web.StreamResponse:
         public = request.path.rstrip("/") in _PUBLIC_PATHS
-        authorized = request.headers.get("Authorization") == f"Bearer {self.token}"
-        if self.token is not None and not public and not authorized:
+        user = self.authenticator.user(request.headers.get("Authorization"))
+        if user is None and not public:
             raise errors.unauthorized()
+        record.user = user
+        if user is not None and self.authorizer is not None:
+            self._authorize(user, request, info)
         delay, failure = self.faults.check(info) if info.is_resource else (0.0, None)
         if delay:
             await asyncio.sleep(delay)
@@ -242,6 +253,63 @@ class Handler:
         if not rt.namespaced:
             info.namespace = ""
         return await self._resource(request, rt, info, query, record)
+
+    def _authorize(self, user: User, request: web.Request, info: RequestInfo) -> None:
+        """RBAC (``APIServer(authorization="RBAC")``): 403 in kube-apiserver's words."""
+        assert self.authorizer is not None
+        if info.is_resource:
+            attributes = Attributes(
+                user,
+                info.verb,
+                True,
+                info.group,
+                info.resource,
+                info.subresource,
+                info.namespace,
+                info.name,
+                request.path,
+            )
+        else:
+            attributes = Attributes(user, request.method.lower(), False, path=request.path)
+        if not self.authorizer.allowed(attributes):
+            raise forbidden(attributes)
+
+    def _rbac_objects(self, plural: str, namespace: str) -> list[Obj]:
+        rt = self.cluster.registry.lookup(RBAC_GROUP, "v1", plural)
+        if rt is None:
+            return []
+        return self.cluster.store.items(rt.storage_key, namespace if rt.namespaced else None)
+
+    def _token_request(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> Result:
+        """TokenRequest (authentication.k8s.io/v1) for a ServiceAccount: a token the
+        server then authenticates as ``system:serviceaccount:<ns>:<name>``."""
+        account = self.cluster.get(rt, info.namespace, info.name)
+        spec = record.body.get("spec") or {} if isinstance(record.body, dict) else {}
+        seconds = spec.get("expirationSeconds") or 3600
+        if not isinstance(seconds, int) or seconds < 600:
+            message = "may not specify a duration less than 10 minutes"
+            causes = [errors.cause("FieldValueInvalid", "spec.expirationSeconds", message)]
+            raise errors.invalid("TokenRequest", "authentication.k8s.io", info.name, causes)
+        uid = account["metadata"].get("uid", "")
+        token, expires = self.authenticator.issue(info.namespace, info.name, uid, seconds)
+        body = {
+            "kind": "TokenRequest",
+            "apiVersion": "authentication.k8s.io/v1",
+            "metadata": {
+                "name": info.name,
+                "namespace": info.namespace,
+                "creationTimestamp": None,
+            },
+            "spec": {
+                "audiences": [self.audience],
+                "expirationSeconds": seconds,
+                "boundObjectRef": spec.get("boundObjectRef"),
+            },
+            "status": {"token": token, "expirationTimestamp": expires},
+        }
+        return Result(201, body)
 
     def _non_resource(self, request: web.Request) -> web.StreamResponse:
         path = request.path.rstrip("/") or "/"
@@ -353,6 +421,8 @@ class Handler:
             }.get(info.verb)
         if sub == "finalize" and rt.plural == "namespaces" and info.verb == "update":
             return self._update
+        if sub == "token" and rt.plural == "serviceaccounts" and info.verb == "create":
+            return self._token_request
         if rt.crd_name is not None:
             # apiextensions-apiserver's handler: the object "is not found"
             raise errors.not_found(rt.group, rt.plural, info.name)
@@ -366,8 +436,7 @@ class Handler:
             raise errors.bad_request(str(exc)) from exc
         return Filter(info.namespace or None if rt.namespaced else None, labels, fields)
 
-    @staticmethod
-    def _write_options(query: dict[str, str], record: RequestRecord) -> WriteOptions:
+    def _write_options(self, query: dict[str, str], record: RequestRecord) -> WriteOptions:
         validation = query.get("fieldValidation", "Warn")
         if validation not in ("Ignore", "Warn", "Strict"):
             raise errors.bad_request(
@@ -380,7 +449,22 @@ class Handler:
             query.get("fieldManager"),
             record.user_agent,
             force=query.get("force", "") in _TRUE,
+            admit=self._admission(record),
         )
+
+    def _admission(
+        self, record: RequestRecord
+    ) -> Callable[[ResourceType, Obj, Obj | None, str], None] | None:
+        """OwnerReferencesPermissionEnforcement for the request's user (RBAC mode)."""
+        authorizer, user = self.authorizer, record.user
+        if authorizer is None or user is None:
+            return None
+        registry = self.cluster.registry
+
+        def admit(rt: ResourceType, new: Obj, old: Obj | None, subresource: str) -> None:
+            check_owner_references(authorizer, registry, user, rt, new, old, subresource)
+
+        return admit
 
     def _get(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord

@@ -77,6 +77,9 @@ class WriteOptions:
     """Server-side apply's ``force=true``: take fields other managers own."""
     managed: list[Obj] | None = None
     """managedFields already worked out (by server-side apply) for this write."""
+    admit: Callable[[ResourceType, Obj, Obj | None, str], None] | None = None
+    """Validating admission of the requester (``(rt, new, old, subresource)``, raising
+    APIError), called after validation: OwnerReferencesPermissionEnforcement in RBAC mode."""
 
     @property
     def manager(self) -> str:
@@ -547,6 +550,8 @@ class Cluster:
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(obj, None, established=not later)
         self._record_manager(rt, obj, None, opts, "")
+        if opts.admit is not None:
+            opts.admit(rt, obj, None, "")
         if opts.dry_run:
             return Result(201, obj, warnings)
         stored = self.store.create(rt.storage_key, self._to_storage(rt, obj))
@@ -747,6 +752,8 @@ class Cluster:
             self._prepare_crd(new, old)
         new = self._to_storage(rt, new)
         self._record_manager(rt, new, old, opts, subresource)
+        if opts.admit is not None:
+            opts.admit(rt, new, old, subresource)
         if opts.dry_run:
             return Result(200, self.present(rt, new), warnings)
         if deleting and self._finalized(new):

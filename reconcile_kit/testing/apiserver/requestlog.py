@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .authn import User
+
 
 @dataclass
 class RequestRecord:
@@ -20,6 +22,7 @@ class RequestRecord:
         verb: Kubernetes verb (get, list, watch, create, update, patch, delete,
             deletecollection), or "" for non-resource paths.
         resource, subresource, namespace, name, group: what the path addressed.
+        user: who sent it (the admin, or a ServiceAccount with a TokenRequest token).
     """
 
     method: str
@@ -35,6 +38,7 @@ class RequestRecord:
     namespace: str = ""
     name: str = ""
     user_agent: str = field(default="", repr=False)
+    user: User | None = field(default=None, repr=False)
 
 
 class RequestLog(list[RequestRecord]):

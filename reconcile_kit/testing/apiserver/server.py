@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import tempfile
 from pathlib import Path
 from types import TracebackType
@@ -42,6 +43,14 @@ class APIServer:
         crd_establish_delay: seconds from a CRD's create to its Established condition and
             its resources being served (kube-apiserver's controllers take ~10-40 ms: code
             that uses a new CRD without waiting fails here as on a cluster); 0: at once.
+        authorization: ``"AlwaysAllow"`` (default) or ``"RBAC"``: requests are authorized
+            by the stored Roles, ClusterRoles and bindings as kube-apiserver's RBAC
+            authorizer does (``token`` is then the admin, in ``system:masters``; one is
+            generated when not given), ServiceAccounts authenticate with TokenRequest
+            tokens (``POST .../serviceaccounts/<name>/token``), and the
+            OwnerReferencesPermissionEnforcement admission plugin applies. See
+            :mod:`.rbac` for what is not implemented. kubectl (client-go) sends bearer
+            tokens only over HTTPS: use ``tls=True`` with it.
 
     Use ``async with APIServer() as server:`` (or ``await start()``/``await stop()``).
     """
@@ -60,7 +69,13 @@ class APIServer:
         kubeconfig_path: str | Path | None = None,
         record_requests: bool = True,
         crd_establish_delay: float = 0.02,
+        authorization: str = "AlwaysAllow",
     ) -> None:
+        if authorization not in ("AlwaysAllow", "RBAC"):
+            raise ValueError(f"authorization is AlwaysAllow or RBAC, not {authorization!r}")
+        if authorization == "RBAC" and token is None:
+            token = secrets.token_urlsafe(24)
+        self.authorization = authorization
         self.host = host
         self.port = port
         self.data_dir = Path(data_dir) if data_dir is not None else None
@@ -106,6 +121,7 @@ class APIServer:
             self.requests if self.record_requests else None,
             self.token,
             self.bookmark_interval,
+            self.authorization,
         )
         self._runner = web.AppRunner(
             handler.app(), handler_cancellation=True, access_log=None, shutdown_timeout=1.0
