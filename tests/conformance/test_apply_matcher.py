@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import pytest
 from kr8s.asyncio.objects import ConfigMap, Deployment
 
 from reconcile_kit import Context, Controller, ObjectRef, set_controller_reference
@@ -163,7 +162,6 @@ async def test_apply_sends_only_what_changed(backend: Backend) -> None:
         assert len(ctrl.intents) == 1
 
 
-@pytest.mark.backends("real")  # the embedded server does not canonicalise quantities yet
 async def test_a_value_the_server_rewrites_costs_one_no_op_apply(backend: Backend) -> None:
     runs: list[int] = []
     parent = {"metadata": {"name": "web", "labels": {"matcher": "parent"}}}

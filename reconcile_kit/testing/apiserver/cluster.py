@@ -27,10 +27,12 @@ from . import errors
 from . import managedfields as mf
 from .cel import rule_causes
 from .errors import APIError
+from .gofmt import go_format, go_quote
 from .knownfields import prune_unknown_fields
 from .managedfields import manager_name
 from .meta import generate_name
 from .patching import apply_patch
+from .quantity import QuantityError, canonicalize_object
 from .registry import Registry
 from .resources import ResourceType
 from .secrets import decode_secret
@@ -446,6 +448,13 @@ class Cluster:
             meta.pop("namespace", None)
         if rt.storage_key == "/secrets":
             decode_secret(obj, rt.version)
+        if rt.crd_name is None:
+            try:
+                canonicalize_object(rt.api_version, rt.kind, obj)
+            except QuantityError as error:
+                raise errors.bad_request(
+                    f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {error}'
+                ) from None
         return obj
 
     def _check_namespace(self, rt: ResourceType, obj: Obj, creating: bool) -> None:
@@ -654,7 +663,20 @@ class Cluster:
             raise errors.not_found(rt.group, rt.plural, name)
         current = clone(self.present(rt, old))
         result = apply_patch(rt, current, content_type, patch)
-        result = self._decode(rt, namespace, result)
+        try:
+            result = self._decode(rt, namespace, result)
+        except APIError as error:
+            if "quantit" not in error.message:
+                raise
+            # the patched object does not decode: kube-apiserver's 422 on the patch itself
+            why = error.message.rpartition(f"cannot be handled as a {rt.kind}: ")[2]
+            message = f"Invalid value: {go_quote(go_format(patch))}: {why}"
+            raise APIError(
+                422,
+                "Invalid",
+                f' "" is invalid: patch: {message}',
+                {"causes": [errors.cause("FieldValueInvalid", "patch", message)]},
+            ) from None
         if result["metadata"].get("name") != name:
             raise errors.bad_request(
                 f"the name of the object ({result['metadata'].get('name')}) does not match the"
