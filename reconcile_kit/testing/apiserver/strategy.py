@@ -16,8 +16,9 @@ from ...meta.time import now_time
 from ...meta.validation import qualified_name_errors
 from . import errors
 from .meta import label_causes, name_causes, new_uid, string_map_causes
-from .resources import ResourceType
+from .resources import ADMISSION_GROUP, ResourceType
 from .store import Obj
+from .webhookconfig import MUTATING, VALIDATING, configuration_defaults
 
 _SERVER_META = (
     "uid",
@@ -616,6 +617,14 @@ def _lease_defaults(obj: Obj) -> None:
     obj.setdefault("spec", {})
 
 
+def _validating_defaults(obj: Obj) -> None:
+    configuration_defaults(obj, mutating=False)
+
+
+def _mutating_defaults(obj: Obj) -> None:
+    configuration_defaults(obj, mutating=True)
+
+
 _CREATE_DEFAULTS = {
     ("", "namespaces"): _namespace_defaults,
     ("", "pods"): _pod_defaults,
@@ -639,4 +648,6 @@ _CREATE_DEFAULTS = {
     ("policy", "poddisruptionbudgets"): _pdb_defaults,
     ("storage.k8s.io", "storageclasses"): _storage_class_defaults,
     ("scheduling.k8s.io", "priorityclasses"): _priority_class_defaults,
+    (ADMISSION_GROUP, VALIDATING): _validating_defaults,
+    (ADMISSION_GROUP, MUTATING): _mutating_defaults,
 }
