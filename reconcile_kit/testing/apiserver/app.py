@@ -19,7 +19,8 @@ from multidict import CIMultiDict
 from ...client.contenttypes import APPLY_PATCH, JSON, YAML
 from ...meta.selectors import FieldSelector, LabelSelector, SelectorError
 from . import discovery, errors, protobuf
-from .cluster import Cluster, Result, WriteOptions
+from .admission import Admission, drive
+from .cluster import Cluster, Result, Steps, WriteOptions
 from .errors import APIError
 from .faults import Faults, RequestInfo, fault_error
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
@@ -161,8 +162,10 @@ class Handler:
         log: RequestLog | None,
         token: str | None,
         bookmark_interval: float,
+        admission: Admission | None = None,
     ) -> None:
         self.cluster = cluster
+        self.admission = admission if admission is not None else Admission(cluster)
         self.hub = hub
         self.faults = faults
         self.log = log
@@ -326,15 +329,26 @@ class Handler:
         handler = self._dispatch(rt, info)
         if handler is None:
             raise errors.method_not_allowed(info.verb, rt.plural)
-        result = handler(rt, info, query, record)
+        produced = handler(rt, info, query, record)
+        if isinstance(produced, Result):
+            result = produced
+        else:  # a write: run it with its admission webhooks (started afresh on a rerun)
+            produced.close()
+
+            def start() -> Steps:
+                steps = handler(rt, info, query, record)
+                assert not isinstance(steps, Result)
+                return steps
+
+            result = await drive(start, self.admission, self.cluster)
         return _json_response(result.code, result.body, _warning_headers(result.warnings))
 
-    Dispatch = Callable[[ResourceType, RequestInfo, dict[str, str], RequestRecord], Result]
+    Dispatch = Callable[[ResourceType, RequestInfo, dict[str, str], RequestRecord], Result | Steps]
 
     def _dispatch(self, rt: ResourceType, info: RequestInfo) -> Dispatch | None:
         sub = info.subresource
         if sub == "":
-            return {
+            verbs: dict[str, Handler.Dispatch] = {
                 "get": self._get,
                 "list": self._list,
                 "create": self._create,
@@ -342,9 +356,15 @@ class Handler:
                 "patch": self._patch,
                 "delete": self._delete,
                 "deletecollection": self._delete_collection,
-            }.get(info.verb)
+            }
+            return verbs.get(info.verb)
         if sub == "status" and rt.status:
-            return {"get": self._get, "update": self._update, "patch": self._patch}.get(info.verb)
+            status: dict[str, Handler.Dispatch] = {
+                "get": self._get,
+                "update": self._update,
+                "patch": self._patch,
+            }
+            return status.get(info.verb)
         if sub == "scale" and rt.scale is not None:
             return {
                 "get": self._get_scale,
@@ -380,6 +400,7 @@ class Handler:
             query.get("fieldManager"),
             record.user_agent,
             force=query.get("force", "") in _TRUE,
+            query=query,
         )
 
     def _get(
@@ -418,17 +439,17 @@ class Handler:
 
     def _create(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
+    ) -> Steps:
         _require_json(record.content_type)
-        return self.cluster.create(
+        return self.cluster.create_steps(
             rt, info.namespace or None, record.body, self._write_options(query, record)
         )
 
     def _update(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
+    ) -> Steps:
         _require_json(record.content_type)
-        return self.cluster.update(
+        return self.cluster.update_steps(
             rt,
             info.namespace or None,
             info.name,
@@ -439,10 +460,10 @@ class Handler:
 
     def _patch(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
+    ) -> Steps:
         if record.body is None:
             raise errors.bad_request("the body of the request was empty")
-        return self.cluster.patch(
+        return self.cluster.patch_steps(
             rt,
             info.namespace or None,
             info.name,
@@ -454,8 +475,8 @@ class Handler:
 
     def _delete(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
-        return self.cluster.delete(
+    ) -> Steps:
+        return self.cluster.delete_steps(
             rt,
             info.namespace or None,
             info.name,
@@ -465,8 +486,8 @@ class Handler:
 
     def _delete_collection(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
-        return self.cluster.delete_collection(
+    ) -> Steps:
+        return self.cluster.delete_collection_steps(
             rt,
             self._selection(rt, info, query),
             _delete_options(record.body, query),

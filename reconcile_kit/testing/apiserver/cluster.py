@@ -13,7 +13,7 @@ import base64
 import bisect
 import heapq
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,6 +25,8 @@ from ...meta.time import now_time
 from . import crd as crds
 from . import errors
 from . import managedfields as mf
+from .admission import Attributes, Mutate, Step, Validate, options_for, run_sync
+from .admission import wanted as admission_wanted
 from .cel import rule_causes
 from .errors import APIError
 from .knownfields import prune_unknown_fields
@@ -36,6 +38,7 @@ from .resources import ResourceType
 from .secrets import decode_secret
 from .store import Obj, Store
 from .strategy import (
+    kind_defaults,
     metadata_causes,
     new_finalizers,
     omit_empty,
@@ -77,6 +80,8 @@ class WriteOptions:
     """Server-side apply's ``force=true``: take fields other managers own."""
     managed: list[Obj] | None = None
     """managedFields already worked out (by server-side apply) for this write."""
+    query: dict[str, str] = field(default_factory=dict)
+    """The request's query (the ``options`` of an AdmissionReview)."""
 
     @property
     def manager(self) -> str:
@@ -93,6 +98,10 @@ class Result:
 
 
 _CONTROLLER_WRITE = WriteOptions(field_manager="kube-controller-manager")
+
+Steps = Generator[Step, Any, Result]
+"""A write that yields at its admission points (see admission.py); run_sync or
+admission.drive runs it."""
 
 
 def _without_managed_fields(obj: Obj) -> Obj:
@@ -514,11 +523,108 @@ class Cluster:
             raise errors.bad_request(_strict_error(rt, texts))
         return texts
 
+    # --- admission -------------------------------------------------------------------------
+
+    def _attrs(
+        self,
+        rt: ResourceType,
+        operation: str,
+        obj: Obj | None,
+        old: Obj | None,
+        opts: WriteOptions,
+        subresource: str,
+        options: Obj | None = None,
+    ) -> Attributes:
+        source = obj if obj is not None else old
+        assert source is not None
+        meta = source["metadata"]
+        namespace = (meta.get("namespace") or "") if rt.namespaced else ""
+        if (rt.group, rt.plural) == ("", "namespaces"):
+            namespace = meta.get("name") or ""  # a namespace is its own (RequestInfo)
+        return Attributes(
+            rt,
+            operation,
+            namespace,
+            meta.get("name") or "",
+            subresource,
+            None if obj is None else self.present(rt, obj),
+            None if old is None else self.present(rt, old),
+            opts.dry_run,
+            options if options is not None else options_for(operation, opts.query),
+        )
+
+    @staticmethod
+    def _guard(rt: ResourceType, old: Obj | None) -> tuple[str, str, str, str] | None:
+        if old is None:
+            return None
+        meta = old["metadata"]
+        return (rt.storage_key, meta.get("namespace") or "", meta["name"], meta["resourceVersion"])
+
+    def _admit_mutate(
+        self,
+        rt: ResourceType,
+        operation: str,
+        obj: Obj,
+        old: Obj | None,
+        opts: WriteOptions,
+        subresource: str,
+    ) -> Generator[Step, Any, tuple[Obj, WriteOptions]]:
+        """Mutating admission of ``obj`` as decoded and defaulted (before the strategy);
+        the object to go on with (``obj`` itself unless a webhook changed it) and the
+        options: when a webhook changed it, managedFields are those of the object before
+        (kube-apiserver's field manager runs before admission: what webhooks set is
+        nobody's)."""
+        if not admission_wanted(self, rt, subresource, mutating=True):
+            return obj, opts
+        view = clone(obj)
+        kind_defaults(rt, view)
+        if rt.schema is not None:
+            crds.prune(view, rt.schema)
+            crds.apply_defaults(view, rt.schema)
+        attrs = self._attrs(rt, operation, view, old, opts, subresource)
+        answer = yield Mutate(attrs, self._guard(rt, old))
+        if not isinstance(answer, dict) or answer == attrs.obj:
+            return obj, opts
+        meta = answer.setdefault("metadata", {})
+        if not isinstance(meta, dict):
+            raise errors.internal("a mutating webhook replaced metadata by a non-object")
+        if rt.namespaced:
+            meta["namespace"] = obj["metadata"].get("namespace")
+        if opts.managed is None:
+            before = clone(view)
+            self._record_manager(rt, before, old, opts, subresource)
+            opts = replace(opts, managed=before["metadata"].get("managedFields") or [])
+        return answer, opts
+
+    def _admit_validate(
+        self,
+        rt: ResourceType,
+        operation: str,
+        obj: Obj,
+        old: Obj | None,
+        opts: WriteOptions,
+        subresource: str,
+    ) -> Generator[Step, Any, None]:
+        """Validating admission of the object as it will be stored."""
+        if not admission_wanted(self, rt, subresource, mutating=False):
+            return
+        yield Validate(
+            self._attrs(rt, operation, obj, old, opts, subresource), self._guard(rt, old)
+        )
+
     # --- create ----------------------------------------------------------------------------
 
     def create(
         self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
     ) -> Result:
+        """POST without admission webhooks (the server's own writes)."""
+        return run_sync(self.create_steps(rt, namespace, body, opts))
+
+    def create_steps(
+        self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
+    ) -> Steps:
+        """POST: decode, mutating admission, strategy and validation, validating
+        admission, store."""
         obj = self._decode(rt, namespace, body)
         meta = obj["metadata"]
         if not meta.get("name"):
@@ -538,8 +644,8 @@ class Cluster:
             meta["name"] = generate_name(meta["generateName"])
         self._check_namespace(rt, obj, creating=True)
         self._check_crd_active(rt)
-        if self.store.get(rt.storage_key, meta.get("namespace") or "", meta["name"]) is not None:
-            raise errors.already_exists(rt.group, rt.plural, meta["name"])
+        obj, opts = yield from self._admit_mutate(rt, "CREATE", obj, None, opts, "")
+        meta = obj["metadata"]
         prepare_create(rt, obj)
         omit_empty(rt, obj)
         warnings = self._validate(rt, obj, opts)
@@ -547,6 +653,9 @@ class Cluster:
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(obj, None, established=not later)
         self._record_manager(rt, obj, None, opts, "")
+        yield from self._admit_validate(rt, "CREATE", obj, None, opts, "")
+        if self.store.get(rt.storage_key, meta.get("namespace") or "", meta["name"]) is not None:
+            raise errors.already_exists(rt.group, rt.plural, meta["name"])
         if opts.dry_run:
             return Result(201, obj, warnings)
         stored = self.store.create(rt.storage_key, self._to_storage(rt, obj))
@@ -584,6 +693,19 @@ class Cluster:
         opts: WriteOptions,
         subresource: str = "",
     ) -> Result:
+        """PUT without admission webhooks."""
+        return run_sync(self.update_steps(rt, namespace, name, body, opts, subresource))
+
+    def update_steps(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        body: Any,
+        opts: WriteOptions,
+        subresource: str = "",
+    ) -> Steps:
+        """PUT (and the create a PUT does for Leases and Events)."""
         obj = self._decode(rt, namespace, body)
         body_name = obj["metadata"].get("name")
         if body_name != name:
@@ -593,7 +715,7 @@ class Cluster:
         old = self.store.get(rt.storage_key, namespace or "", name)
         if old is None:
             if rt.create_on_update and not subresource:
-                return self.create(rt, namespace, obj, opts)
+                return (yield from self.create_steps(rt, namespace, obj, opts))
             raise errors.not_found(rt.group, rt.plural, name)
         sent_rv = obj["metadata"].get("resourceVersion")
         if not sent_rv and rt.put_requires_rv:
@@ -610,8 +732,9 @@ class Cluster:
                     )
                 ],
             )
+        obj, opts = yield from self._admit_mutate(rt, "UPDATE", obj, old, opts, subresource)
         self._check_preconditions(rt, obj, old)
-        return self._write_update(rt, obj, old, opts, subresource)
+        return (yield from self._write_update(rt, obj, old, opts, subresource))
 
     def _check_preconditions(self, rt: ResourceType, obj: Obj, old: Obj) -> None:
         meta, old_meta = obj["metadata"], old["metadata"]
@@ -641,10 +764,25 @@ class Cluster:
         opts: WriteOptions,
         subresource: str = "",
     ) -> Result:
+        """PATCH without admission webhooks."""
+        return run_sync(
+            self.patch_steps(rt, namespace, name, content_type, patch, opts, subresource)
+        )
+
+    def patch_steps(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        content_type: str,
+        patch: Any,
+        opts: WriteOptions,
+        subresource: str = "",
+    ) -> Steps:
         """Apply a json/merge/strategic patch (or server-side apply) to the current object."""
         old = self.store.get(rt.storage_key, namespace or "", name)
         if content_type == APPLY_PATCH:
-            return self._apply(rt, namespace, name, patch, old, opts, subresource)
+            return (yield from self._apply(rt, namespace, name, patch, old, opts, subresource))
         if old is None:
             raise errors.not_found(rt.group, rt.plural, name)
         current = clone(self.present(rt, old))
@@ -655,8 +793,9 @@ class Cluster:
                 f"the name of the object ({result['metadata'].get('name')}) does not match the"
                 f" name on the URL ({name})"
             )
+        result, opts = yield from self._admit_mutate(rt, "UPDATE", result, old, opts, subresource)
         self._check_preconditions(rt, result, old)
-        return self._write_update(rt, result, old, opts, subresource)
+        return (yield from self._write_update(rt, result, old, opts, subresource))
 
     def _apply(
         self,
@@ -667,7 +806,7 @@ class Cluster:
         old: Obj | None,
         opts: WriteOptions,
         subresource: str,
-    ) -> Result:
+    ) -> Steps:
         """Server-side apply of ``patch`` (an applied configuration), as kube-apiserver's
         field manager does it (see managedfields.py)."""
         if not opts.field_manager:
@@ -699,8 +838,9 @@ class Cluster:
         merged = self._decode(rt, namespace, merged)
         if old is None:
             merged["metadata"]["name"] = name
-            return self.create(rt, namespace, merged, opts)
-        return self._write_update(rt, merged, old, opts, subresource)
+            return (yield from self.create_steps(rt, namespace, merged, opts))
+        merged, opts = yield from self._admit_mutate(rt, "UPDATE", merged, old, opts, subresource)
+        return (yield from self._write_update(rt, merged, old, opts, subresource))
 
     @staticmethod
     def _applied_config(rt: ResourceType, name: str, patch: Any) -> Obj:
@@ -718,7 +858,7 @@ class Cluster:
 
     def _write_update(
         self, rt: ResourceType, new: Obj, old: Obj, opts: WriteOptions, subresource: str
-    ) -> Result:
+    ) -> Steps:
         name = old["metadata"]["name"]
         if subresource in ("status", "finalize"):
             new = self._subresource_update(rt, new, old, subresource)
@@ -747,6 +887,7 @@ class Cluster:
             self._prepare_crd(new, old)
         new = self._to_storage(rt, new)
         self._record_manager(rt, new, old, opts, subresource)
+        yield from self._admit_validate(rt, "UPDATE", new, old, opts, subresource)
         if opts.dry_run:
             return Result(200, self.present(rt, new), warnings)
         if deleting and self._finalized(new):
@@ -806,11 +947,24 @@ class Cluster:
     def delete(
         self, rt: ResourceType, namespace: str | None, name: str, options: Obj, opts: WriteOptions
     ) -> Result:
+        """DELETE without admission webhooks."""
+        return run_sync(self.delete_steps(rt, namespace, name, options, opts))
+
+    def delete_steps(
+        self, rt: ResourceType, namespace: str | None, name: str, options: Obj, opts: WriteOptions
+    ) -> Steps:
         """DELETE: remove at once, or mark deleting while finalizers remain."""
         old = self.store.get(rt.storage_key, namespace or "", name)
         if old is None:
             raise errors.not_found(rt.group, rt.plural, name)
+        review_options = options_for("DELETE", opts.query, options)
+        if admission_wanted(self, rt, "", mutating=True):
+            attrs = self._attrs(rt, "DELETE", None, old, opts, "", review_options)
+            yield Mutate(attrs, self._guard(rt, old))
         _check_delete_preconditions(rt, options.get("preconditions") or {}, old)
+        if admission_wanted(self, rt, "", mutating=False):
+            attrs = self._attrs(rt, "DELETE", None, old, opts, "", review_options)
+            yield Validate(attrs, self._guard(rt, old))
         obj = clone(old)
         meta = obj["metadata"]
         finalizers = list(meta.get("finalizers") or [])
@@ -875,12 +1029,25 @@ class Cluster:
     def delete_collection(
         self, rt: ResourceType, selection: Filter, options: Obj, opts: WriteOptions
     ) -> Result:
+        """DELETE of a collection without admission webhooks."""
+        return run_sync(self.delete_collection_steps(rt, selection, options, opts))
+
+    def delete_collection_steps(
+        self, rt: ResourceType, selection: Filter, options: Obj, opts: WriteOptions
+    ) -> Steps:
         self.check_field_selector(rt, selection.fields)
         deleted = []
-        for obj in self.store.items(rt.storage_key, selection.namespace):
+        for obj in list(self.store.items(rt.storage_key, selection.namespace)):
             if selection.matches(obj):
                 meta = obj["metadata"]
-                result = self.delete(rt, meta.get("namespace"), meta["name"], options, opts)
+                if (
+                    self.store.get(rt.storage_key, meta.get("namespace") or "", meta["name"])
+                    is None
+                ):
+                    continue  # deleted while webhooks ran for an earlier item
+                result = yield from self.delete_steps(
+                    rt, meta.get("namespace"), meta["name"], options, opts
+                )
                 deleted.append(result.body if result.body.get("kind") != "Status" else obj)
         body = {
             "kind": rt.list_kind,
@@ -944,7 +1111,7 @@ class Cluster:
         self._check_preconditions(rt, {"metadata": scale.get("metadata") or {}}, old)
         obj = clone(self.present(rt, old))
         _set_path(obj, rt.scale.spec_replicas, replicas)
-        result = self._write_update(rt, obj, old, opts, "scale")
+        result = run_sync(self._write_update(rt, obj, old, opts, "scale"))
         return Result(200, self.get_scale(rt, namespace, name), result.warnings)
 
     def apply_scale(
@@ -962,7 +1129,7 @@ class Cluster:
             config["metadata"]["namespace"] = namespace
         if replicas is not None:
             _set_path(config, rt.scale.spec_replicas, replicas)
-        result = self._apply(rt, namespace, name, config, old, opts, "scale")
+        result = run_sync(self._apply(rt, namespace, name, config, old, opts, "scale"))
         return Result(200, self.get_scale(rt, namespace, name), result.warnings)
 
     # --- CRDs ------------------------------------------------------------------------------
@@ -1019,7 +1186,7 @@ class Cluster:
         old = self.store.get(storage_key, meta.get("namespace") or "", meta["name"])
         if rt is None or old is None:
             raise errors.not_found("", storage_key, meta["name"])
-        return self._write_update(rt, obj, old, _CONTROLLER_WRITE, subresource)
+        return run_sync(self._write_update(rt, obj, old, _CONTROLLER_WRITE, subresource))
 
     def remove(
         self, storage_key: str, namespace: str, name: str, policy: str = "Background"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -12,6 +13,7 @@ import yaml
 from aiohttp import web
 
 from ..tls import self_signed_certificate
+from .admission import Admission
 from .app import Handler
 from .cluster import Cluster
 from .controllers import ControlLoops
@@ -42,6 +44,9 @@ class APIServer:
         crd_establish_delay: seconds from a CRD's create to its Established condition and
             its resources being served (kube-apiserver's controllers take ~10-40 ms: code
             that uses a new CRD without waiting fails here as on a cluster); 0: at once.
+        webhook_services: where admission webhooks configured by ``clientConfig.service``
+            are served: ``{(namespace, name): "host:port"}`` (there is no kube-proxy);
+            their certificate is still verified for ``NAME.NAMESPACE.svc``.
 
     Use ``async with APIServer() as server:`` (or ``await start()``/``await stop()``).
     """
@@ -60,6 +65,7 @@ class APIServer:
         kubeconfig_path: str | Path | None = None,
         record_requests: bool = True,
         crd_establish_delay: float = 0.02,
+        webhook_services: Mapping[tuple[str, str], str] | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -74,6 +80,8 @@ class APIServer:
         self.record_requests = record_requests
         self.crd_establish_delay = crd_establish_delay
         self.faults = Faults()
+        self.webhook_services = dict(webhook_services or {})
+        self._admission: Admission | None = None
         self._runner: web.AppRunner | None = None
         self._loops: ControlLoops | None = None
         self._cluster: Cluster | None = None
@@ -99,6 +107,7 @@ class APIServer:
         self._cluster.on_crd_removed.append(self._hub.close_key)
         self._loops = ControlLoops(self._cluster, self.garbage_collection)
         self._loops.start()
+        self._admission = Admission(self._cluster, self.webhook_services)
         handler = Handler(
             self._cluster,
             self._hub,
@@ -106,6 +115,7 @@ class APIServer:
             self.requests if self.record_requests else None,
             self.token,
             self.bookmark_interval,
+            self._admission,
         )
         self._runner = web.AppRunner(
             handler.app(), handler_cancellation=True, access_log=None, shutdown_timeout=1.0
@@ -135,6 +145,9 @@ class APIServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        if self._admission is not None:
+            await self._admission.close()
+            self._admission = None
         if self._cluster is not None:
             self._cluster.store.close()
 

@@ -179,6 +179,13 @@ def prepare_create(rt: ResourceType, obj: Obj) -> None:
     fill_status_zeros(rt, obj)
 
 
+def kind_defaults(rt: ResourceType, obj: Obj) -> None:
+    """The kind's scheme defaults alone (what a mutating webhook sees); a Service's
+    allocations (clusterIP, node ports) happen later, in storage, as in kube-apiserver."""
+    if (rt.group, rt.plural) != ("", "services"):
+        _CREATE_DEFAULTS.get((rt.group, rt.plural), _no_defaults)(obj)
+
+
 def generation_changed(rt: ResourceType, new: Obj, old: Obj) -> bool:
     """Whether an update from ``old`` to ``new`` bumps metadata.generation."""
     if rt.generation == "spec":
