@@ -18,12 +18,13 @@ import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 import pytest_asyncio
 from aiohttp import web
 
 from reconcile_kit.testing.backends import Backend
 
-from .kube import JSON_PATCH, MERGE, Widgets, ok, req
+from .kube import JSON_PATCH, MERGE, Widgets, collect, ok, req, watch_events
 from .webhook_server import Review, WebhookServer, answer, json_patch
 
 GROUP_PATH = "/apis/admissionregistration.k8s.io/v1"
@@ -361,7 +362,18 @@ async def test_configurations_are_discovered_listed_and_shown(backend: Backend) 
         "admissionReviewVersions": ["v1"],
     }
     body = {"metadata": {"name": name}, "webhooks": [hook, {**hook, "name": "b.example.com"}]}
+    listed = await ok(backend, "GET", VALIDATING)
+    events = watch_events(
+        backend, VALIDATING, {"resourceVersion": listed["metadata"]["resourceVersion"]}
+    )
     await ok(backend, "POST", VALIDATING, body)
+    added = [e for e in await collect(events, 1) if e["object"]["metadata"]["name"] == name]
+    assert [(e["type"], e["object"]["kind"]) for e in added] == [
+        ("ADDED", "ValidatingWebhookConfiguration")
+    ]
+    await events.aclose()
+    listed = await ok(backend, "GET", VALIDATING, params={"fieldSelector": f"metadata.name={name}"})
+    assert [c["metadata"]["name"] for c in listed["items"]] == [name]
     status, table, _ = await send(
         backend.api,
         "GET",
@@ -1059,3 +1071,119 @@ async def test_equivalent_versions(backend: Backend, webhooks: Webhooks) -> None
         "DELETE",
         f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.{group}",
     )
+
+
+async def test_rerun_when_the_object_changed_during_the_call(
+    backend: Backend, webhooks: Webhooks
+) -> None:
+    """A write whose object changes while its webhooks run starts again on the new state
+    (kube-apiserver's GuaranteedUpdate retries; the webhooks are called again)."""
+    path = f"{configmaps(backend)}/c"
+    calls: list[dict[str, Any]] = []
+
+    async def racing(review: Review) -> dict[str, Any]:
+        calls.append(review["request"]["object"].get("data") or {})
+        if len(calls) == 1:  # another writer changes the object meanwhile
+            await ok(backend, "PATCH", path, {"data": {"other": "writer"}}, content_type=MERGE)
+        return answer(review)
+
+    webhooks.server.handlers["racing"] = racing
+    await ok(backend, "POST", configmaps(backend), {"metadata": {"name": "c"}, "data": {"a": "1"}})
+    await webhooks.install(
+        "Validating",
+        webhooks.hook("racing", rules=[{**CONFIGMAPS_RULE, "operations": ["UPDATE"]}]),
+    )
+    patched = await ok(backend, "PATCH", path, {"data": {"mine": "yes"}}, content_type=MERGE)
+    assert patched["data"] == {"a": "1", "other": "writer", "mine": "yes"}
+    assert calls[0] == {"a": "1", "mine": "yes"}
+    assert calls[1] == {"a": "1", "other": "writer"}
+    assert calls[-1] == {"a": "1", "other": "writer", "mine": "yes"}
+
+
+@pytest.mark.backends(
+    "embedded", reason="no kube-proxy on the control plane: a Service routes nowhere"
+)
+async def test_service_reference(backend: Backend) -> None:
+    """``clientConfig.service`` goes to the address ``APIServer(webhook_services=...)`` maps
+    it to, with TLS verified for ``NAME.NAMESPACE.svc``."""
+    from reconcile_kit.testing import APIServer
+
+    server = await WebhookServer(hosts=["hooks.system.svc"]).start()
+    server.handlers["deny"] = lambda r: answer(r, False, status={"message": "by service"})
+    services = {("system", "hooks"): f"127.0.0.1:{server.port}"}
+    try:
+        async with APIServer(webhook_services=services) as api_server:
+            api = await api_server.api()
+            from ..kubehttp import call
+
+            hook = {
+                "name": "svc.example.com",
+                "clientConfig": {
+                    "service": {"namespace": "system", "name": "hooks", "path": "/deny"},
+                    "caBundle": server.ca_bundle,
+                },
+                "rules": [CONFIGMAPS_RULE],
+                "sideEffects": "None",
+                "admissionReviewVersions": ["v1"],
+            }
+            unknown = {
+                **hook,
+                "name": "unknown.example.com",
+                "clientConfig": {"service": {"namespace": "system", "name": "nowhere"}},
+                "objectSelector": {"matchLabels": {"case": "unknown"}},
+            }
+            hook["objectSelector"] = {"matchLabels": {"case": "known"}}
+            status, _ = await call(
+                api, "POST", VALIDATING, {"metadata": {"name": "svc"}, "webhooks": [hook, unknown]}
+            )
+            assert status == 201
+            cms = "/api/v1/namespaces/default/configmaps"
+            status, body = await call(
+                api, "POST", cms, {"metadata": {"name": "c", "labels": {"case": "known"}}}
+            )
+            assert (status, body["message"]) == (
+                400,
+                'admission webhook "svc.example.com" denied the request: by service',
+            )
+            assert server.queries["deny"] == [{"timeout": "10s"}]
+            status, body = await call(
+                api, "POST", cms, {"metadata": {"name": "d", "labels": {"case": "unknown"}}}
+            )
+            assert (status, body["message"]) == (
+                500,
+                'Internal error occurred: failed calling webhook "unknown.example.com": failed to'
+                ' call webhook: Post "https://nowhere.system.svc:443?timeout=10s": service'
+                ' "nowhere" not found',
+            )
+    finally:
+        await server.stop()
+
+
+async def test_review_version_v1beta1(backend: Backend, webhooks: Webhooks) -> None:
+    """The first of ``admissionReviewVersions`` the server speaks is the one sent."""
+
+    def beta(review: Review) -> dict[str, Any]:
+        return {
+            **answer(review, False, status={"message": "beta"}),
+            "apiVersion": "admission.k8s.io/v1beta1",
+        }
+
+    webhooks.server.handlers["beta"] = beta
+    await webhooks.install(
+        "Validating",
+        webhooks.hook(
+            "beta",
+            admissionReviewVersions=["v1beta1", "v1"],
+            objectSelector={"matchLabels": {"beta": "yes"}},
+        ),
+    )
+    reply = await req(
+        backend, "POST", configmaps(backend), {"metadata": {"name": "c", "labels": {"beta": "yes"}}}
+    )
+    assert (reply.status, reply.body["message"]) == (
+        400,
+        'admission webhook "beta.example.com" denied the request: beta',
+    )
+    review = webhooks.server.received["beta"][-1]
+    assert review["apiVersion"] == "admission.k8s.io/v1beta1"
+    assert review["request"]["operation"] == "CREATE"
