@@ -503,9 +503,11 @@ class Admission:
         pem = base64.b64decode(bundle) if bundle else b""
         context = self._contexts.get(pem)
         if context is None:
-            context = ssl.create_default_context()
-            if pem:
+            if pem:  # the caBundle alone is trusted, as by kube-apiserver's client
+                context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
                 context.load_verify_locations(cadata=pem.decode("ascii", "replace"))
+            else:  # no caBundle: the system's roots
+                context = ssl.create_default_context()
             self._contexts[pem] = context
         return context
 
