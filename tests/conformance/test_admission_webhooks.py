@@ -595,6 +595,7 @@ async def test_delete_sends_the_old_object(backend: Backend, webhooks: Webhooks)
 
     mutating = await server.wait_for("mutating", deleting)
     validating = await server.wait_for("validating", deleting)
+    assert len([r for r in server.received["mutating"] if deleting(r)]) == 1
     options = {
         "kind": "DeleteOptions",
         "apiVersion": "meta.k8s.io/v1",
@@ -1187,3 +1188,101 @@ async def test_review_version_v1beta1(backend: Backend, webhooks: Webhooks) -> N
     review = webhooks.server.received["beta"][-1]
     assert review["apiVersion"] == "admission.k8s.io/v1beta1"
     assert review["request"]["operation"] == "CREATE"
+
+
+async def test_mutating_patch_without_type_and_invalid_result(
+    backend: Backend, webhooks: Webhooks
+) -> None:
+    server = webhooks.server
+    server.handlers["untyped"] = lambda r: answer(
+        r, patch=json_patch([{"op": "add", "path": "/data", "value": {"a": "b"}}])["patch"]
+    )
+    server.handlers["invalid"] = lambda r: answer(
+        r, **json_patch([{"op": "add", "path": "/metadata/labels", "value": {"bad label": "x"}}])
+    )
+    await webhooks.install(
+        "Mutating",
+        webhooks.hook("untyped", objectSelector={"matchLabels": {"case": "untyped"}}),
+        webhooks.hook("invalid", objectSelector={"matchLabels": {"case": "invalid"}}),
+    )
+    reply = await req(
+        backend,
+        "POST",
+        configmaps(backend),
+        {"metadata": {"name": "u", "labels": {"case": "untyped"}}},
+    )
+    assert (reply.status, reply.body["message"]) == (
+        500,
+        'Internal error occurred: failed calling webhook "untyped.example.com": received invalid'
+        " webhook response: webhook returned response.patch but not response.patchType",
+    )
+    # what a webhook sets is validated as what the client sent
+    reply = await req(
+        backend,
+        "POST",
+        configmaps(backend),
+        {"metadata": {"name": "i", "labels": {"case": "invalid"}}},
+    )
+    assert reply.status == 422
+    assert [c["field"] for c in reply.body["details"]["causes"]] == ["metadata.labels"]
+
+
+async def test_rule_scope(backend: Backend, webhooks: Webhooks) -> None:
+    deny = lambda r: answer(r, False, status={"message": r["request"]["name"]})  # noqa: E731
+    webhooks.server.handlers["cluster"] = deny
+    webhooks.server.handlers["namespaced"] = deny
+    await webhooks.install(
+        "Validating",
+        webhooks.hook(
+            "cluster",
+            rules=[{**CONFIGMAPS_RULE, "scope": "Cluster"}],
+            objectSelector={"matchLabels": {"case": "scope"}},
+        ),
+        webhooks.hook(
+            "namespaced",
+            rules=[{**CONFIGMAPS_RULE, "scope": "Namespaced"}],
+            objectSelector={"matchLabels": {"case": "scope"}},
+        ),
+    )
+    reply = await req(
+        backend,
+        "POST",
+        configmaps(backend),
+        {"metadata": {"name": "c", "labels": {"case": "scope"}}},
+    )
+    assert (reply.status, reply.body["message"]) == (
+        400,
+        'admission webhook "namespaced.example.com" denied the request: c',
+    )
+    assert not [r for r in webhooks.server.received["cluster"] if r["request"].get("name") == "c"]
+
+
+async def test_delete_collection(backend: Backend, webhooks: Webhooks) -> None:
+    webhooks.server.handlers["keep"] = lambda r: answer(
+        r, r["request"]["oldObject"]["metadata"]["name"] != "b", status={"message": "keep b"}
+    )
+    path = configmaps(backend)
+    for name in ("a", "b", "c"):
+        await ok(backend, "POST", path, {"metadata": {"name": name, "labels": {"set": "x"}}})
+    await webhooks.install(
+        "Validating",
+        webhooks.hook(
+            "keep",
+            rules=[{**CONFIGMAPS_RULE, "operations": ["DELETE"]}],
+        ),
+    )
+    reply = await req(backend, "DELETE", path, params={"labelSelector": "set=x"})
+    # items are deleted one by one; the first refusal ends the request
+    assert (reply.status, reply.body["message"]) == (
+        400,
+        'admission webhook "keep.example.com" denied the request: keep b',
+    )
+    left = await ok(backend, "GET", path, params={"labelSelector": "set=x"})
+    assert [i["metadata"]["name"] for i in left["items"]] == ["b", "c"]
+    requests = [r["request"] for r in webhooks.server.received["keep"]]
+    # each item's review names no object (the collection's attributes), its oldObject does
+    assert [(r.get("name"), r["oldObject"]["metadata"]["name"]) for r in requests] == [
+        (None, "a"),
+        (None, "b"),
+    ]
+    assert requests[0]["options"] == {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}

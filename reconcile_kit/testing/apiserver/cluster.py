@@ -951,20 +951,29 @@ class Cluster:
         return run_sync(self.delete_steps(rt, namespace, name, options, opts))
 
     def delete_steps(
-        self, rt: ResourceType, namespace: str | None, name: str, options: Obj, opts: WriteOptions
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        options: Obj,
+        opts: WriteOptions,
+        collection: bool = False,
     ) -> Steps:
-        """DELETE: remove at once, or mark deleting while finalizers remain."""
+        """DELETE: remove at once, or mark deleting while finalizers remain. Admission runs
+        in storage, after the preconditions (rest.AdmissionToValidateObjectDeleteFunc:
+        mutating, then validating webhooks, both given the stored object as oldObject);
+        for an item of a DELETE of a collection the review names no object."""
         old = self.store.get(rt.storage_key, namespace or "", name)
         if old is None:
             raise errors.not_found(rt.group, rt.plural, name)
-        review_options = options_for("DELETE", opts.query, options)
-        if admission_wanted(self, rt, "", mutating=True):
-            attrs = self._attrs(rt, "DELETE", None, old, opts, "", review_options)
-            yield Mutate(attrs, self._guard(rt, old))
         _check_delete_preconditions(rt, options.get("preconditions") or {}, old)
-        if admission_wanted(self, rt, "", mutating=False):
-            attrs = self._attrs(rt, "DELETE", None, old, opts, "", review_options)
-            yield Validate(attrs, self._guard(rt, old))
+        review_options = options_for("DELETE", opts.query, options)
+        for mutating, step in ((True, Mutate), (False, Validate)):
+            if admission_wanted(self, rt, "", mutating=mutating):
+                attrs = self._attrs(rt, "DELETE", None, old, opts, "", review_options)
+                if collection:
+                    attrs.name = ""
+                yield step(attrs, self._guard(rt, old))
         obj = clone(old)
         meta = obj["metadata"]
         finalizers = list(meta.get("finalizers") or [])
@@ -1046,7 +1055,7 @@ class Cluster:
                 ):
                     continue  # deleted while webhooks ran for an earlier item
                 result = yield from self.delete_steps(
-                    rt, meta.get("namespace"), meta["name"], options, opts
+                    rt, meta.get("namespace"), meta["name"], options, opts, collection=True
                 )
                 deleted.append(result.body if result.body.get("kind") != "Status" else obj)
         body = {
