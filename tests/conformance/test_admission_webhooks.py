@@ -1286,3 +1286,76 @@ async def test_delete_collection(backend: Backend, webhooks: Webhooks) -> None:
         (None, "b"),
     ]
     assert requests[0]["options"] == {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}
+
+
+DEPLOYMENT = {
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web", "labels": {"app": "web"}},
+    "spec": {
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]},
+        },
+    },
+}
+
+
+async def test_mutating_webhooks_see_the_defaulted_object(
+    backend: Backend, webhooks: Webhooks
+) -> None:
+    rule = {
+        "operations": ["CREATE"],
+        "apiGroups": ["apps"],
+        "apiVersions": ["v1"],
+        "resources": ["deployments"],
+    }
+    await webhooks.install("Mutating", webhooks.hook("seen", rules=[rule]))
+    await webhooks.install("Validating", webhooks.hook("stored", rules=[rule]))
+    path = f"/apis/apps/v1/namespaces/{backend.namespace}/deployments"
+    created = await ok(backend, "POST", path, DEPLOYMENT)
+    seen = await webhooks.server.wait_for("seen", lambda r: r["request"].get("name") == "web")
+    stored = await webhooks.server.wait_for("stored", lambda r: r["request"].get("name") == "web")
+    # mutating webhooks get the decoded object with the kind's defaults (before the
+    # strategy: no uid, creationTimestamp or generation), validating webhooks what is stored
+    assert "uid" not in seen["request"]["object"]["metadata"]
+    assert without(stored["request"]["object"], *VOLATILE) == without(created, *VOLATILE)
+    assert without(seen["request"]["object"], *VOLATILE) == without(
+        created, *VOLATILE, "generation"
+    )
+    spec = seen["request"]["object"]["spec"]
+    assert (spec["replicas"], spec["strategy"]["type"]) == (1, "RollingUpdate")
+    assert seen["request"]["object"]["status"] == {}
+
+
+async def test_custom_resources_are_pruned_and_defaulted_first(
+    backend: Backend, webhooks: Webhooks, widgets: Widgets
+) -> None:
+    rule = {
+        "operations": ["CREATE"],
+        "apiGroups": [widgets.group],
+        "apiVersions": ["v1"],
+        "resources": ["widgets"],
+    }
+    webhooks.server.handlers["seen"] = lambda r: answer(
+        r, **json_patch([{"op": "add", "path": "/spec/color", "value": "red"}])
+    )
+    await webhooks.install("Mutating", webhooks.hook("seen", rules=[rule]))
+    reply = await req(backend, "POST", widgets.path, widgets.widget("w", unknown="x"))
+    assert reply.status == 201
+    assert reply.headers.get_list("warning") == ['299 - "unknown field \\"spec.unknown\\""']
+    assert reply.body["spec"] == {"size": 1, "replicas": 1, "color": "red"}
+    seen = await webhooks.server.wait_for("seen", lambda r: r["request"].get("name") == "w")
+    assert seen["request"]["object"]["spec"] == {"size": 1, "replicas": 1}
+    # strict decoding refuses unknown fields before any webhook is called
+    reply = await req(
+        backend,
+        "POST",
+        widgets.path,
+        widgets.widget("strict", unknown="x"),
+        params={"fieldValidation": "Strict"},
+    )
+    assert reply.status == 400
+    assert "strict decoding error: unknown field" in reply.body["message"]
+    assert not [r for r in webhooks.server.received["seen"] if r["request"].get("name") == "strict"]

@@ -82,6 +82,8 @@ class WriteOptions:
     """managedFields already worked out (by server-side apply) for this write."""
     query: dict[str, str] = field(default_factory=dict)
     """The request's query (the ``options`` of an AdmissionReview)."""
+    decode_warnings: list[str] = field(default_factory=list)
+    """Warnings of the decoding before a mutating webhook changed the object."""
 
     @property
     def manager(self) -> str:
@@ -485,10 +487,9 @@ class Cluster:
     def _validate(
         self, rt: ResourceType, obj: Obj, opts: WriteOptions, old: Obj | None = None
     ) -> list[str]:
-        warnings: list[str] = []
+        warnings = [*opts.decode_warnings, *self._decode_fields(rt, obj, opts)]
         causes = metadata_causes(rt, obj)
         if rt.schema is not None:
-            warnings = self._validate_custom(rt, obj, opts)
             causes += crds.SchemaValidator(rt.schema).causes(obj)
             content = {k: v for k, v in obj.items() if k != "metadata"}
             duplicates = duplicate_causes(content, mf.object_type(rt))
@@ -496,13 +497,6 @@ class Cluster:
             causes += (
                 rule_causes(rt.schema, obj) if old is None else rule_causes(rt.schema, obj, old)
             )
-        elif rt.builtin:
-            # Decoding into the Go type drops unknown fields (see knownfields.py).
-            unknown = prune_unknown_fields(rt.api_version, rt.kind, obj) or []
-            texts = [f'unknown field "{path}"' for path in unknown]
-            if texts and opts.field_validation == "Strict":
-                raise errors.bad_request(_strict_error(rt, texts))
-            warnings = texts if opts.field_validation == "Warn" else []
         if rt.storage_key == CRD_KEY:
             causes += crds.validate_crd(obj)
         if old is not None:  # update rules first, as ValidateSecretUpdate/ConfigMapUpdate
@@ -511,6 +505,20 @@ class Cluster:
         if causes:
             raise errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
         return warnings
+
+    def _decode_fields(self, rt: ResourceType, obj: Obj, opts: WriteOptions) -> list[str]:
+        """What decoding does to the fields: unknown ones dropped (``Strict``: 400; ``Warn``:
+        the warnings returned), a custom resource's defaults applied."""
+        if rt.schema is not None:
+            return self._validate_custom(rt, obj, opts)
+        if not rt.builtin:
+            return []
+        # Decoding into the Go type drops unknown fields (see knownfields.py).
+        unknown = prune_unknown_fields(rt.api_version, rt.kind, obj) or []
+        texts = [f'unknown field "{path}"' for path in unknown]
+        if texts and opts.field_validation == "Strict":
+            raise errors.bad_request(_strict_error(rt, texts))
+        return texts if opts.field_validation == "Warn" else []
 
     def _validate_custom(self, rt: ResourceType, obj: Obj, opts: WriteOptions) -> list[str]:
         assert rt.schema is not None
@@ -577,10 +585,8 @@ class Cluster:
         if not admission_wanted(self, rt, subresource, mutating=True):
             return obj, opts
         view = clone(obj)
+        decoded = self._decode_fields(rt, view, opts)
         kind_defaults(rt, view)
-        if rt.schema is not None:
-            crds.prune(view, rt.schema)
-            crds.apply_defaults(view, rt.schema)
         attrs = self._attrs(rt, operation, view, old, opts, subresource)
         answer = yield Mutate(attrs, self._guard(rt, old))
         if not isinstance(answer, dict) or answer == attrs.obj:
@@ -594,6 +600,8 @@ class Cluster:
             before = clone(view)
             self._record_manager(rt, before, old, opts, subresource)
             opts = replace(opts, managed=before["metadata"].get("managedFields") or [])
+        # the decoding's warnings stand; unknown fields a webhook adds are dropped silently
+        opts = replace(opts, decode_warnings=decoded, field_validation="Ignore")
         return answer, opts
 
     def _admit_validate(
