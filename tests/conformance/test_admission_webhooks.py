@@ -930,6 +930,45 @@ async def test_untrusted_certificate_and_error_status(backend: Backend, webhooks
         " certificate: x509: certificate signed by unknown authority"
     )
     assert not webhooks.server.received["never"]
+    # the caBundle of another CA with the same name; a name the certificate is not for
+    other = WebhookServer()
+    await webhooks.install(
+        "Validating",
+        webhooks.hook(
+            "other-ca",
+            clientConfig={"url": webhooks.server.url("never"), "caBundle": other.ca_bundle},
+            objectSelector={"matchLabels": {"case": "other-ca"}},
+        ),
+        webhooks.hook(
+            "name",
+            clientConfig={
+                "url": f"https://localhost:{webhooks.server.port}/never",
+                "caBundle": webhooks.server.ca_bundle,
+            },
+            objectSelector={"matchLabels": {"case": "name"}},
+        ),
+    )
+    messages = {}
+    for case in ("other-ca", "name"):
+        reply = await req(
+            backend,
+            "POST",
+            configmaps(backend),
+            {"metadata": {"name": case, "labels": {"case": case}}},
+        )
+        assert reply.status == 500
+        messages[case] = reply.body["message"]
+    assert messages == {
+        "other-ca": 'Internal error occurred: failed calling webhook "other-ca.example.com":'
+        f' failed to call webhook: Post "{webhooks.server.url("never")}?timeout=10s": tls:'
+        " failed to verify certificate: x509: certificate signed by unknown authority"
+        ' (possibly because of "x509: ECDSA verification failure" while trying to verify'
+        ' candidate authority certificate "reconcile-kit-webhook-ca")',
+        "name": 'Internal error occurred: failed calling webhook "name.example.com": failed to'
+        f' call webhook: Post "https://localhost:{webhooks.server.port}/never?timeout=10s": tls:'
+        " failed to verify certificate: x509: certificate is not valid for any names, but"
+        " wanted to match localhost",
+    }
     reply = await req(
         backend,
         "POST",

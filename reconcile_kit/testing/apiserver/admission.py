@@ -18,15 +18,20 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import ipaddress
 import ssl
 import uuid
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import aiohttp
 import jsonpatch
 import orjson
+from cryptography import x509
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from ...meta.selectors import LabelSelector, SelectorError, label_selector_from_dict
 from . import errors
@@ -542,9 +547,9 @@ class Admission:
         except TimeoutError:
             raise _CallFailed(hook.name, f"{where}: context deadline exceeded") from None
         except aiohttp.ClientConnectorCertificateError as exc:
+            reason = await _certificate_error(exc, url, server_name, hook.spec)
             raise _CallFailed(
-                hook.name,
-                f"{where}: tls: failed to verify certificate: x509: {_x509_reason(exc)}",
+                hook.name, f"{where}: tls: failed to verify certificate: {reason}"
             ) from None
         except aiohttp.ClientSSLError as exc:
             raise _CallFailed(hook.name, f"{where}: {exc}") from None
@@ -603,13 +608,84 @@ class Admission:
         return response
 
 
-def _x509_reason(exc: aiohttp.ClientConnectorCertificateError) -> str:
-    text = str(exc.certificate_error)
-    if "unable to get local issuer" in text or "self-signed" in text or "self signed" in text:
-        return "certificate signed by unknown authority"
-    if "Hostname mismatch" in text or "IP address mismatch" in text:
-        return "certificate is not valid for the requested name"
+async def _certificate_error(
+    exc: aiohttp.ClientConnectorCertificateError, url: str, server_name: str | None, spec: Obj
+) -> str:
+    """Go's x509 error for a certificate that failed verification (UnknownAuthorityError,
+    HostnameError), worked out from the served certificate (fetched again unverified)."""
+    verify = exc.certificate_error
+    code = getattr(verify, "verify_code", 0)
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    wanted = server_name or host
+    leaf = await _served_certificate(host, parts.port or 443, wanted)
+    if code in (62, 64) and leaf is not None:  # X509_V_ERR_HOSTNAME_MISMATCH / IP_ADDRESS_MISMATCH
+        return _hostname_error(leaf, wanted)
+    if code in (62, 64):
+        return f"x509: certificate is not valid for {wanted}"
+    text = "x509: certificate signed by unknown authority"
+    if leaf is None:
+        return text
+    bundle = (spec.get("clientConfig") or {}).get("caBundle") or ""
+    try:
+        candidates = x509.load_pem_x509_certificates(base64.b64decode(bundle)) if bundle else []
+    except ValueError:
+        candidates = []
+    for candidate in candidates:
+        if candidate.subject == leaf.issuer:
+            key = candidate.public_key()
+            failure = (
+                "x509: ECDSA verification failure"
+                if isinstance(key, ec.EllipticCurvePublicKey)
+                else "crypto/rsa: verification error"
+            )
+            names = candidate.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+            name = str(names[0].value) if names else candidate.subject.rfc4514_string()
+            return (
+                f'{text} (possibly because of "{failure}" while trying to verify candidate'
+                f' authority certificate "{name}")'
+            )
     return text
+
+
+async def _served_certificate(host: str, port: int, server_name: str) -> x509.Certificate | None:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        async with asyncio.timeout(2):
+            _, writer = await asyncio.open_connection(
+                host, port, ssl=context, server_hostname=server_name
+            )
+    except (OSError, TimeoutError):
+        return None
+    try:
+        der = writer.get_extra_info("ssl_object").getpeercert(binary_form=True)
+        return x509.load_der_x509_certificate(der) if der else None
+    finally:
+        writer.close()
+
+
+def _hostname_error(leaf: x509.Certificate, host: str) -> str:
+    """crypto/x509 HostnameError.Error()."""
+    try:
+        names = leaf.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        names = x509.SubjectAlternativeName([])
+    try:
+        ipaddress.ip_address(host)
+        addresses = [str(a) for a in names.get_values_for_type(x509.IPAddress)]
+        if not addresses:
+            return (
+                f"x509: cannot validate certificate for {host} because it doesn't contain any"
+                " IP SANs"
+            )
+        valid = ", ".join(addresses)
+    except ValueError:
+        valid = ", ".join(names.get_values_for_type(x509.DNSName))
+    if not valid:
+        return f"x509: certificate is not valid for any names, but wanted to match {host}"
+    return f"x509: certificate is valid for {valid}, not {host}"
 
 
 @dataclass
