@@ -1398,3 +1398,73 @@ async def test_custom_resources_are_pruned_and_defaulted_first(
     assert reply.status == 400
     assert "strict decoding error: unknown field" in reply.body["message"]
     assert not [r for r in webhooks.server.received["seen"] if r["request"].get("name") == "strict"]
+
+
+async def test_conflict_comes_after_mutating_admission(
+    backend: Backend, webhooks: Webhooks
+) -> None:
+    """A PUT with a stale resourceVersion: kube-apiserver's update runs the mutating
+    webhooks, then compares resourceVersions (409); the validating ones are not called."""
+    path = configmaps(backend)
+    first = await ok(backend, "POST", path, {"metadata": {"name": "c"}, "data": {"v": "1"}})
+    await ok(backend, "PATCH", f"{path}/c", {"data": {"v": "2"}}, content_type=MERGE)
+    update = {**CONFIGMAPS_RULE, "operations": ["UPDATE"]}
+    await webhooks.install("Mutating", webhooks.hook("mutating", rules=[update]))
+    await webhooks.install("Validating", webhooks.hook("validating", rules=[update]))
+    stale = {**first, "data": {"v": "3"}}
+    reply = await req(backend, "PUT", f"{path}/c", stale)
+    assert reply.status == 409
+    assert reply.body["reason"] == "Conflict"
+
+    def named(r: Review) -> bool:
+        return bool(r["request"].get("name") == "c")
+
+    assert len([r for r in webhooks.server.received["mutating"] if named(r)]) == 1
+    assert not [r for r in webhooks.server.received["validating"] if named(r)]
+
+
+async def test_resource_patterns(backend: Backend, webhooks: Webhooks, widgets: Widgets) -> None:
+    patterns = {
+        "star": "*",
+        "star-star": "*/*",
+        "widgets-star": "widgets/*",
+        "star-status": "*/status",
+    }
+    hooks = [
+        webhooks.hook(
+            name,
+            rules=[
+                {
+                    "operations": ["UPDATE"],
+                    "apiGroups": [widgets.group],
+                    "apiVersions": ["*"],
+                    "resources": [pattern],
+                }
+            ],
+        )
+        for name, pattern in patterns.items()
+    ]
+    await ok(backend, "POST", widgets.path, widgets.widget("w"))
+    await webhooks.install("Validating", *hooks)
+    await ok(backend, "PATCH", f"{widgets.path}/w", {"spec": {"size": 2}}, content_type=MERGE)
+    await ok(
+        backend,
+        "PATCH",
+        f"{widgets.path}/w/status",
+        {"status": {"replicas": 1}},
+        content_type=MERGE,
+    )
+    called = {
+        name: sorted(
+            r["request"].get("subResource", "")
+            for r in webhooks.server.received[name]
+            if r["request"].get("name") == "w"
+        )
+        for name in patterns
+    }
+    assert called == {
+        "star": [""],
+        "star-star": ["", "status"],
+        "widgets-star": ["", "status"],  # "x/*" matches x itself too
+        "star-status": ["status"],
+    }
