@@ -127,11 +127,14 @@ def run_sync(steps: Steps) -> Result:
         return result
 
 
-async def drive(start: Callable[[], Steps], admission: Admission, cluster: Cluster) -> Result:
-    """Run the write ``start()`` makes, calling webhooks at its admission steps; start it
-    again when the object it read changed while the webhooks ran."""
-    for _ in range(_RETRIES):
-        steps = start()
+async def drive(
+    steps: Steps, start: Callable[[], Steps], admission: Admission, cluster: Cluster
+) -> Result:
+    """Run the write ``steps``, calling webhooks at its admission steps; when the object it
+    read changed while the webhooks ran, run ``start()`` (the same write, afresh)."""
+    for attempt in range(_RETRIES):
+        if attempt:
+            steps = start()
         warnings: list[str] = []
         try:
             step = next(steps)

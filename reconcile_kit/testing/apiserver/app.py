@@ -333,14 +333,13 @@ class Handler:
         if isinstance(produced, Result):
             result = produced
         else:  # a write: run it with its admission webhooks (started afresh on a rerun)
-            produced.close()
 
             def start() -> Steps:
                 steps = handler(rt, info, query, record)
                 assert not isinstance(steps, Result)
                 return steps
 
-            result = await drive(start, self.admission, self.cluster)
+            result = await drive(produced, start, self.admission, self.cluster)
         return _json_response(result.code, result.body, _warning_headers(result.warnings))
 
     Dispatch = Callable[[ResourceType, RequestInfo, dict[str, str], RequestRecord], Result | Steps]
