@@ -572,6 +572,20 @@ async def test_request_body(backend: Backend, webhooks: Webhooks) -> None:
         params={"dryRun": "All"},
     )
     update = await server.wait_for("validating", lambda r: r["request"]["operation"] == "UPDATE")
+    await ok(
+        backend,
+        "POST",
+        path,
+        {"metadata": {"name": "strict"}},
+        params={"fieldValidation": "Strict", "dryRun": "All"},
+    )
+    strict = await server.wait_for("validating", lambda r: r["request"].get("name") == "strict")
+    assert strict["request"]["options"] == {
+        "kind": "CreateOptions",
+        "apiVersion": "meta.k8s.io/v1",
+        "dryRun": ["All"],
+        "fieldValidation": "Strict",
+    }
     assert request_fields(update) == {
         **expected,
         "operation": "UPDATE",
