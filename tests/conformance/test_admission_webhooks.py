@@ -1482,3 +1482,94 @@ async def test_resource_patterns(backend: Backend, webhooks: Webhooks, widgets: 
         "widgets-star": ["", "status"],  # "x/*" matches x itself too
         "star-status": ["status"],
     }
+
+
+async def test_match_conditions(backend: Backend, webhooks: Webhooks) -> None:
+    bad = {
+        "metadata": {"name": backend.unique("conditions")},
+        "webhooks": [
+            webhooks.hook(
+                "conditions",
+                matchConditions=[
+                    {"name": "", "expression": "true"},
+                    {"name": "no-expression", "expression": ""},
+                    {"name": "bad name!", "expression": "true"},
+                    {"name": "syntax", "expression": "object.("},
+                    {"name": "syntax", "expression": "true"},
+                ],
+            )
+        ],
+    }
+    reply = await req(backend, "POST", VALIDATING, bad)
+    assert reply.status == 422
+    path = "webhooks[0].matchConditions"
+    assert [(c["field"], c["reason"], c["message"]) for c in reply.body["details"]["causes"]] == [
+        (f"{path}[0].name", "FieldValueRequired", "Required value"),
+        (f"{path}[1].expression", "FieldValueRequired", "Required value"),
+        (
+            f"{path}[2].name",
+            "FieldValueInvalid",
+            'Invalid value: "bad name!": name part must consist of alphanumeric characters,'
+            " '-', '_' or '.', and must start and end with an alphanumeric character (e.g."
+            " 'MyName',  or 'my.name',  or '123-abc', regex used for validation is"
+            " '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        ),
+        (
+            f"{path}[3].expression",
+            "FieldValueInvalid",
+            'Invalid value: "object.(": compilation failed: ERROR: <input>:1:8: Syntax error:'
+            " no viable alternative at input '.('\n | object.(\n | .......^",
+        ),
+        (f"{path}[4].name", "FieldValueDuplicate", 'Duplicate value: "syntax"'),
+    ]
+    webhooks.server.handlers["deny"] = lambda r: answer(r, False, status={"message": "matched"})
+    error = "object.metadata.labels['deny'] == 'error' ? 1/0 == 1 : true"
+    await webhooks.install(
+        "Validating",
+        webhooks.hook(
+            "deny",
+            matchConditions=[
+                {
+                    "name": "labelled",
+                    "expression": "has(object.metadata.labels) && 'deny' in object.metadata.labels",
+                },
+                {"name": "admin", "expression": "request.userInfo.username == 'admin'"},
+                {"name": "created", "expression": "oldObject == null"},
+                {"name": "error", "expression": error},
+            ],
+        ),
+    )
+    replies = {}
+    for name, labels in (("plain", {}), ("denied", {"deny": "yes"}), ("err", {"deny": "error"})):
+        reply = await req(
+            backend, "POST", configmaps(backend), {"metadata": {"name": name, "labels": labels}}
+        )
+        replies[name] = (reply.status, reply.body.get("message"))
+    assert replies == {
+        "plain": (201, None),
+        "denied": (400, 'admission webhook "deny.example.com" denied the request: matched'),
+        "err": (
+            403,
+            f"configmaps \"err\" is forbidden: expression '{error}' resulted in error: division"
+            " by zero",
+        ),
+    }
+    assert [r["request"]["name"] for r in webhooks.server.received["deny"]] == ["denied"]
+    # with failurePolicy Ignore an expression that fails skips the webhook
+    await webhooks.install(
+        "Validating",
+        webhooks.hook(
+            "ignored",
+            failurePolicy="Ignore",
+            objectSelector={"matchLabels": {"case": "ignore"}},
+            matchConditions=[{"name": "error", "expression": "1/0 == 1"}],
+        ),
+    )
+    reply = await req(
+        backend,
+        "POST",
+        configmaps(backend),
+        {"metadata": {"name": "i", "labels": {"case": "ignore"}}},
+    )
+    assert reply.status == 201
+    assert not webhooks.server.received["ignored"]

@@ -10,8 +10,9 @@ retries). Sources: k8s.io/apiserver pkg/admission/plugin/webhook (generic/webhoo
 mutating/dispatcher.go, validating/dispatcher.go, request/admissionreview.go,
 predicates/{namespace,object,rules}) and errors/statuserror.go.
 
-Not done: ``matchConditions`` (CEL), webhooks on ``/scale``, ``admissionReviewVersions``
-other than v1 and v1beta1, audit annotations.
+``matchConditions`` are evaluated with ``object``, ``oldObject`` and ``request`` (no
+``authorizer``). Not done: webhooks on ``/scale``, ``admissionReviewVersions`` other than v1
+and v1beta1, audit annotations.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from cryptography.x509.oid import NameOID
 
 from ...meta.selectors import LabelSelector, SelectorError, label_selector_from_dict
 from . import errors
+from .cel import CELError, evaluate
 from .errors import APIError
 from .resources import ADMISSION_GROUP, ResourceType
 from .store import Obj
@@ -321,7 +323,38 @@ class Admission:
             return None
         if namespace_error is not None:
             raise namespace_error
+        conditions = [c for c in spec.get("matchConditions") or [] if isinstance(c, dict)]
+        if conditions and not self._conditions_match(hook, conditions, attrs, found):
+            return None
         return _Invocation(hook, found)
+
+    def _conditions_match(
+        self, hook: _Hook, conditions: list[Obj], attrs: Attributes, rt: ResourceType
+    ) -> bool:
+        """matchconditions.Matcher: false as soon as one is false; errors (all others
+        true) refuse the request with 403, or skip the webhook with failurePolicy Ignore."""
+        request = _request(rt, attrs)
+        variables = {
+            "object": request["object"],
+            "oldObject": request["oldObject"],
+            "request": request,
+        }
+        failures: list[str] = []
+        for condition in conditions:
+            expression = str(condition.get("expression", ""))
+            try:
+                value = evaluate(expression, variables)
+            except CELError as exc:
+                failures.append(f"expression '{expression}' resulted in error: {exc}")
+                continue
+            if value is not True:
+                return False
+        if not failures:
+            return True
+        if hook.spec.get("failurePolicy", "Fail") == "Ignore":
+            return False
+        why = failures[0] if len(failures) == 1 else "[" + ", ".join(failures) + "]"
+        raise errors.forbidden(attrs.rt.group, attrs.rt.plural, attrs.name, why)
 
     # --- the calls --------------------------------------------------------------------------
 
@@ -436,57 +469,13 @@ class Admission:
     def _review(
         self, invocation: _Invocation, attrs: Attributes, version: str
     ) -> tuple[Obj, Obj | None]:
-        rt, asked = invocation.rt, attrs.rt
-
-        def as_version(obj: Obj | None) -> Obj | None:
-            if obj is None:
-                return None
-            return {
-                "kind": rt.kind,
-                "apiVersion": rt.api_version,
-                **{k: v for k, v in obj.items() if k not in ("kind", "apiVersion")},
-            }
-
-        sent = as_version(attrs.obj)
-        request: Obj = {
-            "uid": str(uuid.uuid4()),
-            "kind": {"group": rt.group, "version": rt.version, "kind": rt.kind},
-            "resource": {"group": rt.group, "version": rt.version, "resource": rt.plural},
-        }
-        if attrs.subresource:
-            request["subResource"] = attrs.subresource
-        request["requestKind"] = {
-            "group": asked.group,
-            "version": asked.version,
-            "kind": asked.kind,
-        }
-        request["requestResource"] = {
-            "group": asked.group,
-            "version": asked.version,
-            "resource": asked.plural,
-        }
-        if attrs.subresource:
-            request["requestSubResource"] = attrs.subresource
-        if attrs.name:
-            request["name"] = attrs.name
-        if attrs.namespace:
-            request["namespace"] = attrs.namespace
-        request.update(
-            {
-                "operation": attrs.operation,
-                "userInfo": USER_INFO,
-                "object": sent,
-                "oldObject": as_version(attrs.old),
-                "dryRun": attrs.dry_run,
-                "options": attrs.options,
-            }
-        )
+        request = _request(invocation.rt, attrs)
         review = {
             "kind": "AdmissionReview",
             "apiVersion": f"admission.k8s.io/{version}",
             "request": request,
         }
-        return review, sent
+        return review, request["object"]
 
     def _target(self, spec: Obj) -> tuple[str, str | None, str | None]:
         """(URL as Go prints it, URL to connect to, TLS server name); no URL to connect to
@@ -609,6 +598,49 @@ class Admission:
             if patch_type and patch_type != "JSONPatch":
                 raise invalid(f'webhook returned invalid response.patchType of "{patch_type}"')
         return response
+
+
+def _request(rt: ResourceType, attrs: Attributes) -> Obj:
+    """The AdmissionRequest for a webhook that matched ``rt`` (``attrs.rt``, or an
+    equivalent version of it): fields in kube-apiserver's order, a fresh uid."""
+    asked = attrs.rt
+
+    def as_version(obj: Obj | None) -> Obj | None:
+        if obj is None:
+            return None
+        rest = {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}
+        return {"kind": rt.kind, "apiVersion": rt.api_version, **rest}
+
+    request: Obj = {
+        "uid": str(uuid.uuid4()),
+        "kind": {"group": rt.group, "version": rt.version, "kind": rt.kind},
+        "resource": {"group": rt.group, "version": rt.version, "resource": rt.plural},
+    }
+    if attrs.subresource:
+        request["subResource"] = attrs.subresource
+    request["requestKind"] = {"group": asked.group, "version": asked.version, "kind": asked.kind}
+    request["requestResource"] = {
+        "group": asked.group,
+        "version": asked.version,
+        "resource": asked.plural,
+    }
+    if attrs.subresource:
+        request["requestSubResource"] = attrs.subresource
+    if attrs.name:
+        request["name"] = attrs.name
+    if attrs.namespace:
+        request["namespace"] = attrs.namespace
+    request.update(
+        {
+            "operation": attrs.operation,
+            "userInfo": USER_INFO,
+            "object": as_version(attrs.obj),
+            "oldObject": as_version(attrs.old),
+            "dryRun": attrs.dry_run,
+            "options": attrs.options,
+        }
+    )
+    return request
 
 
 async def _certificate_error(

@@ -28,7 +28,7 @@ import cel
 
 from .errors import cause
 
-__all__ = ["rule_causes"]
+__all__ = ["CELError", "compile_error", "evaluate", "rule_causes"]
 
 _MISSING: Any = object()
 _OLD_SELF = re.compile(r"\boldSelf\b")
@@ -93,6 +93,34 @@ def _evaluate(source: str, variables: dict[str, Any]) -> Any:
     for name, value in variables.items():
         context.add_variable(name, value)
     return _program(source).execute(context)
+
+
+class CELError(Exception):
+    """An expression that failed to evaluate; the text as cel-go words it where known."""
+
+
+def compile_error(source: str) -> str | None:
+    """cel-go's ``ERROR: <input>:L:C: ...`` report for an expression that does not parse
+    (None when it does). Types are not checked."""
+    try:
+        _program(source)
+    except ValueError as exc:
+        text = str(exc)
+        at = text.find("ERROR:")
+        return (text[at:] if at >= 0 else text).replace("\n| ", "\n | ")
+    return None
+
+
+def evaluate(source: str, variables: dict[str, Any]) -> Any:
+    """The value of ``source`` (compiled once) with ``variables``; raises CELError."""
+    try:
+        return _evaluate(source, variables)
+    except ZeroDivisionError as exc:
+        raise CELError("division by zero") from exc
+    except KeyError as exc:
+        raise CELError(f"no such key: {exc.args[0] if exc.args else ''}") from exc
+    except Exception as exc:  # the bindings raise several types
+        raise CELError(str(exc)) from exc
 
 
 def rule_causes(schema: dict[str, Any], new: Any, old: Any = _MISSING) -> list[dict[str, str]]:

@@ -2,8 +2,8 @@
 
 As kube-apiserver 1.32 (k8s.io/kubernetes pkg/apis/admissionregistration/v1/defaults.go and
 pkg/apis/admissionregistration/validation/validation.go); messages checked against
-kube-apiserver in tests/conformance/test_admission_webhooks.py. ``matchConditions`` (CEL)
-are neither validated nor evaluated.
+kube-apiserver in tests/conformance/test_admission_webhooks.py. ``matchConditions``: names,
+duplicates and syntax are checked, not the expressions' types or variables.
 """
 
 from __future__ import annotations
@@ -12,8 +12,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ...meta.selectors import SelectorError, label_selector_from_dict
-from ...meta.validation import dns1035_label_errors, dns1123_label_errors, dns1123_subdomain_errors
+from ...meta.validation import (
+    dns1035_label_errors,
+    dns1123_label_errors,
+    dns1123_subdomain_errors,
+    qualified_name_errors,
+)
 from . import errors
+from .cel import compile_error
 from .store import Obj
 
 Causes = list[dict[str, str]]
@@ -293,6 +299,46 @@ def _service(path: str, service: Obj) -> Causes:
     return causes
 
 
+def _match_conditions(path: str, conditions: list[Any]) -> Causes:
+    causes: Causes = []
+    names: set[str] = set()
+    for i, condition in enumerate(conditions):
+        if not isinstance(condition, dict):
+            continue
+        where = f"{path}[{i}]"
+        name = condition.get("name") or ""
+        if not name:
+            causes.append(_required(f"{where}.name"))
+        else:
+            for failure in qualified_name_errors(name):
+                causes.append(_invalid(f"{where}.name", f'"{name}"', failure))
+            if name in names:
+                causes.append(
+                    errors.cause(
+                        "FieldValueDuplicate", f"{where}.name", f'Duplicate value: "{name}"'
+                    )
+                )
+            names.add(name)
+        expression = condition.get("expression") or ""
+        if not expression:
+            causes.append(_required(f"{where}.expression"))
+            continue
+        report = compile_error(expression)
+        if report is not None:
+            causes.append(
+                _invalid(f"{where}.expression", f'"{expression}"', f"compilation failed: {report}")
+            )
+    if len(conditions) > 64:
+        causes.append(
+            errors.cause(
+                "FieldValueTooMany",
+                path,
+                f"Too many: {len(conditions)}: must have at most 64 items",
+            )
+        )
+    return causes
+
+
 def _review_versions(path: str, versions: list[Any]) -> Causes:
     if not versions:
         return [_required(path, "must specify one of " + ", ".join(ACCEPTED_REVIEW_VERSIONS))]
@@ -360,6 +406,7 @@ def _webhook(path: str, hook: Obj, mutating: bool) -> Causes:
         causes += _url(f"{path}.clientConfig.url", str(url))
     elif isinstance(service, dict):
         causes += _service(f"{path}.clientConfig.service", service)
+    causes += _match_conditions(f"{path}.matchConditions", hook.get("matchConditions") or [])
     return causes
 
 
