@@ -1573,3 +1573,39 @@ async def test_match_conditions(backend: Backend, webhooks: Webhooks) -> None:
     )
     assert reply.status == 201
     assert not webhooks.server.received["ignored"]
+
+
+async def test_scale_subresource(backend: Backend, webhooks: Webhooks) -> None:
+    rule = {
+        "operations": ["UPDATE"],
+        "apiGroups": ["apps"],
+        "apiVersions": ["v1"],
+        "resources": ["deployments/scale"],
+    }
+    webhooks.server.handlers["scale"] = lambda r: answer(
+        r, **json_patch([{"op": "replace", "path": "/spec/replicas", "value": 4}])
+    )
+    path = f"/apis/apps/v1/namespaces/{backend.namespace}/deployments"
+    await ok(backend, "POST", path, DEPLOYMENT)
+    await webhooks.install("Mutating", webhooks.hook("scale", rules=[rule]))
+    await webhooks.install("Validating", webhooks.hook("checked", rules=[rule]))
+    scaled = await ok(
+        backend, "PATCH", f"{path}/web/scale", {"spec": {"replicas": 3}}, content_type=MERGE
+    )
+    seen = await webhooks.server.wait_for("scale", lambda r: r["request"].get("name") == "web")
+    checked = await webhooks.server.wait_for("checked", lambda r: r["request"].get("name") == "web")
+    assert scaled["spec"]["replicas"] == 4  # the webhook's patch of the Scale
+    deployment = await ok(backend, "GET", f"{path}/web")
+    assert deployment["spec"]["replicas"] == 4
+    scale_kind = {"group": "autoscaling", "version": "v1", "kind": "Scale"}
+    status = {"replicas": 0, "selector": "app=web"}
+    for review, replicas in ((seen, 3), (checked, 4)):
+        request = review["request"]
+        assert request["kind"] == request["requestKind"] == scale_kind
+        assert request["resource"] == {"group": "apps", "version": "v1", "resource": "deployments"}
+        assert request["subResource"] == request["requestSubResource"] == "scale"
+        for key, expected in (("object", replicas), ("oldObject", 1)):
+            scale = request[key]
+            assert (scale["kind"], scale["apiVersion"]) == ("Scale", "autoscaling/v1")
+            assert (scale["spec"], scale["status"]) == ({"replicas": expected}, status)
+            assert scale["metadata"]["name"] == "web"

@@ -11,8 +11,8 @@ mutating/dispatcher.go, validating/dispatcher.go, request/admissionreview.go,
 predicates/{namespace,object,rules}) and errors/statuserror.go.
 
 ``matchConditions`` are evaluated with ``object``, ``oldObject`` and ``request`` (no
-``authorizer``). Not done: webhooks on ``/scale``, ``admissionReviewVersions`` other than v1
-and v1beta1, audit annotations.
+``authorizer``). Not done: ``admissionReviewVersions`` other than v1 and v1beta1, audit
+annotations.
 """
 
 from __future__ import annotations
@@ -72,6 +72,20 @@ class Attributes:
     old: Obj | None
     dry_run: bool
     options: Obj
+    kind: tuple[str, str, str] | None = None
+    """(group, version, kind) of the objects when they are not ``rt``'s (a ``/scale``
+    request reviews autoscaling/v1 Scale objects)."""
+
+    @property
+    def api_version(self) -> str:
+        if self.kind is None:
+            return self.rt.api_version
+        group, version, _ = self.kind
+        return f"{group}/{version}" if group else version
+
+    @property
+    def kind_name(self) -> str:
+        return self.kind[2] if self.kind is not None else self.rt.kind
 
 
 @dataclass
@@ -168,7 +182,7 @@ def _stale(cluster: Cluster, guard: tuple[str, str, str, str] | None) -> bool:
 def wanted(cluster: Cluster, rt: ResourceType, subresource: str, mutating: bool) -> bool:
     """Whether a write of ``rt`` goes to admission at all: some configuration exists
     (webhook configurations themselves are exempt, as in kube-apiserver)."""
-    if rt.group == ADMISSION_GROUP or subresource == "scale":
+    if rt.group == ADMISSION_GROUP:
         return False
     key = MUTATING_KEY if mutating else VALIDATING_KEY
     return bool(cluster.store.sorted_keys(key))
@@ -441,8 +455,8 @@ class Admission:
             raise errors.internal(str(exc)) from exc
         if not isinstance(patched, dict):
             raise errors.internal(f'admission webhook "{name}" returned a patch to a non-object')
-        patched["apiVersion"] = attrs.rt.api_version
-        patched["kind"] = attrs.rt.kind
+        patched["apiVersion"] = attrs.api_version
+        patched["kind"] = attrs.kind_name
         return patched != sent, patched
 
     async def _call(
@@ -604,21 +618,25 @@ def _request(rt: ResourceType, attrs: Attributes) -> Obj:
     """The AdmissionRequest for a webhook that matched ``rt`` (``attrs.rt``, or an
     equivalent version of it): fields in kube-apiserver's order, a fresh uid."""
     asked = attrs.rt
+    kind = attrs.kind or (rt.group, rt.version, rt.kind)
+    request_kind = attrs.kind or (asked.group, asked.version, asked.kind)
+    api_version = f"{kind[0]}/{kind[1]}" if kind[0] else kind[1]
 
     def as_version(obj: Obj | None) -> Obj | None:
         if obj is None:
             return None
         rest = {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}
-        return {"kind": rt.kind, "apiVersion": rt.api_version, **rest}
+        return {"kind": kind[2], "apiVersion": api_version, **rest}
 
     request: Obj = {
         "uid": str(uuid.uuid4()),
-        "kind": {"group": rt.group, "version": rt.version, "kind": rt.kind},
+        "kind": {"group": kind[0], "version": kind[1], "kind": kind[2]},
         "resource": {"group": rt.group, "version": rt.version, "resource": rt.plural},
     }
     if attrs.subresource:
         request["subResource"] = attrs.subresource
-    request["requestKind"] = {"group": asked.group, "version": asked.version, "kind": asked.kind}
+    group, version, kind_name = request_kind
+    request["requestKind"] = {"group": group, "version": version, "kind": kind_name}
     request["requestResource"] = {
         "group": asked.group,
         "version": asked.version,

@@ -365,11 +365,12 @@ class Handler:
             }
             return status.get(info.verb)
         if sub == "scale" and rt.scale is not None:
-            return {
+            scale: dict[str, Handler.Dispatch] = {
                 "get": self._get_scale,
                 "update": self._update_scale,
                 "patch": self._patch_scale,
-            }.get(info.verb)
+            }
+            return scale.get(info.verb)
         if sub == "finalize" and rt.plural == "namespaces" and info.verb == "update":
             return self._update
         if rt.crd_name is not None:
@@ -500,27 +501,23 @@ class Handler:
 
     def _update_scale(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
+    ) -> Steps:
         _require_json(record.content_type)
         body = record.body if isinstance(record.body, dict) else {}
-        return self.cluster.write_scale(
+        return self.cluster.write_scale_steps(
             rt, info.namespace, info.name, body, self._write_options(query, record)
         )
 
     def _patch_scale(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
-        from .patching import apply_patch
-
-        if record.content_type == APPLY_PATCH:
-            return self.cluster.apply_scale(
-                rt, info.namespace, info.name, record.body, self._write_options(query, record)
-            )
-        scale = self.cluster.get_scale(rt, info.namespace, info.name)
-        scale_rt = ResourceType("autoscaling", "v1", "scale", "scale", "Scale", rt.namespaced)
-        patched = apply_patch(scale_rt, scale, record.content_type, record.body)
-        return self.cluster.write_scale(
-            rt, info.namespace, info.name, patched, self._write_options(query, record)
+    ) -> Steps:
+        return self.cluster.patch_scale_steps(
+            rt,
+            info.namespace,
+            info.name,
+            record.content_type,
+            record.body,
+            self._write_options(query, record),
         )
 
     def _table(

@@ -174,6 +174,23 @@ def _etcd_key(rt: ResourceType, namespace: str, name: str) -> str:
     return f"/registry/{prefix}/{namespace}/{name}" if namespace else f"/registry/{prefix}/{name}"
 
 
+def _check_replicas(name: str, replicas: Any) -> None:
+    """A Scale's ``spec.replicas`` (ValidateScale)."""
+    if not isinstance(replicas, int) or replicas < 0:
+        raise errors.invalid(
+            "Scale",
+            "autoscaling",
+            name,
+            [
+                errors.cause(
+                    "FieldValueInvalid",
+                    "spec.replicas",
+                    f"Invalid value: {replicas}: must be greater than or equal to 0",
+                )
+            ],
+        )
+
+
 def _check_delete_preconditions(rt: ResourceType, preconditions: Obj, old: Obj) -> None:
     """DeleteOptions.preconditions, checked by storage.Preconditions.Check, whose Conflict
     names the kind (``ConfigMap``, ``Deployment.apps``) rather than the resource."""
@@ -543,6 +560,13 @@ class Cluster:
         subresource: str,
         options: Obj | None = None,
     ) -> Attributes:
+        if subresource == "scale":  # reviewed as autoscaling/v1 Scale objects
+            attrs = self._attrs(rt, operation, obj, old, opts, "", options)
+            attrs.subresource = "scale"
+            attrs.kind = ("autoscaling", "v1", "Scale")
+            attrs.obj = None if obj is None else self._scale_of(rt, obj)
+            attrs.old = None if old is None else self._scale_of(rt, old)
+            return attrs
         source = obj if obj is not None else old
         assert source is not None
         meta = source["metadata"]
@@ -584,6 +608,8 @@ class Cluster:
         nobody's)."""
         if not admission_wanted(self, rt, subresource, mutating=True):
             return obj, opts
+        if subresource == "scale":
+            return (yield from self._admit_mutate_scale(rt, obj, old, opts))
         view = clone(obj)
         decoded = self._decode_fields(rt, view, opts)
         kind_defaults(rt, view)
@@ -603,6 +629,22 @@ class Cluster:
         # the decoding's warnings stand; unknown fields a webhook adds are dropped silently
         opts = replace(opts, decode_warnings=decoded, field_validation="Ignore")
         return answer, opts
+
+    def _admit_mutate_scale(
+        self, rt: ResourceType, obj: Obj, old: Obj | None, opts: WriteOptions
+    ) -> Generator[Step, Any, tuple[Obj, WriteOptions]]:
+        """Mutating admission of a ``/scale`` write: webhooks see and patch the Scale; its
+        ``spec.replicas`` goes back into the object behind it."""
+        assert rt.scale is not None
+        attrs = self._attrs(rt, "UPDATE", obj, old, opts, "scale")
+        answer = yield Mutate(attrs, self._guard(rt, old))
+        if not isinstance(answer, dict) or answer == attrs.obj:
+            return obj, opts
+        replicas = (answer.get("spec") or {}).get("replicas")
+        _check_replicas(obj["metadata"]["name"], replicas)
+        changed = clone(obj)
+        _set_path(changed, rt.scale.spec_replicas, replicas)
+        return changed, opts
 
     def _admit_validate(
         self,
@@ -1078,10 +1120,13 @@ class Cluster:
 
     def get_scale(self, rt: ResourceType, namespace: str | None, name: str) -> Obj:
         """The autoscaling/v1 Scale view of an object."""
-        assert rt.scale is not None
         found = self.store.get(rt.storage_key, namespace or "", name)
         if found is None:
             raise errors.not_found(rt.group, f"{rt.plural}/scale", name)
+        return self._scale_of(rt, found)
+
+    def _scale_of(self, rt: ResourceType, found: Obj) -> Obj:
+        assert rt.scale is not None
         obj = self.present(rt, found)
         paths = rt.scale
         selector: Any = _get_path(obj, paths.label_selector) if paths.label_selector else None
@@ -1106,34 +1151,52 @@ class Cluster:
     def write_scale(
         self, rt: ResourceType, namespace: str | None, name: str, scale: Obj, opts: WriteOptions
     ) -> Result:
+        """PUT of a Scale without admission webhooks."""
+        return run_sync(self.write_scale_steps(rt, namespace, name, scale, opts))
+
+    def write_scale_steps(
+        self, rt: ResourceType, namespace: str | None, name: str, scale: Obj, opts: WriteOptions
+    ) -> Steps:
         """Set the replicas of the object behind a Scale (PUT or patched Scale)."""
         assert rt.scale is not None
         old = self.store.get(rt.storage_key, namespace or "", name)
         if old is None:
             raise errors.not_found(rt.group, f"{rt.plural}/scale", name)
         replicas = (scale.get("spec") or {}).get("replicas")
-        if not isinstance(replicas, int) or replicas < 0:
-            raise errors.invalid(
-                "Scale",
-                "autoscaling",
-                name,
-                [
-                    errors.cause(
-                        "FieldValueInvalid",
-                        "spec.replicas",
-                        f"Invalid value: {replicas}: must be greater than or equal to 0",
-                    )
-                ],
-            )
-        self._check_preconditions(rt, {"metadata": scale.get("metadata") or {}}, old)
+        _check_replicas(name, replicas)
         obj = clone(self.present(rt, old))
         _set_path(obj, rt.scale.spec_replicas, replicas)
-        result = run_sync(self._write_update(rt, obj, old, opts, "scale"))
+        obj, opts = yield from self._admit_mutate(rt, "UPDATE", obj, old, opts, "scale")
+        self._check_preconditions(rt, {"metadata": scale.get("metadata") or {}}, old)
+        result = yield from self._write_update(rt, obj, old, opts, "scale")
         return Result(200, self.get_scale(rt, namespace, name), result.warnings)
+
+    def patch_scale_steps(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        content_type: str,
+        patch: Any,
+        opts: WriteOptions,
+    ) -> Steps:
+        """A merge/JSON/strategic patch of a Scale (or a server-side apply)."""
+        if content_type == APPLY_PATCH:
+            return (yield from self.apply_scale_steps(rt, namespace, name, patch, opts))
+        scale = self.get_scale(rt, namespace, name)
+        scale_rt = ResourceType("autoscaling", "v1", "scale", "scale", "Scale", rt.namespaced)
+        patched = apply_patch(scale_rt, scale, content_type, patch)
+        return (yield from self.write_scale_steps(rt, namespace, name, patched, opts))
 
     def apply_scale(
         self, rt: ResourceType, namespace: str | None, name: str, scale: Any, opts: WriteOptions
     ) -> Result:
+        """Server-side apply of a Scale without admission webhooks."""
+        return run_sync(self.apply_scale_steps(rt, namespace, name, scale, opts))
+
+    def apply_scale_steps(
+        self, rt: ResourceType, namespace: str | None, name: str, scale: Any, opts: WriteOptions
+    ) -> Steps:
         """Server-side apply of a Scale: the replicas go to the object behind it, owned by
         the applier with subresource ``scale`` (k8s.io/apiserver's ScaleHandler)."""
         assert rt.scale is not None
@@ -1146,7 +1209,7 @@ class Cluster:
             config["metadata"]["namespace"] = namespace
         if replicas is not None:
             _set_path(config, rt.scale.spec_replicas, replicas)
-        result = run_sync(self._apply(rt, namespace, name, config, old, opts, "scale"))
+        result = yield from self._apply(rt, namespace, name, config, old, opts, "scale")
         return Result(200, self.get_scale(rt, namespace, name), result.warnings)
 
     # --- CRDs ------------------------------------------------------------------------------
