@@ -460,6 +460,13 @@ async def test_allow_with_warnings(backend: Backend, webhooks: Webhooks) -> None
         '299 - "first warning"',
         '299 - "a \\"quoted\\" one"',
     ]
+    # warnings reach the client with a denial too
+    webhooks.server.handlers["warn"] = lambda r: answer(
+        r, False, warnings=["denied, with a warning"]
+    )
+    reply = await req(backend, "POST", configmaps(backend), {"metadata": {"name": "d"}})
+    assert reply.status == 400
+    assert reply.headers.get_list("warning") == ['299 - "denied, with a warning"']
 
 
 async def test_mutation_by_json_patch(backend: Backend, webhooks: Webhooks) -> None:

@@ -168,6 +168,9 @@ async def drive(
             result: Result = stop.value
             result.warnings = [*result.warnings, *warnings]
             return result
+        except APIError as refused:  # the webhooks' warnings go out with the error too
+            refused.warnings = [*warnings, *refused.warnings]
+            raise
     raise errors.internal("the object kept changing while admission webhooks ran")
 
 

@@ -148,7 +148,9 @@ def _json_response(
 
 
 def _error_response(err: APIError) -> web.Response:
-    return _json_response(err.code, err.status(), err.headers)
+    headers: CIMultiDict[str] = CIMultiDict(err.headers)
+    headers.extend(_warning_headers(err.warnings) or {})
+    return _json_response(err.code, err.status(), headers)
 
 
 class Handler:
