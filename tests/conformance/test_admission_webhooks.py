@@ -1171,7 +1171,10 @@ async def test_service_reference(backend: Backend) -> None:
 
     server = await WebhookServer(hosts=["hooks.system.svc"]).start()
     server.handlers["deny"] = lambda r: answer(r, False, status={"message": "by service"})
-    services = {("system", "hooks"): f"127.0.0.1:{server.port}"}
+    services = {
+        ("system", "hooks"): f"127.0.0.1:{server.port}",
+        ("system", "other"): f"127.0.0.1:{server.port}",  # a name the certificate is not for
+    }
     try:
         async with APIServer(webhook_services=services) as api_server:
             api = await api_server.api()
@@ -1193,9 +1196,19 @@ async def test_service_reference(backend: Backend) -> None:
                 "clientConfig": {"service": {"namespace": "system", "name": "nowhere"}},
                 "objectSelector": {"matchLabels": {"case": "unknown"}},
             }
+            misnamed = {
+                **hook,
+                "name": "misnamed.example.com",
+                "clientConfig": {
+                    "service": {"namespace": "system", "name": "other", "path": "/deny"},
+                    "caBundle": server.ca_bundle,
+                },
+                "objectSelector": {"matchLabels": {"case": "misnamed"}},
+            }
             hook["objectSelector"] = {"matchLabels": {"case": "known"}}
+            webhooks = [hook, unknown, misnamed]
             status, _ = await call(
-                api, "POST", VALIDATING, {"metadata": {"name": "svc"}, "webhooks": [hook, unknown]}
+                api, "POST", VALIDATING, {"metadata": {"name": "svc"}, "webhooks": webhooks}
             )
             assert status == 201
             cms = "/api/v1/namespaces/default/configmaps"
@@ -1215,6 +1228,16 @@ async def test_service_reference(backend: Backend) -> None:
                 'Internal error occurred: failed calling webhook "unknown.example.com": failed to'
                 ' call webhook: Post "https://nowhere.system.svc:443?timeout=10s": service'
                 ' "nowhere" not found',
+            )
+            status, body = await call(
+                api, "POST", cms, {"metadata": {"name": "e", "labels": {"case": "misnamed"}}}
+            )
+            assert (status, body["message"]) == (
+                500,
+                'Internal error occurred: failed calling webhook "misnamed.example.com": failed'
+                ' to call webhook: Post "https://other.system.svc:443/deny?timeout=10s": tls:'
+                " failed to verify certificate: x509: certificate is valid for hooks.system.svc,"
+                " not other.system.svc",
             )
     finally:
         await server.stop()
