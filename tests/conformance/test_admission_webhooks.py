@@ -1526,6 +1526,7 @@ async def test_match_conditions(backend: Backend, webhooks: Webhooks) -> None:
                     {"name": "bad name!", "expression": "true"},
                     {"name": "syntax", "expression": "object.("},
                     {"name": "syntax", "expression": "true"},
+                    {"name": "undeclared", "expression": "params.x == 1"},
                 ],
             )
         ],
@@ -1551,6 +1552,12 @@ async def test_match_conditions(backend: Backend, webhooks: Webhooks) -> None:
             " no viable alternative at input '.('\n | object.(\n | .......^",
         ),
         (f"{path}[4].name", "FieldValueDuplicate", 'Duplicate value: "syntax"'),
+        (
+            f"{path}[5].expression",
+            "FieldValueInvalid",
+            'Invalid value: "params.x == 1": compilation failed: ERROR: <input>:1:1: undeclared'
+            " reference to 'params' (in container '')\n | params.x == 1\n | ^",
+        ),
     ]
     webhooks.server.handlers["deny"] = lambda r: answer(r, False, status={"message": "matched"})
     error = "object.metadata.labels['deny'] == 'error' ? 1/0 == 1 : true"

@@ -99,16 +99,41 @@ class CELError(Exception):
     """An expression that failed to evaluate; the text as cel-go words it where known."""
 
 
-def compile_error(source: str) -> str | None:
+def compile_error(source: str, declared: frozenset[str] | None = None) -> str | None:
     """cel-go's ``ERROR: <input>:L:C: ...`` report for an expression that does not parse
-    (None when it does). Types are not checked."""
+    or (given ``declared``) names a variable that is not declared; None when it compiles.
+    Types are not checked."""
     try:
-        _program(source)
+        program = _program(source)
     except ValueError as exc:
         text = str(exc)
         at = text.find("ERROR:")
         return (text[at:] if at >= 0 else text).replace("\n| ", "\n | ")
-    return None
+    if declared is None:
+        return None
+    binders = set(_BINDER.findall(source))
+    undeclared = [v for v in program.variables() if v not in declared and v not in binders]
+    reports = []
+    for name in sorted(undeclared, key=lambda v: _first_use(source, v)):
+        offset = _first_use(source, name)
+        line = source.count("\n", 0, offset) + 1
+        start = source.rfind("\n", 0, offset) + 1
+        end = source.find("\n", offset)
+        text = source[start : end if end >= 0 else len(source)]
+        column = offset - start
+        reports.append(
+            f"ERROR: <input>:{line}:{column + 1}: undeclared reference to '{name}'"
+            f" (in container '')\n | {text}\n | {'.' * column}^"
+        )
+    return "\n".join(reports) or None
+
+
+_BINDER = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\(\s*([A-Za-z_]\w*)\s*,")
+
+
+def _first_use(source: str, name: str) -> int:
+    match = re.search(rf"(?<![.\w]){re.escape(name)}\b", source)
+    return match.start() if match else 0
 
 
 def evaluate(source: str, variables: dict[str, Any]) -> Any:

@@ -3,7 +3,7 @@
 As kube-apiserver 1.32 (k8s.io/kubernetes pkg/apis/admissionregistration/v1/defaults.go and
 pkg/apis/admissionregistration/validation/validation.go); messages checked against
 kube-apiserver in tests/conformance/test_admission_webhooks.py. ``matchConditions``: names,
-duplicates and syntax are checked, not the expressions' types or variables.
+duplicates, syntax and undeclared variables are checked, not the expressions' types.
 """
 
 from __future__ import annotations
@@ -299,6 +299,9 @@ def _service(path: str, service: Obj) -> Causes:
     return causes
 
 
+_CONDITION_VARIABLES = frozenset({"object", "oldObject", "request", "authorizer"})
+
+
 def _match_conditions(path: str, conditions: list[Any]) -> Causes:
     causes: Causes = []
     names: set[str] = set()
@@ -323,7 +326,7 @@ def _match_conditions(path: str, conditions: list[Any]) -> Causes:
         if not expression:
             causes.append(_required(f"{where}.expression"))
             continue
-        report = compile_error(expression)
+        report = compile_error(expression, _CONDITION_VARIABLES)
         if report is not None:
             causes.append(
                 _invalid(f"{where}.expression", f'"{expression}"', f"compilation failed: {report}")
