@@ -36,6 +36,10 @@ PACKAGES = {
     "k8s.io/api/policy/v1": ("api@{v}/policy/v1", "io.k8s.api.policy.v1"),
     "k8s.io/api/storage/v1": ("api@{v}/storage/v1", "io.k8s.api.storage.v1"),
     "k8s.io/api/scheduling/v1": ("api@{v}/scheduling/v1", "io.k8s.api.scheduling.v1"),
+    "k8s.io/api/admissionregistration/v1": (
+        "api@{v}/admissionregistration/v1",
+        "io.k8s.api.admissionregistration.v1",
+    ),
     "k8s.io/apimachinery/pkg/apis/meta/v1": (
         "apimachinery@{v}/pkg/apis/meta/v1",
         "io.k8s.apimachinery.pkg.apis.meta.v1",
@@ -108,6 +112,10 @@ ROOTS = [
     ("k8s.io/api/storage/v1", ["StorageClass"]),
     ("k8s.io/api/scheduling/v1", ["PriorityClass"]),
     ("k8s.io/api/coordination/v1", ["Lease"]),
+    (
+        "k8s.io/api/admissionregistration/v1",
+        ["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"],
+    ),
     ("k8s.io/api/events/v1", ["Event"]),
     ("k8s.io/api/rbac/v1", ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"]),
     ("k8s.io/api/autoscaling/v1", ["Scale"]),
@@ -128,6 +136,7 @@ API_VERSIONS = {
     "k8s.io/api/policy/v1": "policy/v1",
     "k8s.io/api/storage/v1": "storage.k8s.io/v1",
     "k8s.io/api/scheduling/v1": "scheduling.k8s.io/v1",
+    "k8s.io/api/admissionregistration/v1": "admissionregistration.k8s.io/v1",
     "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1": "apiextensions.k8s.io/v1",
 }
 

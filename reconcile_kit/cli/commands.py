@@ -55,6 +55,15 @@ def main() -> None:
     type=click.FloatRange(0),
     help="Seconds until a new CRD is Established and served (0: at once).",
 )
+@click.option(
+    "--webhook-service",
+    "webhook_services",
+    multiple=True,
+    metavar="NAMESPACE/NAME=HOST:PORT",
+    callback=lambda _ctx, _param, values: _webhook_services(values),
+    help="Where the Service an admission webhook's clientConfig.service names is served"
+    " (repeatable; TLS is verified for NAME.NAMESPACE.svc).",
+)
 def apiserver(
     host: str,
     port: int,
@@ -63,6 +72,7 @@ def apiserver(
     token: str | None,
     no_gc: bool,
     crd_establish_delay: float,
+    webhook_services: dict[tuple[str, str], str],
 ) -> None:
     """Serve the embedded Kubernetes API server until SIGINT or SIGTERM."""
     from ..testing.apiserver.server import APIServer
@@ -76,8 +86,22 @@ def apiserver(
         kubeconfig_path=kubeconfig,
         record_requests=False,
         crd_establish_delay=crd_establish_delay,
+        webhook_services=webhook_services,
     )
     asyncio.run(_serve(server))
+
+
+def _webhook_services(values: tuple[str, ...]) -> dict[tuple[str, str], str]:
+    """``--webhook-service NAMESPACE/NAME=HOST:PORT`` values as APIServer takes them."""
+    services: dict[tuple[str, str], str] = {}
+    for value in values:
+        service, _, address = value.partition("=")
+        namespace, _, name = service.partition("/")
+        host, _, port = address.rpartition(":")
+        if not (namespace and name and host and port.isdigit()):
+            raise click.BadParameter(f"{value!r}: expected NAMESPACE/NAME=HOST:PORT")
+        services[(namespace, name)] = address
+    return services
 
 
 async def _serve(server: APIServer) -> None:

@@ -518,3 +518,14 @@ async def test_cli_rbac_namespace_and_leader_elect(apiserver: APIServer) -> None
                 "roleRef.kind",
                 "roleRef.name",
             }
+
+
+def test_apiserver_webhook_service_option() -> None:
+    from reconcile_kit.cli.commands import _webhook_services
+
+    assert _webhook_services(("system/hooks=127.0.0.1:9443",)) == {
+        ("system", "hooks"): "127.0.0.1:9443"
+    }
+    result = CliRunner().invoke(main, ["apiserver", "--webhook-service", "hooks=127.0.0.1:9443"])
+    assert result.exit_code == 2
+    assert "expected NAMESPACE/NAME=HOST:PORT" in result.output

@@ -20,6 +20,12 @@
 * Pods get ``serviceAccountName: default`` on the embedded server, as a cluster whose
   ServiceAccount admission plugin runs (kind, managed clusters); the bare control plane
   leaves it out.
+* Admission webhooks: kube-apiserver starts calling a new configuration's webhooks once its
+  informer has seen it (tests/conformance/test_admission_webhooks.py waits for a marker
+  webhook); the embedded server from the create on. ``clientConfig.service`` reaches a
+  webhook on the embedded server through ``APIServer(webhook_services=...)``; on the bare
+  control plane (no kube-proxy) a Service routes nowhere, so that test is embedded-only.
+  The embedded server's own controllers write without admission.
 * The request log and fault injection (``APIServer.requests``/``faults``) exist only on the
   embedded server; tests that need them are not part of the conformance suite.
 """

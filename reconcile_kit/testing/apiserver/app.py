@@ -19,8 +19,9 @@ from multidict import CIMultiDict
 from ...client.contenttypes import APPLY_PATCH, JSON, YAML
 from ...meta.selectors import FieldSelector, LabelSelector, SelectorError
 from . import discovery, errors, protobuf
+from .admission import Admission, drive
 from .authn import Authenticator, User
-from .cluster import Cluster, Result, WriteOptions
+from .cluster import Cluster, Result, Steps, WriteOptions
 from .errors import APIError
 from .faults import Faults, RequestInfo, fault_error
 from .gcadmission import check_owner_references
@@ -151,7 +152,9 @@ def _json_response(
 
 
 def _error_response(err: APIError) -> web.Response:
-    return _json_response(err.code, err.status(), err.headers)
+    headers: CIMultiDict[str] = CIMultiDict(err.headers)
+    headers.extend(_warning_headers(err.warnings) or {})
+    return _json_response(err.code, err.status(), headers)
 
 
 class Handler:
@@ -165,9 +168,11 @@ class Handler:
         log: RequestLog | None,
         token: str | None,
         bookmark_interval: float,
+        admission: Admission | None = None,
         authorization: str = "AlwaysAllow",
     ) -> None:
         self.cluster = cluster
+        self.admission = admission if admission is not None else Admission(cluster)
         self.hub = hub
         self.faults = faults
         self.log = log
@@ -394,15 +399,25 @@ class Handler:
         handler = self._dispatch(rt, info)
         if handler is None:
             raise errors.method_not_allowed(info.verb, rt.plural)
-        result = handler(rt, info, query, record)
+        produced = handler(rt, info, query, record)
+        if isinstance(produced, Result):
+            result = produced
+        else:  # a write: run it with its admission webhooks (started afresh on a rerun)
+
+            def start() -> Steps:
+                steps = handler(rt, info, query, record)
+                assert not isinstance(steps, Result)
+                return steps
+
+            result = await drive(produced, start, self.admission, self.cluster)
         return _json_response(result.code, result.body, _warning_headers(result.warnings))
 
-    Dispatch = Callable[[ResourceType, RequestInfo, dict[str, str], RequestRecord], Result]
+    Dispatch = Callable[[ResourceType, RequestInfo, dict[str, str], RequestRecord], Result | Steps]
 
     def _dispatch(self, rt: ResourceType, info: RequestInfo) -> Dispatch | None:
         sub = info.subresource
         if sub == "":
-            return {
+            verbs: dict[str, Handler.Dispatch] = {
                 "get": self._get,
                 "list": self._list,
                 "create": self._create,
@@ -410,15 +425,22 @@ class Handler:
                 "patch": self._patch,
                 "delete": self._delete,
                 "deletecollection": self._delete_collection,
-            }.get(info.verb)
+            }
+            return verbs.get(info.verb)
         if sub == "status" and rt.status:
-            return {"get": self._get, "update": self._update, "patch": self._patch}.get(info.verb)
+            status: dict[str, Handler.Dispatch] = {
+                "get": self._get,
+                "update": self._update,
+                "patch": self._patch,
+            }
+            return status.get(info.verb)
         if sub == "scale" and rt.scale is not None:
-            return {
+            scale: dict[str, Handler.Dispatch] = {
                 "get": self._get_scale,
                 "update": self._update_scale,
                 "patch": self._patch_scale,
-            }.get(info.verb)
+            }
+            return scale.get(info.verb)
         if sub == "finalize" and rt.plural == "namespaces" and info.verb == "update":
             return self._update
         if sub == "token" and rt.plural == "serviceaccounts" and info.verb == "create":
@@ -449,10 +471,12 @@ class Handler:
             query.get("fieldManager"),
             record.user_agent,
             force=query.get("force", "") in _TRUE,
-            admit=self._admission(record),
+            query=query,
+            user_info=_user_info(record.user),
+            admit=self._owner_references_check(record),
         )
 
-    def _admission(
+    def _owner_references_check(
         self, record: RequestRecord
     ) -> Callable[[ResourceType, Obj, Obj | None, str], None] | None:
         """OwnerReferencesPermissionEnforcement for the request's user (RBAC mode)."""
@@ -502,17 +526,17 @@ class Handler:
 
     def _create(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
+    ) -> Steps:
         _require_json(record.content_type)
-        return self.cluster.create(
+        return self.cluster.create_steps(
             rt, info.namespace or None, record.body, self._write_options(query, record)
         )
 
     def _update(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
+    ) -> Steps:
         _require_json(record.content_type)
-        return self.cluster.update(
+        return self.cluster.update_steps(
             rt,
             info.namespace or None,
             info.name,
@@ -523,10 +547,10 @@ class Handler:
 
     def _patch(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
+    ) -> Steps:
         if record.body is None:
             raise errors.bad_request("the body of the request was empty")
-        return self.cluster.patch(
+        return self.cluster.patch_steps(
             rt,
             info.namespace or None,
             info.name,
@@ -538,8 +562,8 @@ class Handler:
 
     def _delete(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
-        return self.cluster.delete(
+    ) -> Steps:
+        return self.cluster.delete_steps(
             rt,
             info.namespace or None,
             info.name,
@@ -549,8 +573,8 @@ class Handler:
 
     def _delete_collection(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
-        return self.cluster.delete_collection(
+    ) -> Steps:
+        return self.cluster.delete_collection_steps(
             rt,
             self._selection(rt, info, query),
             _delete_options(record.body, query),
@@ -564,27 +588,23 @@ class Handler:
 
     def _update_scale(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
+    ) -> Steps:
         _require_json(record.content_type)
         body = record.body if isinstance(record.body, dict) else {}
-        return self.cluster.write_scale(
+        return self.cluster.write_scale_steps(
             rt, info.namespace, info.name, body, self._write_options(query, record)
         )
 
     def _patch_scale(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
-    ) -> Result:
-        from .patching import apply_patch
-
-        if record.content_type == APPLY_PATCH:
-            return self.cluster.apply_scale(
-                rt, info.namespace, info.name, record.body, self._write_options(query, record)
-            )
-        scale = self.cluster.get_scale(rt, info.namespace, info.name)
-        scale_rt = ResourceType("autoscaling", "v1", "scale", "scale", "Scale", rt.namespaced)
-        patched = apply_patch(scale_rt, scale, record.content_type, record.body)
-        return self.cluster.write_scale(
-            rt, info.namespace, info.name, patched, self._write_options(query, record)
+    ) -> Steps:
+        return self.cluster.patch_scale_steps(
+            rt,
+            info.namespace,
+            info.name,
+            record.content_type,
+            record.body,
+            self._write_options(query, record),
         )
 
     def _table(
@@ -702,6 +722,14 @@ class Handler:
             )
             + b"\n"
         )
+
+
+def _user_info(user: User | None) -> Obj | None:
+    """authentication.k8s.io/v1 UserInfo of a ServiceAccount (None for the admin, whom
+    AdmissionReviews name as kube-apiserver's admin)."""
+    if user is None or user.is_master:
+        return None
+    return {"username": user.name, "uid": user.uid, "groups": list(user.groups)}
 
 
 def _warning_headers(warnings: list[str]) -> CIMultiDict[str] | None:

@@ -28,7 +28,7 @@ import cel
 
 from .errors import cause
 
-__all__ = ["rule_causes"]
+__all__ = ["CELError", "compile_error", "evaluate", "rule_causes"]
 
 _MISSING: Any = object()
 _OLD_SELF = re.compile(r"\boldSelf\b")
@@ -93,6 +93,59 @@ def _evaluate(source: str, variables: dict[str, Any]) -> Any:
     for name, value in variables.items():
         context.add_variable(name, value)
     return _program(source).execute(context)
+
+
+class CELError(Exception):
+    """An expression that failed to evaluate; the text as cel-go words it where known."""
+
+
+def compile_error(source: str, declared: frozenset[str] | None = None) -> str | None:
+    """cel-go's ``ERROR: <input>:L:C: ...`` report for an expression that does not parse
+    or (given ``declared``) names a variable that is not declared; None when it compiles.
+    Types are not checked."""
+    try:
+        program = _program(source)
+    except ValueError as exc:
+        text = str(exc)
+        at = text.find("ERROR:")
+        return (text[at:] if at >= 0 else text).replace("\n| ", "\n | ")
+    if declared is None:
+        return None
+    binders = set(_BINDER.findall(source))
+    undeclared = [v for v in program.variables() if v not in declared and v not in binders]
+    reports = []
+    for name in sorted(undeclared, key=lambda v: _first_use(source, v)):
+        offset = _first_use(source, name)
+        line = source.count("\n", 0, offset) + 1
+        start = source.rfind("\n", 0, offset) + 1
+        end = source.find("\n", offset)
+        text = source[start : end if end >= 0 else len(source)]
+        column = offset - start
+        reports.append(
+            f"ERROR: <input>:{line}:{column + 1}: undeclared reference to '{name}'"
+            f" (in container '')\n | {text}\n | {'.' * column}^"
+        )
+    return "\n".join(reports) or None
+
+
+_BINDER = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\(\s*([A-Za-z_]\w*)\s*,")
+
+
+def _first_use(source: str, name: str) -> int:
+    match = re.search(rf"(?<![.\w]){re.escape(name)}\b", source)
+    return match.start() if match else 0
+
+
+def evaluate(source: str, variables: dict[str, Any]) -> Any:
+    """The value of ``source`` (compiled once) with ``variables``; raises CELError."""
+    try:
+        return _evaluate(source, variables)
+    except ZeroDivisionError as exc:
+        raise CELError("division by zero") from exc
+    except KeyError as exc:
+        raise CELError(f"no such key: {exc.args[0] if exc.args else ''}") from exc
+    except Exception as exc:  # the bindings raise several types
+        raise CELError(str(exc)) from exc
 
 
 def rule_causes(schema: dict[str, Any], new: Any, old: Any = _MISSING) -> list[dict[str, str]]:

@@ -13,7 +13,7 @@ import base64
 import bisect
 import heapq
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,6 +25,8 @@ from ...meta.time import now_time
 from . import crd as crds
 from . import errors
 from . import managedfields as mf
+from .admission import Attributes, Mutate, Step, Validate, options_for, run_sync
+from .admission import wanted as admission_wanted
 from .cel import rule_causes
 from .errors import APIError
 from .gofmt import go_format, go_quote
@@ -38,6 +40,7 @@ from .resources import ResourceType
 from .secrets import decode_secret
 from .store import Obj, Store
 from .strategy import (
+    kind_defaults,
     metadata_causes,
     new_finalizers,
     omit_empty,
@@ -79,9 +82,16 @@ class WriteOptions:
     """Server-side apply's ``force=true``: take fields other managers own."""
     managed: list[Obj] | None = None
     """managedFields already worked out (by server-side apply) for this write."""
+    query: dict[str, str] = field(default_factory=dict)
+    """The request's query (the ``options`` of an AdmissionReview)."""
+    decode_warnings: list[str] = field(default_factory=list)
+    """Warnings of the decoding before a mutating webhook changed the object."""
+    user_info: Obj | None = None
+    """The requester as AdmissionReviews name it (None: the admin)."""
     admit: Callable[[ResourceType, Obj, Obj | None, str], None] | None = None
     """Validating admission of the requester (``(rt, new, old, subresource)``, raising
-    APIError), called after validation: OwnerReferencesPermissionEnforcement in RBAC mode."""
+    APIError), called after validation and before the validating webhooks (kube-apiserver's
+    plugin order): OwnerReferencesPermissionEnforcement in RBAC mode."""
 
     @property
     def manager(self) -> str:
@@ -98,6 +108,10 @@ class Result:
 
 
 _CONTROLLER_WRITE = WriteOptions(field_manager="kube-controller-manager")
+
+Steps = Generator[Step, Any, Result]
+"""A write that yields at its admission points (see admission.py); run_sync or
+admission.drive runs it."""
 
 
 def _without_managed_fields(obj: Obj) -> Obj:
@@ -166,6 +180,23 @@ def _etcd_key(rt: ResourceType, namespace: str, name: str) -> str:
     else:
         prefix = _ETCD_PREFIX.get(rt.plural, rt.plural)
     return f"/registry/{prefix}/{namespace}/{name}" if namespace else f"/registry/{prefix}/{name}"
+
+
+def _check_replicas(name: str, replicas: Any) -> None:
+    """A Scale's ``spec.replicas`` (ValidateScale)."""
+    if not isinstance(replicas, int) or replicas < 0:
+        raise errors.invalid(
+            "Scale",
+            "autoscaling",
+            name,
+            [
+                errors.cause(
+                    "FieldValueInvalid",
+                    "spec.replicas",
+                    f"Invalid value: {replicas}: must be greater than or equal to 0",
+                )
+            ],
+        )
 
 
 def _check_delete_preconditions(rt: ResourceType, preconditions: Obj, old: Obj) -> None:
@@ -488,10 +519,9 @@ class Cluster:
     def _validate(
         self, rt: ResourceType, obj: Obj, opts: WriteOptions, old: Obj | None = None
     ) -> list[str]:
-        warnings: list[str] = []
+        warnings = [*opts.decode_warnings, *self._decode_fields(rt, obj, opts)]
         causes = metadata_causes(rt, obj)
         if rt.schema is not None:
-            warnings = self._validate_custom(rt, obj, opts)
             causes += crds.SchemaValidator(rt.schema).causes(obj)
             content = {k: v for k, v in obj.items() if k != "metadata"}
             duplicates = duplicate_causes(content, mf.object_type(rt))
@@ -499,13 +529,6 @@ class Cluster:
             causes += (
                 rule_causes(rt.schema, obj) if old is None else rule_causes(rt.schema, obj, old)
             )
-        elif rt.builtin:
-            # Decoding into the Go type drops unknown fields (see knownfields.py).
-            unknown = prune_unknown_fields(rt.api_version, rt.kind, obj) or []
-            texts = [f'unknown field "{path}"' for path in unknown]
-            if texts and opts.field_validation == "Strict":
-                raise errors.bad_request(_strict_error(rt, texts))
-            warnings = texts if opts.field_validation == "Warn" else []
         if rt.storage_key == CRD_KEY:
             causes += crds.validate_crd(obj)
         if old is not None:  # update rules first, as ValidateSecretUpdate/ConfigMapUpdate
@@ -514,6 +537,20 @@ class Cluster:
         if causes:
             raise errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
         return warnings
+
+    def _decode_fields(self, rt: ResourceType, obj: Obj, opts: WriteOptions) -> list[str]:
+        """What decoding does to the fields: unknown ones dropped (``Strict``: 400; ``Warn``:
+        the warnings returned), a custom resource's defaults applied."""
+        if rt.schema is not None:
+            return self._validate_custom(rt, obj, opts)
+        if not rt.builtin:
+            return []
+        # Decoding into the Go type drops unknown fields (see knownfields.py).
+        unknown = prune_unknown_fields(rt.api_version, rt.kind, obj) or []
+        texts = [f'unknown field "{path}"' for path in unknown]
+        if texts and opts.field_validation == "Strict":
+            raise errors.bad_request(_strict_error(rt, texts))
+        return texts if opts.field_validation == "Warn" else []
 
     def _validate_custom(self, rt: ResourceType, obj: Obj, opts: WriteOptions) -> list[str]:
         assert rt.schema is not None
@@ -526,11 +563,134 @@ class Cluster:
             raise errors.bad_request(_strict_error(rt, texts))
         return texts
 
+    # --- admission -------------------------------------------------------------------------
+
+    def _attrs(
+        self,
+        rt: ResourceType,
+        operation: str,
+        obj: Obj | None,
+        old: Obj | None,
+        opts: WriteOptions,
+        subresource: str,
+        options: Obj | None = None,
+    ) -> Attributes:
+        if subresource == "scale":  # reviewed as autoscaling/v1 Scale objects
+            attrs = self._attrs(rt, operation, obj, old, opts, "", options)
+            attrs.subresource = "scale"
+            attrs.kind = ("autoscaling", "v1", "Scale")
+            attrs.obj = None if obj is None else self._scale_of(rt, obj)
+            attrs.old = None if old is None else self._scale_of(rt, old)
+            return attrs
+        source = obj if obj is not None else old
+        assert source is not None
+        meta = source["metadata"]
+        namespace = (meta.get("namespace") or "") if rt.namespaced else ""
+        if (rt.group, rt.plural) == ("", "namespaces"):
+            namespace = meta.get("name") or ""  # a namespace is its own (RequestInfo)
+        return Attributes(
+            rt,
+            operation,
+            namespace,
+            meta.get("name") or "",
+            subresource,
+            None if obj is None else self.present(rt, obj),
+            None if old is None else self.present(rt, old),
+            opts.dry_run,
+            options if options is not None else options_for(operation, opts.query),
+            user_info=opts.user_info,
+        )
+
+    @staticmethod
+    def _guard(rt: ResourceType, old: Obj | None) -> tuple[str, str, str, str] | None:
+        if old is None:
+            return None
+        meta = old["metadata"]
+        return (rt.storage_key, meta.get("namespace") or "", meta["name"], meta["resourceVersion"])
+
+    def _admit_mutate(
+        self,
+        rt: ResourceType,
+        operation: str,
+        obj: Obj,
+        old: Obj | None,
+        opts: WriteOptions,
+        subresource: str,
+    ) -> Generator[Step, Any, tuple[Obj, WriteOptions]]:
+        """Mutating admission of ``obj`` as decoded and defaulted (before the strategy);
+        the object to go on with (``obj`` itself unless a webhook changed it) and the
+        options: when a webhook changed it, managedFields are those of the object before
+        (kube-apiserver's field manager runs before admission: what webhooks set is
+        nobody's)."""
+        if not admission_wanted(self, rt, subresource, mutating=True):
+            return obj, opts
+        if subresource == "scale":
+            return (yield from self._admit_mutate_scale(rt, obj, old, opts))
+        view = clone(obj)
+        decoded = self._decode_fields(rt, view, opts)
+        kind_defaults(rt, view)
+        attrs = self._attrs(rt, operation, view, old, opts, subresource)
+        answer = yield Mutate(attrs, self._guard(rt, old))
+        if not isinstance(answer, dict) or answer == attrs.obj:
+            return obj, opts
+        meta = answer.setdefault("metadata", {})
+        if not isinstance(meta, dict):
+            raise errors.internal("a mutating webhook replaced metadata by a non-object")
+        if rt.namespaced:
+            meta["namespace"] = obj["metadata"].get("namespace")
+        if opts.managed is None:
+            before = clone(view)
+            self._record_manager(rt, before, old, opts, subresource)
+            opts = replace(opts, managed=before["metadata"].get("managedFields") or [])
+        # the decoding's warnings stand; unknown fields a webhook adds are dropped silently
+        opts = replace(opts, decode_warnings=decoded, field_validation="Ignore")
+        return answer, opts
+
+    def _admit_mutate_scale(
+        self, rt: ResourceType, obj: Obj, old: Obj | None, opts: WriteOptions
+    ) -> Generator[Step, Any, tuple[Obj, WriteOptions]]:
+        """Mutating admission of a ``/scale`` write: webhooks see and patch the Scale; its
+        ``spec.replicas`` goes back into the object behind it."""
+        assert rt.scale is not None
+        attrs = self._attrs(rt, "UPDATE", obj, old, opts, "scale")
+        answer = yield Mutate(attrs, self._guard(rt, old))
+        if not isinstance(answer, dict) or answer == attrs.obj:
+            return obj, opts
+        replicas = (answer.get("spec") or {}).get("replicas")
+        _check_replicas(obj["metadata"]["name"], replicas)
+        changed = clone(obj)
+        _set_path(changed, rt.scale.spec_replicas, replicas)
+        return changed, opts
+
+    def _admit_validate(
+        self,
+        rt: ResourceType,
+        operation: str,
+        obj: Obj,
+        old: Obj | None,
+        opts: WriteOptions,
+        subresource: str,
+    ) -> Generator[Step, Any, None]:
+        """Validating admission of the object as it will be stored."""
+        if not admission_wanted(self, rt, subresource, mutating=False):
+            return
+        yield Validate(
+            self._attrs(rt, operation, obj, old, opts, subresource), self._guard(rt, old)
+        )
+
     # --- create ----------------------------------------------------------------------------
 
     def create(
         self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
     ) -> Result:
+        """POST without admission webhooks (the server's own writes)."""
+        return run_sync(self.create_steps(rt, namespace, body, opts))
+
+    def create_steps(
+        self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
+    ) -> Steps:
+        """POST: decode, mutating admission, strategy and validation, validating
+        admission, store."""
         obj = self._decode(rt, namespace, body)
         meta = obj["metadata"]
         if not meta.get("name"):
@@ -550,8 +710,8 @@ class Cluster:
             meta["name"] = generate_name(meta["generateName"])
         self._check_namespace(rt, obj, creating=True)
         self._check_crd_active(rt)
-        if self.store.get(rt.storage_key, meta.get("namespace") or "", meta["name"]) is not None:
-            raise errors.already_exists(rt.group, rt.plural, meta["name"])
+        obj, opts = yield from self._admit_mutate(rt, "CREATE", obj, None, opts, "")
+        meta = obj["metadata"]
         prepare_create(rt, obj)
         omit_empty(rt, obj)
         warnings = self._validate(rt, obj, opts)
@@ -561,6 +721,9 @@ class Cluster:
         self._record_manager(rt, obj, None, opts, "")
         if opts.admit is not None:
             opts.admit(rt, obj, None, "")
+        yield from self._admit_validate(rt, "CREATE", obj, None, opts, "")
+        if self.store.get(rt.storage_key, meta.get("namespace") or "", meta["name"]) is not None:
+            raise errors.already_exists(rt.group, rt.plural, meta["name"])
         if opts.dry_run:
             return Result(201, obj, warnings)
         stored = self.store.create(rt.storage_key, self._to_storage(rt, obj))
@@ -598,6 +761,19 @@ class Cluster:
         opts: WriteOptions,
         subresource: str = "",
     ) -> Result:
+        """PUT without admission webhooks."""
+        return run_sync(self.update_steps(rt, namespace, name, body, opts, subresource))
+
+    def update_steps(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        body: Any,
+        opts: WriteOptions,
+        subresource: str = "",
+    ) -> Steps:
+        """PUT (and the create a PUT does for Leases and Events)."""
         obj = self._decode(rt, namespace, body)
         body_name = obj["metadata"].get("name")
         if body_name != name:
@@ -607,7 +783,7 @@ class Cluster:
         old = self.store.get(rt.storage_key, namespace or "", name)
         if old is None:
             if rt.create_on_update and not subresource:
-                return self.create(rt, namespace, obj, opts)
+                return (yield from self.create_steps(rt, namespace, obj, opts))
             raise errors.not_found(rt.group, rt.plural, name)
         sent_rv = obj["metadata"].get("resourceVersion")
         if not sent_rv and rt.put_requires_rv:
@@ -624,8 +800,9 @@ class Cluster:
                     )
                 ],
             )
+        obj, opts = yield from self._admit_mutate(rt, "UPDATE", obj, old, opts, subresource)
         self._check_preconditions(rt, obj, old)
-        return self._write_update(rt, obj, old, opts, subresource)
+        return (yield from self._write_update(rt, obj, old, opts, subresource))
 
     def _check_preconditions(self, rt: ResourceType, obj: Obj, old: Obj) -> None:
         meta, old_meta = obj["metadata"], old["metadata"]
@@ -655,10 +832,25 @@ class Cluster:
         opts: WriteOptions,
         subresource: str = "",
     ) -> Result:
+        """PATCH without admission webhooks."""
+        return run_sync(
+            self.patch_steps(rt, namespace, name, content_type, patch, opts, subresource)
+        )
+
+    def patch_steps(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        content_type: str,
+        patch: Any,
+        opts: WriteOptions,
+        subresource: str = "",
+    ) -> Steps:
         """Apply a json/merge/strategic patch (or server-side apply) to the current object."""
         old = self.store.get(rt.storage_key, namespace or "", name)
         if content_type == APPLY_PATCH:
-            return self._apply(rt, namespace, name, patch, old, opts, subresource)
+            return (yield from self._apply(rt, namespace, name, patch, old, opts, subresource))
         if old is None:
             raise errors.not_found(rt.group, rt.plural, name)
         current = clone(self.present(rt, old))
@@ -682,8 +874,9 @@ class Cluster:
                 f"the name of the object ({result['metadata'].get('name')}) does not match the"
                 f" name on the URL ({name})"
             )
+        result, opts = yield from self._admit_mutate(rt, "UPDATE", result, old, opts, subresource)
         self._check_preconditions(rt, result, old)
-        return self._write_update(rt, result, old, opts, subresource)
+        return (yield from self._write_update(rt, result, old, opts, subresource))
 
     def _apply(
         self,
@@ -694,7 +887,7 @@ class Cluster:
         old: Obj | None,
         opts: WriteOptions,
         subresource: str,
-    ) -> Result:
+    ) -> Steps:
         """Server-side apply of ``patch`` (an applied configuration), as kube-apiserver's
         field manager does it (see managedfields.py)."""
         if not opts.field_manager:
@@ -726,8 +919,9 @@ class Cluster:
         merged = self._decode(rt, namespace, merged)
         if old is None:
             merged["metadata"]["name"] = name
-            return self.create(rt, namespace, merged, opts)
-        return self._write_update(rt, merged, old, opts, subresource)
+            return (yield from self.create_steps(rt, namespace, merged, opts))
+        merged, opts = yield from self._admit_mutate(rt, "UPDATE", merged, old, opts, subresource)
+        return (yield from self._write_update(rt, merged, old, opts, subresource))
 
     @staticmethod
     def _applied_config(rt: ResourceType, name: str, patch: Any) -> Obj:
@@ -745,7 +939,7 @@ class Cluster:
 
     def _write_update(
         self, rt: ResourceType, new: Obj, old: Obj, opts: WriteOptions, subresource: str
-    ) -> Result:
+    ) -> Steps:
         name = old["metadata"]["name"]
         if subresource in ("status", "finalize"):
             new = self._subresource_update(rt, new, old, subresource)
@@ -776,6 +970,7 @@ class Cluster:
         self._record_manager(rt, new, old, opts, subresource)
         if opts.admit is not None:
             opts.admit(rt, new, old, subresource)
+        yield from self._admit_validate(rt, "UPDATE", new, old, opts, subresource)
         if opts.dry_run:
             return Result(200, self.present(rt, new), warnings)
         if deleting and self._finalized(new):
@@ -835,11 +1030,33 @@ class Cluster:
     def delete(
         self, rt: ResourceType, namespace: str | None, name: str, options: Obj, opts: WriteOptions
     ) -> Result:
-        """DELETE: remove at once, or mark deleting while finalizers remain."""
+        """DELETE without admission webhooks."""
+        return run_sync(self.delete_steps(rt, namespace, name, options, opts))
+
+    def delete_steps(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        options: Obj,
+        opts: WriteOptions,
+        collection: bool = False,
+    ) -> Steps:
+        """DELETE: remove at once, or mark deleting while finalizers remain. Admission runs
+        in storage, after the preconditions (rest.AdmissionToValidateObjectDeleteFunc:
+        mutating, then validating webhooks, both given the stored object as oldObject);
+        for an item of a DELETE of a collection the review names no object."""
         old = self.store.get(rt.storage_key, namespace or "", name)
         if old is None:
             raise errors.not_found(rt.group, rt.plural, name)
         _check_delete_preconditions(rt, options.get("preconditions") or {}, old)
+        review_options = options_for("DELETE", opts.query, options)
+        for mutating, step in ((True, Mutate), (False, Validate)):
+            if admission_wanted(self, rt, "", mutating=mutating):
+                attrs = self._attrs(rt, "DELETE", None, old, opts, "", review_options)
+                if collection:
+                    attrs.name = ""
+                yield step(attrs, self._guard(rt, old))
         obj = clone(old)
         meta = obj["metadata"]
         finalizers = list(meta.get("finalizers") or [])
@@ -904,12 +1121,25 @@ class Cluster:
     def delete_collection(
         self, rt: ResourceType, selection: Filter, options: Obj, opts: WriteOptions
     ) -> Result:
+        """DELETE of a collection without admission webhooks."""
+        return run_sync(self.delete_collection_steps(rt, selection, options, opts))
+
+    def delete_collection_steps(
+        self, rt: ResourceType, selection: Filter, options: Obj, opts: WriteOptions
+    ) -> Steps:
         self.check_field_selector(rt, selection.fields)
         deleted = []
-        for obj in self.store.items(rt.storage_key, selection.namespace):
+        for obj in list(self.store.items(rt.storage_key, selection.namespace)):
             if selection.matches(obj):
                 meta = obj["metadata"]
-                result = self.delete(rt, meta.get("namespace"), meta["name"], options, opts)
+                if (
+                    self.store.get(rt.storage_key, meta.get("namespace") or "", meta["name"])
+                    is None
+                ):
+                    continue  # deleted while webhooks ran for an earlier item
+                result = yield from self.delete_steps(
+                    rt, meta.get("namespace"), meta["name"], options, opts, collection=True
+                )
                 deleted.append(result.body if result.body.get("kind") != "Status" else obj)
         body = {
             "kind": rt.list_kind,
@@ -923,10 +1153,13 @@ class Cluster:
 
     def get_scale(self, rt: ResourceType, namespace: str | None, name: str) -> Obj:
         """The autoscaling/v1 Scale view of an object."""
-        assert rt.scale is not None
         found = self.store.get(rt.storage_key, namespace or "", name)
         if found is None:
             raise errors.not_found(rt.group, f"{rt.plural}/scale", name)
+        return self._scale_of(rt, found)
+
+    def _scale_of(self, rt: ResourceType, found: Obj) -> Obj:
+        assert rt.scale is not None
         obj = self.present(rt, found)
         paths = rt.scale
         selector: Any = _get_path(obj, paths.label_selector) if paths.label_selector else None
@@ -951,34 +1184,52 @@ class Cluster:
     def write_scale(
         self, rt: ResourceType, namespace: str | None, name: str, scale: Obj, opts: WriteOptions
     ) -> Result:
+        """PUT of a Scale without admission webhooks."""
+        return run_sync(self.write_scale_steps(rt, namespace, name, scale, opts))
+
+    def write_scale_steps(
+        self, rt: ResourceType, namespace: str | None, name: str, scale: Obj, opts: WriteOptions
+    ) -> Steps:
         """Set the replicas of the object behind a Scale (PUT or patched Scale)."""
         assert rt.scale is not None
         old = self.store.get(rt.storage_key, namespace or "", name)
         if old is None:
             raise errors.not_found(rt.group, f"{rt.plural}/scale", name)
         replicas = (scale.get("spec") or {}).get("replicas")
-        if not isinstance(replicas, int) or replicas < 0:
-            raise errors.invalid(
-                "Scale",
-                "autoscaling",
-                name,
-                [
-                    errors.cause(
-                        "FieldValueInvalid",
-                        "spec.replicas",
-                        f"Invalid value: {replicas}: must be greater than or equal to 0",
-                    )
-                ],
-            )
-        self._check_preconditions(rt, {"metadata": scale.get("metadata") or {}}, old)
+        _check_replicas(name, replicas)
         obj = clone(self.present(rt, old))
         _set_path(obj, rt.scale.spec_replicas, replicas)
-        result = self._write_update(rt, obj, old, opts, "scale")
+        obj, opts = yield from self._admit_mutate(rt, "UPDATE", obj, old, opts, "scale")
+        self._check_preconditions(rt, {"metadata": scale.get("metadata") or {}}, old)
+        result = yield from self._write_update(rt, obj, old, opts, "scale")
         return Result(200, self.get_scale(rt, namespace, name), result.warnings)
+
+    def patch_scale_steps(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        content_type: str,
+        patch: Any,
+        opts: WriteOptions,
+    ) -> Steps:
+        """A merge/JSON/strategic patch of a Scale (or a server-side apply)."""
+        if content_type == APPLY_PATCH:
+            return (yield from self.apply_scale_steps(rt, namespace, name, patch, opts))
+        scale = self.get_scale(rt, namespace, name)
+        scale_rt = ResourceType("autoscaling", "v1", "scale", "scale", "Scale", rt.namespaced)
+        patched = apply_patch(scale_rt, scale, content_type, patch)
+        return (yield from self.write_scale_steps(rt, namespace, name, patched, opts))
 
     def apply_scale(
         self, rt: ResourceType, namespace: str | None, name: str, scale: Any, opts: WriteOptions
     ) -> Result:
+        """Server-side apply of a Scale without admission webhooks."""
+        return run_sync(self.apply_scale_steps(rt, namespace, name, scale, opts))
+
+    def apply_scale_steps(
+        self, rt: ResourceType, namespace: str | None, name: str, scale: Any, opts: WriteOptions
+    ) -> Steps:
         """Server-side apply of a Scale: the replicas go to the object behind it, owned by
         the applier with subresource ``scale`` (k8s.io/apiserver's ScaleHandler)."""
         assert rt.scale is not None
@@ -991,7 +1242,7 @@ class Cluster:
             config["metadata"]["namespace"] = namespace
         if replicas is not None:
             _set_path(config, rt.scale.spec_replicas, replicas)
-        result = self._apply(rt, namespace, name, config, old, opts, "scale")
+        result = yield from self._apply(rt, namespace, name, config, old, opts, "scale")
         return Result(200, self.get_scale(rt, namespace, name), result.warnings)
 
     # --- CRDs ------------------------------------------------------------------------------
@@ -1048,7 +1299,7 @@ class Cluster:
         old = self.store.get(storage_key, meta.get("namespace") or "", meta["name"])
         if rt is None or old is None:
             raise errors.not_found("", storage_key, meta["name"])
-        return self._write_update(rt, obj, old, _CONTROLLER_WRITE, subresource)
+        return run_sync(self._write_update(rt, obj, old, _CONTROLLER_WRITE, subresource))
 
     def remove(
         self, storage_key: str, namespace: str, name: str, policy: str = "Background"

@@ -38,6 +38,8 @@ class APIError(Exception):
         self.headers = headers or {}
         self.list_metadata: dict[str, Any] = {}
         """The Status's ``metadata`` (ListMeta, e.g. an expired list's ``continue``)."""
+        self.warnings: list[str] = []
+        """``Warning`` headers to send with the error (e.g. from admission webhooks)."""
 
     def status(self) -> dict[str, Any]:
         """The ``metav1.Status`` body of this error."""

@@ -28,6 +28,134 @@ class F(NamedTuple):
 SOURCE_VERSION = "v0.32.0"
 
 MESSAGES: dict[str, tuple[F, ...]] = {
+    "io.k8s.api.admissionregistration.v1.MatchCondition": (
+        F(1, "name", "string", "q"),
+        F(2, "expression", "string", "q"),
+    ),
+    "io.k8s.api.admissionregistration.v1.MutatingWebhook": (
+        F(1, "name", "string", "q"),
+        F(2, "clientConfig", "io.k8s.api.admissionregistration.v1.WebhookClientConfig", "q"),
+        F(
+            3,
+            "rules",
+            "[]io.k8s.api.admissionregistration.v1.RuleWithOperations",
+            "o",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+        F(4, "failurePolicy", "string", "po"),
+        F(9, "matchPolicy", "string", "po"),
+        F(5, "namespaceSelector", "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", "po"),
+        F(11, "objectSelector", "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", "po"),
+        F(6, "sideEffects", "string", "pq"),
+        F(7, "timeoutSeconds", "int32", "po"),
+        F(8, "admissionReviewVersions", "[]string", "q", (("x-kubernetes-list-type", "atomic"),)),
+        F(10, "reinvocationPolicy", "string", "po"),
+        F(
+            12,
+            "matchConditions",
+            "[]io.k8s.api.admissionregistration.v1.MatchCondition",
+            "o",
+            (
+                ("x-kubernetes-patch-strategy", "merge"),
+                ("x-kubernetes-patch-merge-key", "name"),
+                ("x-kubernetes-list-type", "map"),
+                ("x-kubernetes-list-map-keys", "name"),
+            ),
+        ),
+    ),
+    "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(
+            2,
+            "webhooks",
+            "[]io.k8s.api.admissionregistration.v1.MutatingWebhook",
+            "o",
+            (
+                ("x-kubernetes-patch-strategy", "merge"),
+                ("x-kubernetes-patch-merge-key", "name"),
+                ("x-kubernetes-list-type", "map"),
+                ("x-kubernetes-list-map-keys", "name"),
+            ),
+        ),
+    ),
+    "io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration", "q"),
+    ),
+    "io.k8s.api.admissionregistration.v1.Rule": (
+        F(1, "apiGroups", "[]string", "o", (("x-kubernetes-list-type", "atomic"),)),
+        F(2, "apiVersions", "[]string", "o", (("x-kubernetes-list-type", "atomic"),)),
+        F(3, "resources", "[]string", "o", (("x-kubernetes-list-type", "atomic"),)),
+        F(4, "scope", "string", "po"),
+    ),
+    "io.k8s.api.admissionregistration.v1.RuleWithOperations": (
+        F(1, "operations", "[]string", "o", (("x-kubernetes-list-type", "atomic"),)),
+        F(2, "", "io.k8s.api.admissionregistration.v1.Rule", "i"),
+    ),
+    "io.k8s.api.admissionregistration.v1.ServiceReference": (
+        F(1, "namespace", "string", "q"),
+        F(2, "name", "string", "q"),
+        F(3, "path", "string", "po"),
+        F(4, "port", "int32", "po"),
+    ),
+    "io.k8s.api.admissionregistration.v1.ValidatingWebhook": (
+        F(1, "name", "string", "q"),
+        F(2, "clientConfig", "io.k8s.api.admissionregistration.v1.WebhookClientConfig", "q"),
+        F(
+            3,
+            "rules",
+            "[]io.k8s.api.admissionregistration.v1.RuleWithOperations",
+            "o",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+        F(4, "failurePolicy", "string", "po"),
+        F(9, "matchPolicy", "string", "po"),
+        F(5, "namespaceSelector", "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", "po"),
+        F(10, "objectSelector", "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", "po"),
+        F(6, "sideEffects", "string", "pq"),
+        F(7, "timeoutSeconds", "int32", "po"),
+        F(8, "admissionReviewVersions", "[]string", "q", (("x-kubernetes-list-type", "atomic"),)),
+        F(
+            11,
+            "matchConditions",
+            "[]io.k8s.api.admissionregistration.v1.MatchCondition",
+            "o",
+            (
+                ("x-kubernetes-patch-strategy", "merge"),
+                ("x-kubernetes-patch-merge-key", "name"),
+                ("x-kubernetes-list-type", "map"),
+                ("x-kubernetes-list-map-keys", "name"),
+            ),
+        ),
+    ),
+    "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(
+            2,
+            "webhooks",
+            "[]io.k8s.api.admissionregistration.v1.ValidatingWebhook",
+            "o",
+            (
+                ("x-kubernetes-patch-strategy", "merge"),
+                ("x-kubernetes-patch-merge-key", "name"),
+                ("x-kubernetes-list-type", "map"),
+                ("x-kubernetes-list-map-keys", "name"),
+            ),
+        ),
+    ),
+    "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration", "q"),
+    ),
+    "io.k8s.api.admissionregistration.v1.WebhookClientConfig": (
+        F(3, "url", "string", "po"),
+        F(1, "service", "io.k8s.api.admissionregistration.v1.ServiceReference", "po"),
+        F(2, "caBundle", "bytes", "o"),
+    ),
     "io.k8s.api.apps.v1.ControllerRevision": (
         F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
         F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
@@ -3450,6 +3578,22 @@ KINDS: dict[tuple[str, str], str] = {
     ("scheduling.k8s.io/v1", "PriorityClassList"): "io.k8s.api.scheduling.v1.PriorityClassList",
     ("coordination.k8s.io/v1", "Lease"): "io.k8s.api.coordination.v1.Lease",
     ("coordination.k8s.io/v1", "LeaseList"): "io.k8s.api.coordination.v1.LeaseList",
+    (
+        "admissionregistration.k8s.io/v1",
+        "ValidatingWebhookConfiguration",
+    ): "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
+    (
+        "admissionregistration.k8s.io/v1",
+        "ValidatingWebhookConfigurationList",
+    ): "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList",
+    (
+        "admissionregistration.k8s.io/v1",
+        "MutatingWebhookConfiguration",
+    ): "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
+    (
+        "admissionregistration.k8s.io/v1",
+        "MutatingWebhookConfigurationList",
+    ): "io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList",
     ("events.k8s.io/v1", "Event"): "io.k8s.api.events.v1.Event",
     ("events.k8s.io/v1", "EventList"): "io.k8s.api.events.v1.EventList",
     ("rbac.authorization.k8s.io/v1", "Role"): "io.k8s.api.rbac.v1.Role",

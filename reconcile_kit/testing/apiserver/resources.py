@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
+ADMISSION_GROUP = "admissionregistration.k8s.io"
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 
 
@@ -388,6 +389,26 @@ def builtin_types() -> list[ResourceType]:
             "PriorityClass",
             False,
             ("pc",),
+            generation="custom",
+        ),
+        ResourceType(
+            ADMISSION_GROUP,
+            "v1",
+            "validatingwebhookconfigurations",
+            "validatingwebhookconfiguration",
+            "ValidatingWebhookConfiguration",
+            False,
+            categories=("api-extensions",),
+            generation="custom",
+        ),
+        ResourceType(
+            ADMISSION_GROUP,
+            "v1",
+            "mutatingwebhookconfigurations",
+            "mutatingwebhookconfiguration",
+            "MutatingWebhookConfiguration",
+            False,
+            categories=("api-extensions",),
             generation="custom",
         ),
         ResourceType(

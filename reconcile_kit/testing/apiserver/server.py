@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -13,6 +14,7 @@ import yaml
 from aiohttp import web
 
 from ..tls import self_signed_certificate
+from .admission import Admission
 from .app import Handler
 from .cluster import Cluster
 from .controllers import ControlLoops
@@ -51,6 +53,9 @@ class APIServer:
             OwnerReferencesPermissionEnforcement admission plugin applies. See
             :mod:`.rbac` for what is not implemented. kubectl (client-go) sends bearer
             tokens only over HTTPS: use ``tls=True`` with it.
+        webhook_services: where admission webhooks configured by ``clientConfig.service``
+            are served: ``{(namespace, name): "host:port"}`` (there is no kube-proxy);
+            their certificate is still verified for ``NAME.NAMESPACE.svc``.
 
     Use ``async with APIServer() as server:`` (or ``await start()``/``await stop()``).
     """
@@ -70,6 +75,7 @@ class APIServer:
         record_requests: bool = True,
         crd_establish_delay: float = 0.02,
         authorization: str = "AlwaysAllow",
+        webhook_services: Mapping[tuple[str, str], str] | None = None,
     ) -> None:
         if authorization not in ("AlwaysAllow", "RBAC"):
             raise ValueError(f"authorization is AlwaysAllow or RBAC, not {authorization!r}")
@@ -89,6 +95,8 @@ class APIServer:
         self.record_requests = record_requests
         self.crd_establish_delay = crd_establish_delay
         self.faults = Faults()
+        self.webhook_services = dict(webhook_services or {})
+        self._admission: Admission | None = None
         self._runner: web.AppRunner | None = None
         self._loops: ControlLoops | None = None
         self._cluster: Cluster | None = None
@@ -114,6 +122,7 @@ class APIServer:
         self._cluster.on_crd_removed.append(self._hub.close_key)
         self._loops = ControlLoops(self._cluster, self.garbage_collection)
         self._loops.start()
+        self._admission = Admission(self._cluster, self.webhook_services)
         handler = Handler(
             self._cluster,
             self._hub,
@@ -121,6 +130,7 @@ class APIServer:
             self.requests if self.record_requests else None,
             self.token,
             self.bookmark_interval,
+            self._admission,
             self.authorization,
         )
         self._runner = web.AppRunner(
@@ -151,6 +161,9 @@ class APIServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        if self._admission is not None:
+            await self._admission.close()
+            self._admission = None
         if self._cluster is not None:
             self._cluster.store.close()
 

@@ -16,8 +16,9 @@ from ...meta.time import now_time
 from ...meta.validation import qualified_name_errors
 from . import errors
 from .meta import label_causes, name_causes, new_uid, string_map_causes
-from .resources import ResourceType
+from .resources import ADMISSION_GROUP, ResourceType
 from .store import Obj
+from .webhookconfig import MUTATING, VALIDATING, configuration_defaults
 
 _SERVER_META = (
     "uid",
@@ -176,6 +177,13 @@ def prepare_create(rt: ResourceType, obj: Obj) -> None:
         obj.pop("status", None)
     _CREATE_DEFAULTS.get((rt.group, rt.plural), _no_defaults)(obj)
     fill_status_zeros(rt, obj)
+
+
+def kind_defaults(rt: ResourceType, obj: Obj) -> None:
+    """The kind's scheme defaults alone (what a mutating webhook sees); a Service's
+    allocations (clusterIP, node ports) happen later, in storage, as in kube-apiserver."""
+    if (rt.group, rt.plural) != ("", "services"):
+        _CREATE_DEFAULTS.get((rt.group, rt.plural), _no_defaults)(obj)
 
 
 def generation_changed(rt: ResourceType, new: Obj, old: Obj) -> bool:
@@ -616,6 +624,14 @@ def _lease_defaults(obj: Obj) -> None:
     obj.setdefault("spec", {})
 
 
+def _validating_defaults(obj: Obj) -> None:
+    configuration_defaults(obj, mutating=False)
+
+
+def _mutating_defaults(obj: Obj) -> None:
+    configuration_defaults(obj, mutating=True)
+
+
 _CREATE_DEFAULTS = {
     ("", "namespaces"): _namespace_defaults,
     ("", "pods"): _pod_defaults,
@@ -639,4 +655,6 @@ _CREATE_DEFAULTS = {
     ("policy", "poddisruptionbudgets"): _pdb_defaults,
     ("storage.k8s.io", "storageclasses"): _storage_class_defaults,
     ("scheduling.k8s.io", "priorityclasses"): _priority_class_defaults,
+    (ADMISSION_GROUP, VALIDATING): _validating_defaults,
+    (ADMISSION_GROUP, MUTATING): _mutating_defaults,
 }

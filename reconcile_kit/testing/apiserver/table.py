@@ -171,6 +171,11 @@ def _column(
 
 _NAME = _column("Name", fmt="name", description="Name of the object (metadata.name).")
 _AGE = _column("Age", description="Time since metadata.creationTimestamp.")
+_WEBHOOKS = _column(
+    "Webhooks",
+    "integer",
+    description="Webhooks indicates the number of webhooks registered in this configuration",
+)
 
 
 def _none(value: Any) -> Any:
@@ -694,6 +699,14 @@ _PRINTERS: dict[tuple[str, str], _Printer] = {
             age(_created(o)),
             o.get("preemptionPolicy", ""),
         ],
+    ),
+    ("admissionregistration.k8s.io", "validatingwebhookconfigurations"): (
+        [_NAME, _WEBHOOKS, _AGE],
+        lambda o: [len(o.get("webhooks") or []), age(_created(o))],
+    ),
+    ("admissionregistration.k8s.io", "mutatingwebhookconfigurations"): (
+        [_NAME, _WEBHOOKS, _AGE],
+        lambda o: [len(o.get("webhooks") or []), age(_created(o))],
     ),
     ("", "namespaces"): (
         [_NAME, _column("Status"), _AGE],

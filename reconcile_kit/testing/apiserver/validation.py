@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import errors
-from .resources import RBAC_GROUP, ResourceType
+from .resources import ADMISSION_GROUP, RBAC_GROUP, ResourceType
 from .store import Obj
+from .webhookconfig import MUTATING, VALIDATING, configuration_causes
 
 Causes = list[dict[str, str]]
 
@@ -257,6 +258,8 @@ _VALIDATORS: dict[tuple[str, str], Callable[[Obj], Causes]] = {
     (RBAC_GROUP, "clusterroles"): _rules(namespaced=False),
     (RBAC_GROUP, "rolebindings"): _binding(namespaced=True),
     (RBAC_GROUP, "clusterrolebindings"): _binding(namespaced=False),
+    (ADMISSION_GROUP, VALIDATING): lambda obj: configuration_causes(obj, mutating=False),
+    (ADMISSION_GROUP, MUTATING): lambda obj: configuration_causes(obj, mutating=True),
 }
 
 
