@@ -67,10 +67,28 @@ async def registered(backend: Backend, webhooks: WebhookServer) -> AsyncIterator
     webhooks.name = backend.unique("rk-webhooks")
     async with webhooks:
         await register(backend.api, webhooks, webhooks.url)
+        for model in webhooks.converters.models():
+            await storage_swapped(backend, model)
         try:
             yield
         finally:
             await unregister(backend.api, webhooks)
+
+
+async def storage_swapped(backend: Backend, model: type[CustomResource]) -> None:
+    """After a CRD's conversion changes, kube-apiserver rebuilds its storage: requests
+    answer 503 "apiserver is shutting down" for a moment. Wait until a LIST of every
+    version answers."""
+    info = model.resource
+
+    async def served() -> bool:
+        for version in ("v1", "v2"):
+            path = f"/apis/{info.group}/{version}/namespaces/{backend.namespace}/{info.plural}"
+            if (await req(backend, "GET", path)).status != 200:
+                return False
+        return True
+
+    await eventually(served, 10.0, interval=0.05, what="the CRD's storage rebuilt")
 
 
 async def install(backend: Backend, model: type[CustomResource]) -> str:
@@ -243,3 +261,52 @@ async def test_manager_serves_registers_and_removes_its_webhooks(backend: Backen
     assert (await req(backend, "GET", config)).status == 404
     assert not webhooks.serving
     await ok(backend, "POST", path, gadget(group, "g"))
+
+
+async def test_conversion_failures_as_the_api_server_reports_them(backend: Backend) -> None:
+    group = f"{backend.namespace}.hooks.example.com"
+    v1, v2 = gadget_models(group)
+    await install(backend, v1)
+    webhooks = server()
+
+    @webhooks.converter(v1, v2)
+    def up(old: Any) -> Any:
+        if old.spec.size == 13:
+            raise ValueError("unlucky")
+        return v2(metadata=old.metadata, spec={"replicas": old.spec.size})
+
+    @webhooks.converter(v2, v1)
+    def down(new: Any) -> Any:
+        return v1(metadata=new.metadata, spec={"size": new.spec.replicas})
+
+    base = f"/apis/{group}/{{}}/namespaces/{backend.namespace}/gadgets"
+    async with registered(backend, webhooks):
+        await ok(backend, "POST", base.format("v1"), gadget(group, "bad", size=13))
+        await ok(backend, "POST", base.format("v1"), gadget(group, "good", size=2))
+        failed = await req(backend, "GET", base.format("v2") + "/bad")
+        listed = await req(backend, "GET", base.format("v2"))
+        patched = await req(
+            backend,
+            "PATCH",
+            base.format("v2") + "/good",
+            {"spec": {"replicas": 4}},
+            content_type=MERGE,
+        )
+        stored = await ok(backend, "GET", base.format("v1") + "/good")
+    why = f"conversion webhook for {group}/v1, Kind=Gadget failed: "
+    for reply in (failed, listed):
+        assert reply.status == 500, reply.body
+        assert reply.body == {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": why + "converter failed: ValueError: unlucky",
+            "code": 500,
+        }
+    assert patched.status == 200, patched.body
+    assert patched.body["apiVersion"] == f"{group}/v2"
+    assert patched.body["spec"] == {"replicas": 4}
+    versions = [entry["apiVersion"] for entry in patched.body["metadata"]["managedFields"]]
+    assert versions == [f"{group}/v1", f"{group}/v2"]
+    assert stored["spec"] == {"size": 4}

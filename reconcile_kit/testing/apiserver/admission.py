@@ -37,6 +37,8 @@ from cryptography.x509.oid import NameOID
 from ...meta.selectors import LabelSelector, SelectorError, label_selector_from_dict
 from . import errors
 from .cel import CELError, evaluate
+from .crdconversion import Convert, convert
+from .crdconversion import failed as conversion_failed
 from .errors import APIError
 from .resources import ADMISSION_GROUP, ResourceType
 from .store import Obj
@@ -108,7 +110,7 @@ class Validate:
     guard: tuple[str, str, str, str] | None = None
 
 
-Step = Mutate | Validate
+Step = Mutate | Validate | Convert
 Steps = Generator[Step, Any, "Result"]
 
 
@@ -140,6 +142,9 @@ def run_sync(steps: Steps) -> Result:
     try:
         step = next(steps)
         while True:
+            if isinstance(step, Convert):  # no webhook calls here: relabelled, as strategy None
+                step = steps.send([{**o, "apiVersion": step.desired} for o in step.objects])
+                continue
             step = steps.send(step.attrs.obj if isinstance(step, Mutate) else None)
     except StopIteration as stop:
         result: Result = stop.value
@@ -158,8 +163,11 @@ async def drive(
         try:
             step = next(steps)
             while True:
-                if isinstance(step, Mutate):
-                    answer: Obj | None = await admission.mutate(step.attrs, warnings)
+                answer: Any
+                if isinstance(step, Convert):
+                    answer = await convert(admission, step.crd, step.objects, step.desired)
+                elif isinstance(step, Mutate):
+                    answer = await admission.mutate(step.attrs, warnings)
                 else:
                     await admission.validate(step.attrs, warnings)
                     answer = None
@@ -527,6 +535,15 @@ class Admission:
                 context = ssl.create_default_context()
             self._contexts[pem] = context
         return context
+
+    async def post_conversion(self, webhook: Obj, review: Obj, timeout: int, where: str) -> Any:
+        """POST a ConversionReview to a CRD's conversion ``webhook`` (its clientConfig, as
+        an admission webhook's); failures in apiextensions-apiserver's words."""
+        hook = _Hook("", 0, {"clientConfig": webhook.get("clientConfig") or {}})
+        try:
+            return await self._post(hook, review, timeout)
+        except _CallFailed as failure:
+            raise conversion_failed(where, failure.reason) from None
 
     async def _post(self, hook: _Hook, review: Obj, timeout: int) -> Any:
         shown, url, server_name = self._target(hook.spec)

@@ -22,6 +22,8 @@ from . import discovery, errors, protobuf
 from .admission import Admission, drive
 from .authn import Authenticator, User
 from .cluster import Cluster, Result, Steps, WriteOptions
+from .crdconversion import convert as convert_objects
+from .crdconversion import webhook_converts
 from .errors import APIError
 from .faults import Faults, RequestInfo, fault_error
 from .gcadmission import check_owner_references
@@ -410,7 +412,36 @@ class Handler:
                 return steps
 
             result = await drive(produced, start, self.admission, self.cluster)
-        return _json_response(result.code, result.body, _warning_headers(result.warnings))
+        body = await self._in_version(rt, result.body) if rt.crd_name else result.body
+        return _json_response(result.code, body, _warning_headers(result.warnings))
+
+    async def _in_version(self, rt: ResourceType, body: Any) -> Any:
+        """An answer's custom resources (an object or a list's items) in ``rt``'s version:
+        converted by the CRD's webhook when stored in another (``Cluster.present`` leaves
+        them so)."""
+        crd = self.cluster.crd_of(rt)
+        if not webhook_converts(crd) or not isinstance(body, dict):
+            return body
+        assert crd is not None
+        if body.get("kind") == rt.kind:
+            if body.get("apiVersion") == rt.api_version:
+                return body
+            (converted,) = await convert_objects(self.admission, crd, [body], rt.api_version)
+            return converted
+        items = body.get("items")
+        if isinstance(items, list) and items:
+            converted_items = await convert_objects(self.admission, crd, items, rt.api_version)
+            return {**body, "items": converted_items}
+        return body
+
+    async def _event_in_version(self, rt: ResourceType, line: bytes) -> bytes:
+        """A watch event line with its object in ``rt``'s version."""
+        event = orjson.loads(line)
+        obj = event.get("object")
+        if isinstance(obj, dict) and obj.get("kind") == rt.kind:
+            event["object"] = await self._in_version(rt, obj)
+            return orjson.dumps(event) + b"\n"
+        return line
 
     Dispatch = Callable[[ResourceType, RequestInfo, dict[str, str], RequestRecord], Result | Steps]
 
@@ -705,6 +736,8 @@ class Handler:
                 continue
             if line is None:
                 break
+            if rt.crd_name is not None and webhook_converts(self.cluster.crd_of(rt)):
+                line = await self._event_in_version(rt, line)
             await response.write(rewrite(line) if rewrite is not None else line)
         await response.write_eof()
 

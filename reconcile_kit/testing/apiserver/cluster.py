@@ -28,6 +28,7 @@ from . import managedfields as mf
 from .admission import Attributes, Mutate, Step, Validate, options_for, run_sync
 from .admission import wanted as admission_wanted
 from .cel import rule_causes
+from .crdconversion import Convert, webhook_converts
 from .errors import APIError
 from .gofmt import go_format, go_quote
 from .knownfields import prune_unknown_fields
@@ -274,10 +275,40 @@ class Cluster:
     # --- reads -----------------------------------------------------------------------------
 
     def present(self, rt: ResourceType, obj: Obj) -> Obj:
-        """``obj`` as served by ``rt``'s version (custom resources store one version)."""
+        """``obj`` as served by ``rt``'s version (custom resources store one version). A
+        CRD with a conversion webhook leaves it in its stored version: the request handler
+        converts it (asynchronously, :mod:`.crdconversion`)."""
         if obj.get("apiVersion") != rt.api_version:
+            if rt.crd_name is not None and webhook_converts(self.crd_of(rt)):
+                return obj
             return {**obj, "apiVersion": rt.api_version}
         return obj
+
+    def crd_of(self, rt: ResourceType) -> Obj | None:
+        """The CustomResourceDefinition of a custom resource type (None for built-ins)."""
+        if rt.crd_name is None:
+            return None
+        return self.store.get(CRD_KEY, "", rt.crd_name)
+
+    def _in_version(self, rt: ResourceType, obj: Obj) -> Generator[Convert, Any, Obj]:
+        """``obj`` (as stored) in ``rt``'s version, by the CRD's webhook if it has one."""
+        crd = self.crd_of(rt)
+        if obj.get("apiVersion") != rt.api_version and webhook_converts(crd):
+            assert crd is not None
+            converted = yield Convert([obj], rt.api_version, crd)
+            return dict(converted[0])
+        return self.present(rt, obj)
+
+    def _storage_form(self, rt: ResourceType, obj: Obj) -> Generator[Convert, Any, Obj]:
+        """``obj`` (in ``rt``'s version) in the storage version, by the CRD's webhook if it
+        has one."""
+        storage = self.registry.storage_type(rt.storage_key) or rt
+        crd = self.crd_of(rt)
+        if storage.api_version != obj.get("apiVersion") and webhook_converts(crd):
+            assert crd is not None
+            converted = yield Convert([obj], storage.api_version, crd)
+            return dict(converted[0])
+        return self._to_storage(rt, obj)
 
     def get(self, rt: ResourceType, namespace: str | None, name: str) -> Obj:
         obj = self.store.get(rt.storage_key, namespace or "", name)
@@ -726,7 +757,8 @@ class Cluster:
             raise errors.already_exists(rt.group, rt.plural, meta["name"])
         if opts.dry_run:
             return Result(201, obj, warnings)
-        stored = self.store.create(rt.storage_key, self._to_storage(rt, obj))
+        to_store = yield from self._storage_form(rt, obj)
+        stored = self.store.create(rt.storage_key, to_store)
         if rt.storage_key == CRD_KEY:
             if later:
                 self._schedule_establish(stored["metadata"]["name"])
@@ -785,6 +817,7 @@ class Cluster:
             if rt.create_on_update and not subresource:
                 return (yield from self.create_steps(rt, namespace, obj, opts))
             raise errors.not_found(rt.group, rt.plural, name)
+        old = yield from self._in_version(rt, old)
         sent_rv = obj["metadata"].get("resourceVersion")
         if not sent_rv and rt.put_requires_rv:
             # The generic store names the resource here, not the kind.
@@ -849,6 +882,8 @@ class Cluster:
     ) -> Steps:
         """Apply a json/merge/strategic patch (or server-side apply) to the current object."""
         old = self.store.get(rt.storage_key, namespace or "", name)
+        if old is not None:
+            old = yield from self._in_version(rt, old)
         if content_type == APPLY_PATCH:
             return (yield from self._apply(rt, namespace, name, patch, old, opts, subresource))
         if old is None:
@@ -966,7 +1001,9 @@ class Cluster:
         warnings = self._validate(rt, new, opts, old)
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(new, old)
-        new = self._to_storage(rt, new)
+        converting = webhook_converts(self.crd_of(rt))
+        if not converting:  # else converted by the webhook once admitted, as it is stored
+            new = self._to_storage(rt, new)
         self._record_manager(rt, new, old, opts, subresource)
         if opts.admit is not None:
             opts.admit(rt, new, old, subresource)
@@ -977,6 +1014,8 @@ class Cluster:
             self.store.delete(rt.storage_key, old["metadata"].get("namespace") or "", name)
             self._after_delete(rt, old)
             return Result(200, self.present(rt, new), warnings)
+        if converting:
+            new = yield from self._storage_form(rt, new)
         stored = self.store.update(rt.storage_key, new)
         if rt.storage_key == CRD_KEY and stored is not old:
             self._register_crd(stored)
