@@ -40,6 +40,14 @@ PACKAGES = {
         "api@{v}/admissionregistration/v1",
         "io.k8s.api.admissionregistration.v1",
     ),
+    "k8s.io/api/authentication/v1": (
+        "api@{v}/authentication/v1",
+        "io.k8s.api.authentication.v1",
+    ),
+    "k8s.io/api/authorization/v1": (
+        "api@{v}/authorization/v1",
+        "io.k8s.api.authorization.v1",
+    ),
     "k8s.io/apimachinery/pkg/apis/meta/v1": (
         "apimachinery@{v}/pkg/apis/meta/v1",
         "io.k8s.apimachinery.pkg.apis.meta.v1",
@@ -117,6 +125,11 @@ ROOTS = [
         ["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"],
     ),
     ("k8s.io/api/events/v1", ["Event"]),
+    ("k8s.io/api/authentication/v1", ["TokenRequest", "TokenReview", "SelfSubjectReview"]),
+    (
+        "k8s.io/api/authorization/v1",
+        ["SelfSubjectAccessReview", "SubjectAccessReview", "SelfSubjectRulesReview"],
+    ),
     ("k8s.io/api/rbac/v1", ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"]),
     ("k8s.io/api/autoscaling/v1", ["Scale"]),
     ("k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1", ["CustomResourceDefinition"]),
@@ -137,6 +150,8 @@ API_VERSIONS = {
     "k8s.io/api/storage/v1": "storage.k8s.io/v1",
     "k8s.io/api/scheduling/v1": "scheduling.k8s.io/v1",
     "k8s.io/api/admissionregistration/v1": "admissionregistration.k8s.io/v1",
+    "k8s.io/api/authentication/v1": "authentication.k8s.io/v1",
+    "k8s.io/api/authorization/v1": "authorization.k8s.io/v1",
     "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1": "apiextensions.k8s.io/v1",
 }
 

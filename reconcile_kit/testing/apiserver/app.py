@@ -20,7 +20,7 @@ from ...client.contenttypes import APPLY_PATCH, JSON, YAML
 from ...meta.selectors import FieldSelector, LabelSelector, SelectorError
 from . import discovery, errors, protobuf
 from .admission import Admission, drive
-from .authn import Authenticator, User
+from .authn import ADMIN, Authenticator, User
 from .cluster import Cluster, Result, Steps, WriteOptions
 from .crdconversion import convert as convert_objects
 from .crdconversion import webhook_converts
@@ -30,7 +30,8 @@ from .gcadmission import check_owner_references
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
 from .rbac import RBAC_GROUP, Attributes, Authorizer, forbidden
 from .requestlog import RequestLog, RequestRecord
-from .resources import ResourceType
+from .resources import AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, ResourceType
+from .reviews import answer_review
 from .store import Obj
 from .table import Conversion, convert, negotiate, watch_converter
 from .watch import Filter, WatchHub
@@ -318,6 +319,22 @@ class Handler:
         }
         return Result(201, body)
 
+    def _review(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> Result:
+        """A TokenReview, SelfSubjectReview or access review: answered, not stored."""
+        user = record.user or ADMIN
+        body = answer_review(
+            rt.kind,
+            record.body,
+            info.namespace,
+            user,
+            self.authenticator,
+            self.authorizer,
+            self.audience,
+        )
+        return Result(201, body)
+
     def _non_resource(self, request: web.Request) -> web.StreamResponse:
         path = request.path.rstrip("/") or "/"
         registry = self.cluster.registry
@@ -447,6 +464,8 @@ class Handler:
 
     def _dispatch(self, rt: ResourceType, info: RequestInfo) -> Dispatch | None:
         sub = info.subresource
+        if rt.group in (AUTHENTICATION_GROUP, AUTHORIZATION_GROUP) and rt.verbs == ("create",):
+            return self._review if info.verb == "create" and not sub else None
         if sub == "":
             verbs: dict[str, Handler.Dispatch] = {
                 "get": self._get,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import secrets
 import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -28,13 +29,24 @@ class User:
     name: str
     groups: tuple[str, ...] = ()
     uid: str = ""
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def is_master(self) -> bool:
         return MASTERS in self.groups
 
+    def info(self) -> dict[str, object]:
+        """authentication.k8s.io/v1 UserInfo."""
+        info: dict[str, object] = {"username": self.name}
+        if self.uid:
+            info["uid"] = self.uid
+        info["groups"] = list(self.groups)
+        if self.extra:
+            info["extra"] = {key: list(values) for key, values in self.extra}
+        return info
 
-ADMIN = User("admin", (MASTERS, AUTHENTICATED))
+
+ADMIN = User("admin", (MASTERS, AUTHENTICATED), "admin")
 
 
 @dataclass
@@ -70,7 +82,8 @@ class Authenticator:
         its expiration timestamp (RFC 3339)."""
         token = "rk-sa." + secrets.token_urlsafe(32)
         groups = ("system:serviceaccounts", f"system:serviceaccounts:{namespace}", AUTHENTICATED)
-        user = User(f"system:serviceaccount:{namespace}:{name}", groups, uid)
+        credential = (("authentication.kubernetes.io/credential-id", (f"JTI={uuid.uuid4()}",)),)
+        user = User(f"system:serviceaccount:{namespace}:{name}", groups, uid, credential)
         expires = time.time() + seconds
         self._issued[token] = _ServiceAccountToken(user, expires)
         stamp = datetime.fromtimestamp(int(expires), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -54,6 +54,30 @@ class Attributes:
     path: str = ""
 
 
+_BOOTSTRAP: tuple[tuple[str, dict[str, Any]], ...] = (
+    (
+        "system:basic-user",
+        {
+            "apiGroups": ["authorization.k8s.io"],
+            "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+            "verbs": ["create"],
+        },
+    ),
+    (
+        "system:basic-user",
+        {
+            "apiGroups": ["authentication.k8s.io"],
+            "resources": ["selfsubjectreviews"],
+            "verbs": ["create"],
+        },
+    ),
+    ("system:discovery", {"nonResourceURLs": list(_DISCOVERY[:8]), "verbs": ["get"]}),
+    ("system:public-info-viewer", {"nonResourceURLs": list(_DISCOVERY[6:]), "verbs": ["get"]}),
+)
+"""Bootstrap ClusterRoles bound to ``system:authenticated`` (kube-apiserver's bootstrap
+policy; each binding is named after its role)."""
+
+
 class Authorizer:
     """Decides from the RBAC objects in the store; ``objects(resource, namespace)`` yields
     the stored ``roles``, ``rolebindings``, ``clusterroles`` and ``clusterrolebindings``."""
@@ -62,21 +86,53 @@ class Authorizer:
         self._objects = objects
 
     def allowed(self, attributes: Attributes) -> bool:
-        if attributes.user.is_master:
-            return True
-        if not attributes.resource_request and _url_matches(_DISCOVERY, attributes.path):
-            return True
-        return any(_rule_allows(rule, attributes) for rule in self._rules(attributes))
+        return self.decide(attributes)[0]
 
-    def _rules(self, attributes: Attributes) -> Iterator[dict[str, Any]]:
+    def decide(self, attributes: Attributes) -> tuple[bool, str]:
+        """(allowed, reason) as a SubjectAccessReview reports them: ``system:masters`` is
+        allowed with no reason (kube-apiserver's privileged-group authorizer), RBAC with
+        ``RBAC: allowed by <binding> of <role> to <subject>``."""
+        if attributes.user.is_master:
+            return True, ""
+        for source, rule in self._rules(attributes):
+            if _rule_allows(rule, attributes):
+                return True, f"RBAC: allowed by {source}"
+        return False, ""
+
+    def rules_for(self, attributes: Attributes) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(source, rule) of every rule that applies to the user in the namespace."""
+        return self._rules(attributes)
+
+    def _rules(self, attributes: Attributes) -> Iterator[tuple[str, dict[str, Any]]]:
         user = attributes.user
+        if "system:authenticated" in user.groups:
+            for role, rule in _BOOTSTRAP:
+                yield (
+                    _describe(
+                        "ClusterRoleBinding",
+                        role,
+                        "ClusterRole",
+                        role,
+                        "Group",
+                        "system:authenticated",
+                    ),
+                    rule,
+                )
         for binding in self._objects("clusterrolebindings", ""):
-            if _binds(binding, user):
-                yield from self._role_rules(binding.get("roleRef") or {}, "")
+            subject = _binds(binding, user)
+            if subject is not None:
+                ref = binding.get("roleRef") or {}
+                source = _source(binding, ref, subject, "")
+                for rule in self._role_rules(ref, ""):
+                    yield source, rule
         if attributes.namespace:
             for binding in self._objects("rolebindings", attributes.namespace):
-                if _binds(binding, user):
-                    yield from self._role_rules(binding.get("roleRef") or {}, attributes.namespace)
+                subject = _binds(binding, user)
+                if subject is not None:
+                    ref = binding.get("roleRef") or {}
+                    source = _source(binding, ref, subject, attributes.namespace)
+                    for rule in self._role_rules(ref, attributes.namespace):
+                        yield source, rule
 
     def _role_rules(self, ref: dict[str, Any], namespace: str) -> Iterable[dict[str, Any]]:
         kind, name = ref.get("kind"), ref.get("name")
@@ -87,19 +143,41 @@ class Authorizer:
         return []
 
 
-def _binds(binding: dict[str, Any], user: User) -> bool:
+def _source(
+    binding: dict[str, Any], ref: dict[str, Any], subject: dict[str, Any], namespace: str
+) -> str:
+    """The binding as kube-apiserver's RBAC authorizer describes it in a reason."""
+    name = binding.get("metadata", {}).get("name", "")
+    kind = "RoleBinding" if namespace else "ClusterRoleBinding"
+    shown = f"{name}/{namespace}" if namespace else name
+    subject_name = subject.get("name", "")
+    if subject.get("kind") == "ServiceAccount":
+        subject_name += "/" + (subject.get("namespace") or namespace)
+    return _describe(
+        kind, shown, ref.get("kind", ""), ref.get("name", ""), subject.get("kind", ""), subject_name
+    )
+
+
+def _describe(
+    kind: str, name: str, role_kind: str, role: str, subject_kind: str, subject: str
+) -> str:
+    return f'{kind} "{name}" of {role_kind} "{role}" to {subject_kind} "{subject}"'
+
+
+def _binds(binding: dict[str, Any], user: User) -> dict[str, Any] | None:
+    """The subject of ``binding`` that names ``user``, if any."""
     namespace = binding.get("metadata", {}).get("namespace", "")
     for subject in binding.get("subjects") or []:
         kind, name = subject.get("kind"), subject.get("name")
         if kind == "User" and name == user.name:
-            return True
+            return dict(subject)
         if kind == "Group" and name in user.groups:
-            return True
+            return dict(subject)
         if kind == "ServiceAccount":
             account = f"system:serviceaccount:{subject.get('namespace') or namespace}:{name}"
             if account == user.name:
-                return True
-    return False
+                return dict(subject)
+    return None
 
 
 def _rule_allows(rule: dict[str, Any], attributes: Attributes) -> bool:

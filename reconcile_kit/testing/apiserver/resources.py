@@ -119,6 +119,27 @@ def _workload() -> dict[str, Any]:
     return {"status": True, "generation": "spec", "status_reset": _WORKLOAD_STATUS_RESET}
 
 
+AUTHENTICATION_GROUP = "authentication.k8s.io"
+AUTHORIZATION_GROUP = "authorization.k8s.io"
+
+
+def review_types() -> list[ResourceType]:
+    """The create-only reviews (TokenReview, SelfSubjectReview, the access reviews):
+    answered, never stored."""
+    reviews = [
+        (AUTHENTICATION_GROUP, "tokenreviews", "TokenReview", False),
+        (AUTHENTICATION_GROUP, "selfsubjectreviews", "SelfSubjectReview", False),
+        (AUTHORIZATION_GROUP, "localsubjectaccessreviews", "LocalSubjectAccessReview", True),
+        (AUTHORIZATION_GROUP, "selfsubjectaccessreviews", "SelfSubjectAccessReview", False),
+        (AUTHORIZATION_GROUP, "selfsubjectrulesreviews", "SelfSubjectRulesReview", False),
+        (AUTHORIZATION_GROUP, "subjectaccessreviews", "SubjectAccessReview", False),
+    ]
+    return [
+        ResourceType(group, "v1", plural, "", kind, namespaced, verbs=("create",))
+        for group, plural, kind, namespaced in reviews
+    ]
+
+
 def builtin_types() -> list[ResourceType]:
     """The built-in kinds (no workload controllers run: like envtest, pods never start)."""
     return [
@@ -269,6 +290,7 @@ def builtin_types() -> list[ResourceType]:
             create_on_update=True,
             put_requires_rv=True,
         ),
+        *review_types(),
         ResourceType(RBAC_GROUP, "v1", "roles", "role", "Role", True),
         ResourceType(RBAC_GROUP, "v1", "rolebindings", "rolebinding", "RoleBinding", True),
         ResourceType(RBAC_GROUP, "v1", "clusterroles", "clusterrole", "ClusterRole", False),

@@ -1,0 +1,119 @@
+"""The create-only reviews of authentication.k8s.io/v1 and authorization.k8s.io/v1, as
+kube-apiserver answers them: SelfSubjectReview (``kubectl auth whoami``), TokenReview,
+SelfSubjectAccessReview (``kubectl auth can-i``), SubjectAccessReview,
+LocalSubjectAccessReview and SelfSubjectRulesReview (``kubectl auth can-i --list``).
+Decided by the server's authorizer (:mod:`.rbac`; everything is allowed without one)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from . import errors
+from .authn import Authenticator, User
+from .rbac import Attributes, Authorizer
+
+__all__ = ["answer_review"]
+
+
+def answer_review(
+    kind: str,
+    body: Any,
+    namespace: str,
+    user: User,
+    authenticator: Authenticator,
+    authorizer: Authorizer | None,
+    audience: str,
+) -> dict[str, Any]:
+    """The answer to a review of ``kind`` sent by ``user``; APIError 400 for a body that
+    is not one."""
+    if not isinstance(body, dict):
+        raise errors.bad_request("the body of the request must be a JSON object")
+    answer: dict[str, Any] = {"kind": kind, "apiVersion": body.get("apiVersion", "")}
+    spec: dict[str, Any] = body["spec"] if isinstance(body.get("spec"), dict) else {}
+    if kind == "SelfSubjectReview":
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return {
+            **answer,
+            "metadata": {"creationTimestamp": stamp},
+            "status": {"userInfo": user.info()},
+        }
+    answer["metadata"] = {"creationTimestamp": None}
+    answer["spec"] = spec
+    if kind == "TokenReview":
+        answer["status"] = _token_status(str(spec.get("token", "")), authenticator, audience)
+    elif kind == "SelfSubjectRulesReview":
+        answer["status"] = _rules_status(user, str(spec.get("namespace", "")), authorizer)
+    else:
+        subject = user if kind == "SelfSubjectAccessReview" else _subject(spec)
+        answer["status"] = _access_status(subject, spec, namespace, authorizer)
+    return answer
+
+
+def _token_status(token: str, authenticator: Authenticator, audience: str) -> dict[str, Any]:
+    found = authenticator.user(f"Bearer {token}") if token else None
+    if found is None:
+        return {"user": {}, "error": "invalid bearer token"}
+    return {"authenticated": True, "user": found.info(), "audiences": [audience]}
+
+
+def _subject(spec: dict[str, Any]) -> User:
+    groups = tuple(spec.get("groups") or ())
+    return User(str(spec.get("user", "")), groups, str(spec.get("uid", "")))
+
+
+def _access_status(
+    user: User, spec: dict[str, Any], namespace: str, authorizer: Authorizer | None
+) -> dict[str, Any]:
+    resource = spec.get("resourceAttributes")
+    if isinstance(resource, dict):
+        attributes = Attributes(
+            user,
+            str(resource.get("verb", "")),
+            True,
+            str(resource.get("group", "")),
+            str(resource.get("resource", "")),
+            str(resource.get("subresource", "")),
+            namespace or str(resource.get("namespace", "")),
+            str(resource.get("name", "")),
+        )
+    else:
+        other = spec.get("nonResourceAttributes") or {}
+        attributes = Attributes(
+            user, str(other.get("verb", "")), False, path=str(other.get("path", ""))
+        )
+    if authorizer is None:
+        return {"allowed": True}
+    allowed, reason = authorizer.decide(attributes)
+    status: dict[str, Any] = {"allowed": allowed}
+    if reason:
+        status["reason"] = reason
+    return status
+
+
+def _rules_status(user: User, namespace: str, authorizer: Authorizer | None) -> dict[str, Any]:
+    if authorizer is None or user.is_master:
+        return {
+            "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+            "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+            "incomplete": False,
+        }
+    probe = Attributes(user, "", True, namespace=namespace)
+    resource_rules, non_resource_rules = [], []
+    for _, rule in authorizer.rules_for(probe):
+        if rule.get("nonResourceURLs"):
+            non_resource_rules.append(
+                {"verbs": rule.get("verbs", []), "nonResourceURLs": rule["nonResourceURLs"]}
+            )
+        else:
+            entry = {
+                k: rule[k]
+                for k in ("verbs", "apiGroups", "resources", "resourceNames")
+                if rule.get(k)
+            }
+            resource_rules.append(entry)
+    return {
+        "resourceRules": resource_rules,
+        "nonResourceRules": non_resource_rules,
+        "incomplete": False,
+    }
