@@ -41,7 +41,7 @@ class Forbidden(logging.Handler):
         text = record.getMessage()
         if record.exc_info and record.exc_info[1] is not None:
             text += f" {record.exc_info[1]}"
-        if "403" in text or "forbidden" in text.lower():
+        if "forbidden" in text.lower():  # ForbiddenError: "403 Forbidden: ..."
             self.records.append(text)
 
 
