@@ -20,10 +20,10 @@ from urllib.parse import urlparse
 
 import pytest
 import yaml
-from reconcile_kit.examples.manager import CRD_PATHS, SAMPLE_PATHS, build_manager
+from reconcile_kit.examples.manager import CRD_PATHS, build_manager
 
 from reconcile_kit.cli.manifests import DeploymentSettings, documents
-from reconcile_kit.testing import eventually, install_crds
+from reconcile_kit.testing import install_crds
 from reconcile_kit.testing.backends import Backend
 
 from .kube import ok, req
@@ -31,7 +31,7 @@ from .test_rbac_enforced import (
     RBAC_KINDS,
     owner_kind_mapped,
     path_of,
-    ready,
+    samples_reconciled,
     service_account_api,
 )
 
@@ -132,19 +132,7 @@ async def test_operator_runs_in_cluster_as_its_service_account(
         stderr=asyncio.subprocess.STDOUT,
     )
     try:
-        samples = [doc for p in SAMPLE_PATHS for doc in yaml.safe_load_all(p.read_text()) if doc]
-        for doc in samples:
-            await ok(
-                backend,
-                "POST",
-                path_of({**doc, "metadata": {**doc["metadata"], "namespace": ns}}),
-                doc,
-            )
-        for doc in samples:
-            if doc["kind"] == "Pod":
-                continue
-            path = path_of({**doc, "metadata": {"namespace": ns}}) + f"/{doc['metadata']['name']}"
-            await eventually(lambda p=path: ready(backend, p), 60.0, what=f"{path} Ready")
+        await samples_reconciled(backend, 60.0)
         lease = await ok(
             backend, "GET", f"/apis/coordination.k8s.io/v1/namespaces/{ns}/leases/{operator.name}"
         )

@@ -169,6 +169,21 @@ async def owner_kind_mapped(api: kr8s.asyncio.Api, namespace: str, kind: str, ch
     await eventually(mapped, 45.0, interval=1.0, what=f"{kind} mapped by the gc admission")
 
 
+async def samples_reconciled(backend: Backend, timeout: float) -> None:
+    """Create the example samples in the test's namespace; wait until every owner (not the
+    Pods) is Ready."""
+    ns = backend.namespace
+    samples = [doc for p in SAMPLE_PATHS for doc in yaml.safe_load_all(p.read_text()) if doc]
+    for doc in samples:
+        await ok(
+            backend, "POST", path_of({**doc, "metadata": {**doc["metadata"], "namespace": ns}}), doc
+        )
+    for doc in samples:
+        if doc["kind"] != "Pod":
+            path = path_of({**doc, "metadata": {"namespace": ns}}) + f"/{doc['metadata']['name']}"
+            await eventually(lambda p=path: ready(backend, p), timeout, what=f"{path} Ready")
+
+
 def settings_for(backend: Backend, scope: str) -> DeploymentSettings:
     ns = backend.namespace
     return DeploymentSettings(
@@ -236,20 +251,7 @@ async def test_example_operators_run_with_exactly_the_generated_rbac(
     settings = settings_for(backend, scope)
     owners = [("ConfigMapGenerator", "configmaps")]
     async with running_as_service_account(backend, tmp_path, operator, settings, owners):
-        samples = [
-            doc for path in SAMPLE_PATHS for doc in yaml.safe_load_all(path.read_text()) if doc
-        ]
-        for doc in samples:
-            await ok(
-                backend,
-                "POST",
-                path_of({**doc, "metadata": {**doc["metadata"], "namespace": ns}}),
-                doc,
-            )
-        owners = [d for d in samples if d["kind"] != "Pod"]
-        for doc in owners:
-            path = path_of({**doc, "metadata": {"namespace": ns}}) + f"/{doc['metadata']['name']}"
-            await eventually(lambda p=path: ready(backend, p), 30.0, what=f"{path} Ready")
+        await samples_reconciled(backend, 30.0)
 
 
 async def test_without_the_finalizers_rule_block_owner_deletion_is_forbidden(
