@@ -74,6 +74,16 @@ async def test_website_webhooks_through_the_api_server(backend: Backend, tmp_pat
     running = asyncio.create_task(operator.run())
     try:
         await eventually(operator.ready, 20.0, what="website manager ready")
+
+        async def storage_rebuilt() -> bool:
+            # registering the conversion makes kube-apiserver rebuild the CRD's storage:
+            # 503 "apiserver is shutting down" for a moment
+            for version in ("v1", "v1alpha1"):
+                if (await req(backend, "GET", path.format(version))).status != 200:
+                    return False
+            return True
+
+        await eventually(storage_rebuilt, 10.0, interval=0.05, what="Website storage rebuilt")
         code, output = await kubectl_apply(
             backend, tmp_path, site(ns, "huge", image="nginx:1.27", replicas=20)
         )
