@@ -16,6 +16,7 @@ import yaml
 from click.testing import CliRunner
 
 from reconcile_kit.cli.commands import main
+from reconcile_kit.testing import install_crds
 from reconcile_kit.testing.backends import Backend
 
 KUBECTL = shutil.which("kubectl")
@@ -146,3 +147,42 @@ def test_kustomize_directory(tmp_path: Path) -> None:
     certificates = list(yaml.safe_load_all((out / "certificates.yaml").read_text()))
     assert [doc["kind"] for doc in certificates] == ["Issuer", "Certificate"]
     assert certificates[1]["spec"]["secretName"] == "website-webhook-tls"
+
+
+def stub_crd(plural: str, kind: str) -> dict[str, Any]:
+    """A CRD accepting cert-manager's kind with any content (cert-manager's own CRDs are not
+    available offline: this checks the documents' identity and namespacing, not their
+    fields)."""
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.cert-manager.io"},
+        "spec": {
+            "group": "cert-manager.io",
+            "scope": "Namespaced",
+            "names": {"plural": plural, "singular": kind.lower(), "kind": kind},
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "x-kubernetes-preserve-unknown-fields": True,
+                        }
+                    },
+                }
+            ],
+        },
+    }
+
+
+async def test_cert_manager_manifests_are_accepted(backend: Backend, tmp_path: Path) -> None:
+    await install_crds(
+        backend.api, stub_crd("issuers", "Issuer"), stub_crd("certificates", "Certificate")
+    )
+    docs = await generate_in_subprocess("--namespace", backend.namespace, "--cert-manager")
+    assert [doc["kind"] for doc in docs][-2:] == ["Issuer", "Certificate"]
+    out = await dry_run(backend, tmp_path, yaml.safe_dump_all(docs))
+    assert out.count("(server dry run)") == len(docs), out
