@@ -71,7 +71,8 @@ class Recording:
     async def __call__(self, obj: Any, ctx: Context) -> Action | None:
         saw = self.probe(obj, ctx)
         result = await self.reconcile(obj, ctx)
-        self.runs.append(Run(obj.name, ctx.reasons, saw))
+        name = getattr(obj, "name", None) or obj.metadata.name  # kr8s or typed object
+        self.runs.append(Run(name, ctx.reasons, saw))
         return result
 
 
@@ -279,7 +280,7 @@ async def test_configmap_generator_writes_nothing_when_nothing_changed(
     ctrl = cmg.controller(kube, resync=0.2)
 
     def child_labels(obj: Any, ctx: Context) -> dict[str, str]:
-        cached = ctx.get(obj.name, kind=ConfigMap) or {}
+        cached = ctx.get(obj.metadata.name, kind=ConfigMap) or {}
         return dict((cached.get("metadata") or {}).get("labels") or {})
 
     recording = Recording(cmg.reconcile, child_labels)

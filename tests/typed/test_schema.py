@@ -165,10 +165,17 @@ def test_crd_command() -> None:
     assert result.exit_code == 1 and "is not a CustomResource class" in result.output
 
 
-def test_checked_in_example_crds_are_the_generated_ones() -> None:
-    """examples/website-crd.yaml is `reconcile-kit crd examples/website.py` (regenerate it
-    when the model changes)."""
-    result = CliRunner().invoke(main, ["crd", "examples/website.py"])
+@pytest.mark.parametrize(
+    ("module", "crd"),
+    [
+        ("examples/website.py", "examples/website-crd.yaml"),
+        ("examples/configmap_generator.py", "examples/configmapgenerator-crd.yaml"),
+    ],
+)
+def test_checked_in_example_crds_are_the_generated_ones(module: str, crd: str) -> None:
+    """The examples' CRD files are `reconcile-kit crd <module>` (regenerate them when a
+    model changes)."""
+    result = CliRunner().invoke(main, ["crd", module])
     assert result.exit_code == 0, result.output
-    with open("examples/website-crd.yaml") as checked_in:
+    with open(crd) as checked_in:
         assert checked_in.read() == result.output
