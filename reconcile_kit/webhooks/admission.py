@@ -25,7 +25,7 @@ import jsonpatch
 import orjson
 
 from ..meta.objects import raw_of
-from ..patch.snapshot import build_object
+from ..patch.snapshot import build_object, freeze
 from ..runtime.typed import invalid_object_error, is_model_class
 from .review import AdmissionRequest, Denied, admission_response
 
@@ -187,8 +187,8 @@ class AdmissionWebhook:
     def _build(self, source: dict[str, Any]) -> Any:
         cls = self.kind.cls
         if is_model_class(cls):
-            return cls.from_raw(copy.deepcopy(source))
-        return build_object(cls, copy.deepcopy(source), None)
+            return cls.from_raw(copy.deepcopy(source))  # a model may hold parts of its input
+        return build_object(cls, source, None)  # a LazyBox never writes to its document
 
     def _mutation(
         self, request: AdmissionRequest, source: dict[str, Any], obj: Any
@@ -200,21 +200,12 @@ class AdmissionWebhook:
         elif hasattr(obj, "to_raw"):
             after = obj.to_raw()
         elif hasattr(obj, "raw"):
-            after = _plain(raw_of(obj))
+            after = freeze(raw_of(obj))
         else:
             raise TypeError(f"a mutating handler returns the object or None, not {obj!r}")
         patch = jsonpatch.make_patch(source, after).patch
         orjson.dumps(patch)  # TypeError here, not in the server, for what JSON cannot hold
         return admission_response(request.uid, allowed=True, patch=patch)
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as plain dicts and lists (kr8s objects hold box types)."""
-    if isinstance(value, dict) or hasattr(value, "items"):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _warnings(result: Any) -> list[str] | None:

@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from ..client.errors import describe
 from ..runtime.typed import invalid_object_error, is_model_class
 
 __all__ = ["ConversionError", "Converters", "conversion_response"]
@@ -71,7 +72,8 @@ class Converters:
             return obj
         group, _, version = api_version.rpartition("/")
         desired_group, _, desired = desired_api_version.rpartition("/")
-        where = _where(obj)
+        meta = obj.get("metadata") or {}
+        where = describe(kind, meta.get("namespace"), meta.get("name", ""))
         if group != desired_group:
             raise ConversionError(f"{where}: cannot convert {api_version} to {desired_api_version}")
         chain = self._chain(group, kind, version, desired)
@@ -149,9 +151,3 @@ def _metadata(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         if after.get(key) is not None:
             metadata[key] = after[key]
     return metadata
-
-
-def _where(obj: dict[str, Any]) -> str:
-    meta = obj.get("metadata") or {}
-    ns, name = meta.get("namespace"), meta.get("name", "")
-    return f"{obj.get('kind', '?')} {ns}/{name}" if ns else f"{obj.get('kind', '?')} {name}"

@@ -9,6 +9,8 @@ from typing import Any
 
 import orjson
 
+from ..client.errors import describe
+
 __all__ = ["AdmissionRequest", "Denied", "UserInfo", "admission_response"]
 
 REVIEW_API_VERSION = "admission.k8s.io/v1"
@@ -114,8 +116,7 @@ class AdmissionRequest:
         meta = obj.get("metadata") or {}
         kind = self.kind.get("kind") or obj.get("kind", "?")
         name = self.name or meta.get("name") or meta.get("generateName", "")
-        namespace = self.namespace or meta.get("namespace", "")
-        return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+        return describe(kind, self.namespace or meta.get("namespace", ""), name)
 
 
 def admission_response(
