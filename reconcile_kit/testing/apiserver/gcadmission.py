@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import errors
 from .authn import User
-from .errors import APIError, _details, qualified
 from .rbac import Attributes, Authorizer
 from .registry import Registry
 from .resources import ResourceType
@@ -44,9 +44,8 @@ def check_owner_references(
     if old is not None:
         delete = Attributes(user, "delete", True, rt.group, rt.plural, subresource, namespace, name)
         if not authorizer.allowed(delete):
-            raise _forbidden(
-                rt, name, "cannot set an ownerRef on a resource you can't delete: , <nil>"
-            )
+            why = "cannot set an ownerRef on a resource you can't delete: , <nil>"
+            raise errors.forbidden(rt.group, rt.plural, name, why)
     blocking = _new_blocking(refs, old_refs or [])
     if not blocking:
         return
@@ -61,7 +60,7 @@ def check_owner_references(
                 f"for APIVersion {ref.get('apiVersion')} Kind {ref.get('kind')}: no matches "
                 f'for kind "{ref.get("kind")}" in version "{ref.get("apiVersion")}"'
             )
-            raise _forbidden(rt, name, why)
+            raise errors.forbidden(rt.group, rt.plural, name, why)
         record = Attributes(
             user,
             "update",
@@ -77,7 +76,7 @@ def check_owner_references(
                 "cannot set blockOwnerDeletion if an ownerReference refers to a resource you "
                 "can't set finalizers on: , <nil>"
             )
-            raise _forbidden(rt, name, why)
+            raise errors.forbidden(rt.group, rt.plural, name, why)
 
 
 def _refs(obj: Obj | None) -> list[dict[str, Any]]:
@@ -96,11 +95,3 @@ def _owner_type(registry: Registry, ref: dict[str, Any]) -> ResourceType | None:
         if rt.kind == ref.get("kind"):
             return rt
     return None
-
-
-def _forbidden(rt: ResourceType, name: str, why: str) -> APIError:
-    subject = qualified(rt.group, rt.plural)
-    named = f'{subject} "{name}"' if name else subject
-    return APIError(
-        403, "Forbidden", f"{named} is forbidden: {why}", _details(rt.group, rt.plural, name)
-    )

@@ -18,13 +18,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from . import errors
 from .authn import User
 from .errors import APIError, _details, qualified
 
 __all__ = ["Attributes", "Authorizer", "forbidden"]
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
-_DISCOVERY = (
+_DISCOVERY_URLS = [
     "/api",
     "/api/*",
     "/apis",
@@ -33,10 +34,8 @@ _DISCOVERY = (
     "/openapi/*",
     "/version",
     "/version/",
-    "/healthz",
-    "/livez",
-    "/readyz",
-)
+]
+_PUBLIC_INFO_URLS = ["/healthz", "/livez", "/readyz", "/version", "/version/"]
 
 
 @dataclass(frozen=True)
@@ -71,8 +70,8 @@ _BOOTSTRAP: tuple[tuple[str, dict[str, Any]], ...] = (
             "verbs": ["create"],
         },
     ),
-    ("system:discovery", {"nonResourceURLs": list(_DISCOVERY[:8]), "verbs": ["get"]}),
-    ("system:public-info-viewer", {"nonResourceURLs": list(_DISCOVERY[6:]), "verbs": ["get"]}),
+    ("system:discovery", {"nonResourceURLs": _DISCOVERY_URLS, "verbs": ["get"]}),
+    ("system:public-info-viewer", {"nonResourceURLs": _PUBLIC_INFO_URLS, "verbs": ["get"]}),
 )
 """Bootstrap ClusterRoles bound to ``system:authenticated`` (kube-apiserver's bootstrap
 policy; each binding is named after its role)."""
@@ -118,21 +117,22 @@ class Authorizer:
                     ),
                     rule,
                 )
-        for binding in self._objects("clusterrolebindings", ""):
+        yield from self._bound_rules(user, "clusterrolebindings", "")
+        if attributes.namespace:
+            yield from self._bound_rules(user, "rolebindings", attributes.namespace)
+
+    def _bound_rules(
+        self, user: User, plural: str, namespace: str
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(source, rule) of the roles the ``plural`` bindings in ``namespace`` give
+        ``user`` ("": the ClusterRoleBindings)."""
+        for binding in self._objects(plural, namespace):
             subject = _binds(binding, user)
             if subject is not None:
                 ref = binding.get("roleRef") or {}
-                source = _source(binding, ref, subject, "")
-                for rule in self._role_rules(ref, ""):
+                source = _source(binding, ref, subject, namespace)
+                for rule in self._role_rules(ref, namespace):
                     yield source, rule
-        if attributes.namespace:
-            for binding in self._objects("rolebindings", attributes.namespace):
-                subject = _binds(binding, user)
-                if subject is not None:
-                    ref = binding.get("roleRef") or {}
-                    source = _source(binding, ref, subject, attributes.namespace)
-                    for rule in self._role_rules(ref, attributes.namespace):
-                        yield source, rule
 
     def _role_rules(self, ref: dict[str, Any], namespace: str) -> Iterable[dict[str, Any]]:
         kind, name = ref.get("kind"), ref.get("name")
@@ -232,7 +232,8 @@ def forbidden(attributes: Attributes, reason: str = "") -> APIError:
     )
     if reason:
         message += f": {reason}"
+    if attributes.name:
+        return errors.forbidden(attributes.group, attributes.resource, attributes.name, message)
     subject = qualified(attributes.group, attributes.resource)
-    named = f'{subject} "{attributes.name}"' if attributes.name else subject
-    details = _details(attributes.group, attributes.resource, attributes.name)
-    return APIError(403, "Forbidden", f"{named} is forbidden: {message}", details)
+    details = _details(attributes.group, attributes.resource, "")
+    return APIError(403, "Forbidden", f"{subject} is forbidden: {message}", details)
