@@ -31,6 +31,8 @@ log = logging.getLogger("reconcile_kit.webhooks")
 
 GROUP_VERSION = "admissionregistration.k8s.io/v1"
 CRD_VERSION = "apiextensions.k8s.io/v1"
+MUTATING = "MutatingWebhookConfiguration"
+VALIDATING = "ValidatingWebhookConfiguration"
 
 
 @dataclass(frozen=True)
@@ -51,22 +53,32 @@ def configurations(
     (``https://127.0.0.1:9443``) or a ServiceReference; ``ca_bundle``: PEM bytes of the CA
     (default: the server's certificates'; None-valued when cert-manager injects it)."""
     bundle = server.certificates.ca_bundle if ca_bundle is None else ca_bundle
-    documents = []
-    kinds = ((True, "MutatingWebhookConfiguration"), (False, "ValidatingWebhookConfiguration"))
-    for mutating, kind in kinds:
+    return [
+        {
+            "apiVersion": GROUP_VERSION,
+            "kind": kind,
+            "metadata": {"name": name},
+            "webhooks": [_entry(w, _client_config(target, w.path, bundle)) for w in hooks],
+        }
+        for kind, name, hooks in _configured(server)
+    ]
+
+
+def _configured(server: WebhookServer) -> list[tuple[str, str, list[AdmissionWebhook]]]:
+    """(kind, name, webhooks) of each configuration ``server`` needs (one per kind that
+    has webhooks)."""
+    found = []
+    for mutating, kind in ((True, MUTATING), (False, VALIDATING)):
         hooks = [w for w in server.webhooks if w.mutating == mutating]
-        if not hooks:
-            continue
-        suffix = "mutating" if mutating else "validating"
-        documents.append(
-            {
-                "apiVersion": GROUP_VERSION,
-                "kind": kind,
-                "metadata": {"name": f"{server.name}-{suffix}"},
-                "webhooks": [_entry(w, _client_config(target, w.path, bundle)) for w in hooks],
-            }
-        )
-    return documents
+        if hooks:
+            suffix = "mutating" if mutating else "validating"
+            found.append((kind, f"{server.name}-{suffix}", hooks))
+    return found
+
+
+def _url(kind: str, name: str) -> str:
+    """A configuration's URL below ``/apis/admissionregistration.k8s.io/v1``."""
+    return f"{kind.lower()}s/{name}"
 
 
 def conversion_stanzas(
@@ -94,12 +106,11 @@ async def register(api: Any, server: WebhookServer, base_url: str) -> None:
     Raises APIError (ForbiddenError: the ServiceAccount needs create/patch on the
     webhook configurations, patch on customresourcedefinitions)."""
     for document in configurations(server, base_url):
-        plural = document["kind"].lower() + "s"
         await send(
             api,
             "PATCH",
             version=GROUP_VERSION,
-            url=f"{plural}/{document['metadata']['name']}",
+            url=_url(document["kind"], document["metadata"]["name"]),
             params={"fieldManager": server.name, "force": "true"},
             body=document,
             content_type=APPLY_PATCH,
@@ -112,15 +123,8 @@ async def register(api: Any, server: WebhookServer, base_url: str) -> None:
 async def unregister(api: Any, server: WebhookServer) -> None:
     """Delete what :func:`register` applied and set the CRDs' conversion back to
     ``None`` (a CRD must not keep calling a server that stopped)."""
-    for document in configurations(server, "https://unused", b""):
-        plural = document["kind"].lower() + "s"
-        await send(
-            api,
-            "DELETE",
-            version=GROUP_VERSION,
-            url=f"{plural}/{document['metadata']['name']}",
-            accept=(404,),
-        )
+    for kind, name, _ in _configured(server):
+        await send(api, "DELETE", version=GROUP_VERSION, url=_url(kind, name), accept=(404,))
     for crd_name in _converted_crds(server):
         await _patch_conversion(api, crd_name, {"strategy": "None", "webhook": None})
 
