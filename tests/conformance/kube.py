@@ -196,3 +196,21 @@ async def install_crd(backend: Backend, crd: dict[str, Any]) -> None:
         return listing.status == 200
 
     await eventually(served, 30.0, interval=0.05, what=f"CRD {name} established and served")
+
+
+async def token_request(backend: Backend, namespace: str, name: str) -> dict[str, Any]:
+    """The TokenRequest answer for ServiceAccount ``namespace/name`` (its token in
+    ``status.token``)."""
+    body = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}
+    path = f"/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token"
+    answer: dict[str, Any] = await ok(backend, "POST", path, body)
+    return answer
+
+
+def token_kubeconfig(backend: Backend, token: str, namespace: str) -> dict[str, Any]:
+    """The backend's kubeconfig authenticating with ``token``, defaulting to ``namespace``."""
+    config = backend.server.kubeconfig_dict()
+    context = config["contexts"][0]["context"]
+    config["users"] = [{"name": context["user"], "user": {"token": token}}]
+    context["namespace"] = namespace
+    return config

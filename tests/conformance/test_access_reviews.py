@@ -15,7 +15,7 @@ import yaml
 
 from reconcile_kit.testing.backends import Backend
 
-from .kube import ok
+from .kube import ok, token_kubeconfig
 from .test_authorization import as_token, service_account_token
 
 KUBECTL = shutil.which("kubectl")
@@ -119,10 +119,7 @@ async def test_token_review(backend: Backend) -> None:
 async def test_kubectl_auth_can_i_and_whoami(backend: Backend, tmp_path: Path) -> None:
     rules = [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"]}]
     token = await service_account_token(backend, "cli", rules)
-    config = backend.server.kubeconfig_dict()
-    user = config["contexts"][0]["context"]["user"]
-    config["users"] = [{"name": user, "user": {"token": token}}]
-    config["contexts"][0]["context"]["namespace"] = backend.namespace
+    config = token_kubeconfig(backend, token, backend.namespace)
     path = tmp_path / "kubeconfig"
     path.write_text(yaml.safe_dump(config))
 

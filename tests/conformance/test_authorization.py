@@ -13,7 +13,7 @@ import pytest
 
 from reconcile_kit.testing.backends import Backend
 
-from .kube import ok
+from .kube import ok, token_request
 
 RBAC = "/apis/rbac.authorization.k8s.io/v1"
 
@@ -33,12 +33,7 @@ async def service_account_token(backend: Backend, name: str, rules: list[dict[st
         "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": ns}],
     }
     await ok(backend, "POST", f"{RBAC}/namespaces/{ns}/rolebindings", binding)
-    token = await ok(
-        backend,
-        "POST",
-        f"/api/v1/namespaces/{ns}/serviceaccounts/{name}/token",
-        {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}},
-    )
+    token = await token_request(backend, ns, name)
     assert token["kind"] == "TokenRequest"
     assert token["spec"]["expirationSeconds"] == 3600
     assert token["status"]["token"] and token["status"]["expirationTimestamp"]

@@ -26,7 +26,7 @@ from reconcile_kit.cli.manifests import DeploymentSettings, documents
 from reconcile_kit.testing import install_crds
 from reconcile_kit.testing.backends import Backend
 
-from .kube import ok, req
+from .kube import ok, req, token_request
 from .test_rbac_enforced import (
     RBAC_KINDS,
     owner_kind_mapped,
@@ -75,12 +75,7 @@ async def test_operator_runs_in_cluster_as_its_service_account(
     docs = [d for d in documents(operator, settings) if d["kind"] in RBAC_KINDS]
     for doc in docs:
         await ok(backend, "POST", path_of(doc), doc)
-    token = await ok(
-        backend,
-        "POST",
-        f"/api/v1/namespaces/{ns}/serviceaccounts/{operator.name}/token",
-        {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}},
-    )
+    token = await token_request(backend, ns, operator.name)
     account = tmp_path / "serviceaccount"
     account.mkdir()
     (account / "token").write_text(token["status"]["token"])

@@ -24,7 +24,7 @@ from reconcile_kit.testing import eventually, install_crds
 from reconcile_kit.testing.backends import Backend
 from reconcile_kit.webhooks import SelfSignedCertificates
 
-from .kube import ok, req
+from .kube import ok, req, token_kubeconfig, token_request
 from .test_website import ensure_crd
 
 RBAC_KINDS = ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
@@ -57,16 +57,8 @@ async def service_account_api(
     backend: Backend, namespace: str, name: str, tmp_path: Path
 ) -> kr8s.asyncio.Api:
     """A kr8s Api authenticated as the ServiceAccount (a TokenRequest token)."""
-    token = await ok(
-        backend,
-        "POST",
-        f"/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token",
-        {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}},
-    )
-    config = backend.server.kubeconfig_dict()
-    user = config["contexts"][0]["context"]["user"]
-    config["users"] = [{"name": user, "user": {"token": token["status"]["token"]}}]
-    config["contexts"][0]["context"]["namespace"] = namespace
+    token = await token_request(backend, namespace, name)
+    config = token_kubeconfig(backend, token["status"]["token"], namespace)
     path = tmp_path / f"{name}.kubeconfig"
     path.write_text(yaml.safe_dump(config))
     api: kr8s.asyncio.Api = await kr8s.asyncio.Api(kubeconfig=str(path), bypass_factory=True)
