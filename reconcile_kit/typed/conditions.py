@@ -36,7 +36,7 @@ def _on_model(function: Callable[..., R], writes: bool) -> Callable[..., R]:
     def typed(model: CustomResource, *args: Any, **kwargs: Any) -> R:
         raw = model.to_raw()
         result = function(raw, *args, **kwargs)
-        if writes:
+        if writes and result:  # the dict functions say whether they changed anything
             model.replace_with(raw)
         return result
 
