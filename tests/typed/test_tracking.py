@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
-from reconcile_kit.typed import Condition, CustomResource, KubeModel
+from reconcile_kit.typed import Condition, CustomResource, KubeModel, conditions
 from reconcile_kit.typed.reuse import ModelCache
 from reconcile_kit.typed.tracking import track, tracker_of, untrack
 
@@ -195,3 +195,17 @@ def test_condition_model_is_tracked() -> None:
     assert track(model) is not None
     model.status.conditions[0].reason = "Changed"  # type: ignore[union-attr]
     assert tracker_of(model).dirty  # type: ignore[union-attr]
+
+
+def test_condition_helpers_leave_a_model_clean_when_nothing_changes() -> None:
+    model = tracked()
+    model.status.conditions[0].message = "all good"  # type: ignore[union-attr]
+    model = Gadget.from_raw(model.to_raw())
+    tracker = track(model)
+    assert tracker is not None
+    assert conditions.is_true(model, "Ready")
+    assert not conditions.mark_ready(model, "Done", "all good")
+    assert not tracker.dirty
+    assert conditions.mark_ready(model, "Changed", "all good")
+    assert tracker.dirty
+    assert model.status.conditions[0].reason == "Changed"  # type: ignore[union-attr]
