@@ -32,6 +32,7 @@ __all__ = [
     "checked_rate_limit",
     "install_rate_limit",
     "rate_limit_of",
+    "request_hooks_are_ours",
 ]
 
 DEFAULT_BURST = 10
@@ -228,6 +229,12 @@ def rate_limit_of(api: Any) -> TokenBucket | None:
     """The bucket ``api``'s requests wait on (see :func:`install_rate_limit`), or None."""
     hook: _WaitForToken | None = getattr(api, _INSTALLED, None)
     return None if hook is None else hook.bucket
+
+
+def request_hooks_are_ours(session: httpx.AsyncClient) -> bool:
+    """Whether every request hook of ``session`` is a rate limit's (so that a request
+    sent around httpx after :func:`rate_limit_of`'s bucket loses nothing)."""
+    return all(isinstance(hook, _WaitForToken) for hook in session.event_hooks["request"])
 
 
 def _attach(session: httpx.AsyncClient, hook: _WaitForToken) -> None:

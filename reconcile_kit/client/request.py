@@ -35,8 +35,10 @@ import httpx
 import kr8s
 import orjson
 
+from . import direct
 from .contenttypes import APPLY_PATCH, JSON, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from .errors import APIError, APIUnavailableError, ServerTimeoutError, error_from_status
+from .ratelimit import rate_limit_of
 
 __all__ = [
     "MAX_RETRY_AFTER",
@@ -220,19 +222,34 @@ async def stream(
     without retrying (the reflector owns a watch's retries)."""
     where = target or Target()
     async with _call(api, method, where, stream=True, retry_reads=False, **request) as response:
-        assert response is not None
+        assert isinstance(response, httpx.Response)  # streams never take the direct route
         if response.status_code >= 300 and response.status_code not in accept:
             await response.aread()
             raise _error(response, method, where)
         yield response
 
 
+@dataclass(frozen=True)
+class _Answer:
+    """A whole answer received over the direct route (what ``send`` reads of a response)."""
+
+    status_code: int
+    text: str
+    headers: Mapping[str, str]
+    path: str
+
+
 @contextlib.asynccontextmanager
 async def _call(
     api: Any, method: str, target: Target, *, retry_reads: bool, **request: Any
-) -> AsyncIterator[httpx.Response | None]:
+) -> AsyncIterator[httpx.Response | _Answer | None]:
     """kr8s's ``call_api`` without raising for status, its transport failures mapped;
-    yields None for a read whose connection was reset when it may be retried."""
+    yields None for a read whose connection was reset when it may be retried. A whole
+    (not streamed) request goes around httpx when the api allows (:mod:`.direct`)."""
+    way = None if request.get("stream") else direct.route(api)
+    if way is not None:
+        yield await _call_direct(way, api, method, target, retry_reads=retry_reads, **request)
+        return
     answered = False
     try:
         async with api.call_api(method, raise_for_status=False, **request) as response:
@@ -248,7 +265,57 @@ async def _call(
         raise error from failure
 
 
-def _error(response: httpx.Response, method: str, target: Target) -> APIError:
+async def _call_direct(
+    way: direct.Route,
+    api: Any,
+    method: str,
+    target: Target,
+    *,
+    retry_reads: bool,
+    version: str = "v1",
+    base: str = "",
+    namespace: str | None = None,
+    url: str = "",
+    params: Mapping[str, str] | None = None,
+    content: bytes | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: httpx.Timeout | None = None,
+) -> _Answer | None:
+    """One request over the direct route, read whole; its failures mapped as ``_call``'s."""
+    bucket = rate_limit_of(api)
+    if bucket is not None:
+        await bucket.acquire()
+    path = api._construct_url(version, base, namespace, url)
+    sent = way.headers
+    if headers:
+        sent = {**sent, **{name.lower(): value for name, value in headers.items()}}
+    try:
+        async with way.session.request(
+            method,
+            way.base_url + path,
+            params=None if params is None else {k: _param(v) for k, v in params.items()},
+            data=content,
+            headers=sent,
+            timeout=way.timeout if timeout is None else direct.client_timeout(timeout),
+        ) as response:
+            body = await response.read()
+            return _Answer(response.status, body.decode(), response.headers, response.url.path)
+    except (aiohttp.ClientError, TimeoutError, OSError) as failure:
+        error = _transport_error(failure, method, path, target)
+        if retry_reads and method.upper() == "GET" and _was_reset(failure):
+            log.debug("%s; retrying the read", error)
+            return None
+        raise error from failure
+
+
+def _param(value: Any) -> str:
+    """A query value as httpx writes it (``true``/``false`` for booleans)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def _error(response: httpx.Response | _Answer, method: str, target: Target) -> APIError:
     return error_from_status(
         response.status_code,
         response.text,
@@ -261,7 +328,9 @@ def _error(response: httpx.Response, method: str, target: Target) -> APIError:
     )
 
 
-def _path_of(response: httpx.Response) -> str:
+def _path_of(response: httpx.Response | _Answer) -> str:
+    if isinstance(response, _Answer):
+        return response.path
     return response.request.url.path if response.request else ""
 
 

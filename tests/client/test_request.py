@@ -17,6 +17,7 @@ from kr8s.asyncio.objects import ConfigMap
 from reconcile_kit import Action, Controller, PatchHelper
 from reconcile_kit.client import errors
 from reconcile_kit.client.request import Target, send
+from reconcile_kit.client.transport import use_aiohttp_transport
 from reconcile_kit.runtime.context import Context
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer
@@ -36,6 +37,15 @@ EXPECTED = [
     (500, errors.InternalServerError),
     (503, errors.APIUnavailableError),
 ]
+
+
+@pytest.fixture(params=["httpx", "direct"])
+async def kube(kube: kr8s.asyncio.Api, request: pytest.FixtureRequest) -> kr8s.asyncio.Api:
+    """The api on both request paths: kr8s's httpx client, and the direct route over
+    aiohttp (reconcile_kit.client.direct) the toolkit's requests take with its transport."""
+    if request.param == "direct":
+        assert await use_aiohttp_transport(kube)
+    return kube
 
 
 async def configmap(kube: kr8s.asyncio.Api, name: str) -> ConfigMap:
