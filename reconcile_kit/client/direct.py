@@ -26,7 +26,7 @@ import httpx
 from .ratelimit import request_hooks_are_ours
 from .transport import AiohttpFirstTransport
 
-__all__ = ["Route", "route"]
+__all__ = ["Route", "client_timeout", "route"]
 
 
 @dataclass(frozen=True)
