@@ -46,6 +46,7 @@ from .queue import (
 )
 from .reflector import DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import ResourceInfo, resolve_kind
+from .sharding import ShardFilter
 from .sources import CacheView, ReflectorPool, Source, owner_keys
 from .store import Obj
 from .typed import invalid_object_error, is_model_class
@@ -140,6 +141,8 @@ class Stats:
     requeues: int = 0
     mapper_errors: int = 0
     active: int = 0
+    drains: int = 0
+    """Drains acknowledged (sharded controllers: objects handed to another replica)."""
     results: dict[str, int] = field(default_factory=dict)
 
 
@@ -192,6 +195,12 @@ class Controller:
             handed to the reconcile: the error is logged (naming kind/namespace/name and
             the field), counted (result ``invalid``) and recorded as a Warning Event
             ``InvalidObject``; it is looked at again when it changes.
+
+    ``shard`` (an attribute, set by a :class:`~reconcile_kit.manager.Manager` with
+    ``sharding=``; None: not sharded) is a
+    :class:`~reconcile_kit.runtime.sharding.ShardFilter`: the controller then watches only
+    its replica's share of the primary kind and of the kinds it ``owns()``, and
+    acknowledges drains instead of reconciling (see :mod:`reconcile_kit.runtime.sharding`).
 
     Whoever opens a resource closes it: when :meth:`run` ends (shutdown or error) the
     controller closes the aiohttp connections it opened (unless another user of the api,
@@ -248,6 +257,8 @@ class Controller:
         self.recorder: EventRecorder | None = recorder
         self.intents = AppliedIntents()
         """What ctx.apply last applied to each child (see runtime/apply.py)."""
+        self.shard: ShardFilter | None = None
+        self._moved: set[ObjectRef] = set()  # drains acknowledged, leaving the watch
         self._own_recorder: EventRecorder | None = None
         self._own_api: Api | None = None
         self._transport_users: list[Api] = []
@@ -402,6 +413,7 @@ class Controller:
         self._workers, self._tasks, self._unsubscribe = [], [], []
         self._deleted.clear()
         self._written.clear()
+        self._moved.clear()
         self.intents.clear()  # a restart (leadership regained) applies each child once
 
     async def _start_recorder(self) -> None:
@@ -417,11 +429,12 @@ class Controller:
         self._transport_users.append(self.api)
         install_rate_limit(self.api, self.qps, self.burst)
         self.info = await resolve_kind(self.api, self.kind)
+        shard = self.shard
         self.reflector = self.pool.acquire(
             self.api,
             self.info,
             namespace=self.namespace,
-            label_selector=self.label_selector,
+            label_selector=shard.selector(self.label_selector) if shard else self.label_selector,
             field_selector=self.field_selector,
         )
         self._held.append(self.reflector)
@@ -432,7 +445,11 @@ class Controller:
                 self.api,
                 source.info,
                 namespace=self.namespace if source.namespace is None else source.namespace,
-                label_selector=source.label_selector,
+                label_selector=(
+                    shard.selector(source.label_selector)
+                    if shard is not None and source.mapper is None  # owns(): children follow
+                    else source.label_selector
+                ),
             )
             self._held.append(source.reflector)
             self._unsubscribe.append(source.reflector.subscribe(self._source_handler(source)))
@@ -518,12 +535,24 @@ class Controller:
         if not all(predicate(event) for predicate in self.predicates):
             return
         key = self.info.ref(event.obj)
+        if event.type == DELETED and self._moved_away(key, event.obj):
+            return
         if event.type == DELETED:
             self._deleted[key] = event.obj
             self.queue.add(key, ReconcileReason.DELETED)
         else:
             reason = ReconcileReason.UPDATED if event.type == MODIFIED else ReconcileReason.CREATED
             self.queue.add(key, reason)
+
+    def _moved_away(self, key: ObjectRef, last: Obj) -> bool:
+        """Whether a DELETED event of a sharded watch is the object leaving this replica's
+        share (its drain acknowledged, or still marked draining) rather than a deletion."""
+        if self.shard is None:
+            return False
+        if key in self._moved:
+            self._moved.discard(key)
+            return True
+        return self.shard.draining(last)
 
     def _forget_write(self, key: ObjectRef, event: ReflectorEvent) -> None:
         """Drop this controller's own copy of a write once the cache holds that write or a
@@ -659,6 +688,9 @@ class Controller:
             if last_known is not None and on_delete is not None:
                 await self._on_delete(on_delete, last_known, ctx)
             return
+        if self.shard is not None and self.shard.draining(raw):
+            await self._acknowledge_drain(key, raw, ctx)
+            return
         self.stats.reconciles += 1
         obj: Any = None
         started = time.monotonic()
@@ -689,6 +721,28 @@ class Controller:
             self.queue.add_after(key, action.requeue_after, ReconcileReason.REQUEUE)
         else:
             self._observe("success", started)
+
+    async def _acknowledge_drain(self, key: ObjectRef, raw: Obj, ctx: Context) -> None:
+        """Hand ``key`` back to the ring's sharder: no reconcile runs for it here any more
+        (the queue runs no key twice at once, so one in flight has finished)."""
+        assert self.shard is not None and self.info is not None
+        self._moved.add(key)
+        try:
+            await self.shard.acknowledge(self.api, self.info, raw)
+        except Exception as error:
+            self._moved.discard(key)
+            if isinstance(error, APIError) and error.status in (404, 409):
+                # gone, or changed since read: its next event brings the current state
+                ctx.log.debug("drain not acknowledged yet: %s", error)
+                self.queue.forget(key)
+                return
+            ctx.log.warning("acknowledging the drain failed: %s", error)
+            self.queue.retry(key, self.retry_policy, ctx, error)
+            return
+        self.queue.forget(key)
+        self.stats.drains += 1
+        self._written.pop(key, None)
+        ctx.log.info("drain acknowledged: handed over to another replica")
 
     async def _typed(self, obj: Any, raw: Obj, ctx: Context) -> Any:
         """The typed object of ``raw``, or None when it does not fit the model (reported:

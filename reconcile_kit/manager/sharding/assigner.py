@@ -1,0 +1,304 @@
+"""The ring's sharder: labels the objects of sharded kinds with their owning member.
+
+As timebertt/kubernetes-controller-sharding's sharder: one replica of the ring (the
+holder of the Lease ``<ring>-sharder``, elected with
+:class:`~reconcile_kit.manager.leaderelection.LeaderElection`) watches every object of
+the sharded kinds (keeping only their metadata in memory) and, whenever an object or the
+ring's membership changes, compares each object's shard label with its rendezvous-hashing
+owner among the members that take objects (:mod:`.ring`):
+
+* unassigned, or assigned to a member that is not live (its Lease expired or was
+  released, so it reconciles nothing any more): labelled for the new owner at once (a
+  direct move);
+* assigned to a live member that is not the owner any more (a member joined, or it is
+  leaving): labelled ``drain.shard.reconcile-kit.io/<ring>``. The owner acknowledges by
+  removing both labels (:mod:`reconcile_kit.runtime.sharding`), and the object, now
+  unassigned, is labelled for its new owner;
+* draining but its owner is again the right one: the drain label is removed.
+
+Every write is a merge patch with a resourceVersion precondition, so a write based on a
+stale copy fails (409) and the object's next event brings it back. Never are two members
+labelled owners of one object, and an object only gets a new owner once the old one has
+let go of it (acknowledged, or stopped renewing its Lease for ``renew_deadline`` before
+others could see it expire).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ...client.contenttypes import MERGE_PATCH
+from ...client.errors import APIError
+from ...client.request import Target, send
+from ...meta.shards import drain_label, shard_label
+from ...runtime.reflector import DELETED, Reflector, ReflectorEvent
+from ...runtime.resources import ResourceInfo, resolve_kind
+from ...runtime.store import Obj
+from . import ring
+from .membership import RingView
+
+__all__ = ["Assigner", "AssignerMetrics", "ShardedKind", "metadata_only"]
+
+log = logging.getLogger(__name__)
+
+_Key = tuple[int, str, str]  # kind index, namespace, name
+
+
+@dataclass(frozen=True)
+class ShardedKind:
+    """One kind the sharder labels: the scope and filters of a sharded controller.
+
+    Attributes:
+        kind: a kr8s class or kind string (resolved when the sharder starts).
+        namespace: the namespace (None: all).
+        label_selector: only objects matching it (the controller's own selector).
+        field_selector: only objects matching it.
+    """
+
+    kind: Any
+    namespace: str | None = None
+    label_selector: str | None = None
+    field_selector: str | None = None
+
+
+class AssignerMetrics:
+    """Where the sharder reports (the manager's Prometheus metrics implement it); every
+    method does nothing here."""
+
+    def assigned(self, ring: str, seconds: float, moved: bool) -> None:
+        """An object got an owner, ``seconds`` after the sharder saw that it needed one;
+        ``moved``: it had another owner before."""
+
+    def drain_started(self, ring: str) -> None:
+        """An object was marked draining."""
+
+    def members(self, ring: str, live: int, candidates: int) -> None:
+        """The ring's live members and those taking objects."""
+
+
+def metadata_only(obj: Obj) -> Obj:
+    """The reflector transform of the sharder: keep the kind and the metadata fields it
+    reads (a list of full objects still crosses the wire; see README: Sharding)."""
+    meta = obj.get("metadata") or {}
+    kept = {
+        key: meta[key]
+        for key in ("name", "namespace", "uid", "resourceVersion", "labels", "deletionTimestamp")
+        if key in meta
+    }
+    return {"apiVersion": obj.get("apiVersion"), "kind": obj.get("kind"), "metadata": kept}
+
+
+class Assigner:
+    """Assign the objects of ``kinds`` to the members of ``view`` until cancelled.
+
+    Args:
+        api: a kr8s asyncio Api.
+        ring: the ring's name.
+        view: the ring's membership (started by the caller).
+        kinds: the sharded kinds.
+        metrics: where to report (default: nowhere).
+        concurrency: label writes at once.
+        retry_delay: seconds before an object whose write failed (other than a 404 or
+            409, whose next event brings it back) is looked at again.
+    """
+
+    def __init__(
+        self,
+        api: Any,
+        ring: str,
+        view: RingView,
+        kinds: list[ShardedKind],
+        *,
+        metrics: AssignerMetrics | None = None,
+        concurrency: int = 8,
+        retry_delay: float = 1.0,
+    ) -> None:
+        self.api = api
+        self.ring = ring
+        self.view = view
+        self.kinds = kinds
+        self.metrics = metrics or AssignerMetrics()
+        self.concurrency = concurrency
+        self.retry_delay = retry_delay
+        self.label = shard_label(ring)
+        self.drain = drain_label(ring)
+        self.infos: list[ResourceInfo] = []
+        self.reflectors: list[Reflector] = []
+        self._dirty: set[_Key] = set()
+        self._all = True
+        self._wake = asyncio.Event()
+        self._pending: dict[_Key, float] = {}  # needs an owner since (_now())
+        self._moving: set[_Key] = set()  # drained away from a live owner
+
+    async def run(self) -> None:
+        """Watch and assign until cancelled (the reflectors stop with it)."""
+        unsubscribe: list[Callable[[], None]] = []
+
+        def on_members() -> None:
+            self._all = True
+            self._wake.set()
+
+        self.view.on_change.append(on_members)
+        try:
+            for index, kind in enumerate(self.kinds):
+                info = await resolve_kind(self.api, kind.kind)
+                reflector = Reflector(
+                    self.api,
+                    info,
+                    namespace=kind.namespace,
+                    label_selector=kind.label_selector,
+                    field_selector=kind.field_selector,
+                    transform=metadata_only,
+                )
+                self.infos.append(info)
+                self.reflectors.append(reflector)
+                unsubscribe.append(reflector.subscribe(self._handler(index), replay=False))
+                reflector.start()
+            for reflector in self.reflectors:
+                await reflector.wait_synced()
+            log.info("ring %s: sharder started (%s)", self.ring, self._counts())
+            self._all = True
+            self._wake.set()
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                await self._pass()
+        finally:
+            if on_members in self.view.on_change:
+                self.view.on_change.remove(on_members)
+            for undo in unsubscribe:
+                undo()
+            for reflector in self.reflectors:
+                await reflector.stop()
+            log.info("ring %s: sharder stopped", self.ring)
+
+    def _counts(self) -> str:
+        pairs = zip(self.reflectors, self.infos, strict=True)
+        return ", ".join(f"{len(r.store)} {info.ref_kind}" for r, info in pairs)
+
+    def _handler(self, index: int) -> Callable[[ReflectorEvent], None]:
+        def handle(event: ReflectorEvent) -> None:
+            meta = event.obj.get("metadata") or {}
+            key = (index, meta.get("namespace") or "", meta.get("name", ""))
+            if event.type == DELETED:
+                self._pending.pop(key, None)
+                self._moving.discard(key)
+                return
+            self._dirty.add(key)
+            self._wake.set()
+
+        return handle
+
+    async def _pass(self) -> None:
+        """Look at the dirty objects (every object after a membership change)."""
+        members = self.view.members()
+        candidates = sorted(self.view.candidates())
+        self.metrics.members(self.ring, len(members), len(candidates))
+        if self._all:
+            self._all, self._dirty = False, set()
+            keys: list[_Key] = [
+                (index, *key)
+                for index, reflector in enumerate(self.reflectors)
+                for key in reflector.store.list_keys()
+            ]
+        else:
+            keys, self._dirty = list(self._dirty), set()
+        writes: list[Callable[[], Awaitable[None]]] = []
+        for key in keys:
+            obj = self.reflectors[key[0]].store.get(key[1], key[2])
+            if obj is not None:
+                write = self._decide(key, obj, members, candidates)
+                if write is not None:
+                    writes.append(write)
+        if writes:
+            limit = asyncio.Semaphore(self.concurrency)
+
+            async def bounded(write: Callable[[], Awaitable[None]]) -> None:
+                async with limit:
+                    await write()
+
+            await asyncio.gather(*(bounded(write) for write in writes))
+
+    def _decide(
+        self, key: _Key, obj: Obj, members: frozenset[str], candidates: list[str]
+    ) -> Callable[[], Awaitable[None]] | None:
+        labels = (obj.get("metadata") or {}).get("labels") or {}
+        current = labels.get(self.label) or None
+        draining = self.drain in labels
+        desired = ring.owner(f"{key[1]}/{key[2]}", candidates)
+        if current is not None and current in members:
+            if desired is None or desired == current:
+                self._pending.pop(key, None)
+                self._moving.discard(key)
+                if draining:  # the move was called off: the owner keeps it
+                    return self._writer(key, obj, {self.drain: None}, None)
+                return None
+            self._pending.setdefault(key, _now())
+            if draining:
+                return None  # waiting for the owner's acknowledgement
+            self._moving.add(key)
+            log.debug("ring %s: draining %s/%s from %s", self.ring, key[1], key[2], current)
+            return self._writer(key, obj, {self.drain: "true"}, "drain")
+        # unassigned, or its owner is gone
+        self._pending.setdefault(key, _now())
+        if desired is None:
+            return None  # no member takes objects: wait for one
+        moved = current is not None or key in self._moving
+        return self._writer(
+            key, obj, {self.label: desired, self.drain: None}, "moved" if moved else "assigned"
+        )
+
+    def _writer(
+        self, key: _Key, obj: Obj, labels: dict[str, str | None], what: str | None
+    ) -> Callable[[], Awaitable[None]]:
+        async def write() -> None:
+            info = self.infos[key[0]]
+            meta = obj.get("metadata") or {}
+            namespace = key[1] if info.namespaced else None
+            body = {"metadata": {"resourceVersion": meta.get("resourceVersion"), "labels": labels}}
+            try:
+                await send(
+                    self.api,
+                    "PATCH",
+                    version=info.api_version,
+                    namespace=namespace,
+                    url=f"{info.plural}/{key[2]}",
+                    body=body,
+                    content_type=MERGE_PATCH,
+                    target=Target(info.ref_kind, namespace, key[2]),
+                )
+            except asyncio.CancelledError:
+                raise
+            except APIError as error:
+                if error.status in (404, 409):
+                    return  # gone, or changed: its next event brings it back
+                log.warning("ring %s: labelling %s/%s failed: %s", self.ring, *key[1:], error)
+                self._retry_later(key)
+                return
+            except Exception as error:
+                log.warning("ring %s: labelling %s/%s failed: %s", self.ring, *key[1:], error)
+                self._retry_later(key)
+                return
+            if what == "drain":
+                self.metrics.drain_started(self.ring)
+            elif what is not None:
+                since = self._pending.pop(key, _now())
+                self._moving.discard(key)
+                self.metrics.assigned(self.ring, _now() - since, what == "moved")
+
+        return write
+
+    def _retry_later(self, key: _Key) -> None:
+        def again() -> None:
+            self._dirty.add(key)
+            self._wake.set()
+
+        asyncio.get_running_loop().call_later(self.retry_delay, again)
+
+
+def _now() -> float:
+    return asyncio.get_running_loop().time()
