@@ -155,6 +155,9 @@ class Manager:
         self._started = False  # run() got past its on_start hooks
         self._leading = False  # leader-only controllers run
         self._member = False  # sharded controllers run (this replica is in the ring)
+        self.membership: LeaderElection | None = None
+        """With ``sharding``: the election of this replica's membership Lease while
+        :meth:`run` runs (``membership.is_leader``: a member)."""
         self._own_api: Api | None = None
         self._runners: list[web.AppRunner] = []
         self._registered = False
@@ -453,7 +456,7 @@ class Manager:
         controllers, then release the membership Lease."""
         assert self._stop is not None and self.api is not None
         ring, identity = sharding.ring, sharding.identity
-        membership = membership_election(sharding)
+        membership = self.membership = membership_election(sharding)
         gauge = self.metrics.shard.member.labels(ring, identity)
         membership.on_status_change.append(lambda member: gauge.set(1 if member else 0))
         view = RingView(self.api, ring, sharding.namespace)
@@ -589,6 +592,7 @@ class Manager:
                 assigner = Assigner(
                     self.api,
                     sharding.ring,
+                    sharding.identity,
                     view,
                     kinds,
                     metrics=self.metrics.shard,

@@ -22,6 +22,7 @@ from .objects import ObjectLike, raw_of
 
 __all__ = [
     "DRAIN_LABEL_PREFIX",
+    "MEMBER_LABEL",
     "RING_LABEL",
     "SHARD_LABEL_PREFIX",
     "copy_shard_labels",
@@ -36,6 +37,8 @@ DRAIN_LABEL_PREFIX = "drain.shard.reconcile-kit.io/"
 """``drain.shard.reconcile-kit.io/<ring>``: the object is moving away from its owner."""
 RING_LABEL = "reconcile-kit.io/ring"
 """On a membership Lease: the ring it belongs to."""
+MEMBER_LABEL = "reconcile-kit.io/member"
+"""On a membership Lease: the member it belongs to."""
 
 
 def shard_label(ring: str) -> str:

@@ -742,7 +742,7 @@ class Controller:
         self.queue.forget(key)
         self.stats.drains += 1
         self._written.pop(key, None)
-        ctx.log.info("drain acknowledged: handed over to another replica")
+        ctx.log.debug("drain acknowledged: handed over to another replica")
 
     async def _typed(self, obj: Any, raw: Obj, ctx: Context) -> Any:
         """The typed object of ``raw``, or None when it does not fit the model (reported:

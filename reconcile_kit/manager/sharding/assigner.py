@@ -7,14 +7,19 @@ the sharded kinds (keeping only their metadata in memory) and, whenever an objec
 ring's membership changes, compares each object's shard label with its rendezvous-hashing
 owner among the members that take objects (:mod:`.ring`):
 
-* unassigned, or assigned to a member that is not live (its Lease expired or was
-  released, so it reconciles nothing any more): labelled for the new owner at once (a
-  direct move);
+* unassigned, or assigned to a member that is gone (its Lease released, or expired and
+  then taken over by the sharder, so it reconciles nothing any more): labelled for the
+  new owner at once (a direct move). A member whose Lease expired keeps its objects until
+  the sharder has taken its Lease over (a write conditional on the Lease's
+  resourceVersion: it fails if the member renewed meanwhile);
 * assigned to a live member that is not the owner any more (a member joined, or it is
   leaving): labelled ``drain.shard.reconcile-kit.io/<ring>``. The owner acknowledges by
   removing both labels (:mod:`reconcile_kit.runtime.sharding`), and the object, now
   unassigned, is labelled for its new owner;
 * draining but its owner is again the right one: the drain label is removed.
+
+Leases of gone members that own no object any more are deleted (conditional on their
+resourceVersion), so that replicas with random identities leave nothing behind.
 
 Every write is a merge patch with a resourceVersion precondition, so a write based on a
 stale copy fails (409) and the object's next event brings it back. Never are two members
@@ -27,19 +32,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from ...client.contenttypes import MERGE_PATCH
 from ...client.errors import APIError
 from ...client.request import Target, send
-from ...meta.shards import drain_label, shard_label
+from ...meta.shards import MEMBER_LABEL, drain_label, shard_label
+from ...meta.time import format_micro_time
 from ...runtime.reflector import DELETED, Reflector, ReflectorEvent
 from ...runtime.resources import ResourceInfo, resolve_kind
 from ...runtime.store import Obj
 from . import ring
-from .membership import RingView
+from .membership import LEASE, RingView
 
 __all__ = ["Assigner", "AssignerMetrics", "ShardedKind", "metadata_only"]
 
@@ -98,6 +106,7 @@ class Assigner:
     Args:
         api: a kr8s asyncio Api.
         ring: the ring's name.
+        identity: the identity of the replica running it (in Leases it takes over).
         view: the ring's membership (started by the caller).
         kinds: the sharded kinds.
         metrics: where to report (default: nowhere).
@@ -110,6 +119,7 @@ class Assigner:
         self,
         api: Any,
         ring: str,
+        identity: str,
         view: RingView,
         kinds: list[ShardedKind],
         *,
@@ -119,6 +129,7 @@ class Assigner:
     ) -> None:
         self.api = api
         self.ring = ring
+        self.identity = identity
         self.view = view
         self.kinds = kinds
         self.metrics = metrics or AssignerMetrics()
@@ -133,6 +144,7 @@ class Assigner:
         self._wake = asyncio.Event()
         self._pending: dict[_Key, float] = {}  # needs an owner since (_now())
         self._moving: set[_Key] = set()  # drained away from a live owner
+        self._not_before: dict[str, float] = {}  # Lease -> next takeover attempt (loop time)
 
     async def run(self) -> None:
         """Watch and assign until cancelled (the reflectors stop with it)."""
@@ -195,7 +207,11 @@ class Assigner:
 
     async def _pass(self) -> None:
         """Look at the dirty objects (every object after a membership change)."""
+        for member, lease in self.view.expired().items():
+            if self._not_before.get(lease, 0.0) <= _now():
+                await self._take_over(member, lease)
         members = self.view.members()
+        expired = set(self.view.expired())
         candidates = sorted(self.view.candidates())
         self.metrics.members(self.ring, len(members), len(candidates))
         if self._all:
@@ -211,7 +227,7 @@ class Assigner:
         for key in keys:
             obj = self.reflectors[key[0]].store.get(key[1], key[2])
             if obj is not None:
-                write = self._decide(key, obj, members, candidates)
+                write = self._decide(key, obj, members, expired, candidates)
                 if write is not None:
                     writes.append(write)
         if writes:
@@ -222,9 +238,88 @@ class Assigner:
                     await write()
 
             await asyncio.gather(*(bounded(write) for write in writes))
+        await self._forget_gone(members | expired)
+
+    async def _take_over(self, member: str, name: str) -> None:
+        """Hold the expired Lease ``name`` of ``member`` (conditional on its
+        resourceVersion) so that the member cannot renew it; the view then sees the member
+        gone and its objects move."""
+        lease = next(
+            (x for x in self.view.leases() if (x.get("metadata") or {}).get("name") == name), None
+        )
+        if lease is None:
+            return
+        spec = lease.get("spec") or {}
+        now = format_micro_time(datetime.now(UTC))
+        duration = int(spec.get("leaseDurationSeconds") or 1)
+        body = {
+            **lease,
+            "spec": {
+                **spec,
+                "holderIdentity": f"sharder:{self.identity}",
+                "leaseDurationSeconds": max(1, math.ceil(duration)),
+                "acquireTime": now,
+                "renewTime": now,
+                "leaseTransitions": int(spec.get("leaseTransitions") or 0) + 1,
+            },
+        }
+        try:
+            await self._lease_request("PUT", name, body)
+        except APIError as error:
+            if error.status not in (404, 409):
+                log.warning(
+                    "ring %s: taking over the Lease of %s failed: %s", self.ring, member, error
+                )
+                self._not_before[name] = _now() + self.retry_delay
+                self._retry_later(None)
+            return
+        log.info(
+            "ring %s: took over the expired Lease of %s; moving its objects", self.ring, member
+        )
+
+    async def _forget_gone(self, present: frozenset[str] | set[str]) -> None:
+        """Delete the Leases of gone members that own no object any more."""
+        owning: set[str] = set()
+        for reflector in self.reflectors:
+            for obj in reflector.store.list():
+                owner = ((obj.get("metadata") or {}).get("labels") or {}).get(self.label)
+                if owner:
+                    owning.add(owner)
+        for lease in self.view.leases():
+            meta = lease.get("metadata") or {}
+            member = (meta.get("labels") or {}).get(MEMBER_LABEL) or ""
+            if not member or member in present or member in owning:
+                continue
+            options = {"preconditions": {"resourceVersion": meta.get("resourceVersion")}}
+            try:
+                await self._lease_request("DELETE", meta.get("name", ""), options)
+            except APIError as error:
+                if error.status not in (404, 409):
+                    log.warning(
+                        "ring %s: deleting the Lease of %s failed: %s", self.ring, member, error
+                    )
+                continue
+            log.info("ring %s: deleted the Lease of %s (gone, owns nothing)", self.ring, member)
+
+    async def _lease_request(self, method: str, name: str, body: Any) -> None:
+        await send(
+            self.api,
+            method,
+            version=LEASE.api_version,
+            namespace=self.view.namespace,
+            url=f"{LEASE.plural}/{name}",
+            body=body,
+            target=Target(LEASE.ref_kind, self.view.namespace, name),
+            retry=False,
+        )
 
     def _decide(
-        self, key: _Key, obj: Obj, members: frozenset[str], candidates: list[str]
+        self,
+        key: _Key,
+        obj: Obj,
+        members: frozenset[str],
+        expired: set[str],
+        candidates: list[str],
     ) -> Callable[[], Awaitable[None]] | None:
         labels = (obj.get("metadata") or {}).get("labels") or {}
         current = labels.get(self.label) or None
@@ -243,8 +338,10 @@ class Assigner:
             self._moving.add(key)
             log.debug("ring %s: draining %s/%s from %s", self.ring, key[1], key[2], current)
             return self._writer(key, obj, {self.drain: "true"}, "drain")
-        # unassigned, or its owner is gone
         self._pending.setdefault(key, _now())
+        if current is not None and current in expired:
+            return None  # moved once the sharder holds the member's Lease
+        # unassigned, or its owner is gone
         if desired is None:
             return None  # no member takes objects: wait for one
         moved = current is not None or key in self._moving
@@ -292,9 +389,14 @@ class Assigner:
 
         return write
 
-    def _retry_later(self, key: _Key) -> None:
+    def _retry_later(self, key: _Key | None) -> None:
+        """Look at ``key`` (None: everything) again after ``retry_delay`` seconds."""
+
         def again() -> None:
-            self._dirty.add(key)
+            if key is None:
+                self._all = True
+            else:
+                self._dirty.add(key)
             self._wake.set()
 
         asyncio.get_running_loop().call_later(self.retry_delay, again)

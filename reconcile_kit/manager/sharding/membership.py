@@ -2,17 +2,22 @@
 
 As timebertt/kubernetes-controller-sharding: a replica is a member of a ring while it
 holds its own ``coordination.k8s.io/v1`` Lease ``<ring>-<identity>`` (labelled
-``reconcile-kit.io/ring: <ring>``), acquired, renewed and released as client-go's leader
-election does (it is a :class:`~reconcile_kit.manager.leaderelection.LeaderElection` on a
-Lease nobody else campaigns for, so a previous process of the same identity is waited
-out). A member that cannot renew within ``renew_deadline`` stops its sharded
-controllers, before others can see its Lease expire.
+``reconcile-kit.io/ring: <ring>`` and ``reconcile-kit.io/member: <identity>``), acquired,
+renewed and released as client-go's leader election does: it is a
+:class:`~reconcile_kit.manager.leaderelection.LeaderElection` on a Lease nobody else
+campaigns for, so a previous process of the same identity is waited out. A member that
+cannot renew within ``renew_deadline`` stops its sharded controllers, before others can
+see its Lease expire.
 
 :class:`RingView` watches the ring's Leases and judges expiry as leader election does, on
-the local clock only: a Lease is live while ``holderIdentity`` is set and fewer than
-``leaseDurationSeconds`` have passed since this process saw its record last change. A
-member that is stopping gracefully annotates its Lease ``reconcile-kit.io/leaving``: it is
-still live (its objects are drained, not moved directly) but gets no new objects.
+the local clock only: a member is live while ``holderIdentity`` names it and fewer than
+``leaseDurationSeconds`` have passed since this process saw the record last change. When
+a member's Lease expires, the sharder takes the Lease over (``holderIdentity``
+``sharder:<its identity>``, as timebertt's sharder acquires a dead shard's Lease) before
+moving the member's objects, so that the member, should it come back, must wait for that
+Lease to expire before it reconciles again. A member that is stopping gracefully
+annotates its Lease ``reconcile-kit.io/leaving``: it is still live (its objects are
+drained, not moved directly) but gets no new objects.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from ...meta.shards import RING_LABEL
+from ...meta.shards import MEMBER_LABEL, RING_LABEL
 from ...runtime.reflector import DELETED, Reflector, ReflectorEvent
 from ...runtime.resources import ResourceInfo
 from ..leaderelection import LeaderElection
@@ -49,12 +54,12 @@ def membership_election(sharding: Sharding) -> LeaderElection:
         renew_deadline=sharding.renew_deadline,
         retry_period=sharding.retry_period,
         release_on_cancel=False,
-        labels={RING_LABEL: sharding.ring},
+        labels={RING_LABEL: sharding.ring, MEMBER_LABEL: sharding.identity},
     )
 
 
 class RingView:
-    """The live members of one ring, from a watch of its Leases.
+    """The members of one ring, from a watch of its Leases.
 
     Args:
         api: a kr8s asyncio Api.
@@ -62,8 +67,12 @@ class RingView:
         namespace: where its Leases live.
         clock: seconds of a monotonic clock (default: the running loop's ``time``).
 
-    ``on_change`` is a list of plain functions called (without arguments) whenever
-    :meth:`members` or :meth:`candidates` change, including when a Lease expires.
+    A Lease names its member in the label ``reconcile-kit.io/member``. The member is
+    *live* while it holds the Lease (``holderIdentity`` equals the member's name) and the
+    Lease has not expired; *expired* while it holds it but the Lease has expired (the
+    sharder then takes the Lease over before moving its objects); otherwise (released, or
+    taken over) it is *gone*. ``on_change`` is a list of plain functions called (without
+    arguments) whenever one of these sets changes, including when a Lease expires.
     """
 
     def __init__(
@@ -75,6 +84,7 @@ class RingView:
         clock: Callable[[], float] | None = None,
     ) -> None:
         self.ring = ring
+        self.namespace = namespace
         self.reflector = Reflector(
             api, LEASE, namespace=namespace, label_selector=f"{RING_LABEL}={ring}"
         )
@@ -83,16 +93,25 @@ class RingView:
         self._observed: dict[str, tuple[dict[str, Any], float]] = {}  # lease -> spec, seen
         self._live: frozenset[str] = frozenset()
         self._candidates: frozenset[str] = frozenset()
+        self._expired: dict[str, str] = {}  # member -> its Lease's name
         self._timer: asyncio.TimerHandle | None = None
         self._unsubscribe: Callable[[], None] | None = None
 
     def members(self) -> frozenset[str]:
-        """The identities of the live members (leaving ones included)."""
+        """The live members (leaving ones included)."""
         return self._live
 
     def candidates(self) -> frozenset[str]:
         """The live members that take objects (not leaving)."""
         return self._candidates
+
+    def expired(self) -> dict[str, str]:
+        """``{member: Lease name}`` of members holding an expired Lease."""
+        return dict(self._expired)
+
+    def leases(self) -> list[dict[str, Any]]:
+        """The ring's Leases as last seen (read-only dicts)."""
+        return self.reflector.store.list()
 
     async def start(self) -> None:
         """Start watching; returns once the Leases were listed."""
@@ -126,18 +145,23 @@ class RingView:
         now = self._now()
         live: set[str] = set()
         leaving: set[str] = set()
+        expired: dict[str, str] = {}
         next_expiry: float | None = None
         for name, (spec, seen) in self._observed.items():
+            lease = self.reflector.store.get(self.namespace, name) or {}
+            meta = lease.get("metadata") or {}
+            member = (meta.get("labels") or {}).get(MEMBER_LABEL) or ""
             holder = spec.get("holderIdentity") or ""
+            if not member or holder != member:
+                continue  # released, or taken over by the sharder
             expires = seen + float(spec.get("leaseDurationSeconds") or 0)
-            if not holder or expires <= now:
+            if expires <= now:
+                expired[member] = name
                 continue
-            live.add(holder)
+            live.add(member)
             next_expiry = expires if next_expiry is None else min(next_expiry, expires)
-            lease = self.reflector.store.get(self.reflector.namespace or "", name) or {}
-            annotations = (lease.get("metadata") or {}).get("annotations") or {}
-            if annotations.get(LEAVING_ANNOTATION):
-                leaving.add(holder)
+            if (meta.get("annotations") or {}).get(LEAVING_ANNOTATION):
+                leaving.add(member)
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -145,15 +169,17 @@ class RingView:
             loop = asyncio.get_running_loop()
             self._timer = loop.call_later(max(0.0, next_expiry - now) + 0.001, self._recompute)
         candidates = frozenset(live - leaving)
-        if frozenset(live) == self._live and candidates == self._candidates:
+        if (frozenset(live), candidates, expired) == (self._live, self._candidates, self._expired):
             return
         for member in sorted(live - self._live):
             log.info("ring %s: member %s joined", self.ring, member)
-        for member in sorted(self._live - live):
-            log.info("ring %s: member %s left (Lease released or expired)", self.ring, member)
-        for member in sorted((self._live & live) - candidates - (self._live - self._candidates)):
+        for member in sorted(set(expired) - set(self._expired)):
+            log.info("ring %s: the Lease of member %s expired", self.ring, member)
+        for member in sorted(self._live - live - set(expired)):
+            log.info("ring %s: member %s left", self.ring, member)
+        for member in sorted(live - candidates - (self._live - self._candidates)):
             log.info("ring %s: member %s is leaving (draining its objects)", self.ring, member)
-        self._live, self._candidates = frozenset(live), candidates
+        self._live, self._candidates, self._expired = frozenset(live), candidates, expired
         for listener in list(self.on_change):
             try:
                 listener()

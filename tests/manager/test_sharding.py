@@ -1,0 +1,193 @@
+"""Active-active sharding: managers in one process over one embedded API server, on a
+fast-forwarded clock (looptime)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import kr8s
+import pytest
+from kr8s.asyncio.objects import ConfigMap, Secret
+
+from reconcile_kit import Context, Controller, Manager, set_controller_reference
+from reconcile_kit.manager.sharding import Sharding, ring
+from reconcile_kit.testing import APIServer, eventually
+
+from ..kubehttp import call
+
+pytestmark = pytest.mark.looptime
+
+LABEL = "shard.reconcile-kit.io/operator"
+DRAIN = "drain.shard.reconcile-kit.io/operator"
+
+
+class Book:
+    """Every reconcile's start and end per replica, and any overlap on one key."""
+
+    def __init__(self) -> None:
+        self.active: dict[str, str] = {}
+        self.overlaps: list[tuple[str, str, str]] = []
+        self.runs: list[tuple[str, str]] = []  # (key, replica) in start order
+
+    def by(self, key: str) -> set[str]:
+        return {who for k, who in self.runs if k == key}
+
+
+class Replica:
+    def __init__(self, api: Any, identity: str, book: Book, *, children: bool = False) -> None:
+        self.identity = identity
+        self.book = book
+        self.children = children
+        self.sharding = Sharding(
+            "operator",
+            identity=identity,
+            lease_duration=3,
+            renew_deadline=2,
+            retry_period=0.5,
+        )
+        self.manager = Manager(
+            api,
+            namespace="default",
+            sharding=self.sharding,
+            graceful_shutdown_timeout=10,
+            handle_signals=False,
+        )
+        controller = Controller(ConfigMap, label_selector="app=demo", concurrency=4)
+        if children:
+            controller.owns(Secret)
+        self.controller = self.manager.add(controller, self.reconcile)
+        self.task: asyncio.Task[None] | None = None
+
+    async def reconcile(self, obj: Any, ctx: Context) -> None:
+        key = f"{obj.namespace}/{obj.name}"
+        other = self.book.active.get(key)
+        if other is not None:
+            self.book.overlaps.append((key, other, self.identity))
+        self.book.active[key] = self.identity
+        self.book.runs.append((key, self.identity))
+        try:
+            assert obj.labels.get(LABEL) == self.identity
+            await asyncio.sleep(0.2)  # work, so that a second reconciler would overlap
+            if self.children:
+                secret = Secret(
+                    {"metadata": {"name": obj.name, "namespace": obj.namespace}}, api=ctx.api
+                )
+                set_controller_reference(obj, secret)
+                await ctx.apply(secret)
+        finally:
+            if self.book.active.get(key) == self.identity:
+                del self.book.active[key]
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self.manager.run())
+
+    async def stop(self) -> None:
+        assert self.task is not None
+        self.manager.stop()
+        await asyncio.wait_for(self.task, 60)
+
+    async def kill(self) -> None:
+        """Die without releasing anything (as a killed process would)."""
+        assert self.task is not None
+        self.task.cancel()
+        await asyncio.gather(self.task, return_exceptions=True)
+
+    def share(self) -> set[str]:
+        reflector = self.controller.reflector
+        assert reflector is not None
+        return {f"{ns}/{name}" for ns, name in reflector.store.list_keys()}
+
+
+async def create_configmaps(kube: kr8s.asyncio.Api, count: int) -> list[str]:
+    for i in range(count):
+        body = {"metadata": {"name": f"cm-{i}", "labels": {"app": "demo"}}}
+        await call(kube, "POST", "/api/v1/namespaces/default/configmaps", body)
+    return [f"default/cm-{i}" for i in range(count)]
+
+
+async def owners(kube: kr8s.asyncio.Api) -> dict[str, str | None]:
+    _, listing = await call(kube, "GET", "/api/v1/namespaces/default/configmaps")
+    return {
+        f"default/{item['metadata']['name']}": (item["metadata"].get("labels") or {}).get(LABEL)
+        for item in listing["items"]
+        if (item["metadata"].get("labels") or {}).get("app") == "demo"
+    }
+
+
+async def settled(kube: kr8s.asyncio.Api, replicas: list[Replica], book: Book) -> bool:
+    """Every object labelled with its rendezvous owner among ``replicas``, in exactly
+    that replica's cache, not draining, and reconciled by it since."""
+    members = [r.identity for r in replicas]
+    current = await owners(kube)
+    if any(owner != ring.owner(key, members) for key, owner in current.items()):
+        return False
+    for replica in replicas:
+        mine = {key for key, owner in current.items() if owner == replica.identity}
+        if replica.share() != mine:
+            return False
+    last: dict[str, str] = {}
+    for key, who in book.runs:
+        last[key] = who
+    return all(last.get(key) == owner for key, owner in current.items())
+
+
+async def test_shards_hand_over_on_stop_expiry_and_join(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    book = Book()
+    a, b, c = (Replica(kube, name, book) for name in ("replica-a", "replica-b", "replica-c"))
+    for replica in (a, b, c):
+        replica.start()
+    await eventually(lambda: all(r.manager.ready() for r in (a, b, c)), 60, interval=0.05)
+    keys = await create_configmaps(kube, 90)
+    await eventually(lambda: settled(kube, [a, b, c], book), 60, interval=0.1)
+
+    # every object reconciled, each by exactly one replica: its rendezvous owner
+    for key in keys:
+        assert book.by(key) == {ring.owner(key, [a.identity, b.identity, c.identity])}
+    shares = [a.share(), b.share(), c.share()]
+    assert sum(len(s) for s in shares) == len(keys) and set().union(*shares) == set(keys)
+    assert all(shares), "every replica holds a share"
+
+    # a graceful stop drains c's objects to a and b (acknowledged by c)
+    c_objects = c.share()
+    await c.stop()
+    assert c.controller.stats.drains == len(c_objects)
+    await eventually(lambda: settled(kube, [a, b], book), 60, interval=0.1)
+    assert all(book.by(key) >= {c.identity} for key in c_objects)
+
+    # b stops renewing its Lease (without releasing it): it stops reconciling, and once
+    # its Lease expires its objects move to a without a drain
+    b_objects = b.share()
+    membership = b.manager.membership
+    assert membership is not None
+
+    async def no_renewal() -> bool:
+        return False
+
+    renew = membership._attempt
+    membership._attempt = no_renewal  # type: ignore[method-assign]
+    await eventually(lambda: not b.manager.ready(), 30, interval=0.05)
+    await eventually(lambda: settled(kube, [a], book), 60, interval=0.1)
+    assert b.controller.stats.drains == 0
+    assert all(key in a.share() for key in b_objects)
+
+    # renewals work again: b rejoins and takes its share back through drains from a
+    membership._attempt = renew  # type: ignore[method-assign]
+    await eventually(lambda: settled(kube, [a, b], book), 60, interval=0.1)
+
+    # a new replica joins and takes its share
+    d = Replica(kube, "replica-d", book)
+    d.start()
+    await eventually(lambda: settled(kube, [a, b, d], book), 60, interval=0.1)
+    assert d.share()
+
+    # a replica killed outright: its Lease expires, its objects move directly
+    await d.kill()
+    await eventually(lambda: settled(kube, [a, b], book), 60, interval=0.1)
+
+    assert book.overlaps == []  # never two replicas reconciling one object at once
+    for replica in (a, b):
+        await replica.stop()
+    assert (await owners(kube)).keys() == set(keys)
