@@ -74,9 +74,8 @@ def copy_shard_labels(owner: ObjectLike, child: ObjectLike) -> None:
     }
     if not shards:
         return
-    metadata = raw_of(child).setdefault("metadata", {})
-    labels = metadata.get("labels")
-    if labels is None:
-        labels = metadata["labels"] = {}
-    for key, value in shards.items():
-        labels[key] = value
+    raw = raw_of(child)
+    if raw.get("metadata") is None:
+        raw["metadata"] = {}
+    metadata = raw["metadata"]  # read back: a kr8s Box stores a copy of what it is given
+    metadata["labels"] = {**(metadata.get("labels") or {}), **shards}

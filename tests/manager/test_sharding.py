@@ -191,3 +191,60 @@ async def test_shards_hand_over_on_stop_expiry_and_join(
     for replica in (a, b):
         await replica.stop()
     assert (await owners(kube)).keys() == set(keys)
+
+
+async def child_labels(kube: kr8s.asyncio.Api) -> dict[str, str | None]:
+    _, listing = await call(kube, "GET", "/api/v1/namespaces/default/secrets")
+    return {
+        f"default/{item['metadata']['name']}": (item["metadata"].get("labels") or {}).get(LABEL)
+        for item in listing["items"]
+    }
+
+
+async def test_children_follow_their_owner_and_probes_report_the_ring(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    book = Book()
+    a, b = (Replica(kube, name, book, children=True) for name in ("replica-a", "replica-b"))
+    a.manager.health_port = a.manager.metrics_port = 0
+    a.manager.host = "127.0.0.1"
+    assert not a.manager.ready()
+    for replica in (a, b):
+        replica.start()
+    await eventually(lambda: a.manager.ready() and b.manager.ready(), 60, interval=0.05)
+    keys = await create_configmaps(kube, 40)
+
+    async def children_follow() -> bool:
+        return await child_labels(kube) == await owners(kube) and len(await owners(kube)) == 40
+
+    await eventually(lambda: settled(kube, [a, b], book), 60, interval=0.1)
+    await eventually(children_follow, 60, interval=0.1)
+    # each replica's child cache holds the children of its share only
+    for replica in (a, b):
+        secrets = replica.controller.sources[0].reflector
+        assert secrets is not None
+        assert {f"{ns}/{n}" for ns, n in secrets.store.list_keys()} == replica.share()
+
+    c = Replica(kube, "replica-c", book, children=True)
+    c.start()
+    await eventually(lambda: settled(kube, [a, b, c], book), 60, interval=0.1)
+    await eventually(children_follow, 60, interval=0.1)
+    assert c.share() and book.overlaps == []
+
+    status, text, _ = await raw_get(a.manager.ports["/readyz"], "/readyz")
+    assert (status, text) == (200, "ok")
+    _, metrics, _ = await raw_get(a.manager.ports["/metrics"], "/metrics")
+    assert f'reconcile_kit_shard_member{{ring="operator",shard="replica-a"}} 1.0' in metrics
+    own = f'reconcile_kit_shard_objects{{controller="configmap",ring="operator",shard="replica-a"}} {len(a.share())}.0'
+    assert own in metrics
+    for replica in (a, b, c):
+        await replica.stop()
+    assert sorted(await owners(kube)) == sorted(keys)
+
+
+async def raw_get(port: int, path: str) -> tuple[int, str, Any]:
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"http://127.0.0.1:{port}{path}") as response:
+            return response.status, await response.text(), response.headers
