@@ -234,9 +234,9 @@ async def test_children_follow_their_owner_and_probes_report_the_ring(
     status, text, _ = await raw_get(a.manager.ports["/readyz"], "/readyz")
     assert (status, text) == (200, "ok")
     _, metrics, _ = await raw_get(a.manager.ports["/metrics"], "/metrics")
-    assert f'reconcile_kit_shard_member{{ring="operator",shard="replica-a"}} 1.0' in metrics
-    own = f'reconcile_kit_shard_objects{{controller="configmap",ring="operator",shard="replica-a"}} {len(a.share())}.0'
-    assert own in metrics
+    assert 'reconcile_kit_shard_member{ring="operator",shard="replica-a"} 1.0' in metrics
+    labels = 'controller="configmap",ring="operator",shard="replica-a"'
+    assert f"reconcile_kit_shard_objects{{{labels}}} {len(a.share())}.0" in metrics
     for replica in (a, b, c):
         await replica.stop()
     assert sorted(await owners(kube)) == sorted(keys)
@@ -245,6 +245,8 @@ async def test_children_follow_their_owner_and_probes_report_the_ring(
 async def raw_get(port: int, path: str) -> tuple[int, str, Any]:
     import aiohttp
 
-    async with aiohttp.ClientSession() as session:
-        async with session.get(f"http://127.0.0.1:{port}{path}") as response:
-            return response.status, await response.text(), response.headers
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(f"http://127.0.0.1:{port}{path}") as response,
+    ):
+        return response.status, await response.text(), response.headers
