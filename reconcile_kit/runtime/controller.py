@@ -44,7 +44,7 @@ from .queue import (
     RetryPolicyLike,
     WorkQueue,
 )
-from .reflector import DELETED, MODIFIED, Reflector, ReflectorEvent
+from .reflector import ADDED, DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import ResourceInfo, resolve_kind
 from .sharding import ShardFilter
 from .sources import CacheView, ReflectorPool, Source, owner_keys
@@ -532,10 +532,10 @@ class Controller:
             self.intents.forget_object(event.obj)  # what apply_status remembered for it
         if self._written:
             self._forget_write(self.info.ref(event.obj), event)
-        if not all(predicate(event) for predicate in self.predicates):
-            return
         key = self.info.ref(event.obj)
-        if event.type == DELETED and self._moved_away(key, event.obj):
+        if self.shard is not None and self._shard_event(key, event):
+            return
+        if not all(predicate(event) for predicate in self.predicates):
             return
         if event.type == DELETED:
             self._deleted[key] = event.obj
@@ -543,6 +543,20 @@ class Controller:
         else:
             reason = ReconcileReason.UPDATED if event.type == MODIFIED else ReconcileReason.CREATED
             self.queue.add(key, reason)
+
+    def _shard_event(self, key: ObjectRef, event: ReflectorEvent) -> bool:
+        """Handle what sharding decides about a primary event; True when handled: a drain
+        marker queues the key whatever the predicates say (its worker acknowledges), and
+        an object leaving this replica's share is not a deletion."""
+        assert self.shard is not None
+        if event.type == DELETED:
+            return self._moved_away(key, event.obj)
+        if event.type == ADDED:
+            self._moved.discard(key)  # back in this replica's share
+        if self.shard.draining(event.obj):
+            self.queue.add(key, ReconcileReason.UPDATED)
+            return True
+        return False
 
     def _moved_away(self, key: ObjectRef, last: Obj) -> bool:
         """Whether a DELETED event of a sharded watch is the object leaving this replica's

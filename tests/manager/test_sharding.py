@@ -35,7 +35,9 @@ class Book:
 
 
 class Replica:
-    def __init__(self, api: Any, identity: str, book: Book, *, children: bool = False) -> None:
+    def __init__(
+        self, api: Any, identity: str, book: Book, *, children: bool = False, predicates: Any = ()
+    ) -> None:
         self.identity = identity
         self.book = book
         self.children = children
@@ -53,7 +55,9 @@ class Replica:
             graceful_shutdown_timeout=10,
             handle_signals=False,
         )
-        controller = Controller(ConfigMap, label_selector="app=demo", concurrency=4)
+        controller = Controller(
+            ConfigMap, label_selector="app=demo", concurrency=4, predicates=predicates
+        )
         if children:
             controller.owns(Secret)
         self.controller = self.manager.add(controller, self.reconcile)
@@ -205,7 +209,12 @@ async def test_children_follow_their_owner_and_probes_report_the_ring(
     kube: kr8s.asyncio.Api,
 ) -> None:
     book = Book()
-    a, b = (Replica(kube, name, book, children=True) for name in ("replica-a", "replica-b"))
+    # a predicate filtering every update: drains are acknowledged all the same
+    only_new = [lambda event: event.type != "MODIFIED"]
+    a, b = (
+        Replica(kube, name, book, children=True, predicates=only_new)
+        for name in ("replica-a", "replica-b")
+    )
     a.manager.health_port = a.manager.metrics_port = 0
     a.manager.host = "127.0.0.1"
     assert not a.manager.ready()
@@ -225,11 +234,12 @@ async def test_children_follow_their_owner_and_probes_report_the_ring(
         assert secrets is not None
         assert {f"{ns}/{n}" for ns, n in secrets.store.list_keys()} == replica.share()
 
-    c = Replica(kube, "replica-c", book, children=True)
+    c = Replica(kube, "replica-c", book, children=True, predicates=only_new)
     c.start()
     await eventually(lambda: settled(kube, [a, b, c], book), 60, interval=0.1)
     await eventually(children_follow, 60, interval=0.1)
     assert c.share() and book.overlaps == []
+    assert a.controller.stats.drains + b.controller.stats.drains == len(c.share())
 
     status, text, _ = await raw_get(a.manager.ports["/readyz"], "/readyz")
     assert (status, text) == (200, "ok")
