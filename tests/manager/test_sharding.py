@@ -36,21 +36,30 @@ class Book:
 
 class Replica:
     def __init__(
-        self, api: Any, identity: str, book: Book, *, children: bool = False, predicates: Any = ()
+        self,
+        api: Any,
+        identity: str,
+        book: Book,
+        *,
+        children: bool = False,
+        predicates: Any = (),
+        namespace: str = "default",
+        lease: tuple[float, float, float] = (3, 2, 0.5),
     ) -> None:
         self.identity = identity
         self.book = book
         self.children = children
         self.sharding = Sharding(
             "operator",
+            namespace=namespace,
             identity=identity,
-            lease_duration=3,
-            renew_deadline=2,
-            retry_period=0.5,
+            lease_duration=lease[0],
+            renew_deadline=lease[1],
+            retry_period=lease[2],
         )
         self.manager = Manager(
             api,
-            namespace="default",
+            namespace=namespace,
             sharding=self.sharding,
             graceful_shutdown_timeout=10,
             handle_signals=False,
@@ -103,27 +112,29 @@ class Replica:
         return {f"{ns}/{name}" for ns, name in reflector.store.list_keys()}
 
 
-async def create_configmaps(kube: kr8s.asyncio.Api, count: int) -> list[str]:
+async def create_configmaps(kube: kr8s.asyncio.Api, count: int, ns: str = "default") -> list[str]:
     for i in range(count):
         body = {"metadata": {"name": f"cm-{i}", "labels": {"app": "demo"}}}
-        await call(kube, "POST", "/api/v1/namespaces/default/configmaps", body)
-    return [f"default/cm-{i}" for i in range(count)]
+        await call(kube, "POST", f"/api/v1/namespaces/{ns}/configmaps", body)
+    return [f"{ns}/cm-{i}" for i in range(count)]
 
 
-async def owners(kube: kr8s.asyncio.Api) -> dict[str, str | None]:
-    _, listing = await call(kube, "GET", "/api/v1/namespaces/default/configmaps")
+async def owners(kube: kr8s.asyncio.Api, ns: str = "default") -> dict[str, str | None]:
+    _, listing = await call(kube, "GET", f"/api/v1/namespaces/{ns}/configmaps")
     return {
-        f"default/{item['metadata']['name']}": (item["metadata"].get("labels") or {}).get(LABEL)
+        f"{ns}/{item['metadata']['name']}": (item["metadata"].get("labels") or {}).get(LABEL)
         for item in listing["items"]
         if (item["metadata"].get("labels") or {}).get("app") == "demo"
     }
 
 
-async def settled(kube: kr8s.asyncio.Api, replicas: list[Replica], book: Book) -> bool:
+async def settled(
+    kube: kr8s.asyncio.Api, replicas: list[Replica], book: Book, ns: str = "default"
+) -> bool:
     """Every object labelled with its rendezvous owner among ``replicas``, in exactly
     that replica's cache, not draining, and reconciled by it since."""
     members = [r.identity for r in replicas]
-    current = await owners(kube)
+    current = await owners(kube, ns)
     if any(owner != ring.owner(key, members) for key, owner in current.items()):
         return False
     for replica in replicas:
