@@ -86,7 +86,18 @@ class Replica:
                 secret = Secret(
                     {"metadata": {"name": obj.name, "namespace": obj.namespace}}, api=ctx.api
                 )
-                set_controller_reference(obj, secret)
+                if int(obj.name.rpartition("-")[2]) % 2:
+                    set_controller_reference(obj, secret)  # copies the shard label
+                else:  # a hand-made reference: ctx.apply copies the shard label
+                    secret.raw["metadata"]["ownerReferences"] = [
+                        {
+                            "apiVersion": "v1",
+                            "kind": "ConfigMap",
+                            "name": obj.name,
+                            "uid": obj.metadata.uid,
+                            "controller": True,
+                        }
+                    ]
                 await ctx.apply(secret)
         finally:
             if self.book.active.get(key) == self.identity:
