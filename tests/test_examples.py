@@ -562,6 +562,41 @@ async def test_ippool_writes_nothing_when_nothing_changed(
         await quiet(apiserver, ctrl, recording, lambda run: "resync" in run.reasons)
 
 
+async def test_ippool_reconciles_a_typed_pool_read_fresh(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """The reconcile gets a typed IPPool and re-reads the pool (one GET) before planning;
+    at steady state that GET is all it sends."""
+    await install_crds(kube, [ippool.CRD_PATH])
+    await post(kube, POOLS, pool("lab", "10.20.0.0/24"))
+    await post(kube, PODS, pod("a", "lab"))
+    ctrl = ippool.controller(kube)
+
+    def probe(obj: Any, ctx: Context) -> tuple[Any, str | None]:
+        cached = ctx.get("a", kind=Pod) or {}
+        return obj, ((cached.get("metadata") or {}).get("labels") or {}).get("unrelated")
+
+    recording = Recording(ippool.reconcile, probe)
+    async with running(ctrl, recording):
+        await until(ctrl, settled_pool(kube, "lab", {"10.20.0.1": "a"}))
+        mark = len(apiserver.requests)
+        await patch(kube, f"{PODS}/a", {"metadata": {"labels": {"unrelated": "yes"}}})
+        await until(ctrl, lambda: any(run.saw[1] == "yes" for run in recording.runs))
+        sent = [
+            (r.method, r.path)
+            for r in apiserver.requests[mark:]
+            if r.verb not in ("list", "watch") and r.path != f"{PODS}/a"
+        ]
+    assert sent and set(sent) == {("GET", f"{POOLS}/lab")}
+    typed = next(run.saw[0] for run in recording.runs if run.saw[1] == "yes")
+    assert isinstance(typed, ippool.IPPool)
+    assert (typed.spec.cidr, typed.spec.release_terminating) == ("10.20.0.0/24", False)
+    _, obj = await pool_state(kube, "lab")
+    status = ippool.IPPool.from_raw(obj).status
+    assert status is not None and (status.allocated, status.free) == (1, 253)
+    assert status.allocations == {"10.20.0.1": ippool.Allocation(pod="a", namespace="default")}
+
+
 # --- examples/manager.py ---------------------------------------------------------------------
 
 

@@ -121,6 +121,8 @@ class PatchHelper:
 
     def has_changes(self) -> bool:
         """Whether the object differs from the snapshot."""
+        if self._untouched():
+            return False
         if self._snapshot.unchanged(self.obj.raw, self._dump):
             return False
         patch, _ = create_merge_patch(self._snapshot.document(), self.obj.raw)
@@ -142,6 +144,8 @@ class PatchHelper:
 
         Afterwards the object holds the server's latest state and becomes the new snapshot.
         """
+        if self._untouched() and (not self.observed_generation or self._generation_observed()):
+            return
         # the live object is the "after" side: diffing against it saves a decode (read once:
         # kr8s's ``raw`` property re-stamps kind and apiVersion on every access)
         after = self.obj.raw
@@ -382,7 +386,25 @@ class PatchHelper:
             self.obj.commit(state)  # its raw is a copy: the model takes the answer
 
     def _take_snapshot(self) -> _Snapshot:
+        if isinstance(self.obj, TypedTarget):
+            pristine = self.obj.pristine()
+            if pristine is not None:
+                return _Snapshot.of_json(pristine)
         return _Snapshot(self.obj.raw, self._dump)
+
+    def _untouched(self) -> bool:
+        """A typed object tracked since it was read (``typed.tracking``), still as read and
+        snapshotted then: unchanged without serializing it."""
+        if not isinstance(self.obj, TypedTarget):
+            return False
+        pristine = self.obj.pristine()
+        return pristine is not None and pristine is self._snapshot.data
+
+    def _generation_observed(self) -> bool:
+        doc = self._snapshot.document()
+        status = doc.get("status") or {}
+        generation = (doc.get("metadata") or {}).get("generation")
+        return generation is None or status.get("observedGeneration") == generation
 
     def _dump(self, raw: Any = None) -> bytes:
         raw = self.obj.raw if raw is None else raw
@@ -461,6 +483,19 @@ class _Snapshot:
             self._doc = freeze(raw)
         else:
             self._data = dump(raw)
+
+    @classmethod
+    def of_json(cls, data: bytes) -> _Snapshot:
+        """A snapshot of a document already serialized (``data``: its JSON bytes)."""
+        snapshot = cls.__new__(cls)
+        snapshot._doc = None
+        snapshot._data = data
+        return snapshot
+
+    @property
+    def data(self) -> bytes | None:
+        """The JSON bytes kept, if the snapshot is kept as bytes."""
+        return self._data
 
     def unchanged(self, raw: Any, dump: Callable[[Any], bytes]) -> bool:
         if self._data is None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import orjson
+
 from .snapshot import set_raw
 
 __all__ = ["TypedTarget", "is_typed"]
@@ -30,7 +32,10 @@ class TypedTarget:
     """What the PatchHelper edits for a typed object ``model``."""
 
     def __init__(self, model: Any, api: Any = None) -> None:
+        from ..typed.tracking import tracker_of
+
         self.model = model
+        self._tracker = tracker_of(model)
         self._object = model.object
         if self._object is None:
             self._object = model.kr8s_class()(model.to_raw(), api=api)
@@ -39,6 +44,16 @@ class TypedTarget:
     def raw(self) -> dict[str, Any]:
         raw: dict[str, Any] = self.model.to_raw()
         return raw
+
+    def pristine(self) -> bytes | None:
+        """The model's JSON (bytes) as it was read, when it is tracked (``typed.tracking``)
+        and nothing changed it since; None otherwise."""
+        tracker = self._tracker
+        if tracker is None or tracker.dirty:
+            return None
+        if tracker.pristine is None:
+            tracker.pristine = orjson.dumps(self.model.to_raw())
+        return tracker.pristine
 
     def commit(self, state: dict[str, Any]) -> None:
         """Make the model (and its kr8s object) hold the server's ``state``."""

@@ -49,7 +49,7 @@ from .resources import ResourceInfo, resolve_kind
 from .sharding import ShardFilter
 from .sources import CacheView, ReflectorPool, Source, owner_keys
 from .store import Obj
-from .typed import invalid_object_error, is_model_class
+from .typed import invalid_object_error, is_model_class, model_cache
 
 __all__ = [
     "Action",
@@ -195,6 +195,12 @@ class Controller:
             handed to the reconcile: the error is logged (naming kind/namespace/name and
             the field), counted (result ``invalid``) and recorded as a Warning Event
             ``InvalidObject``; it is looked at again when it changes.
+        reuse_models: for a typed ``kind``: how many models (the most recently
+            reconciled objects) are kept to hand again to the next reconcile of an object
+            whose cached state did not change, when the reconcile left the model as read
+            (mutations are tracked: ``reconcile_kit.typed.tracking``); such a reconcile
+            skips validation and its PatchHelper sends nothing without serializing the
+            model. 0: validate for every reconcile. Raises ValueError when negative.
 
     ``shard`` (an attribute, set by a :class:`~reconcile_kit.manager.Manager` with
     ``sharding=``; None: not sharded) is a
@@ -231,11 +237,14 @@ class Controller:
         burst: int | None = None,
         retry_rate_limit: tuple[float, int] | None = DEFAULT_RETRY_RATE_LIMIT,
         on_invalid: Callable[[Any, InvalidObjectError, Context], Any] | None = None,
+        reuse_models: int = 256,
     ) -> None:
         model: Any = kind
         self.model: Any = model if is_model_class(model) else None
+        self.models: Any = None
         if self.model is not None:
             kind = model.kr8s_class()  # the typed kind's kr8s class: watched as any other
+            self.models = model_cache(model, reuse_models)
         self.on_invalid = on_invalid
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
@@ -512,6 +521,8 @@ class Controller:
                     self.recorder = None
                 await recorder.stop()  # writes what is queued: before the connections close
         finally:
+            if self.models is not None:
+                self.models.clear()  # the models it kept stop being tracked
             await self._close_what_it_opened()
             self._running = False
             log.info("%s: stopped", self.name)
@@ -530,6 +541,8 @@ class Controller:
         assert self.info is not None
         if event.type == DELETED:
             self.intents.forget_object(event.obj)  # what apply_status remembered for it
+            if self.models is not None:
+                self.models.forget(self.info.ref(event.obj))
         if self._written:
             self._forget_write(self.info.ref(event.obj), event)
         key = self.info.ref(event.obj)
@@ -714,12 +727,15 @@ class Controller:
             if self.model is None:
                 action = await reconcile(obj, ctx)
             else:
-                typed = await self._typed(obj, raw, ctx)
+                typed = await self._typed(key, obj, raw, ctx)
                 if typed is None:
                     self.queue.forget(key)
                     self._observe("invalid", started)
                     return
-                action = await reconcile(typed, ctx)
+                try:
+                    action = await reconcile(typed, ctx)
+                finally:
+                    self.models.release(key, typed)
         except asyncio.CancelledError:
             raise
         except Exception as error:
@@ -758,11 +774,12 @@ class Controller:
         self._written.pop(key, None)
         ctx.log.debug("drain acknowledged: handed over to another replica")
 
-    async def _typed(self, obj: Any, raw: Obj, ctx: Context) -> Any:
-        """The typed object of ``raw``, or None when it does not fit the model (reported:
-        log, Event, ``on_invalid``)."""
+    async def _typed(self, key: ObjectRef, obj: Any, raw: Obj, ctx: Context) -> Any:
+        """The typed object of ``raw`` (the previous reconcile's when it left it as read:
+        ``typed.reuse``), or None when it does not fit the model (reported: log, Event,
+        ``on_invalid``)."""
         try:
-            return self.model.from_raw(raw, obj)
+            return self.models.get(key, raw, obj)
         except ValueError as err:  # pydantic's ValidationError
             error = invalid_object_error(raw, err)
         ctx.log.error("%s; not reconciled until it changes", error)

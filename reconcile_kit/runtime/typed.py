@@ -9,7 +9,7 @@ from typing import Any
 
 from ..client.errors import InvalidObjectError
 
-__all__ = ["invalid_object_error", "is_model_class"]
+__all__ = ["invalid_object_error", "is_model_class", "model_cache"]
 
 _MODULE = "reconcile_kit.typed.resource"
 
@@ -24,6 +24,13 @@ def is_model_class(kind: Any) -> bool:
         and issubclass(kind, module.CustomResource)
         and "resource" in kind.__dict__
     )
+
+
+def model_cache(model: Any, size: int) -> Any:
+    """The ``typed.reuse.ModelCache`` of a controller of ``model`` keeping ``size`` models."""
+    from ..typed.reuse import ModelCache
+
+    return ModelCache(model, size)
 
 
 def invalid_object_error(raw: Mapping[str, Any], error: Exception) -> InvalidObjectError:

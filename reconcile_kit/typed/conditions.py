@@ -4,7 +4,11 @@ a list of :class:`~reconcile_kit.typed.Condition`).
 
 Each runs the dict helper on the model's JSON and writes the result back into the model,
 so the semantics (lastTransitionTime only on a status change, observedGeneration, kstatus
-Ready/Reconciling/Stalled) are those of the dict helpers, written once.
+Ready/Reconciling/Stalled) are those of the dict helpers, written once. The JSON they see
+first is only the model's identity and ``status.conditions`` (cheap to build); the whole
+model is serialized and written back only when a helper changes something, so a
+reconcile that finds its conditions as they should be leaves the model untouched (and a
+reused model clean: ``typed.reuse``).
 """
 
 from __future__ import annotations
@@ -34,13 +38,32 @@ R = TypeVar("R")
 def _on_model(function: Callable[..., R], writes: bool) -> Callable[..., R]:
     @functools.wraps(function)
     def typed(model: CustomResource, *args: Any, **kwargs: Any) -> R:
+        result = function(_conditions_view(model), *args, **kwargs)
+        if not (writes and result):  # the dict functions say whether they changed anything
+            return result
         raw = model.to_raw()
         result = function(raw, *args, **kwargs)
-        if writes:
-            model.replace_with(raw)
+        model.replace_with(raw)
         return result
 
     return typed
+
+
+def _conditions_view(model: CustomResource) -> dict[str, Any]:
+    """What the dict helpers read of ``model``: its identity (for error messages),
+    ``metadata.generation`` and ``status.conditions``, as JSON."""
+    meta = model.metadata
+    view: dict[str, Any] = {
+        "apiVersion": model.api_version,
+        "kind": model.kind,
+        "metadata": {"name": meta.name, "namespace": meta.namespace, "generation": meta.generation},
+    }
+    status = getattr(model, "status", None)
+    if status is not None:
+        view["status"] = status.model_dump(
+            mode="json", by_alias=True, exclude_unset=True, include={"conditions"}
+        )
+    return view
 
 
 get_condition = _on_model(_dict_conditions.get_condition, writes=False)

@@ -28,6 +28,8 @@ from typing import Any, ClassVar, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.alias_generators import to_camel
 
+from .tracking import assigning, mark, track_extra
+
 __all__ = [
     "Condition",
     "CustomResource",
@@ -51,6 +53,24 @@ class KubeModel(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="allow", serialize_by_alias=True
     )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if assigning(self, name, value):
+            return  # an equal scalar: nothing changes, a tracked model stays clean
+        if name[0] != "_":  # private attributes are not the object's data
+            mark(self)  # (validate_assignment replaces __dict__ rather than writing to it)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name[0] != "_":
+            mark(self)
+        super().__delattr__(name)
+
+    @property
+    def model_extra(self) -> dict[str, Any] | None:
+        """The fields the model does not declare (pydantic's ``model_extra``)."""
+        track_extra(self)
+        return self.__pydantic_extra__
 
 
 class OwnerReference(KubeModel):
@@ -243,6 +263,7 @@ class CustomResource(KubeModel):
         """Become ``raw`` (the server's answer) in place, staying bound to the same kr8s
         object; ValidationError when ``raw`` does not fit the model."""
         fresh = type(self).model_validate(raw, context=_FROM_SERVER)
+        mark(self)
         for name in type(self).model_fields:
             object.__setattr__(self, name, getattr(fresh, name))
         object.__setattr__(self, "__pydantic_extra__", fresh.__pydantic_extra__)

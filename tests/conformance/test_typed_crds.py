@@ -1,25 +1,30 @@
 """Typed resources: generated CRDs on both backends, and model vs API server validation
-(issue 16). The CRDs come from pydantic models (tests/typed/models.py)."""
+(issue 16). The CRDs come from pydantic models (tests/typed/models.py) and the typed
+examples' checked-in CRDs (examples/*-crd.yaml, generated from their models)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import secrets
+from pathlib import Path
 from typing import Any
 
 import kr8s.asyncio
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
+from reconcile_kit.examples import configmap_generator, ippool
 
 from reconcile_kit.testing import APIServer, ControlPlane
 from reconcile_kit.testing.backends import Backend, selected_backends
+from reconcile_kit.typed import CustomResource
 
 from ..kubehttp import send
 from ..typed.models import Gadget
-from .kube import install_crd, ok, req
+from .kube import MERGE, install_crd, ok, req
 
 
 def gadget_crd(group: str) -> dict[str, Any]:
@@ -71,6 +76,146 @@ async def test_generated_cel_rule_is_enforced(backend: Backend) -> None:
     assert "minSize must not exceed maxSize" in refused.body["message"]
     with pytest.raises(ValidationError):
         Gadget.model_validate(gadget(group, "c", {"image": "x", "replicas": -1}))
+
+
+# --- the typed examples' checked-in CRDs ------------------------------------------------------
+
+
+def example_crd(path: Path, group: str) -> dict[str, Any]:
+    """An example's checked-in CRD moved into ``group`` (one per test: cluster-scoped)."""
+    crd: dict[str, Any] = yaml.safe_load(path.read_text())
+    crd["metadata"]["name"] = f"{crd['spec']['names']['plural']}.{group}"
+    crd["spec"]["group"] = group
+    return crd
+
+
+@pytest.mark.parametrize(
+    ("example", "model"),
+    [
+        (configmap_generator, configmap_generator.ConfigMapGenerator),
+        (ippool, ippool.IPPool),
+    ],
+    ids=["configmap_generator", "ippool"],
+)
+async def test_example_crd_accepts_its_samples(
+    backend: Backend, example: Any, model: type[CustomResource]
+) -> None:
+    """An example's checked-in CRD is accepted; its samples are created, and what the server
+    stores (defaults applied) reads back as the model's value of the sample."""
+    group = f"{backend.namespace}.examples.example.com"
+    crd = example_crd(example.CRD_PATH, group)
+    await install_crd(backend, crd)
+    path = f"/apis/{group}/v1/namespaces/{backend.namespace}/{model.resource.plural}"
+    samples = [
+        doc
+        for doc in yaml.safe_load_all(example.SAMPLES_PATH.read_text())
+        if doc and doc["kind"] == model.resource.kind
+    ]
+    assert samples
+    try:
+        for doc in samples:
+            created = await ok(backend, "POST", path, {**doc, "apiVersion": f"{group}/v1"})
+            typed = model.from_raw(created)
+            assert typed.metadata.name == doc["metadata"]["name"]
+            assert typed.spec == model.model_validate(doc).spec, created
+    finally:
+        await ok(
+            backend,
+            "DELETE",
+            f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd['metadata']['name']}",
+        )
+
+
+def _causes(reply: Any) -> list[str]:
+    return sorted(c.get("field", "") for c in reply.body["details"]["causes"])
+
+
+async def test_ippool_crd_keeps_the_hand_written_validation(backend: Backend) -> None:
+    """The generated IPPool CRD validates as the hand-written one did (required spec.cidr
+    of the CIDR pattern, allocations needing pod and namespace, metav1.Condition's rules),
+    and the model refuses the same objects; allocations are a map, so merge patches add
+    and remove single entries."""
+    group = f"{backend.namespace}.examples.example.com"
+    crd = example_crd(ippool.CRD_PATH, group)
+    await install_crd(backend, crd)
+    ns = backend.namespace
+    path = f"/apis/{group}/v1/namespaces/{ns}/ippools"
+
+    def pool(name: str, **fields: Any) -> dict[str, Any]:
+        return {"apiVersion": f"{group}/v1", "kind": "IPPool", "metadata": {"name": name}, **fields}
+
+    try:
+        created = await ok(backend, "POST", path, pool("lab", spec={"cidr": "10.20.0.0/29"}))
+        assert created["spec"] == {"cidr": "10.20.0.0/29", "releaseTerminating": False}
+        for name, doc, fields in [
+            ("nomask", pool("nomask", spec={"cidr": "10.20.0.0"}), ["spec.cidr"]),
+            ("word", pool("word", spec={"cidr": "lab/24"}), ["spec.cidr"]),
+            ("nocidr", pool("nocidr", spec={}), ["spec.cidr"]),
+            ("nospec", pool("nospec"), ["spec"]),
+        ]:
+            refused = await req(backend, "POST", path, doc)
+            assert (refused.status, _causes(refused)) == (422, fields), (name, refused.body)
+            with pytest.raises(ValidationError):
+                ippool.IPPool.model_validate(doc)
+        # a host address is a valid shape: the reconcile reports it (InvalidCIDR)
+        await ok(backend, "POST", path, pool("host", spec={"cidr": "10.20.0.1/24"}))
+
+        status = f"{path}/lab/status"
+
+        async def patch_status(body: dict[str, Any]) -> Any:
+            return await req(backend, "PATCH", status, {"status": body}, content_type=MERGE)
+
+        def held(pod: str) -> dict[str, str]:
+            return {"pod": pod, "namespace": ns}
+
+        assert (await patch_status({"allocations": {"10.20.0.1": held("a")}})).status == 200
+        both = await patch_status({"allocations": {"10.20.0.2": held("b")}})
+        assert both.body["status"]["allocations"] == {
+            "10.20.0.1": held("a"),
+            "10.20.0.2": held("b"),
+        }
+        one = await patch_status({"allocations": {"10.20.0.1": None}})
+        typed = ippool.IPPool.from_raw(one.body)
+        assert typed.status is not None
+        assert typed.status.allocations == {"10.20.0.2": ippool.Allocation(pod="b", namespace=ns)}
+        gone = await patch_status({"allocations": None})
+        assert gone.status == 200 and "allocations" not in (gone.body.get("status") or {})
+
+        refused = await patch_status({"allocations": {"10.20.0.3": {"pod": "c"}}})
+        assert refused.status == 422, refused.body
+        with pytest.raises(ValidationError):
+            ippool.IPPoolStatus.model_validate({"allocations": {"10.20.0.3": {"pod": "c"}}})
+
+        ready = {
+            "type": "Ready",
+            "status": "True",
+            "reason": "Reconciled",
+            "message": "0 of 6 addresses allocated",
+            "lastTransitionTime": "2026-01-02T03:04:05Z",
+            "observedGeneration": 1,
+        }
+        accepted = await patch_status({"conditions": [ready]})
+        assert accepted.status == 200, accepted.body
+        typed = ippool.IPPool.from_raw(accepted.body)
+        assert typed.status is not None and typed.status.conditions[0].reason == "Reconciled"
+        for change in (
+            {"reason": ""},
+            {"reason": "not a reason"},
+            {"type": "not a type!"},
+            {"lastTransitionTime": None},
+            {"message": None},
+        ):
+            condition = {k: v for k, v in {**ready, **change}.items() if v is not None}
+            refused = await patch_status({"conditions": [condition]})
+            assert refused.status == 422, (change, refused.body)
+            with pytest.raises(ValidationError):
+                ippool.IPPoolStatus.model_validate({"conditions": [condition]})
+    finally:
+        await ok(
+            backend,
+            "DELETE",
+            f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{crd['metadata']['name']}",
+        )
 
 
 # --- property: the model accepts exactly what kube-apiserver accepts --------------------

@@ -145,3 +145,69 @@ async def test_invalid_objects_are_reported_and_skipped(
     finally:
         await ctrl.shutdown(5)
         await task
+
+
+async def test_unchanged_object_gets_the_same_model_and_costs_no_validation(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    await install(kube)
+    seen: list[Gadget] = []
+
+    async def recording(obj: Gadget, ctx: Context) -> None:
+        seen.append(obj)
+        await reconcile(obj, ctx)
+
+    ctrl = Controller(Gadget, api=kube, namespace="default", pool=ReflectorPool(), resync=0.05)
+    task = asyncio.create_task(ctrl.run(recording))
+    try:
+        await call(kube, "POST", GADGETS, gadget("g1", 2))
+        assert await ctrl.wait_reconciled(lambda: len(seen) >= 6, 10)
+        validations = ctrl.models.validations
+        start = len(seen)
+        assert await ctrl.wait_reconciled(lambda: len(seen) >= start + 4, 10)
+        assert ctrl.models.validations == validations  # resyncs: no validation
+        assert all(model is seen[-1] for model in seen[start:])
+        assert writes(apiserver) == [("create", "", ""), ("patch", "g1", "status")]
+        # another writer changes the object: a new model for the new state
+        await call(
+            kube,
+            "PATCH",
+            f"{GADGETS}/g1",
+            {"spec": {"replicas": 3}},
+            "application/merge-patch+json",
+        )
+        assert await ctrl.wait_reconciled(lambda: seen[-1].spec.replicas == 3, 10)
+        assert seen[-1] is not seen[start]
+    finally:
+        await ctrl.shutdown(5)
+        await task
+
+
+async def test_a_model_changed_but_not_written_is_never_handed_out_again(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    await install(kube)
+    seen: list[tuple[int, list[str]]] = []
+
+    async def careless(obj: Gadget, ctx: Context) -> None:
+        seen.append((obj.spec.replicas, list(obj.spec.tags)))
+        if len(seen) == 1:
+            obj.spec.tags.append("leaked")  # changed in place, never written
+            obj.spec.replicas = 9
+            raise RuntimeError("failed after changing the model")
+        if len(seen) == 2:
+            obj.spec.tags.append("leaked again")  # changed, no error, not written either
+
+    ctrl = Controller(Gadget, api=kube, namespace="default", pool=ReflectorPool(), resync=0.05)
+    task = asyncio.create_task(ctrl.run(careless))
+    try:
+        body = gadget("g1", 2)
+        body["spec"]["tags"] = ["a"]
+        await call(kube, "POST", GADGETS, body)
+        assert await ctrl.wait_reconciled(lambda: len(seen) >= 4, 10)
+        assert seen[:4] == [(2, ["a"])] * 4
+        assert ctrl.models.validations == 3  # the two changed models were dropped
+        assert writes(apiserver) == [("create", "", "")]
+    finally:
+        await ctrl.shutdown(5)
+        await task
