@@ -233,7 +233,9 @@ class Manager:
         added with ``needs_leader=False`` always run; leader-only ones count only while this
         replica leads (the leader is not ready again until their caches sync). A standby
         is thus ready once its always-on controllers synced, or once started when it has
-        none: it is healthy, waiting for the lease.
+        none: it is healthy, waiting for the lease. With ``sharding``, a replica is ready
+        only while it is a member of the ring (holds its membership Lease), and its sharded
+        controllers count like the others.
         """
         return not self._not_ready()
 

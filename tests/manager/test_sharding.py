@@ -282,3 +282,47 @@ async def raw_get(port: int, path: str) -> tuple[int, str, Any]:
         session.get(f"http://127.0.0.1:{port}{path}") as response,
     ):
         return response.status, await response.text(), response.headers
+
+
+async def test_unsharded_controllers_keep_leader_election(kube: kr8s.asyncio.Api) -> None:
+    """In a sharded manager, a controller added with ``sharded=False`` runs on the leader
+    only; the sharded one on every member. The sharder reports its work in metrics."""
+    from reconcile_kit import LeaderElection
+
+    book = Book()
+    leaders: list[tuple[str, str]] = []
+    replicas = [Replica(kube, name, book) for name in ("replica-a", "replica-b")]
+    for replica in replicas:
+        replica.manager.leader_election = LeaderElection(
+            "operator-leader",
+            identity=replica.identity,
+            lease_duration=3,
+            renew_deadline=2,
+            retry_period=0.5,
+        )
+
+        async def on_leader(obj: Any, ctx: Context, who: str = replica.identity) -> None:
+            leaders.append((obj.name, who))
+
+        replica.manager.add(Controller(Secret), on_leader, sharded=False)
+        replica.start()
+    await eventually(lambda: all(r.manager.ready() for r in replicas), 60, interval=0.05)
+    await call(kube, "POST", "/api/v1/namespaces/default/secrets", {"metadata": {"name": "s"}})
+    await create_configmaps(kube, 20)
+    await eventually(lambda: settled(kube, replicas, book), 60, interval=0.1)
+    await eventually(lambda: bool(leaders), 30, interval=0.05)
+    leader = [r for r in replicas if r.manager.leader_election.is_leader]  # type: ignore[union-attr]
+    assert len(leader) == 1 and {who for _, who in leaders} == {leader[0].identity}
+    assert all(r.share() for r in replicas)
+
+    def sample(name: str) -> float:
+        return sum(
+            r.manager.metrics.registry.get_sample_value(name, {"ring": "operator"}) or 0.0
+            for r in replicas
+        )
+
+    assert sample("reconcile_kit_shard_assignments_total") == 20
+    assert sample("reconcile_kit_shard_assignment_latency_seconds_count") == 20
+    assert sample("reconcile_kit_shard_movements_total") == 0  # all new: assigned, not moved
+    for replica in replicas:
+        await replica.stop()

@@ -121,6 +121,7 @@ class RingView:
         self._recompute()
 
     async def stop(self) -> None:
+        """Stop watching (the view keeps what it last saw)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
