@@ -41,3 +41,28 @@ async def test_ring_on_both_backends(backend: Backend) -> None:
     assert book.overlaps == []
     await a.stop()
     assert set(await owners(kube, ns)) == set(keys)
+
+
+async def test_metadata_only_reflector(backend: Backend) -> None:
+    """The sharder's reflectors list and watch PartialObjectMetadata: no data crosses."""
+    from kr8s.asyncio.objects import ConfigMap
+
+    from reconcile_kit import Reflector
+    from reconcile_kit.runtime.resources import info_from_class
+
+    ns, kube = backend.namespace, backend.api
+    body = {"metadata": {"name": "listed", "namespace": ns}, "data": {"k": "v"}}
+    await ConfigMap(body, api=kube).create()
+    reflector = Reflector(kube, info_from_class(ConfigMap), namespace=ns, metadata_only=True)
+    reflector.start()
+    try:
+        await eventually(reflector.has_synced, 30, interval=0.05)
+        watched = {"metadata": {"name": "watched", "namespace": ns}, "data": {"k": "v"}}
+        await ConfigMap(watched, api=kube).create()
+        await eventually(lambda: len(reflector.store) == 2, 30, interval=0.05)
+        for obj in reflector.store.list():
+            assert "data" not in obj
+            assert obj["kind"] == "PartialObjectMetadata"
+            assert obj["metadata"]["resourceVersion"]
+    finally:
+        await reflector.stop()

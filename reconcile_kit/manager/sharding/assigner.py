@@ -3,9 +3,9 @@
 As timebertt/kubernetes-controller-sharding's sharder: one replica of the ring (the
 holder of the Lease ``<ring>-sharder``, elected with
 :class:`~reconcile_kit.manager.leaderelection.LeaderElection`) watches every object of
-the sharded kinds (keeping only their metadata in memory) and, whenever an object or the
-ring's membership changes, compares each object's shard label with its rendezvous-hashing
-owner among the members that take objects (:mod:`.ring`):
+the sharded kinds (metadata only: it lists and watches PartialObjectMetadata) and,
+whenever an object or the ring's membership changes, compares each object's shard label
+with its rendezvous-hashing owner among the members that take objects (:mod:`.ring`):
 
 * unassigned, or assigned to a member that is gone (its Lease released, or expired and
   then taken over by the sharder, so it reconciles nothing any more): labelled for the
@@ -89,8 +89,8 @@ class AssignerMetrics:
 
 
 def metadata_only(obj: Obj) -> Obj:
-    """The reflector transform of the sharder: keep the kind and the metadata fields it
-    reads (a list of full objects still crosses the wire; see README: Sharding)."""
+    """The reflector transform of the sharder: keep the metadata fields it reads (its
+    reflectors list and watch PartialObjectMetadata, as client-go's metadata informer)."""
     meta = obj.get("metadata") or {}
     kept = {
         key: meta[key]
@@ -165,6 +165,7 @@ class Assigner:
                     label_selector=kind.label_selector,
                     field_selector=kind.field_selector,
                     transform=metadata_only,
+                    metadata_only=True,
                 )
                 self.infos.append(info)
                 self.reflectors.append(reflector)
