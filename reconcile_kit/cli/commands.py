@@ -434,6 +434,11 @@ def rbac(
     show_default=True,
     help="More than one turns leader election on.",
 )
+@click.option(
+    "--shard",
+    is_flag=True,
+    help="Run the replicas active-active (`run --shard`, a ring named after the manager).",
+)
 @click.option("--watch-namespace", default=None, help="Only watch this namespace.")
 @click.option(
     "--cert-manager",
@@ -452,6 +457,7 @@ def manifests(
     namespace: str,
     image: str,
     replicas: int,
+    shard: bool,
     watch_namespace: str | None,
     cert_manager: bool,
     output: str | None,
@@ -469,6 +475,7 @@ def manifests(
         replicas=replicas,
         watch_namespace=watch_namespace,
         cert_manager=cert_manager,
+        shard=shard,
     )
     if output is None:
         click.echo(render(manager, settings), nl=False)
