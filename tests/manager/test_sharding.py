@@ -176,12 +176,24 @@ async def test_shards_hand_over_on_stop_expiry_and_join(
     assert sum(len(s) for s in shares) == len(keys) and set().union(*shares) == set(keys)
     assert all(shares), "every replica holds a share"
 
-    # a graceful stop drains c's objects to a and b (acknowledged by c)
+    # a graceful stop of the replica running the sharder: it drains its objects to the
+    # others (acknowledging each), then another replica takes the sharder over
+    sharder = "/apis/coordination.k8s.io/v1/namespaces/default/leases/operator-sharder"
+    _, lease = await call(kube, "GET", sharder)
+    everyone = [a, b, c]
+    c = next(r for r in everyone if r.identity == lease["spec"]["holderIdentity"])
+    a, b = (r for r in everyone if r is not c)
     c_objects = c.share()
     await c.stop()
     assert c.controller.stats.drains == len(c_objects)
     await eventually(lambda: settled(kube, [a, b], book), 60, interval=0.1)
     assert all(book.by(key) >= {c.identity} for key in c_objects)
+
+    async def sharder_moved() -> bool:
+        _, lease = await call(kube, "GET", sharder)
+        return lease["spec"]["holderIdentity"] in (a.identity, b.identity)
+
+    await eventually(sharder_moved, 30, interval=0.1)
 
     # b stops renewing its Lease (without releasing it): it stops reconciling, and once
     # its Lease expires its objects move to a without a drain
