@@ -599,6 +599,7 @@ class Manager:
                     kinds,
                     metrics=self.metrics.shard,
                     concurrency=sharding.concurrency,
+                    lease_duration=sharding.lease_duration,
                 )
                 task = asyncio.create_task(assigner.run())
                 await self._first(done.wait(), election.lost(), task)

@@ -7,19 +7,22 @@ the sharded kinds (metadata only: it lists and watches PartialObjectMetadata) an
 whenever an object or the ring's membership changes, compares each object's shard label
 with its rendezvous-hashing owner among the members that take objects (:mod:`.ring`):
 
-* unassigned, or assigned to a member that is gone (its Lease released, or expired and
-  then taken over by the sharder, so it reconciles nothing any more): labelled for the
-  new owner at once (a direct move). A member whose Lease expired keeps its objects until
-  the sharder has taken its Lease over (a write conditional on the Lease's
-  resourceVersion: it fails if the member renewed meanwhile);
+* unassigned: labelled for its owner;
+* assigned to a member that is not live (its Lease expired, was released or is gone):
+  moved directly, but only while the sharder itself holds that member's Lease (holder
+  ``sharder:<its identity>``, written with a resourceVersion precondition, or created when
+  there is none, and renewed every third of ``lease_duration`` while the member owns
+  objects), as timebertt's sharder acquires a dead shard's Lease. A member that comes
+  back therefore cannot rejoin (and reconcile) before the sharder is done with its
+  objects or has stopped renewing for a whole Lease duration;
 * assigned to a live member that is not the owner any more (a member joined, or it is
   leaving): labelled ``drain.shard.reconcile-kit.io/<ring>``. The owner acknowledges by
   removing both labels (:mod:`reconcile_kit.runtime.sharding`), and the object, now
   unassigned, is labelled for its new owner;
 * draining but its owner is again the right one: the drain label is removed.
 
-Leases of gone members that own no object any more are deleted (conditional on their
-resourceVersion), so that replicas with random identities leave nothing behind.
+Leases of members that are not live and own no object any more are deleted (conditional
+on their resourceVersion), so that replicas with random identities leave nothing behind.
 
 Every write is a merge patch with a resourceVersion precondition, so a write based on a
 stale copy fails (409) and the object's next event brings it back. Never are two members
@@ -41,7 +44,7 @@ from typing import Any
 from ...client.contenttypes import MERGE_PATCH
 from ...client.errors import APIError
 from ...client.request import Target, send
-from ...meta.shards import MEMBER_LABEL, drain_label, shard_label
+from ...meta.shards import MEMBER_LABEL, RING_LABEL, drain_label, shard_label
 from ...meta.time import format_micro_time
 from ...runtime.reflector import DELETED, Reflector, ReflectorEvent
 from ...runtime.resources import ResourceInfo, resolve_kind
@@ -106,13 +109,16 @@ class Assigner:
     Args:
         api: a kr8s asyncio Api.
         ring: the ring's name.
-        identity: the identity of the replica running it (in Leases it takes over).
+        identity: the identity of the replica running it (in Leases it holds).
         view: the ring's membership (started by the caller).
         kinds: the sharded kinds.
         metrics: where to report (default: nowhere).
         concurrency: label writes at once.
         retry_delay: seconds before an object whose write failed (other than a 404 or
             409, whose next event brings it back) is looked at again.
+        lease_duration: the ring's Lease duration in seconds: the sharder renews the
+            Leases it holds every third of it and moves objects under a hold only within
+            two thirds of it after its last successful write.
     """
 
     def __init__(
@@ -126,6 +132,7 @@ class Assigner:
         metrics: AssignerMetrics | None = None,
         concurrency: int = 8,
         retry_delay: float = 1.0,
+        lease_duration: float = 15.0,
     ) -> None:
         self.api = api
         self.ring = ring
@@ -135,6 +142,7 @@ class Assigner:
         self.metrics = metrics or AssignerMetrics()
         self.concurrency = concurrency
         self.retry_delay = retry_delay
+        self.lease_duration = lease_duration
         self.label = shard_label(ring)
         self.drain = drain_label(ring)
         self.infos: list[ResourceInfo] = []
@@ -144,7 +152,9 @@ class Assigner:
         self._wake = asyncio.Event()
         self._pending: dict[_Key, float] = {}  # needs an owner since (_now())
         self._moving: set[_Key] = set()  # drained away from a live owner
-        self._not_before: dict[str, float] = {}  # Lease -> next takeover attempt (loop time)
+        self._not_before: dict[str, float] = {}  # Lease -> next hold attempt (loop time)
+        self._held: dict[str, float] = {}  # Lease -> when its last write by us was sent
+        self._timer: asyncio.TimerHandle | None = None
 
     async def run(self) -> None:
         """Watch and assign until cancelled (the reflectors stop with it)."""
@@ -187,6 +197,8 @@ class Assigner:
                 undo()
             for reflector in self.reflectors:
                 await reflector.stop()
+            if self._timer is not None:
+                self._timer.cancel()
             log.info("ring %s: sharder stopped", self.ring)
 
     def _counts(self) -> str:
@@ -207,14 +219,14 @@ class Assigner:
         return handle
 
     async def _pass(self) -> None:
-        """Look at the dirty objects (every object after a membership change)."""
-        for member, lease in self.view.expired().items():
-            if self._not_before.get(lease, 0.0) <= _now():
-                await self._take_over(member, lease)
+        """Hold the Leases of gone owners, then look at the dirty objects (every object
+        after a membership change), then let go of Leases nobody needs."""
         members = self.view.members()
-        expired = set(self.view.expired())
         candidates = sorted(self.view.candidates())
         self.metrics.members(self.ring, len(members), len(candidates))
+        owning = self._owning()
+        for member in sorted(owning - members):
+            await self._hold(member)
         if self._all:
             self._all, self._dirty = False, set()
             keys: list[_Key] = [
@@ -228,7 +240,7 @@ class Assigner:
         for key in keys:
             obj = self.reflectors[key[0]].store.get(key[1], key[2])
             if obj is not None:
-                write = self._decide(key, obj, members, expired, candidates)
+                write = self._decide(key, obj, members, candidates)
                 if write is not None:
                     writes.append(write)
         if writes:
@@ -239,68 +251,116 @@ class Assigner:
                     await write()
 
             await asyncio.gather(*(bounded(write) for write in writes))
-        await self._forget_gone(members | expired)
+        await self._forget(members, self._owning())
+        self._schedule_renewal()
 
-    async def _take_over(self, member: str, name: str) -> None:
-        """Hold the expired Lease ``name`` of ``member`` (conditional on its
-        resourceVersion) so that the member cannot renew it; the view then sees the member
-        gone and its objects move."""
-        lease = next(
-            (x for x in self.view.leases() if (x.get("metadata") or {}).get("name") == name), None
-        )
-        if lease is None:
-            return
-        spec = lease.get("spec") or {}
-        now = format_micro_time(datetime.now(UTC))
-        duration = int(spec.get("leaseDurationSeconds") or 1)
-        body = {
-            **lease,
-            "spec": {
-                **spec,
-                "holderIdentity": f"sharder:{self.identity}",
-                "leaseDurationSeconds": max(1, math.ceil(duration)),
-                "acquireTime": now,
-                "renewTime": now,
-                "leaseTransitions": int(spec.get("leaseTransitions") or 0) + 1,
-            },
-        }
-        try:
-            await self._lease_request("PUT", name, body)
-        except APIError as error:
-            if error.status not in (404, 409):
-                log.warning(
-                    "ring %s: taking over the Lease of %s failed: %s", self.ring, member, error
-                )
-                self._not_before[name] = _now() + self.retry_delay
-                self._retry_later(None)
-            return
-        log.info(
-            "ring %s: took over the expired Lease of %s; moving its objects", self.ring, member
-        )
-
-    async def _forget_gone(self, present: frozenset[str] | set[str]) -> None:
-        """Delete the Leases of gone members that own no object any more."""
+    def _owning(self) -> set[str]:
+        """The members some object is labelled with."""
         owning: set[str] = set()
         for reflector in self.reflectors:
             for obj in reflector.store.list():
                 owner = ((obj.get("metadata") or {}).get("labels") or {}).get(self.label)
                 if owner:
                     owning.add(owner)
+        return owning
+
+    def _holds(self, member: str) -> bool:
+        """Whether the sharder holds ``member``'s Lease: its last write of it was sent less
+        than two thirds of a Lease duration ago."""
+        sent = self._held.get(self._lease_name(member))
+        return sent is not None and _now() < sent + self.lease_duration * 2 / 3
+
+    def _lease_name(self, member: str) -> str:
+        return f"{self.ring}-{member}"
+
+    async def _hold(self, member: str) -> None:
+        """Take, create or renew the Lease of ``member``, which is not live but owns objects
+        (each write conditional on the Lease's resourceVersion)."""
+        name = self._lease_name(member)
+        now = _now()
+        sent = self._held.get(name)
+        if sent is not None and now < sent + self.lease_duration / 3:
+            return  # renewed recently
+        if self._not_before.get(name, 0.0) > now:
+            return
+        mine = f"sharder:{self.identity}"
+        lease = self.view.lease(name)
+        stamp = format_micro_time(datetime.now(UTC))
+        spec: dict[str, Any] = {
+            "holderIdentity": mine,
+            "leaseDurationSeconds": max(1, math.ceil(self.lease_duration)),
+            "acquireTime": stamp,
+            "renewTime": stamp,
+            "leaseTransitions": 0,
+        }
+        body: dict[str, Any]
+        if lease is None:
+            metadata = {
+                "name": name,
+                "namespace": self.view.namespace,
+                "labels": {RING_LABEL: self.ring, MEMBER_LABEL: member},
+            }
+            method, url = "POST", ""
+            body = {"apiVersion": LEASE.api_version, "kind": "Lease", "metadata": metadata}
+            body["spec"] = spec
+        else:
+            current = lease.get("spec") or {}
+            holder = current.get("holderIdentity") or ""
+            if holder == member and member in self.view.expired():
+                pass  # expired: taken over
+            elif holder and holder not in (member, mine) and self.view.lapsed(name):
+                pass  # another sharder's hold, not renewed for a Lease duration
+            elif holder not in ("", mine):
+                return  # held validly by someone else: look again when that changes
+            transitions = int(current.get("leaseTransitions") or 0)
+            if holder == mine:
+                spec["acquireTime"] = current.get("acquireTime") or stamp
+                spec["leaseTransitions"] = transitions
+            else:
+                spec["leaseTransitions"] = transitions + 1
+            method, url, body = "PUT", name, {**lease, "spec": spec}
+        try:
+            await self._lease_request(method, url, body)
+        except APIError as error:
+            self._held.pop(name, None)
+            if error.status not in (404, 409):
+                log.warning("ring %s: holding the Lease of %s failed: %s", self.ring, member, error)
+                self._not_before[name] = now + self.retry_delay
+                self._retry_later(None)
+            return
+        if sent is None:
+            log.info("ring %s: holding the Lease of %s; moving its objects", self.ring, member)
+        self._held[name] = now
+
+    async def _forget(self, members: frozenset[str], owning: set[str]) -> None:
+        """Delete the Leases of members that are not live and own no object any more."""
         for lease in self.view.leases():
             meta = lease.get("metadata") or {}
             member = (meta.get("labels") or {}).get(MEMBER_LABEL) or ""
-            if not member or member in present or member in owning:
+            if not member or member in members or member in owning:
                 continue
+            name = meta.get("name", "")
             options = {"preconditions": {"resourceVersion": meta.get("resourceVersion")}}
             try:
-                await self._lease_request("DELETE", meta.get("name", ""), options)
+                await self._lease_request("DELETE", name, options)
             except APIError as error:
                 if error.status not in (404, 409):
                     log.warning(
                         "ring %s: deleting the Lease of %s failed: %s", self.ring, member, error
                     )
                 continue
+            self._held.pop(name, None)
             log.info("ring %s: deleted the Lease of %s (gone, owns nothing)", self.ring, member)
+
+    def _schedule_renewal(self) -> None:
+        """Wake up when the first held Lease is due for renewal."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._held:
+            due = min(self._held.values()) + self.lease_duration / 3
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_at(max(due, loop.time()), self._wake.set)
 
     async def _lease_request(self, method: str, name: str, body: Any) -> None:
         await send(
@@ -308,9 +368,9 @@ class Assigner:
             method,
             version=LEASE.api_version,
             namespace=self.view.namespace,
-            url=f"{LEASE.plural}/{name}",
+            url=f"{LEASE.plural}/{name}" if name else LEASE.plural,
             body=body,
-            target=Target(LEASE.ref_kind, self.view.namespace, name),
+            target=Target(LEASE.ref_kind, self.view.namespace, name or None),
             retry=False,
         )
 
@@ -319,7 +379,6 @@ class Assigner:
         key: _Key,
         obj: Obj,
         members: frozenset[str],
-        expired: set[str],
         candidates: list[str],
     ) -> Callable[[], Awaitable[None]] | None:
         labels = (obj.get("metadata") or {}).get("labels") or {}
@@ -340,20 +399,31 @@ class Assigner:
             log.debug("ring %s: draining %s/%s from %s", self.ring, key[1], key[2], current)
             return self._writer(key, obj, {self.drain: "true"}, "drain")
         self._pending.setdefault(key, _now())
-        if current is not None and current in expired:
+        if current is not None and not self._holds(current):
             return None  # moved once the sharder holds the member's Lease
-        # unassigned, or its owner is gone
+        # unassigned, or its owner is gone and the sharder holds its Lease
         if desired is None:
             return None  # no member takes objects: wait for one
         moved = current is not None or key in self._moving
-        return self._writer(
-            key, obj, {self.label: desired, self.drain: None}, "moved" if moved else "assigned"
-        )
+        labels = {self.label: desired, self.drain: None}
+        return self._writer(key, obj, labels, "moved" if moved else "assigned", hold=current)
 
     def _writer(
-        self, key: _Key, obj: Obj, labels: dict[str, str | None], what: str | None
+        self,
+        key: _Key,
+        obj: Obj,
+        labels: dict[str, str | None],
+        what: str | None,
+        hold: str | None = None,
     ) -> Callable[[], Awaitable[None]]:
+        """The label write of ``key``; with ``hold``, a direct move from that member, sent
+        only while the sharder still holds its Lease and it is not live again."""
+
         async def write() -> None:
+            if hold is not None and (not self._holds(hold) or hold in self.view.members()):
+                self._dirty.add(key)  # decided on a hold that lapsed: decide again
+                self._wake.set()
+                return
             info = self.infos[key[0]]
             meta = obj.get("metadata") or {}
             namespace = key[1] if info.namespaced else None

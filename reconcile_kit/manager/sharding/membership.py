@@ -11,11 +11,11 @@ see its Lease expire.
 
 :class:`RingView` watches the ring's Leases and judges expiry as leader election does, on
 the local clock only: a member is live while ``holderIdentity`` names it and fewer than
-``leaseDurationSeconds`` have passed since this process saw the record last change. When
-a member's Lease expires, the sharder takes the Lease over (``holderIdentity``
-``sharder:<its identity>``, as timebertt's sharder acquires a dead shard's Lease) before
-moving the member's objects, so that the member, should it come back, must wait for that
-Lease to expire before it reconciles again. A member that is stopping gracefully
+``leaseDurationSeconds`` have passed since this process saw the record last change.
+Before it moves the objects of a member that is not live, the sharder holds that
+member's Lease (``holderIdentity`` ``sharder:<its identity>``, as timebertt's sharder
+acquires a dead shard's Lease; see :mod:`.assigner`), so that the member, should it come
+back, cannot rejoin meanwhile. A member that is stopping gracefully
 annotates its Lease ``reconcile-kit.io/leaving``: it is still live (its objects are
 drained, not moved directly) but gets no new objects.
 """
@@ -70,8 +70,8 @@ class RingView:
     A Lease names its member in the label ``reconcile-kit.io/member``. The member is
     *live* while it holds the Lease (``holderIdentity`` equals the member's name) and the
     Lease has not expired; *expired* while it holds it but the Lease has expired (the
-    sharder then takes the Lease over before moving its objects); otherwise (released, or
-    taken over) it is *gone*. ``on_change`` is a list of plain functions called (without
+    sharder then holds the Lease before moving its objects); otherwise (released, or held
+    by the sharder) it is *gone*. ``on_change`` is a list of plain functions called (without
     arguments) whenever one of these sets changes, including when a Lease expires.
     """
 
@@ -112,6 +112,19 @@ class RingView:
     def leases(self) -> list[dict[str, Any]]:
         """The ring's Leases as last seen (read-only dicts)."""
         return self.reflector.store.list()
+
+    def lease(self, name: str) -> dict[str, Any] | None:
+        """The ring's Lease ``name`` as last seen, or None."""
+        return self.reflector.store.get(self.namespace, name)
+
+    def lapsed(self, name: str) -> bool:
+        """Whether Lease ``name``'s record has not changed for its ``leaseDurationSeconds``
+        (as observed here), whoever holds it; True for an unknown Lease."""
+        seen = self._observed.get(name)
+        if seen is None:
+            return True
+        spec, at = seen
+        return at + float(spec.get("leaseDurationSeconds") or 0) <= self._now()
 
     async def start(self) -> None:
         """Start watching; returns once the Leases were listed."""
