@@ -29,6 +29,7 @@ class Book:
         self.active: dict[str, str] = {}
         self.overlaps: list[tuple[str, str, str]] = []
         self.runs: list[tuple[str, str]] = []  # (key, replica) in start order
+        self.deleted: list[tuple[str, str]] = []  # on_delete calls (key, replica)
 
     def by(self, key: str) -> set[str]:
         return {who for k, who in self.runs if k == key}
@@ -69,7 +70,7 @@ class Replica:
         )
         if children:
             controller.owns(Secret)
-        self.controller = self.manager.add(controller, self.reconcile)
+        self.controller = self.manager.add(controller, self.reconcile, on_delete=self.on_delete)
         self.task: asyncio.Task[None] | None = None
 
     async def reconcile(self, obj: Any, ctx: Context) -> None:
@@ -102,6 +103,9 @@ class Replica:
         finally:
             if self.book.active.get(key) == self.identity:
                 del self.book.active[key]
+
+    async def on_delete(self, obj: Any, ctx: Context) -> None:
+        self.book.deleted.append((f"{obj.namespace}/{obj.name}", self.identity))
 
     def start(self) -> None:
         self.task = asyncio.create_task(self.manager.run())
@@ -232,6 +236,7 @@ async def test_shards_hand_over_on_stop_expiry_and_join(
     await eventually(lambda: settled(kube, survivors, book), 60, interval=0.1)
 
     assert book.overlaps == []  # never two replicas reconciling one object at once
+    assert book.deleted == []  # an object leaving a replica's share is not a deletion
     for replica in survivors:
         await replica.stop()
     assert (await owners(kube)).keys() == set(keys)
