@@ -1,4 +1,5 @@
-"""reconcile_kit against the raw client (the ceiling) and kopf (the Python peer).
+"""reconcile_kit against the raw client (the ceiling), controller-runtime (the Go reference)
+and kopf (the Python peer).
 
 Scenarios (issue 8), each repeated against a fresh embedded API server:
 
@@ -9,6 +10,9 @@ Scenarios (issue 8), each repeated against a fresh embedded API server:
    concurrency. Also run with kr8s over reconcile_kit's aiohttp transport (which the
    controller uses by default), to show the toolkit's own overhead on equal terms.
 3. kopf: an equivalent kopf handler (subprocess) writing the same status.
+   controller-runtime: the same controller in Go (benchmarks/controller_runtime.py; built
+   with the machine's Go toolchain, skipped without one). CPU per reconcile and RSS growth
+   per object (and its ratio to the objects' JSON) are measured for it and for converge.
 4. coalesce: 100 rapid updates to one object; how many reconciles run.
 5. latency: write of an update -> start of its reconcile, p50/p99, idle and under load.
 6. memory: RSS growth of a reflector cache per object (subprocess, server in another process);
@@ -28,8 +32,8 @@ Every scenario runs on a fresh embedded API server and, when scripts/build-contr
 has built it, on the real control plane (kube-apiserver and etcd; see targets.py for what
 differs in counting there).
 
-Usage: python benchmarks/run.py [--objects 1000] [--repeats 3] [--quick] [--only SCENARIO]
-                                [--backend embedded|real|both]
+Usage: python benchmarks/run.py [--objects 1000] [--repeats 3] [--quick]
+                                [--only SCENARIO[,SCENARIO...]] [--backend embedded|real|both]
 Results: a table per backend on stdout and benchmarks/results/run.json.
 Benchmark-only requirements (not dependencies of reconcile_kit):
     pip install kopf==1.38.0 pyinstrument==5.1.3
@@ -58,6 +62,7 @@ import aiohttp
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import controller_runtime
 from apiserver import (
     ServerProcess,
     machine_info,
@@ -88,6 +93,7 @@ SCENARIOS = (
     "ceiling",
     "ceiling-aiohttp",
     "kopf",
+    "controller-runtime",
     "coalesce",
     "latency",
     "memory",
@@ -213,18 +219,23 @@ async def client_process(
             proc.kill()
             raise
         requests = await target.requests()
+        json_bytes = await controller_runtime.json_bytes(conn)
         out, err = await asyncio.wait_for(proc.communicate(), converge_timeout(objects))
         if proc.returncode != 0:
             raise RuntimeError(f"{mode} child failed:\n{err.decode()[-3000:]}")
         data: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
     finally:
         await target.release()
-    reconciles = int(data.get("reconciles", objects))
+    reconciles = int(data.pop("reconciles", objects))
+    if "cpu_seconds" in data:
+        data["cpu_ms_per_reconcile"] = 1000 * data["cpu_seconds"] / objects
+        data["json_bytes"] = json_bytes
     return {
         **watch.timings(objects, started),
         "reconciles": reconciles,
         "requests": requests,
         "requests_per_reconcile": requests / max(reconciles, 1),
+        **data,
     }
 
 
@@ -247,9 +258,17 @@ async def noop_run(target: Target, objects: int, concurrency: int) -> dict[str, 
 
 
 async def child_converge(api: Any, objects: int, concurrency: int) -> dict[str, Any]:
+    """1: the Controller; also its CPU (after imports, to the last reconcile) and RSS."""
     counted = Counted(objects, ready_reconcile)
-    controller = await run_controller_until(api, counted.reconcile, counted.wait, concurrency)
-    return {"reconciles": controller.stats.reconciles}
+    cpu0, rss0 = time.process_time(), rss_bytes()
+    measured: dict[str, Any] = {}
+
+    async def done() -> None:
+        await counted.wait()
+        measured.update(cpu_seconds=time.process_time() - cpu0, rss_converged=rss_bytes())
+
+    controller = await run_controller_until(api, counted.reconcile, done, concurrency)
+    return {"reconciles": controller.stats.reconciles, "rss_started": rss0, **measured}
 
 
 async def child_ceiling(api: Any, objects: int, concurrency: int) -> dict[str, Any]:
@@ -647,8 +666,9 @@ async def run_backend(name: str, args: argparse.Namespace) -> dict[str, list[dic
 
 async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list[dict[str, Any]]]:
     runs: dict[str, list[dict[str, Any]]] = {}
-    wanted = set(SCENARIOS) if args.only == "all" else {args.only}
+    wanted = set(SCENARIOS) if args.only == "all" else set(args.only.split(","))
     idle_seconds = 10.0 if args.quick else 60.0
+    contender = controller_runtime.build() if "controller-runtime" in wanted else None
     with tempfile.TemporaryDirectory(prefix="rk-run-") as tmp:
         workdir = Path(tmp)
         for repeat in range(args.repeats):
@@ -669,6 +689,17 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
                 ),
                 ("noop", lambda: noop_run(target, args.objects, args.concurrency)),
                 ("kopf", lambda: kopf_run(target, args.objects, args.concurrency, workdir)),
+                (
+                    "controller-runtime",
+                    lambda: controller_runtime.run(
+                        target,
+                        contender,
+                        args.objects,
+                        args.concurrency,
+                        NAMESPACE,
+                        converge_timeout(args.objects),
+                    ),
+                ),
                 (
                     "latency",
                     lambda: coalesce_and_latency(
@@ -691,6 +722,8 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
                 if name == "kopf" and version_of("kopf") is None:
                     print(f"  kopf is not installed: skipped ({KOPF_PIN})", flush=True)
                     continue
+                if name == "controller-runtime" and contender is None:
+                    continue
                 gc.collect()  # the previous scenario's server and clients, not in this one
                 started = time.monotonic()
                 data = await step()
@@ -707,8 +740,14 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
     return runs
 
 
+def _growth(run: dict[str, Any]) -> float:
+    """RSS growth of a converge run's client: converged minus started (before its sync)."""
+    return float(run["rss_converged"] - run["rss_started"])
+
+
 def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, dict[str, float]]:
     rows: dict[str, dict[str, float]] = {}
+    scenario_cr = "controller-runtime"
 
     def add(label: str, scenario: str, fn: Callable[[dict[str, Any]], float]) -> None:
         if scenario in runs:
@@ -719,6 +758,7 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
         ("ceiling", "ceiling"),
         ("ceiling over aiohttp", "ceiling-aiohttp"),
         ("kopf", "kopf"),
+        ("controller-runtime", "controller-runtime"),
     ):
         add(f"{label} objects/s", scenario, lambda r: r["per_second"])
         add(f"{label} objects/s, Ready window", scenario, lambda r: r["window_per_second"])
@@ -739,6 +779,18 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
     if "converge" in runs and "kopf" in runs:
         pairs = zip(runs["converge"], runs["kopf"], strict=False)
         rows["ratio converge/kopf"] = summary([a["per_second"] / b["per_second"] for a, b in pairs])
+    for label, scenario in (("reconcile_kit", "converge"), ("controller-runtime", scenario_cr)):
+        add(f"{label} CPU ms/reconcile", scenario, lambda r: r["cpu_ms_per_reconcile"])
+        add(f"{label} RSS growth KiB/object", scenario, lambda r: _growth(r) / objects / 1024)
+        add(f"{label} RSS growth/JSON", scenario, lambda r: _growth(r) / r["json_bytes"])
+    if "converge" in runs and scenario_cr in runs:
+        pairs = list(zip(runs["converge"], runs[scenario_cr], strict=False))
+        rows["ratio CPU/reconcile reconcile_kit/controller-runtime"] = summary(
+            [a["cpu_ms_per_reconcile"] / b["cpu_ms_per_reconcile"] for a, b in pairs]
+        )
+        rows["ratio converge/controller-runtime"] = summary(
+            [a["per_second"] / b["per_second"] for a, b in pairs]
+        )
     add(
         "coalesce: reconciles/100 sequential",
         "latency",
@@ -771,6 +823,8 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
 TARGETS: list[tuple[str, str, float]] = [
     ("ratio converge/ceiling", ">=", 0.7),
     ("ratio converge/kopf", ">=", 10.0),
+    ("ratio CPU/reconcile reconcile_kit/controller-runtime", "<=", 0.6),  # issue 19
+    ("reconcile_kit RSS growth/JSON", "<=", 1.5),  # issue 19, at 10,000 objects of 5.8 KB
     ("latency idle p99 ms", "<=", 20.0),
     ("memory RSS/JSON", "<=", 3.0),
     ("idle CPU %", "<=", 1.0),
@@ -816,7 +870,11 @@ def main() -> None:
     parser.add_argument(
         "--quick", action="store_true", help="200 objects, 1 repeat, 10 s idle window"
     )
-    parser.add_argument("--only", choices=("all", *SCENARIOS), default="all")
+    parser.add_argument(
+        "--only",
+        default="all",
+        help=f"all, or scenarios separated by commas: {', '.join(SCENARIOS)}",
+    )
     parser.add_argument(
         "--backend",
         choices=("embedded", "real", "both"),
@@ -833,6 +891,9 @@ def main() -> None:
     parser.add_argument("--kubeconfig", help=argparse.SUPPRESS)
     parser.add_argument("--seconds", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    unknown = set(args.only.split(",")) - {"all", *SCENARIOS}
+    if unknown:
+        parser.error(f"--only: unknown scenarios {', '.join(sorted(unknown))}")
     if args.child:
         data = asyncio.run(
             child(args.child, args.kubeconfig, args.objects, args.seconds, args.concurrency)

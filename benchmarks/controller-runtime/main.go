@@ -1,0 +1,111 @@
+// Command widget-controller is benchmarks/run.py's controller-runtime contender: the same
+// workload as reconcile_kit's converge scenario, written as a controller-runtime user would.
+//
+// It watches the benchmark's Widgets (bench.reconcile-kit.io/v1, unstructured) in one
+// namespace from the manager's cache, with GenerationChangedPredicate, MaxConcurrentReconciles
+// = -concurrency, and writes a Ready condition with one merge PATCH of the status subresource
+// (client.MergeFrom), as reconcile_kit's PatchHelper does. No metrics server, no probes, no
+// leader election. It runs until it receives SIGTERM or SIGINT; benchmarks/run.py reads its
+// CPU time and RSS from /proc before stopping it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+)
+
+var widgetGVK = schema.GroupVersionKind{Group: "bench.reconcile-kit.io", Version: "v1", Kind: "Widget"}
+
+type reconciler struct {
+	client client.Client
+}
+
+func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(widgetGVK)
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	before := obj.DeepCopy()
+	conditions := []metav1.Condition{}
+	if raw, found, _ := unstructured.NestedSlice(obj.Object, "status", "conditions"); found {
+		for _, item := range raw {
+			if m, ok := item.(map[string]any); ok {
+				var c metav1.Condition
+				if runtime.DefaultUnstructuredConverter.FromUnstructured(m, &c) == nil {
+					conditions = append(conditions, c)
+				}
+			}
+		}
+	}
+	meta.SetStatusCondition(&conditions, metav1.Condition{
+		Type: "Ready", Status: metav1.ConditionTrue, Reason: "Reconciled", Message: "bench",
+	})
+	out := make([]any, 0, len(conditions))
+	for i := range conditions {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&conditions[i])
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		out = append(out, m)
+	}
+	if err := unstructured.SetNestedSlice(obj.Object, out, "status", "conditions"); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.client.Status().Patch(ctx, obj, client.MergeFrom(before)); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, nil
+}
+
+func main() {
+	namespace := flag.String("namespace", "default", "namespace of the Widgets")
+	concurrency := flag.Int("concurrency", 10, "MaxConcurrentReconciles")
+	flag.Parse()
+
+	config, err := ctrl.GetConfig() // controller-runtime's own --kubeconfig flag
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kubeconfig:", err)
+		os.Exit(2)
+	}
+	config.QPS, config.Burst = -1, 0 // no client-side rate limit, as reconcile_kit's default
+	mgr, err := ctrl.NewManager(config, ctrl.Options{
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{*namespace: {}}},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "manager:", err)
+		os.Exit(2)
+	}
+	widget := &unstructured.Unstructured{}
+	widget.SetGroupVersionKind(widgetGVK)
+	err = ctrl.NewControllerManagedBy(mgr).
+		For(widget, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: *concurrency}).
+		Complete(&reconciler{client: mgr.GetClient()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "controller:", err)
+		os.Exit(2)
+	}
+	fmt.Println("started")
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		fmt.Fprintln(os.Stderr, "run:", err)
+		os.Exit(1)
+	}
+}
