@@ -25,6 +25,7 @@ from kr8s.asyncio.objects import APIObject
 
 from ..client.errors import APIError, InvalidObjectError, ReconcileKitError
 from ..client.ratelimit import checked_rate_limit, install_rate_limit
+from ..client.request import Target, send
 from ..client.transport import (
     acquire_transport,
     checked_transport,
@@ -563,7 +564,7 @@ class Controller:
         an object leaving this replica's share is not a deletion."""
         assert self.shard is not None
         if event.type == DELETED:
-            return self._moved_away(key, event.obj)
+            return self._moved_away(key)
         if event.type == ADDED:
             self._moved.discard(key)  # back in this replica's share
         if self.shard.draining(event.obj):
@@ -571,15 +572,14 @@ class Controller:
             return True
         return False
 
-    def _moved_away(self, key: ObjectRef, last: Obj) -> bool:
+    def _moved_away(self, key: ObjectRef) -> bool:
         """Whether a DELETED event of a sharded watch is the object leaving this replica's
-        share (its drain acknowledged, or still marked draining) rather than a deletion."""
-        if self.shard is None:
-            return False
+        share after this controller acknowledged its drain (other DELETED events are
+        checked with a GET before ``on_delete`` runs: see :meth:`_gone`)."""
         if key in self._moved:
             self._moved.discard(key)
             return True
-        return self.shard.draining(last)
+        return False
 
     def _forget_write(self, key: ObjectRef, event: ReflectorEvent) -> None:
         """Drop this controller's own copy of a write once the cache holds that write or a
@@ -713,6 +713,8 @@ class Controller:
         if raw is None:
             self.queue.forget(key)
             if last_known is not None and on_delete is not None:
+                if self.shard is not None and not await self._gone(key, last_known, ctx):
+                    return
                 await self._on_delete(on_delete, last_known, ctx)
             return
         if self.shard is not None and self.shard.draining(raw):
@@ -751,6 +753,32 @@ class Controller:
             self.queue.add_after(key, action.requeue_after, ReconcileReason.REQUEUE)
         else:
             self._observe("success", started)
+
+    async def _gone(self, key: ObjectRef, last_known: Obj, ctx: Context) -> bool:
+        """For a sharded controller: whether an object that left its watch was deleted (a
+        GET answers 404) rather than moved to another replica (it still exists). When the
+        GET fails, the key is retried and False returned."""
+        assert self.info is not None
+        namespace = key.namespace if self.info.namespaced else None
+        try:
+            reply = await send(
+                self.api,
+                "GET",
+                version=self.info.api_version,
+                namespace=namespace,
+                url=f"{self.info.plural}/{key.name}",
+                target=Target(self.info.ref_kind, namespace, key.name),
+                accept=(404,),
+            )
+        except Exception as error:
+            ctx.log.warning("checking whether it was deleted or moved failed: %s", error)
+            self._deleted[key] = last_known
+            self.queue.retry(key, self.retry_policy, ctx, error)
+            return False
+        if reply.status == 404:
+            return True
+        ctx.log.debug("left this replica's share (moved to another replica): no on_delete")
+        return False
 
     async def _acknowledge_drain(self, key: ObjectRef, raw: Obj, ctx: Context) -> None:
         """Hand ``key`` back to the ring's sharder: no reconcile runs for it here any more

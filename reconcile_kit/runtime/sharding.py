@@ -12,7 +12,9 @@ controller then
   worker, which the work queue never runs beside a reconcile of the same key, removes
   both labels instead (one merge patch with a resourceVersion precondition). That is the
   acknowledgement the ring's sharder waits for before labelling the object for its new
-  owner; the object then leaves this replica's watch, without ``on_delete``.
+  owner; the object then leaves this replica's watch, without ``on_delete``. Any other
+  object leaving the watch is looked up (GET) before ``on_delete`` runs: it runs only for
+  an object that is gone, not for one another replica now owns.
 """
 
 from __future__ import annotations

@@ -292,9 +292,16 @@ async def test_children_follow_their_owner_and_probes_report_the_ring(
     assert 'reconcile_kit_shard_member{ring="operator",shard="replica-a"} 1.0' in metrics
     labels = 'controller="configmap",ring="operator",shard="replica-a"'
     assert f"reconcile_kit_shard_objects{{{labels}}} {len(a.share())}.0" in metrics
+
+    # a deletion is one: its owner (only) runs on_delete, after a GET saw it gone
+    owner = (await owners(kube))["default/cm-0"]
+    assert book.deleted == []
+    await call(kube, "DELETE", "/api/v1/namespaces/default/configmaps/cm-0")
+    await eventually(lambda: book.deleted == [("default/cm-0", owner)], 30, interval=0.05)
     for replica in (a, b, c):
         await replica.stop()
-    assert sorted(await owners(kube)) == sorted(keys)
+    assert sorted(await owners(kube)) == sorted(keys[1:])
+    assert book.deleted == [("default/cm-0", owner)]
 
 
 async def raw_get(port: int, path: str) -> tuple[int, str, Any]:
