@@ -10,7 +10,7 @@ along the data flow (lower layers never import higher ones):
 - ``patch``: PatchHelper and the RFC 7386 merge-patch diff it sends;
 - ``runtime``: reflector -> store -> work queue -> controller -> reconcile(obj, ctx), and
   the EventRecorder behind ``ctx.recorder``;
-- ``manager``: many controllers in one process, leader election, metrics, logs;
+- ``manager``: many controllers in one process, leader election, sharding, metrics, logs;
 - ``cli``: the ``reconcile-kit`` command;
 - ``testing``: ``run_until``, the embedded API server and the real control plane.
 
@@ -52,6 +52,7 @@ if typing.TYPE_CHECKING:
     from .manager.leaderelection import LeaderElection, LeaseError
     from .manager.logs import configure_logging
     from .manager.manager import Manager
+    from .manager.sharding import Sharding
     from .meta.conditions import (
         Reasons,
         get_condition,
@@ -128,6 +129,7 @@ _EXPORTS: dict[str, str] = {
     "ReflectorPool": "runtime.sources",
     "RetryPolicy": "runtime.queue",
     "ServerTimeoutError": "client.errors",
+    "Sharding": "manager.sharding",
     "Store": "runtime.store",
     "TokenBucket": "client.ratelimit",
     "TooManyRequestsError": "client.errors",
@@ -196,6 +198,7 @@ __all__ = [
     "ReflectorPool",
     "RetryPolicy",
     "ServerTimeoutError",
+    "Sharding",
     "Store",
     "TokenBucket",
     "TooManyRequestsError",

@@ -113,3 +113,10 @@ def test_the_core_loads_without_the_testing_package() -> None:
     loaded = imported_after("import reconcile_kit\nreconcile_kit.Manager")
     assert "reconcile_kit.manager.manager" in loaded
     assert not {m for m in loaded if m.startswith("reconcile_kit.testing")}
+
+
+def test_sharding_is_public() -> None:
+    from reconcile_kit.manager.sharding import Sharding
+
+    assert reconcile_kit.Sharding is Sharding
+    assert {"Manager", "LeaderElection", "Sharding"} <= set(reconcile_kit.__all__)

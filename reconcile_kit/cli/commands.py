@@ -11,7 +11,7 @@ import logging
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -155,7 +155,24 @@ async def _serve(server: APIServer) -> None:
 @click.option(
     "--leader-election-namespace",
     default=None,
-    help="The Lease's namespace with --leader-elect (default: --namespace, else default).",
+    help="The Leases' namespace with --leader-elect or --shard (default: --namespace, else"
+    " default).",
+)
+@click.option(
+    "--shard",
+    is_flag=True,
+    help="Run active-active: join a ring of replicas that share the objects of the"
+    " controllers (see README: Sharding); other replicas run with the same flags.",
+)
+@click.option(
+    "--shard-ring",
+    default=None,
+    help="The ring's name with --shard (default: the manager's name).",
+)
+@click.option(
+    "--shard-identity",
+    default=None,
+    help="This replica's name in the ring (default: the host name and a random suffix).",
 )
 @click.option(
     "--webhook-port", type=int, default=None, help="Serve the manager's webhooks on this port."
@@ -180,6 +197,9 @@ def run(
     log_format: str,
     log_level: str,
     leader_election_namespace: str | None,
+    shard: bool,
+    shard_ring: str | None,
+    shard_identity: str | None,
     webhook_port: int | None,
     webhook_cert_dir: str | None,
 ) -> None:
@@ -195,6 +215,9 @@ def run(
         namespace=namespace,
         leader_elect=leader_elect,
         leader_election_namespace=leader_election_namespace,
+        shard=shard,
+        shard_ring=shard_ring,
+        shard_identity=shard_identity,
         health_port=health_port,
         metrics_port=metrics_port,
         qps=qps,
@@ -212,6 +235,9 @@ class _RunOptions:
     namespace: str | None = None
     leader_elect: bool = False
     leader_election_namespace: str | None = None
+    shard: bool = False
+    shard_ring: str | None = None
+    shard_identity: str | None = None
     health_port: int | None = None
     metrics_port: int | None = None
     qps: float | None = None
@@ -231,6 +257,20 @@ class _RunOptions:
             manager.leader_election = LeaderElection(
                 f"{manager.name}-leader", namespace=lease_namespace
             )
+        if (self.shard_ring or self.shard_identity) and not self.shard:
+            raise click.UsageError("--shard-ring/--shard-identity need --shard")
+        if self.shard and manager.sharding is None:
+            from ..manager.sharding import Sharding
+
+            settings: dict[str, Any] = {
+                "namespace": self.leader_election_namespace or manager.namespace or "default"
+            }
+            if self.shard_identity is not None:
+                settings["identity"] = self.shard_identity
+            try:
+                manager.sharding = Sharding(self.shard_ring or manager.name, **settings)
+            except ValueError as error:
+                raise click.UsageError(f"--shard: {error}") from None
         if self.health_port is not None:
             manager.health_port = self.health_port
         if self.metrics_port is not None:
@@ -329,6 +369,12 @@ async def _run_on(manager: Manager, api: kr8s.asyncio.Api) -> None:
     help="Include the Lease Role `run --leader-elect` needs (in the Lease's namespace).",
 )
 @click.option(
+    "--shard",
+    is_flag=True,
+    help="Include the Lease Role `run --shard` needs (in the ring's namespace).",
+)
+@click.option("--shard-ring", default=None, help="The ring's name (default: the manager's name).")
+@click.option(
     "--service-account",
     default=None,
     help="The ServiceAccount the bindings name (default: the manager's name).",
@@ -343,11 +389,14 @@ def rbac(
     name: str | None,
     namespace: str | None,
     leader_elect: bool,
+    shard: bool,
+    shard_ring: str | None,
     service_account: str | None,
     service_account_namespace: str | None,
 ) -> None:
     """Print the RBAC YAML (roles and their bindings to a ServiceAccount) the manager TARGET
-    needs, run as ``reconcile-kit run TARGET`` with the same --namespace and --leader-elect."""
+    needs, run as ``reconcile-kit run TARGET`` with the same --namespace, --leader-elect and
+    --shard."""
     from ..manager.leaderelection import LeaderElection
     from .rbac import render
     from .target import load_manager
@@ -358,6 +407,12 @@ def rbac(
     if leader_elect and manager.leader_election is None:
         manager.leader_election = LeaderElection(
             f"{manager.name}-leader", namespace=manager.namespace or "default"
+        )
+    if shard and manager.sharding is None:
+        from ..manager.sharding import Sharding
+
+        manager.sharding = Sharding(
+            shard_ring or manager.name, namespace=manager.namespace or "default"
         )
     yaml_text = render(
         manager,
@@ -379,6 +434,11 @@ def rbac(
     show_default=True,
     help="More than one turns leader election on.",
 )
+@click.option(
+    "--shard",
+    is_flag=True,
+    help="Run the replicas active-active (`run --shard`, a ring named after the manager).",
+)
 @click.option("--watch-namespace", default=None, help="Only watch this namespace.")
 @click.option(
     "--cert-manager",
@@ -397,6 +457,7 @@ def manifests(
     namespace: str,
     image: str,
     replicas: int,
+    shard: bool,
     watch_namespace: str | None,
     cert_manager: bool,
     output: str | None,
@@ -414,6 +475,7 @@ def manifests(
         replicas=replicas,
         watch_namespace=watch_namespace,
         cert_manager=cert_manager,
+        shard=shard,
     )
     if output is None:
         click.echo(render(manager, settings), nl=False)

@@ -42,6 +42,8 @@ class DeploymentSettings:
         replicas: more than one turns leader election on.
         watch_namespace: a manager limited to one namespace (``run --namespace``).
         cert_manager: add a self-signed cert-manager Issuer and the webhook Certificate.
+        shard: run the replicas active-active (``run --shard``: a ring named after the
+            manager, its Leases in ``namespace``; see README: Sharding).
     """
 
     target: str
@@ -50,6 +52,7 @@ class DeploymentSettings:
     replicas: int = 1
     watch_namespace: str | None = None
     cert_manager: bool = False
+    shard: bool = False
 
 
 def documents(manager: Manager, settings: DeploymentSettings) -> list[dict[str, Any]]:
@@ -59,6 +62,10 @@ def documents(manager: Manager, settings: DeploymentSettings) -> list[dict[str, 
         manager.namespace = settings.watch_namespace
     if settings.replicas > 1 and manager.leader_election is None:
         manager.leader_election = LeaderElection(f"{name}-leader", namespace=settings.namespace)
+    if settings.shard and manager.sharding is None:
+        from ..manager.sharding import Sharding
+
+        manager.sharding = Sharding(name, namespace=settings.namespace)
     docs = _crds(manager, settings)
     docs.append(_object("v1", "ServiceAccount", name, settings.namespace))
     roles = rbac.manifests(manager, service_account_namespace=settings.namespace)
@@ -165,6 +172,10 @@ def _run_arguments(manager: Manager, settings: DeploymentSettings) -> list[str]:
         args += ["--namespace", settings.watch_namespace]
     if manager.leader_election is not None:
         args += ["--leader-elect", "--leader-election-namespace", settings.namespace]
+    if manager.sharding is not None:
+        args += ["--shard", "--shard-ring", manager.sharding.ring]
+        if manager.leader_election is None:
+            args += ["--leader-election-namespace", manager.sharding.namespace]
     if manager.webhooks is not None:
         args += ["--webhook-port", str(WEBHOOK_PORT), "--webhook-cert-dir", CERT_DIR]
     return args
@@ -222,7 +233,7 @@ def _deployment(manager: Manager, settings: DeploymentSettings) -> dict[str, Any
             "metadata": {"labels": dict(labels)},
             "spec": {
                 "serviceAccountName": manager.name,
-                "terminationGracePeriodSeconds": int(manager.graceful_shutdown_timeout) + 10,
+                "terminationGracePeriodSeconds": _grace_period(manager),
                 "securityContext": {
                     "runAsNonRoot": True,
                     "runAsUser": 65532,
@@ -267,3 +278,14 @@ def _certificates(name: str, namespace: str) -> list[dict[str, Any]]:
         "issuerRef": {"kind": "Issuer", "name": f"{name}-selfsigned"},
     }
     return [issuer, certificate]
+
+
+def _grace_period(manager: Manager) -> int:
+    """Seconds the pod gets to stop: the controllers' graceful shutdown, plus a sharded
+    replica's drain, plus 10."""
+    seconds = manager.graceful_shutdown_timeout
+    sharding = manager.sharding
+    if sharding is not None:
+        drain = sharding.drain_timeout
+        seconds += manager.graceful_shutdown_timeout if drain is None else drain
+    return int(seconds) + 10

@@ -108,6 +108,9 @@ def _controller_grants(manager: Manager) -> Grants:
 
 LEASE_VERBS = ("create", "get", "update")
 """What leader election does to its Lease (client-go's leaselock: GET, POST, PUT)."""
+SHARDING_LEASE_VERBS = ("create", "delete", "get", "list", "update", "watch")
+"""What sharding does to the ring's Leases: its membership and sharder elections, the
+watch of the ring, and the sharder's takeover and deletion of gone members' Leases."""
 
 
 def required_grants(manager: Manager) -> Grants:
@@ -117,6 +120,8 @@ def required_grants(manager: Manager) -> Grants:
     grants = _controller_grants(manager)
     if manager.leader_election is not None:
         _grant(grants, ("coordination.k8s.io", "leases"), *LEASE_VERBS)
+    if manager.sharding is not None:
+        _grant(grants, ("coordination.k8s.io", "leases"), *SHARDING_LEASE_VERBS)
     _registration_grants(grants, manager)
     return grants
 
@@ -188,6 +193,9 @@ def manifests(
       watches (a Role cannot grant those), if any.
     * With leader election: a Role and RoleBinding ``<name>-leader-election`` in the Lease's
       namespace (get/create/update on leases), as kubebuilder's ``leader_election_role``.
+    * With sharding: a Role and RoleBinding ``<name>-sharding`` in the ring's namespace
+      (create/delete/get/list/update/watch on leases). The sharded kinds' labels are
+      written with ``patch``, which every controller's primary kind is granted anyway.
 
     Every binding names the ServiceAccount ``service_account`` (default: the manager's name)
     in ``service_account_namespace`` (default: the manager's namespace, else ``default``).
@@ -231,6 +239,13 @@ def manifests(
         add(
             f"Leader election on the Lease {election.namespace}/{election.name}.",
             _role("Role", f"{role_name}-leader-election", election.namespace, lease),
+        )
+    sharding = manager.sharding
+    if sharding is not None:
+        leases: Grants = {("coordination.k8s.io", "leases", True): set(SHARDING_LEASE_VERBS)}
+        add(
+            f"Sharding: the Leases of ring {sharding.ring} in namespace {sharding.namespace}.",
+            _role("Role", f"{role_name}-sharding", sharding.namespace, leases),
         )
     return docs
 

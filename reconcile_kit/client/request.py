@@ -146,6 +146,7 @@ async def send(
     accept: Container[int] = (),
     retry: bool | None = None,
     timeout: Any = None,
+    headers: Mapping[str, str] | None = None,
 ) -> Reply:
     """Send one request through ``api`` (a ``kr8s.asyncio.Api``) and return its 2xx answer,
     or an answer whose status is in ``accept`` (e.g. 404 where absence is expected).
@@ -164,6 +165,8 @@ async def send(
         retry: whether 429/Retry-After answers are retried here; default
             :func:`is_safe_to_repeat`.
         timeout: an ``httpx.Timeout`` (seconds) for this request, else kr8s's.
+        headers: extra request headers (e.g. ``Accept`` asking for
+            ``PartialObjectMetadataList``).
 
     Raises:
         APIError: the subclass for the status (NotFoundError, ConflictError, InvalidError,
@@ -176,6 +179,8 @@ async def send(
     extra: dict[str, Any] = {}
     if content is not None:
         extra = {"content": content, "headers": {"Content-Type": content_type}}
+    if headers:
+        extra["headers"] = {**extra.get("headers", {}), **headers}
     if timeout is not None:
         extra["timeout"] = timeout
     where = target or Target()
@@ -218,8 +223,8 @@ async def stream(
 ) -> AsyncIterator[httpx.Response]:
     """Open a streaming request (a watch) through ``api``; yields the httpx response once
     its status is 2xx or in ``accept``. Takes :func:`send`'s URL arguments (``version``,
-    ``base``, ``namespace``, ``url``, ``params``, ``timeout``). Raises as :func:`send`,
-    without retrying (the reflector owns a watch's retries)."""
+    ``base``, ``namespace``, ``url``, ``params``, ``timeout``) and ``headers``. Raises as
+    :func:`send`, without retrying (the reflector owns a watch's retries)."""
     where = target or Target()
     async with _call(api, method, where, stream=True, retry_reads=False, **request) as response:
         assert isinstance(response, httpx.Response)  # streams never take the direct route

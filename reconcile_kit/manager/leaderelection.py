@@ -127,11 +127,29 @@ class _LeaseLock:
     conditional: a lease changed by someone else since answers 409.
     """
 
-    def __init__(self, api: Any, namespace: str, name: str) -> None:
+    def __init__(
+        self,
+        api: Any,
+        namespace: str,
+        name: str,
+        labels: dict[str, str] | None = None,
+        annotations: dict[str, str | None] | None = None,
+    ) -> None:
         self.api = api
         self.namespace = namespace
         self.name = name
+        self.labels = labels if labels is not None else {}
+        self.annotations = annotations if annotations is not None else {}
         self.lease: dict[str, Any] | None = None
+
+    def _metadata(self, metadata: dict[str, Any]) -> dict[str, Any]:
+        """``metadata`` with the lock's labels and annotations written over it."""
+        metadata = dict(metadata)
+        for field, values in (("labels", self.labels), ("annotations", self.annotations)):
+            if values or field in metadata:
+                merged = {**(metadata.get(field) or {}), **values}
+                metadata[field] = {k: v for k, v in merged.items() if v is not None}
+        return metadata
 
     def describe(self) -> str:
         return f"{self.namespace}/{self.name}"
@@ -145,7 +163,7 @@ class _LeaseLock:
         return _Record.from_spec(self.lease.get("spec") or {})
 
     async def create(self, record: _Record) -> None:
-        metadata = {"name": self.name, "namespace": self.namespace}
+        metadata = self._metadata({"name": self.name, "namespace": self.namespace})
         body = {
             "apiVersion": LEASE_API_VERSION,
             "kind": "Lease",
@@ -157,8 +175,11 @@ class _LeaseLock:
     async def update(self, record: _Record) -> None:
         if self.lease is None:
             raise LeaseError(f"lease {self.describe()} not read yet: get or create it first")
+        metadata = self._metadata(self.lease.get("metadata") or {})
         reply = await self._send(
-            "PUT", f"leases/{self.name}", {**self.lease, "spec": record.to_spec()}
+            "PUT",
+            f"leases/{self.name}",
+            {**self.lease, "metadata": metadata, "spec": record.to_spec()},
         )
         self.lease = reply.json()
 
@@ -202,6 +223,12 @@ class LeaderElection:
         on_new_leader: called, and awaited, with the holder's identity whenever a new
             holder is observed (this candidate included; the first holder seen too).
         clock: seconds of a monotonic clock (default: the running loop's ``time``).
+        labels: labels every write of the Lease carries (e.g. the ring of a sharding
+            membership Lease); None: none added.
+
+    :attr:`annotations` (a dict, initially empty) are written with every write of the
+    Lease; a value of None removes that annotation. Change it, then :meth:`renew_now` to
+    write it at once.
 
     Callbacks may be plain functions or coroutine functions; their exceptions are logged.
     Those that are awaited should return promptly: they run in the election's own task.
@@ -231,8 +258,11 @@ class LeaderElection:
         on_stopped_leading: Callback | None = None,
         on_new_leader: IdentityCallback | None = None,
         clock: Callable[[], float] | None = None,
+        labels: dict[str, str] | None = None,
     ) -> None:
         _validate(name, lease_duration, renew_deadline, retry_period)
+        self.labels: dict[str, str] = dict(labels or {})
+        self.annotations: dict[str, str | None] = {}
         self.name = name
         self.namespace = namespace
         self.identity = identity or f"{socket.gethostname()}_{uuid.uuid4()}"
@@ -288,7 +318,13 @@ class LeaderElection:
             raise RuntimeError(f"leader election {self.name}: run() is already campaigning")
         if self._stopping:
             return
-        self._lock = _LeaseLock(api, self.namespace, self.name)
+        self._lock = _LeaseLock(
+            api,
+            self.namespace,
+            self.name,
+            self.labels,
+            self.annotations,
+        )
         self._running = True
         self._done.clear()
         self._campaign = asyncio.create_task(
@@ -325,6 +361,14 @@ class LeaderElection:
         """
         await self._step_down()
         await self._release_if_held()
+
+    async def renew_now(self) -> bool:
+        """While leading, renew the Lease now (writing :attr:`annotations`) instead of at
+        the next retry period. Returns whether this candidate leads and the write
+        succeeded; failures are logged, not raised (the regular renewals go on)."""
+        if not self._leading or self._lock is None:
+            return False
+        return await self._attempt()
 
     async def stop(self) -> None:
         """Stop campaigning for good: step down and, with ``release_on_cancel``, release.

@@ -5,6 +5,12 @@ with leader election, leadership-gated controllers run only while this process l
 and are stopped before its lease can expire for others; ``/healthz`` and ``/readyz``
 (see :meth:`Manager.ready`) and ``/metrics`` are served with aiohttp; events go through
 one EventRecorder; SIGTERM/SIGINT stop it gracefully, at any point of :meth:`Manager.run`.
+
+With ``sharding=`` (:class:`~reconcile_kit.manager.sharding.Sharding`), replicas run
+active-active, as timebertt/kubernetes-controller-sharding: each joins a ring with a
+membership Lease, one elected replica labels the objects of the sharded controllers with
+their owner (rendezvous hashing), and each replica's sharded controllers watch and
+reconcile only the objects labelled with its name (see :mod:`reconcile_kit.manager.sharding`).
 """
 
 from __future__ import annotations
@@ -29,11 +35,15 @@ from ..client.transport import (
 )
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 from ..runtime.events import EventRecorder
+from ..runtime.sharding import ShardFilter
 from ..runtime.sources import ReflectorPool
 from ..webhooks.registration import register, unregister
 from ..webhooks.server import WebhookServer
 from .leaderelection import LeaderElection
 from .metrics import Metrics
+from .sharding.assigner import Assigner, ShardedKind
+from .sharding.config import Sharding
+from .sharding.membership import LEAVING_ANNOTATION, RingView, membership_election
 
 __all__ = ["Manager"]
 
@@ -50,7 +60,9 @@ class _Entry:
     data: Any
     on_delete: OnDelete | None
     needs_leader: bool
+    sharded: bool | None = None
     task: asyncio.Task[None] | None = None
+    drains_reported: int = 0
 
 
 class Manager:
@@ -86,6 +98,10 @@ class Manager:
             leader or not), counted in ``/readyz`` until it listens, stopped last; with its
             ``register_host``, its configurations are registered at start and removed at
             stop.
+        sharding: a :class:`~reconcile_kit.manager.sharding.Sharding`: this replica joins
+            its ring and the controllers added with ``sharded`` left at None (or True) run
+            active-active on every member, each on its share of the objects (see
+            :meth:`add`); None: no sharding.
 
     What :meth:`run` opens it closes when it returns: the probe servers, the recorder, the
     aiohttp connections of the api (once no controller uses them) and, when it created the
@@ -112,6 +128,7 @@ class Manager:
         qps: float | None = None,
         burst: int | None = None,
         webhooks: WebhookServer | None = None,
+        sharding: Sharding | None = None,
     ) -> None:
         self.transport = checked_transport(transport)
         self.qps, self.burst = checked_rate_limit(qps, burst)
@@ -125,6 +142,7 @@ class Manager:
         self.host = host
         self.handle_signals = handle_signals
         self.webhooks = webhooks
+        self.sharding = sharding
         self.pool = ReflectorPool()
         self.metrics = Metrics()
         self.recorder: EventRecorder | None = None
@@ -136,6 +154,10 @@ class Manager:
         self._stop_requested = False  # stop() came, maybe before run() created _stop
         self._started = False  # run() got past its on_start hooks
         self._leading = False  # leader-only controllers run
+        self._member = False  # sharded controllers run (this replica is in the ring)
+        self.membership: LeaderElection | None = None
+        """With ``sharding``: the election of this replica's membership Lease while
+        :meth:`run` runs (``membership.is_leader``: a member)."""
         self._own_api: Api | None = None
         self._runners: list[web.AppRunner] = []
         self._registered = False
@@ -153,13 +175,19 @@ class Manager:
         data: Any = None,
         on_delete: OnDelete | None = None,
         needs_leader: bool = True,
+        sharded: bool | None = None,
     ) -> Controller:
         """Register ``controller`` to run ``reconcile`` (see :meth:`Controller.run`).
 
         ``needs_leader=False`` runs it on every replica, leader or not.
+
+        ``sharded`` (with the manager's ``sharding``): None (default) or True runs it on
+        every member of the ring, each replica reconciling the objects assigned to it
+        (``needs_leader`` is then ignored); False keeps it out of the ring (leader election
+        or ``needs_leader`` decide where it runs). Without ``sharding`` it is ignored.
         """
         self._entries.append(
-            _Entry(controller, reconcile, error_policy, data, on_delete, needs_leader)
+            _Entry(controller, reconcile, error_policy, data, on_delete, needs_leader, sharded)
         )
         return controller
 
@@ -205,7 +233,9 @@ class Manager:
         added with ``needs_leader=False`` always run; leader-only ones count only while this
         replica leads (the leader is not ready again until their caches sync). A standby
         is thus ready once its always-on controllers synced, or once started when it has
-        none: it is healthy, waiting for the lease.
+        none: it is healthy, waiting for the lease. With ``sharding``, a replica is ready
+        only while it is a member of the ring (holds its membership Lease), and its sharded
+        controllers count like the others.
         """
         return not self._not_ready()
 
@@ -217,6 +247,8 @@ class Manager:
             return ["stopping"]
         if self.webhooks is not None and not self.webhooks.serving:
             return ["webhook server not serving"]
+        if self.sharding is not None and not self._member:
+            return [f"not a member of ring {self.sharding.ring}"]
         return [
             f"controller {entry.controller.name}: caches not synced"
             for entry in self._entries
@@ -225,7 +257,12 @@ class Manager:
         ]
 
     def _runs_here(self, entry: _Entry) -> bool:
+        if self._sharded(entry):
+            return self._member
         return not entry.needs_leader or self.leader_election is None or self._leading
+
+    def _sharded(self, entry: _Entry) -> bool:
+        return self.sharding is not None and entry.sharded is not False
 
     # --- running ---------------------------------------------------------------------------
 
@@ -324,19 +361,56 @@ class Manager:
             controller.recorder = self.recorder
             if controller.namespace is None:
                 controller.namespace = self.namespace
+            sharding = self.sharding
+            controller.shard = (
+                ShardFilter(sharding.ring, sharding.identity)
+                if sharding is not None and self._sharded(entry)
+                else None
+            )
 
     async def _run_controllers(self) -> None:
         assert self._stop is not None
-        free = [e for e in self._entries if not e.needs_leader or self.leader_election is None]
-        gated = [e for e in self._entries if e not in free]
+        sharded = [e for e in self._entries if self._sharded(e)]
+        free = [
+            e
+            for e in self._entries
+            if e not in sharded and (not e.needs_leader or self.leader_election is None)
+        ]
+        gated = [e for e in self._entries if e not in free and e not in sharded]
         self._start(free)
         try:
+            parts: list[Awaitable[None]] = []
             if self.leader_election is not None:
-                await self._lead_and_run(self.leader_election, gated)
+                parts.append(self._lead_and_run(self.leader_election, gated))
             else:
-                await self._until_stopped_or_failed(free)
+                parts.append(self._until_stopped_or_failed(free))
+            if self.sharding is not None:
+                parts.append(self._shard_and_run(self.sharding, sharded))
+            await self._together(parts)
         finally:
             await self._shutdown(free, self.graceful_shutdown_timeout)
+
+    async def _together(self, parts: list[Awaitable[None]]) -> None:
+        """Run ``parts`` until all return; the first to fail stops the others (as
+        :meth:`stop` does) and its error is raised once they are done."""
+        assert self._stop is not None
+        if len(parts) == 1:
+            await parts[0]
+            return
+        tasks = [asyncio.ensure_future(part) for part in parts]
+        try:
+            pending = set(tasks)
+            while pending:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                if any(not t.cancelled() and t.exception() is not None for t in done):
+                    self._stop.set()
+        finally:
+            for task in tasks:
+                if not task.done():
+                    task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for task in tasks:
+            task.result()
 
     async def _lead_and_run(self, election: LeaderElection, gated: list[_Entry]) -> None:
         assert self._stop is not None and self.api is not None
@@ -375,6 +449,198 @@ class Manager:
             else:
                 campaign.cancel()
             await asyncio.gather(campaign, return_exceptions=True)
+
+    # --- sharding ----------------------------------------------------------------------------
+
+    async def _shard_and_run(self, sharding: Sharding, entries: list[_Entry]) -> None:
+        """Be a member of the ring and run the sharded controllers while one; campaign for
+        the ring's sharder alongside. On a graceful stop: leave (drain), stop the
+        controllers, then release the membership Lease."""
+        assert self._stop is not None and self.api is not None
+        ring, identity = sharding.ring, sharding.identity
+        membership = self.membership = membership_election(sharding)
+        gauge = self.metrics.shard.member.labels(ring, identity)
+        membership.on_status_change.append(lambda member: gauge.set(1 if member else 0))
+        view = RingView(self.api, ring, sharding.namespace)
+        sharder_done = asyncio.Event()
+        kinds = [
+            ShardedKind(
+                e.controller.kind,
+                e.controller.namespace,
+                e.controller.label_selector,
+                e.controller.field_selector,
+            )
+            for e in entries
+        ]
+        stepping_down = max(
+            min(
+                self.graceful_shutdown_timeout,
+                (sharding.lease_duration - sharding.renew_deadline) / 2,
+            ),
+            0.1,
+        )
+        campaign: asyncio.Task[None] | None = None
+        sharder: asyncio.Task[None] | None = None
+        try:
+            if not await self._first(view.start(), self._stop.wait()):
+                return
+            campaign = asyncio.create_task(membership.run(self.api))
+            sharder = asyncio.create_task(self._run_sharder(sharding, view, kinds, sharder_done))
+            while not self._stop.is_set():
+                if not await self._first(membership.leading(), self._stop.wait()):
+                    break
+                log.info(
+                    "%s: joined ring %s as %s; starting sharded controllers",
+                    self.name,
+                    ring,
+                    identity,
+                )
+                self._member = True
+                self._start(entries)
+                stopped = await self._first(
+                    self._stop.wait(), membership.lost(), self._failure(entries)
+                )
+                if stopped:
+                    await self._leave(sharding, membership, view, entries)
+                await self._shutdown(
+                    entries, self.graceful_shutdown_timeout if stopped else stepping_down
+                )
+                self._member = False
+                self._raise_failures(entries)
+                if not stopped:
+                    log.warning(
+                        "%s: not a member of ring %s any more (Lease not renewed);"
+                        " sharded controllers stopped, rejoining",
+                        self.name,
+                        ring,
+                    )
+        finally:
+            await self._shutdown(entries, stepping_down)
+            self._member = False
+            sharder_done.set()
+            if sharder is not None:
+                await asyncio.gather(sharder, return_exceptions=True)
+            if campaign is not None:
+                if self._stop.is_set():
+                    # graceful: the sharded controllers are down, give the membership up
+                    await membership.release()
+                    await membership.stop()
+                    log.info("%s: left ring %s", self.name, ring)
+                else:
+                    campaign.cancel()
+                await asyncio.gather(campaign, return_exceptions=True)
+            await view.stop()
+
+    async def _leave(
+        self,
+        sharding: Sharding,
+        membership: LeaderElection,
+        view: RingView,
+        entries: list[_Entry],
+    ) -> None:
+        """Mark this member leaving and wait (at most ``drain_timeout`` seconds) until
+        the sharder drained its objects to the others, while its controllers acknowledge."""
+        membership.annotations[LEAVING_ANNOTATION] = "true"
+        if not await membership.renew_now():
+            return
+        timeout = sharding.drain_timeout
+        timeout = self.graceful_shutdown_timeout if timeout is None else timeout
+
+        def remaining() -> int:
+            return sum(
+                len(e.controller.reflector.store)
+                for e in entries
+                if e.controller.reflector is not None and e.task is not None and not e.task.done()
+            )
+
+        log.info(
+            "%s: leaving ring %s: handing over %d objects", self.name, sharding.ring, remaining()
+        )
+        try:
+            async with asyncio.timeout(timeout):
+                while remaining() and view.candidates() - {sharding.identity}:
+                    await asyncio.sleep(min(0.05, sharding.retry_period))
+        except TimeoutError:
+            log.warning(
+                "%s: leaving ring %s: %d objects not handed over after %s s; they move"
+                " once the membership Lease is released",
+                self.name,
+                sharding.ring,
+                remaining(),
+                timeout,
+            )
+
+    async def _run_sharder(
+        self, sharding: Sharding, view: RingView, kinds: list[ShardedKind], done: asyncio.Event
+    ) -> None:
+        """Campaign for the ring's sharder Lease and run the assigner while holding it,
+        until ``done``."""
+        assert self._stop is not None and self.api is not None
+        election = LeaderElection(
+            sharding.sharder_lease,
+            namespace=sharding.namespace,
+            identity=sharding.identity,
+            lease_duration=sharding.lease_duration,
+            renew_deadline=sharding.renew_deadline,
+            retry_period=sharding.retry_period,
+            release_on_cancel=False,
+        )
+        campaign = asyncio.create_task(election.run(self.api))
+        try:
+            while not done.is_set():
+                if not await self._first(election.leading(), done.wait()):
+                    break
+                log.info("%s: running the sharder of ring %s", self.name, sharding.ring)
+                assigner = Assigner(
+                    self.api,
+                    sharding.ring,
+                    sharding.identity,
+                    view,
+                    kinds,
+                    metrics=self.metrics.shard,
+                    concurrency=sharding.concurrency,
+                    lease_duration=sharding.lease_duration,
+                )
+                task = asyncio.create_task(assigner.run())
+                await self._first(done.wait(), election.lost(), task)
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+                if not task.cancelled() and task.exception() is not None:
+                    log.error(
+                        "%s: the sharder of ring %s failed; retrying in %s s",
+                        self.name,
+                        sharding.ring,
+                        sharding.retry_period,
+                        exc_info=task.exception(),
+                    )
+                    await self._first(asyncio.sleep(sharding.retry_period), done.wait())
+        finally:
+            if self._stop.is_set():
+                await election.release()
+                await election.stop()
+            else:
+                campaign.cancel()
+            await asyncio.gather(campaign, return_exceptions=True)
+
+    def _observe_shards(self) -> None:
+        """Bring the per-replica shard metrics up to date (at each scrape)."""
+        sharding = self.sharding
+        if sharding is None:
+            return
+        shard = self.metrics.shard
+        for entry in self._entries:
+            if not self._sharded(entry):
+                continue
+            controller = entry.controller
+            reflector = controller.reflector if controller.running else None
+            count = len(reflector.store) if reflector is not None else 0
+            shard.objects.labels(sharding.ring, sharding.identity, controller.name).set(count)
+            drains = controller.stats.drains
+            if drains > entry.drains_reported:
+                shard.acknowledged.labels(sharding.ring, sharding.identity).inc(
+                    drains - entry.drains_reported
+                )
+            entry.drains_reported = drains
 
     async def _until_stopped_or_failed(self, entries: list[_Entry]) -> None:
         assert self._stop is not None
@@ -492,6 +758,7 @@ class Manager:
         return web.Response(status=500, text="not ready: " + "; ".join(reasons))
 
     async def _metrics(self, request: web.Request) -> web.Response:
+        self._observe_shards()
         return web.Response(
             body=self.metrics.exposition(), headers={"Content-Type": "text/plain; version=0.0.4"}
         )

@@ -9,6 +9,17 @@ workqueue_work_duration_seconds{name}, workqueue_retries_total{name},
 leader_election_master_status{name}, rest_client_requests_total{code,method}.
 Sources: controller-runtime pkg/internal/controller/metrics, pkg/metrics/workqueue.go,
 pkg/metrics/client_go_adapter.go and client-go's leaderelection metrics.
+
+Sharding (``Manager(sharding=...)``; no controller-runtime equivalent, the names follow
+timebertt/kubernetes-controller-sharding's ``controller_sharding_*`` where one exists):
+reconcile_kit_shard_member{ring,shard} (1 while this replica is a member),
+reconcile_kit_shard_objects{ring,shard,controller} (objects in this replica's share),
+reconcile_kit_shard_drains_acknowledged_total{ring,shard}; from the replica running the
+ring's sharder: reconcile_kit_shard_ring_members{ring,state} (state: live, taking),
+reconcile_kit_shard_assignments_total{ring}, reconcile_kit_shard_movements_total{ring},
+reconcile_kit_shard_drains_total{ring} and
+reconcile_kit_shard_assignment_latency_seconds{ring} (from the sharder seeing that an
+object needs an owner to its label being written, drains included).
 """
 
 from __future__ import annotations
@@ -20,6 +31,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from ..runtime.queue import QueueMetrics
+from .sharding.assigner import AssignerMetrics
 
 __all__ = ["Metrics"]
 
@@ -114,6 +126,7 @@ class Metrics:
             ["code", "method"],
             registry=r,
         )
+        self.shard = _ShardMetrics(r)
 
     def observe_reconcile(self, controller: str, result: str, seconds: float) -> None:
         """Count one reconcile with ``result`` (success, error, requeue_after)."""
@@ -200,3 +213,71 @@ class _PrometheusQueueMetrics(QueueMetrics):
 
     def retries(self, name: str) -> None:
         self._retries.labels(name).inc()
+
+
+class _ShardMetrics(AssignerMetrics):
+    """The reconcile_kit_shard_* metrics (see the module docstring)."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.member = Gauge(
+            "reconcile_kit_shard_member",
+            "1 while this replica is a member of the ring (holds its membership Lease)",
+            ["ring", "shard"],
+            registry=registry,
+        )
+        self.objects = Gauge(
+            "reconcile_kit_shard_objects",
+            "Objects of a sharded controller in this replica's share (its cache)",
+            ["ring", "shard", "controller"],
+            registry=registry,
+        )
+        self.acknowledged = Counter(
+            "reconcile_kit_shard_drains_acknowledged_total",
+            "Drains this replica acknowledged (objects handed over to another member)",
+            ["ring", "shard"],
+            registry=registry,
+        )
+        self.ring_members = Gauge(
+            "reconcile_kit_shard_ring_members",
+            "Members of the ring seen by its sharder (live; taking: live and not leaving)",
+            ["ring", "state"],
+            registry=registry,
+        )
+        self.assignments = Counter(
+            "reconcile_kit_shard_assignments_total",
+            "Objects the sharder labelled with an owner (new, unassigned or moved)",
+            ["ring"],
+            registry=registry,
+        )
+        self.movements = Counter(
+            "reconcile_kit_shard_movements_total",
+            "Objects the sharder moved from one member to another",
+            ["ring"],
+            registry=registry,
+        )
+        self.drains = Counter(
+            "reconcile_kit_shard_drains_total",
+            "Objects the sharder marked draining (a move away from a live member)",
+            ["ring"],
+            registry=registry,
+        )
+        self.latency = Histogram(
+            "reconcile_kit_shard_assignment_latency_seconds",
+            "Seconds from the sharder seeing that an object needs an owner to labelling it",
+            ["ring"],
+            buckets=_RECONCILE_BUCKETS,
+            registry=registry,
+        )
+
+    def assigned(self, ring: str, seconds: float, moved: bool) -> None:
+        self.assignments.labels(ring).inc()
+        if moved:
+            self.movements.labels(ring).inc()
+        self.latency.labels(ring).observe(seconds)
+
+    def drain_started(self, ring: str) -> None:
+        self.drains.labels(ring).inc()
+
+    def members(self, ring: str, live: int, candidates: int) -> None:
+        self.ring_members.labels(ring, "live").set(live)
+        self.ring_members.labels(ring, "taking").set(candidates)

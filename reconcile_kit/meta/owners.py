@@ -25,6 +25,7 @@ from typing import Any
 
 from ..client.errors import AlreadyOwnedError, ObjectError, OwnerReferenceError
 from .objects import ObjectLike, describe_object, identity, nested_list, raw_of
+from .shards import copy_shard_labels
 
 __all__ = [
     "controller_of",
@@ -77,6 +78,11 @@ def set_controller_reference(owner: ObjectLike, child: ObjectLike) -> None:
     ``referSameObject``: an owner recreated under the same name) is updated in place, so
     calling this again is a no-op.
 
+    When ``owner`` is assigned to a replica of a sharded ring (it carries
+    ``shard.reconcile-kit.io/<ring>`` labels, see :mod:`reconcile_kit.meta.shards`),
+    ``child`` gets the same labels, so that the owning replica's filtered ``owns()`` watch
+    sees it.
+
     Args:
         owner: a kr8s object or dict that exists on the server (has ``metadata.uid``).
         child: a kr8s object or dict, changed in place.
@@ -97,6 +103,7 @@ def set_controller_reference(owner: ObjectLike, child: ObjectLike) -> None:
             f"(uid {current.get('uid')}); cannot make {describe_object(owner)} its controller",
         )
     _upsert(child, ref)
+    copy_shard_labels(owner, child)
 
 
 def set_owner_reference(

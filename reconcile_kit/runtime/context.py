@@ -21,6 +21,8 @@ from ..client.contenttypes import APPLY_PATCH, MERGE_PATCH
 from ..client.errors import InvalidError
 from ..client.request import Target, send
 from ..meta.objects import ObjectRef, raw_of
+from ..meta.owners import controller_of
+from ..meta.shards import copy_shard_labels
 from ..patch.mergepatch import apply_merge_patch, create_merge_patch
 from ..patch.snapshot import set_raw
 from ..patch.typed import TypedTarget, is_typed
@@ -101,6 +103,11 @@ class Context:
         merge as their schema says. ``obj`` then holds the server's answer. As
         controller-runtime's ``client.Apply`` (Kubernetes docs, "Server-Side Apply").
 
+        A child whose controller reference names the object being reconciled gets that
+        object's shard labels (``shard.reconcile-kit.io/<ring>``, see
+        :mod:`reconcile_kit.meta.shards`), so a sharded controller's ``owns()`` watch sees
+        it and it follows its owner when the owner moves to another replica.
+
         Sends nothing when the same intent was applied before and the controller's cache
         (the kind is ``owns``-ed) still holds the child at the resourceVersion that apply
         returned, or later values that still hold the intent (the rules:
@@ -119,8 +126,18 @@ class Context:
         """
         target = TypedTarget(obj, self.api) if is_typed(obj) else obj
         body = apply_body(target.raw if target is not obj else raw_of(obj))
+        self._label_like_owner(body)
         await self._apply(target, body, field_manager, force, "")
         return obj
+
+    def _label_like_owner(self, body: Obj) -> None:
+        """Copy the reconciled object's shard labels onto a child it controls."""
+        ref = controller_of(body)
+        if ref is None or not ref.get("uid"):
+            return
+        owner = self.store.get(self.key.namespace, self.key.name)
+        if owner is not None and (owner.get("metadata") or {}).get("uid") == ref["uid"]:
+            copy_shard_labels(owner, body)
 
     async def apply_status(
         self, obj: Any, *, field_manager: str | None = None, force: bool = True

@@ -25,6 +25,7 @@ from kr8s.asyncio.objects import APIObject
 
 from ..client.errors import APIError, InvalidObjectError, ReconcileKitError
 from ..client.ratelimit import checked_rate_limit, install_rate_limit
+from ..client.request import Target, send
 from ..client.transport import (
     acquire_transport,
     checked_transport,
@@ -44,8 +45,9 @@ from .queue import (
     RetryPolicyLike,
     WorkQueue,
 )
-from .reflector import DELETED, MODIFIED, Reflector, ReflectorEvent
+from .reflector import ADDED, DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import ResourceInfo, resolve_kind
+from .sharding import ShardFilter
 from .sources import CacheView, ReflectorPool, Source, owner_keys
 from .store import Obj
 from .typed import invalid_object_error, is_model_class, model_cache
@@ -140,6 +142,8 @@ class Stats:
     requeues: int = 0
     mapper_errors: int = 0
     active: int = 0
+    drains: int = 0
+    """Drains acknowledged (sharded controllers: objects handed to another replica)."""
     results: dict[str, int] = field(default_factory=dict)
 
 
@@ -199,6 +203,12 @@ class Controller:
             skips validation and its PatchHelper sends nothing without serializing the
             model. 0: validate for every reconcile. Raises ValueError when negative.
 
+    ``shard`` (an attribute, set by a :class:`~reconcile_kit.manager.Manager` with
+    ``sharding=``; None: not sharded) is a
+    :class:`~reconcile_kit.runtime.sharding.ShardFilter`: the controller then watches only
+    its replica's share of the primary kind and of the kinds it ``owns()``, and
+    acknowledges drains instead of reconciling (see :mod:`reconcile_kit.runtime.sharding`).
+
     Whoever opens a resource closes it: when :meth:`run` ends (shutdown or error) the
     controller closes the aiohttp connections it opened (unless another user of the api,
     such as its manager, still runs), the recorder it created, and the api's client if
@@ -257,6 +267,8 @@ class Controller:
         self.recorder: EventRecorder | None = recorder
         self.intents = AppliedIntents()
         """What ctx.apply last applied to each child (see runtime/apply.py)."""
+        self.shard: ShardFilter | None = None
+        self._moved: set[ObjectRef] = set()  # drains acknowledged, leaving the watch
         self._own_recorder: EventRecorder | None = None
         self._own_api: Api | None = None
         self._transport_users: list[Api] = []
@@ -411,6 +423,7 @@ class Controller:
         self._workers, self._tasks, self._unsubscribe = [], [], []
         self._deleted.clear()
         self._written.clear()
+        self._moved.clear()
         self.intents.clear()  # a restart (leadership regained) applies each child once
 
     async def _start_recorder(self) -> None:
@@ -426,11 +439,12 @@ class Controller:
         self._transport_users.append(self.api)
         install_rate_limit(self.api, self.qps, self.burst)
         self.info = await resolve_kind(self.api, self.kind)
+        shard = self.shard
         self.reflector = self.pool.acquire(
             self.api,
             self.info,
             namespace=self.namespace,
-            label_selector=self.label_selector,
+            label_selector=shard.selector(self.label_selector) if shard else self.label_selector,
             field_selector=self.field_selector,
         )
         self._held.append(self.reflector)
@@ -441,7 +455,11 @@ class Controller:
                 self.api,
                 source.info,
                 namespace=self.namespace if source.namespace is None else source.namespace,
-                label_selector=source.label_selector,
+                label_selector=(
+                    shard.selector(source.label_selector)
+                    if shard is not None and source.mapper is None  # owns(): children follow
+                    else source.label_selector
+                ),
             )
             self._held.append(source.reflector)
             self._unsubscribe.append(source.reflector.subscribe(self._source_handler(source)))
@@ -528,15 +546,40 @@ class Controller:
                 self.models.forget(self.info.ref(event.obj))
         if self._written:
             self._forget_write(self.info.ref(event.obj), event)
+        key = self.info.ref(event.obj)
+        if self.shard is not None and self._shard_event(key, event):
+            return
         if not all(predicate(event) for predicate in self.predicates):
             return
-        key = self.info.ref(event.obj)
         if event.type == DELETED:
             self._deleted[key] = event.obj
             self.queue.add(key, ReconcileReason.DELETED)
         else:
             reason = ReconcileReason.UPDATED if event.type == MODIFIED else ReconcileReason.CREATED
             self.queue.add(key, reason)
+
+    def _shard_event(self, key: ObjectRef, event: ReflectorEvent) -> bool:
+        """Handle what sharding decides about a primary event; True when handled: a drain
+        marker queues the key whatever the predicates say (its worker acknowledges), and
+        an object leaving this replica's share is not a deletion."""
+        assert self.shard is not None
+        if event.type == DELETED:
+            return self._moved_away(key)
+        if event.type == ADDED:
+            self._moved.discard(key)  # back in this replica's share
+        if self.shard.draining(event.obj):
+            self.queue.add(key, ReconcileReason.UPDATED)
+            return True
+        return False
+
+    def _moved_away(self, key: ObjectRef) -> bool:
+        """Whether a DELETED event of a sharded watch is the object leaving this replica's
+        share after this controller acknowledged its drain (other DELETED events are
+        checked with a GET before ``on_delete`` runs: see :meth:`_gone`)."""
+        if key in self._moved:
+            self._moved.discard(key)
+            return True
+        return False
 
     def _forget_write(self, key: ObjectRef, event: ReflectorEvent) -> None:
         """Drop this controller's own copy of a write once the cache holds that write or a
@@ -670,7 +713,12 @@ class Controller:
         if raw is None:
             self.queue.forget(key)
             if last_known is not None and on_delete is not None:
+                if self.shard is not None and not await self._gone(key, last_known, ctx):
+                    return
                 await self._on_delete(on_delete, last_known, ctx)
+            return
+        if self.shard is not None and self.shard.draining(raw):
+            await self._acknowledge_drain(key, raw, ctx)
             return
         self.stats.reconciles += 1
         obj: Any = None
@@ -705,6 +753,54 @@ class Controller:
             self.queue.add_after(key, action.requeue_after, ReconcileReason.REQUEUE)
         else:
             self._observe("success", started)
+
+    async def _gone(self, key: ObjectRef, last_known: Obj, ctx: Context) -> bool:
+        """For a sharded controller: whether an object that left its watch was deleted (a
+        GET answers 404) rather than moved to another replica (it still exists). When the
+        GET fails, the key is retried and False returned."""
+        assert self.info is not None
+        namespace = key.namespace if self.info.namespaced else None
+        try:
+            reply = await send(
+                self.api,
+                "GET",
+                version=self.info.api_version,
+                namespace=namespace,
+                url=f"{self.info.plural}/{key.name}",
+                target=Target(self.info.ref_kind, namespace, key.name),
+                accept=(404,),
+            )
+        except Exception as error:
+            ctx.log.warning("checking whether it was deleted or moved failed: %s", error)
+            self._deleted[key] = last_known
+            self.queue.retry(key, self.retry_policy, ctx, error)
+            return False
+        if reply.status == 404:
+            return True
+        ctx.log.debug("left this replica's share (moved to another replica): no on_delete")
+        return False
+
+    async def _acknowledge_drain(self, key: ObjectRef, raw: Obj, ctx: Context) -> None:
+        """Hand ``key`` back to the ring's sharder: no reconcile runs for it here any more
+        (the queue runs no key twice at once, so one in flight has finished)."""
+        assert self.shard is not None and self.info is not None
+        self._moved.add(key)
+        try:
+            await self.shard.acknowledge(self.api, self.info, raw)
+        except Exception as error:
+            self._moved.discard(key)
+            if isinstance(error, APIError) and error.status in (404, 409):
+                # gone, or changed since read: its next event brings the current state
+                ctx.log.debug("drain not acknowledged yet: %s", error)
+                self.queue.forget(key)
+                return
+            ctx.log.warning("acknowledging the drain failed: %s", error)
+            self.queue.retry(key, self.retry_policy, ctx, error)
+            return
+        self.queue.forget(key)
+        self.stats.drains += 1
+        self._written.pop(key, None)
+        ctx.log.debug("drain acknowledged: handed over to another replica")
 
     async def _typed(self, key: ObjectRef, obj: Any, raw: Obj, ctx: Context) -> Any:
         """The typed object of ``raw`` (the previous reconcile's when it left it as read:

@@ -29,6 +29,8 @@ from .store import IndexFunc, Obj, Store, key_of
 __all__ = [
     "ADDED",
     "DELETED",
+    "METADATA_LIST",
+    "METADATA_WATCH",
     "MODIFIED",
     "Backoff",
     "Handler",
@@ -43,6 +45,11 @@ log = logging.getLogger(__name__)
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 Transform = Callable[[Obj], Obj]
+
+METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+"""``Accept`` of a metadata-only LIST (client-go's metadata client)."""
+METADATA_WATCH = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+"""``Accept`` of a metadata-only WATCH: events carry PartialObjectMetadata."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +117,9 @@ class Reflector:
         backoff: the error backoff (default: client-go's).
         indexers: extra store indexes.
         sleep: awaited with the backoff delay in seconds (tests replace it).
+        metadata_only: list and watch ``PartialObjectMetadata`` (apiVersion, kind and
+            metadata, as client-go's metadata informer): the server leaves spec and status
+            out of what it sends; stored objects keep the kind PartialObjectMetadata.
     """
 
     def __init__(
@@ -126,8 +136,10 @@ class Reflector:
         backoff: Backoff | None = None,
         indexers: dict[str, IndexFunc] | None = None,
         sleep: Callable[[float], Any] = asyncio.sleep,
+        metadata_only: bool = False,
     ) -> None:
         self.api = api
+        self.metadata_only = metadata_only
         self._sleep = sleep
         self.info = info
         self.namespace = namespace if info.namespaced else None
@@ -241,6 +253,7 @@ class Reflector:
                 target=self._target,
                 accept=(410,),
                 retry=False,  # the reflector's backoff (honouring Retry-After) retries
+                headers={"Accept": METADATA_LIST} if self.metadata_only else None,
                 **self._request(params),
             )
             if reply.status == 410:
@@ -290,8 +303,13 @@ class Reflector:
         }
         timeout = httpx.Timeout(10.0, read=self.timeout_seconds + 30.0)
         self.watches += 1
+        headers = {"Accept": METADATA_WATCH} if self.metadata_only else {}
         async with stream(
-            self.api, target=self._target, timeout=timeout, **self._request(params)
+            self.api,
+            target=self._target,
+            timeout=timeout,
+            headers=headers,
+            **self._request(params),
         ) as response:
             # newline-delimited JSON events; split here rather than through httpx's
             # text and line decoders, which cost more than parsing the events

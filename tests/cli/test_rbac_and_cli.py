@@ -529,3 +529,75 @@ def test_apiserver_webhook_service_option() -> None:
     result = CliRunner().invoke(main, ["apiserver", "--webhook-service", "hooks=127.0.0.1:9443"])
     assert result.exit_code == 2
     assert "expected NAMESPACE/NAME=HOST:PORT" in result.output
+
+
+async def test_rbac_covers_a_sharded_run(apiserver: APIServer) -> None:
+    """`rbac --shard` grants what a sharded replica does: its membership and the sharder's
+    Leases, the ring watch, and the shard labels written on the primary kind."""
+    from reconcile_kit import Sharding
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        return None
+
+    manager = Manager(
+        namespace="default",
+        name="mirror",
+        sharding=Sharding(
+            "mirror",
+            namespace="ops",
+            identity="r1",
+            lease_duration=2,
+            renew_deadline=1,
+            retry_period=0.2,
+        ),
+        handle_signals=False,
+    )
+    controller = manager.add(Controller(ConfigMap), reconcile)
+    async with aiohttp.ClientSession() as session:
+        outside = Outside(apiserver, session)
+        await outside("POST", "/api/v1/namespaces", {"metadata": {"name": "ops"}})
+        await outside("POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "a"}})
+        manager.api = await apiserver.api()
+        task = asyncio.create_task(manager.run())
+        await eventually(
+            lambda: len(controller.reflector.store) == 1 if controller.reflector else False,
+            10,
+            interval=0.05,
+        )
+        manager.stop()
+        await asyncio.wait_for(task, 10)
+    requests = {
+        (r.group, r.resource + (f"/{r.subresource}" if r.subresource else ""), r.verb, r.namespace)
+        for r in apiserver.requests
+        if r.verb and r.user_agent.startswith("kr8s")
+    }
+    assert ("", "configmaps", "patch", "default") in requests  # the shard label
+    assert {v for g, _, v, ns in requests if g == "coordination.k8s.io"} >= {"watch", "create"}
+    docs = [doc for _, doc in manifests(manager)]
+    assert [r for r in requests if not allows(docs, *r)] == []
+    assert ("Role", "mirror-sharding") in {(d["kind"], d["metadata"]["name"]) for d in docs}
+
+    result = await asyncio.to_thread(
+        CliRunner().invoke, main, ["rbac", "examples/mirror.py:manager", "--shard"]
+    )
+    assert result.exit_code == 0, result.output
+    names = [d["metadata"]["name"] for d in yaml.safe_load_all(result.output)]
+    assert "mirror-sharding" in names
+
+
+def test_run_shard_options() -> None:
+    from reconcile_kit.cli.commands import _RunOptions
+
+    manager = Manager(name="ops-operator", namespace="ops")
+    _RunOptions(shard=True, shard_identity="pod-1").configure(manager)
+    assert manager.sharding is not None
+    assert (manager.sharding.ring, manager.sharding.namespace) == ("ops-operator", "ops")
+    assert manager.sharding.identity == "pod-1"
+    result = CliRunner().invoke(main, ["run", "examples/mirror.py:manager", "--shard-ring", "x"])
+    assert result.exit_code == 2
+    assert "--shard-ring/--shard-identity need --shard" in result.output
+    result = CliRunner().invoke(
+        main, ["run", "examples/mirror.py:manager", "--shard", "--shard-identity", "Not_Valid"]
+    )
+    assert result.exit_code == 2
+    assert "invalid ring member identity" in result.output

@@ -309,3 +309,41 @@ async def test_without_the_finalizers_rule_block_owner_deletion_is_forbidden(
             assert "cannot set blockOwnerDeletion" in response.text
     finally:
         await sa_api._session.aclose()
+
+
+async def test_a_sharded_replica_runs_with_exactly_the_generated_rbac(
+    backend: Backend, tmp_path: Path
+) -> None:
+    """`manifests --shard`: the ring's Leases (membership, sharder election, the ring
+    watch) and the shard labels, as the ServiceAccount with the generated RBAC."""
+    await ensure_crd(backend)
+    ns = backend.namespace
+    operator = website.manager()
+    operator.name = backend.unique("website")
+    settings = DeploymentSettings(
+        target="unused:manager", namespace=ns, replicas=2, watch_namespace=ns, shard=True
+    )
+    site = {
+        "apiVersion": f"{website.GROUP}/v1",
+        "kind": "Website",
+        "metadata": {"name": "shop", "namespace": ns},
+        "spec": {"image": "nginx:1.27", "replicas": 1},
+    }
+    label = f"shard.reconcile-kit.io/{operator.name}"
+    async with running_as_service_account(backend, tmp_path, operator, settings, []):
+        assert operator.sharding is not None
+        await ok(backend, "POST", f"/apis/{website.GROUP}/v1/namespaces/{ns}/websites", site)
+
+        async def reconciled() -> bool:
+            shop = await ok(
+                backend, "GET", f"/apis/{website.GROUP}/v1/namespaces/{ns}/websites/shop"
+            )
+            deployment = await req(
+                backend, "GET", f"/apis/apps/v1/namespaces/{ns}/deployments/shop"
+            )
+            labels = shop["metadata"].get("labels") or {}
+            return labels.get(label) == operator.sharding.identity and deployment.status == 200
+
+        await eventually(reconciled, 30.0, what="the Website labelled and reconciled")
+        deployment = await ok(backend, "GET", f"/apis/apps/v1/namespaces/{ns}/deployments/shop")
+        assert deployment["metadata"]["labels"][label] == operator.sharding.identity

@@ -1,0 +1,204 @@
+"""Ring membership: one Lease per replica, and every replica's view of the live members.
+
+As timebertt/kubernetes-controller-sharding: a replica is a member of a ring while it
+holds its own ``coordination.k8s.io/v1`` Lease ``<ring>-<identity>`` (labelled
+``reconcile-kit.io/ring: <ring>`` and ``reconcile-kit.io/member: <identity>``), acquired,
+renewed and released as client-go's leader election does: it is a
+:class:`~reconcile_kit.manager.leaderelection.LeaderElection` on a Lease nobody else
+campaigns for, so a previous process of the same identity is waited out. A member that
+cannot renew within ``renew_deadline`` stops its sharded controllers, before others can
+see its Lease expire.
+
+:class:`RingView` watches the ring's Leases and judges expiry as leader election does, on
+the local clock only: a member is live while ``holderIdentity`` names it and fewer than
+``leaseDurationSeconds`` have passed since this process saw the record last change.
+Before it moves the objects of a member that is not live, the sharder holds that
+member's Lease (``holderIdentity`` ``sharder:<its identity>``, as timebertt's sharder
+acquires a dead shard's Lease; see :mod:`.assigner`), so that the member, should it come
+back, cannot rejoin meanwhile. A member that is stopping gracefully
+annotates its Lease ``reconcile-kit.io/leaving``: it is still live (its objects are
+drained, not moved directly) but gets no new objects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ...meta.shards import MEMBER_LABEL, RING_LABEL
+from ...runtime.reflector import DELETED, Reflector, ReflectorEvent
+from ...runtime.resources import ResourceInfo
+from ..leaderelection import LeaderElection
+from .config import Sharding
+
+__all__ = ["LEASE", "LEAVING_ANNOTATION", "RingView", "membership_election"]
+
+log = logging.getLogger(__name__)
+
+LEAVING_ANNOTATION = "reconcile-kit.io/leaving"
+"""On a membership Lease: the member is stopping and its objects are being drained."""
+LEASE = ResourceInfo("coordination.k8s.io/v1", "Lease", "leases", True, None)
+
+
+def membership_election(sharding: Sharding) -> LeaderElection:
+    """The LeaderElection holding this replica's membership Lease (not released on
+    cancellation: a crash leaves it to expire; :class:`~reconcile_kit.manager.Manager`
+    releases it on a graceful stop)."""
+    return LeaderElection(
+        sharding.member_lease,
+        namespace=sharding.namespace,
+        identity=sharding.identity,
+        lease_duration=sharding.lease_duration,
+        renew_deadline=sharding.renew_deadline,
+        retry_period=sharding.retry_period,
+        release_on_cancel=False,
+        labels={RING_LABEL: sharding.ring, MEMBER_LABEL: sharding.identity},
+    )
+
+
+class RingView:
+    """The members of one ring, from a watch of its Leases.
+
+    Args:
+        api: a kr8s asyncio Api.
+        ring: the ring's name.
+        namespace: where its Leases live.
+        clock: seconds of a monotonic clock (default: the running loop's ``time``).
+
+    A Lease names its member in the label ``reconcile-kit.io/member``. The member is
+    *live* while it holds the Lease (``holderIdentity`` equals the member's name) and the
+    Lease has not expired; *expired* while it holds it but the Lease has expired (the
+    sharder then holds the Lease before moving its objects); otherwise (released, or held
+    by the sharder) it is *gone*. ``on_change`` is a list of plain functions called (without
+    arguments) whenever one of these sets changes, including when a Lease expires.
+    """
+
+    def __init__(
+        self,
+        api: Any,
+        ring: str,
+        namespace: str,
+        *,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        self.ring = ring
+        self.namespace = namespace
+        self.reflector = Reflector(
+            api, LEASE, namespace=namespace, label_selector=f"{RING_LABEL}={ring}"
+        )
+        self.on_change: list[Callable[[], None]] = []
+        self._clock = clock
+        self._observed: dict[str, tuple[dict[str, Any], float]] = {}  # lease -> spec, seen
+        self._live: frozenset[str] = frozenset()
+        self._candidates: frozenset[str] = frozenset()
+        self._expired: dict[str, str] = {}  # member -> its Lease's name
+        self._timer: asyncio.TimerHandle | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def members(self) -> frozenset[str]:
+        """The live members (leaving ones included)."""
+        return self._live
+
+    def candidates(self) -> frozenset[str]:
+        """The live members that take objects (not leaving)."""
+        return self._candidates
+
+    def expired(self) -> dict[str, str]:
+        """``{member: Lease name}`` of members holding an expired Lease."""
+        return dict(self._expired)
+
+    def leases(self) -> list[dict[str, Any]]:
+        """The ring's Leases as last seen (read-only dicts)."""
+        return self.reflector.store.list()
+
+    def lease(self, name: str) -> dict[str, Any] | None:
+        """The ring's Lease ``name`` as last seen, or None."""
+        return self.reflector.store.get(self.namespace, name)
+
+    def lapsed(self, name: str) -> bool:
+        """Whether Lease ``name``'s record has not changed for its ``leaseDurationSeconds``
+        (as observed here), whoever holds it; True for an unknown Lease."""
+        seen = self._observed.get(name)
+        if seen is None:
+            return True
+        spec, at = seen
+        return at + float(spec.get("leaseDurationSeconds") or 0) <= self._now()
+
+    async def start(self) -> None:
+        """Start watching; returns once the Leases were listed."""
+        self._unsubscribe = self.reflector.subscribe(self._on_event)
+        self.reflector.start()
+        await self.reflector.wait_synced()
+        self._recompute()
+
+    async def stop(self) -> None:
+        """Stop watching (the view keeps what it last saw)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        await self.reflector.stop()
+
+    def _on_event(self, event: ReflectorEvent) -> None:
+        name = (event.obj.get("metadata") or {}).get("name", "")
+        if event.type == DELETED:
+            self._observed.pop(name, None)
+        else:
+            spec = dict(event.obj.get("spec") or {})
+            seen = self._observed.get(name)
+            if seen is None or seen[0] != spec:
+                self._observed[name] = (spec, self._now())
+        if self.reflector.has_synced():
+            self._recompute()
+
+    def _recompute(self) -> None:
+        now = self._now()
+        live: set[str] = set()
+        leaving: set[str] = set()
+        expired: dict[str, str] = {}
+        next_expiry: float | None = None
+        for name, (spec, seen) in self._observed.items():
+            lease = self.reflector.store.get(self.namespace, name) or {}
+            meta = lease.get("metadata") or {}
+            member = (meta.get("labels") or {}).get(MEMBER_LABEL) or ""
+            holder = spec.get("holderIdentity") or ""
+            if not member or holder != member:
+                continue  # released, or taken over by the sharder
+            expires = seen + float(spec.get("leaseDurationSeconds") or 0)
+            if expires <= now:
+                expired[member] = name
+                continue
+            live.add(member)
+            next_expiry = expires if next_expiry is None else min(next_expiry, expires)
+            if (meta.get("annotations") or {}).get(LEAVING_ANNOTATION):
+                leaving.add(member)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if next_expiry is not None:
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(max(0.0, next_expiry - now) + 0.001, self._recompute)
+        candidates = frozenset(live - leaving)
+        if (frozenset(live), candidates, expired) == (self._live, self._candidates, self._expired):
+            return
+        for member in sorted(live - self._live):
+            log.info("ring %s: member %s joined", self.ring, member)
+        for member in sorted(set(expired) - set(self._expired)):
+            log.info("ring %s: the Lease of member %s expired", self.ring, member)
+        for member in sorted(self._live - live - set(expired)):
+            log.info("ring %s: member %s left", self.ring, member)
+        for member in sorted(live - candidates - (self._live - self._candidates)):
+            log.info("ring %s: member %s is leaving (draining its objects)", self.ring, member)
+        self._live, self._candidates, self._expired = frozenset(live), candidates, expired
+        for listener in list(self.on_change):
+            try:
+                listener()
+            except Exception:
+                log.exception("ring %s: membership listener failed", self.ring)
+
+    def _now(self) -> float:
+        return self._clock() if self._clock is not None else asyncio.get_running_loop().time()
