@@ -259,6 +259,9 @@ async def noop_run(target: Target, objects: int, concurrency: int) -> dict[str, 
 
 async def child_converge(api: Any, objects: int, concurrency: int) -> dict[str, Any]:
     """1: the Controller; also its CPU (after imports, to the last reconcile) and RSS."""
+    import reconcile_kit.runtime.sources  # noqa: F401  imports are start-up, not reconciles
+    from reconcile_kit import Controller, PatchHelper  # noqa: F401
+
     counted = Counted(objects, ready_reconcile)
     cpu0, rss0 = time.process_time(), rss_bytes()
     measured: dict[str, Any] = {}
@@ -884,6 +887,12 @@ def main() -> None:
     )
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument(
+        "--scale",
+        action="store_true",
+        help="the 100,000-object scale scenario instead (benchmarks/scale.py; --objects "
+        "applies, default 100,000)",
+    )
+    parser.add_argument(
         "--child",
         choices=("converge", "ceiling", "ceiling-aiohttp", "memory", "memory-controller", "idle"),
         help=argparse.SUPPRESS,
@@ -894,6 +903,12 @@ def main() -> None:
     unknown = set(args.only.split(",")) - {"all", *SCENARIOS}
     if unknown:
         parser.error(f"--only: unknown scenarios {', '.join(sorted(unknown))}")
+    if args.scale:
+        import scale
+
+        objects = args.objects if "--objects" in sys.argv else 100_000
+        scale.main(["--objects", str(objects)])
+        return
     if args.child:
         data = asyncio.run(
             child(args.child, args.kubeconfig, args.objects, args.seconds, args.concurrency)

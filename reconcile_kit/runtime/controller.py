@@ -74,6 +74,10 @@ OnDelete = Callable[[Any, Context], Awaitable[None]]
 Mapper = Callable[[Obj], Iterable["ObjectRef | tuple[str, str]"]]
 
 DEFAULT_POOL = ReflectorPool()
+WORKER_TURN = 0.001
+"""Seconds a worker may run reconciles back to back without yielding to the event loop:
+reconciles that send nothing (no-ops after a restart) never suspend, and a queue of
+100,000 keys would otherwise hold the loop for seconds (issue 19)."""
 
 
 class ReconcileReason(StrEnum):
@@ -659,7 +663,12 @@ class Controller:
         data: Any,
         on_delete: OnDelete | None,
     ) -> None:
+        loop = asyncio.get_running_loop()
+        turn = loop.time()
         while True:
+            if loop.time() - turn > WORKER_TURN:
+                await asyncio.sleep(0)  # let watches, probes and lease renewals run
+                turn = loop.time()
             try:
                 key, reasons = await self.queue.get()
             except QueueShutDown:

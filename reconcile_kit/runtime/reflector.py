@@ -32,6 +32,7 @@ __all__ = [
     "METADATA_LIST",
     "METADATA_WATCH",
     "MODIFIED",
+    "REPLACE_CHUNK",
     "Backoff",
     "Handler",
     "Reflector",
@@ -50,6 +51,8 @@ METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v
 """``Accept`` of a metadata-only LIST (client-go's metadata client)."""
 METADATA_WATCH = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
 """``Accept`` of a metadata-only WATCH: events carry PartialObjectMetadata."""
+REPLACE_CHUNK = 200
+"""Objects of a LIST stored and dispatched per event-loop turn (bounded stalls at scale)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,16 +270,21 @@ class Reflector:
             if not token:
                 break
         self.lists += 1
-        self._replace(items, page["metadata"].get("resourceVersion", ""))
+        await self._replace(items, page["metadata"].get("resourceVersion", ""))
 
-    def _replace(self, items: list[Obj], rv: str) -> None:
+    async def _replace(self, items: list[Obj], rv: str) -> None:
+        """Make the store hold ``items`` (a LIST's answer), dispatching the differences,
+        :data:`REPLACE_CHUNK` objects per event-loop turn: a LIST of 100,000 objects would
+        otherwise hold the loop for seconds (issue 19)."""
         seen = set()
-        for obj in items:
+        for done, obj in enumerate(items, 1):
             seen.add(key_of(obj))
             old = self.store.get(*key_of(obj))
             if old is None or _rv(old) != _rv(obj):
                 self.store.put(obj)
                 self._dispatch(ReflectorEvent(ADDED if old is None else MODIFIED, obj, old))
+            if done % REPLACE_CHUNK == 0:
+                await asyncio.sleep(0)
         for key in self.store.list_keys():
             if key not in seen:
                 gone = self.store.get(*key)
