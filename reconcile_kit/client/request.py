@@ -304,7 +304,8 @@ async def _call_direct(
             timeout=way.timeout if timeout is None else direct.client_timeout(timeout),
         ) as response:
             body = await response.read()
-            return _Answer(response.status, body.decode(), response.headers, response.url.path)
+            text = body.decode("utf-8", "replace")
+            return _Answer(response.status, text, response.headers, response.url.path)
     except (aiohttp.ClientError, TimeoutError, OSError) as failure:
         error = _transport_error(failure, method, path, target)
         if retry_reads and method.upper() == "GET" and _was_reset(failure):
