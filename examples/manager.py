@@ -21,7 +21,6 @@ examples/ippool.py for the operators themselves):
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections.abc import Iterable
@@ -34,6 +33,7 @@ from kr8s.asyncio.objects import CustomResourceDefinition
 from reconcile_kit.examples import configmap_generator, ippool
 
 from reconcile_kit import LeaderElection, Manager
+from reconcile_kit.client.crds import wait_until_served
 
 log = logging.getLogger("examples.manager")
 
@@ -42,10 +42,11 @@ SAMPLE_PATHS = (configmap_generator.SAMPLES_PATH, ippool.SAMPLES_PATH)
 
 
 async def install_crds(api: Any, paths: Iterable[Path] = CRD_PATHS, *, timeout: int = 30) -> None:
-    """Create the CRDs in ``paths`` unless they exist; wait until each is Established.
+    """Create the CRDs in ``paths`` unless they exist; wait until each is Established and
+    served (``reconcile_kit.client.crds.wait_until_served``).
 
     Raises kr8s's ServerError when the server refuses one, TimeoutError when one is not
-    Established within ``timeout`` seconds.
+    served within ``timeout`` seconds.
     """
     for path in paths:
         for doc in yaml.safe_load_all(path.read_text()):
@@ -57,22 +58,7 @@ async def install_crds(api: Any, paths: Iterable[Path] = CRD_PATHS, *, timeout: 
                 if error.response is None or error.response.status_code != 409:
                     raise
                 log.info("CRD %s exists; left as it is", crd.name)
-            await _established(crd, timeout)
-
-
-async def _established(crd: Any, timeout: float) -> None:
-    """Wait for the Established condition (a new CRD has ``conditions: null`` for a
-    moment, which kr8s's ``wait`` cannot read), then for its resources to be served."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        await crd.refresh()
-        conditions = (crd.raw.get("status") or {}).get("conditions") or []
-        if any(c["type"] == "Established" and c["status"] == "True" for c in conditions):
-            return
-        if loop.time() > deadline:
-            raise TimeoutError(f"CRD {crd.name} not Established within {timeout} s")
-        await asyncio.sleep(0.05)  # no event to await: the API has no watch on one CRD here
+            await wait_until_served(api, crd.name, timeout=timeout)
 
 
 def _port(variable: str, default: int) -> int | None:

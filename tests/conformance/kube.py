@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from reconcile_kit.testing import eventually
+from reconcile_kit.client.crds import wait_until_served
 from reconcile_kit.testing.backends import Backend
 
 from ..crds import widget_crd
@@ -180,22 +180,10 @@ def crd_document(group: str, status: bool = True, scale: bool = True) -> dict[st
 
 
 async def install_crd(backend: Backend, crd: dict[str, Any]) -> None:
-    """Create ``crd`` and wait until it is Established and its resources are served."""
+    """Create ``crd`` (refusing 409: each test's CRD is new) and wait until it is
+    Established and its resources are served."""
     await ok(backend, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
-    name = crd["metadata"]["name"]
-    group, plural = crd["spec"]["group"], crd["spec"]["names"]["plural"]
-
-    async def served() -> bool:
-        reply = await req(
-            backend, "GET", f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
-        )
-        conditions = (reply.body.get("status") or {}).get("conditions") or []
-        if not any(c["type"] == "Established" and c["status"] == "True" for c in conditions):
-            return False
-        listing = await req(backend, "GET", f"/apis/{group}/v1/{plural}")
-        return listing.status == 200
-
-    await eventually(served, 30.0, interval=0.05, what=f"CRD {name} established and served")
+    await wait_until_served(backend.api, crd["metadata"]["name"])
 
 
 async def token_request(backend: Backend, namespace: str, name: str) -> dict[str, Any]:
