@@ -1,0 +1,380 @@
+"""Sharding across separate processes (issue 20's acceptance, embedded API server).
+
+The embedded server runs in a process of its own with N ConfigMaps; replicas are
+``reconcile-kit run`` processes of one operator (a sharded ConfigMap controller copying
+``data.value`` to the annotation ``seen``) in the ring ``bench``; a mutator in this process
+changes ``data.value`` of random ConfigMaps throughout. Each replica appends its reconcile
+starts and ends (wall-clock time) to its own file. Steps: 3 replicas start; one is killed
+(SIGKILL); one stops gracefully (SIGTERM); a new one joins; the mutator stops and every
+annotation must equal its value. Checked (PASS/MISS):
+
+- every object reconciled; no key reconciled by two replicas at once (the records of all
+  processes);
+- each replica's cache (its ``reconcile_kit_shard_objects`` gauge) within 15% of N/3;
+- after the kill: the dead replica's objects reconciled by others within Lease duration
+  + 5 s;
+- after the graceful stop: no object without a reconcile for longer than 2 s between the
+  old owner's last reconcile and the new owner's first;
+- the joining replica (the third in the ring's life, the second live one then) takes
+  about 1/2 of the objects; none lost (final check).
+
+    python benchmarks/sharding_processes.py [--objects 3000] [--lease 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from apiserver import ServerProcess
+
+CM = "/api/v1/namespaces/default/configmaps"
+LABEL = "shard.reconcile-kit.io/bench"
+
+OPERATOR = textwrap.dedent(
+    """
+    import os
+    import time
+
+    from kr8s.asyncio.objects import ConfigMap
+
+    from reconcile_kit import Controller, Manager, PatchHelper, Sharding
+
+    LEASE = float(os.environ["RK_LEASE"])
+    RECORDS = open(os.environ["RK_RECORDS"], "a", buffering=1)
+    manager = Manager(
+        namespace="default",
+        sharding=Sharding(
+            "bench",
+            identity=os.environ["RK_IDENTITY"],
+            lease_duration=LEASE,
+            renew_deadline=LEASE * 2 / 3,
+            retry_period=LEASE / 6,
+        ),
+        graceful_shutdown_timeout=30,
+    )
+
+
+    async def reconcile(obj, ctx):
+        RECORDS.write(f"S {obj.name} {time.time():.6f}\\n")
+        try:
+            async with PatchHelper(obj):
+                annotations = obj.raw["metadata"].setdefault("annotations", {})
+                annotations["seen"] = obj.raw["data"]["value"]
+        finally:
+            RECORDS.write(f"E {obj.name} {time.time():.6f}\\n")
+
+
+    manager.add(Controller(ConfigMap, concurrency=4), reconcile)
+    """
+)
+
+
+class Replica:
+    """One ``reconcile-kit run`` process of the operator."""
+
+    def __init__(self, workdir: Path, kubeconfig: Path, identity: str, lease: float) -> None:
+        self.identity = identity
+        self.records = workdir / f"{identity}.records"
+        self.log = workdir / f"{identity}.log"
+        self.port = _free_port()
+        env = {
+            **os.environ,
+            "RK_IDENTITY": identity,
+            "RK_RECORDS": str(self.records),
+            "RK_LEASE": str(lease),
+        }
+        command = [str(Path(sys.executable).parent / "reconcile-kit"), "run"]
+        command += ["--kubeconfig", str(kubeconfig), "--namespace", "default"]
+        command += ["--metrics-port", str(self.port), f"{workdir / 'operator.py'}:manager"]
+        with self.log.open("wb") as log:
+            self.proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+
+    async def member(self, session: aiohttp.ClientSession) -> bool:
+        """Whether its ``reconcile_kit_shard_member`` gauge says it is in the ring."""
+        try:
+            async with session.get(f"http://127.0.0.1:{self.port}/metrics") as reply:
+                text = await reply.text()
+        except aiohttp.ClientError:
+            return False
+        return any(
+            line.startswith("reconcile_kit_shard_member{") and line.endswith(" 1.0")
+            for line in text.splitlines()
+        )
+
+    async def cached(self, session: aiohttp.ClientSession) -> int | None:
+        """Its ``reconcile_kit_shard_objects`` gauge (None until it answers)."""
+        try:
+            async with session.get(f"http://127.0.0.1:{self.port}/metrics") as reply:
+                text = await reply.text()
+        except aiohttp.ClientError:
+            return None
+        for line in text.splitlines():
+            if line.startswith("reconcile_kit_shard_objects{"):
+                return int(float(line.rsplit(" ", 1)[1]))
+        return None
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def read_records(paths: list[Path]) -> dict[str, list[tuple[float, float, str]]]:
+    """Per key, the (start, end, replica) of every reconcile (an unfinished one ends at
+    infinity)."""
+    spans: dict[str, list[tuple[float, float, str]]] = defaultdict(list)
+    for path in paths:
+        if not path.exists():
+            continue
+        replica = path.stem
+        open_starts: dict[str, float] = {}
+        for line in path.read_text().splitlines():
+            kind, key, stamp = line.split()
+            if kind == "S":
+                open_starts[key] = float(stamp)
+            elif key in open_starts:
+                spans[key].append((open_starts.pop(key), float(stamp), replica))
+        for key, start in open_starts.items():
+            spans[key].append((start, float("inf"), replica))
+    return spans
+
+
+def overlaps(spans: dict[str, list[tuple[float, float, str]]]) -> int:
+    """Keys reconciled by two replicas at the same time."""
+    found = 0
+    for runs in spans.values():
+        runs = sorted(runs)
+        for (_s1, e1, r1), (s2, _e2, r2) in itertools.pairwise(runs):
+            if r1 != r2 and s2 < e1:
+                found += 1
+                break
+    return found
+
+
+class Cluster:
+    """The server, the objects and the mutator."""
+
+    def __init__(self, url: str, objects: int) -> None:
+        self.url = url
+        self.objects = objects
+        self.session = aiohttp.ClientSession()
+        self.mutating = True
+        self.mutations = 0
+
+    async def create(self) -> None:
+        pending = list(range(self.objects))
+        headers = {"Content-Type": "application/json"}
+
+        async def worker() -> None:
+            while pending:
+                body = {"metadata": {"name": f"cm-{pending.pop():05d}"}, "data": {"value": "0"}}
+                async with self.session.post(
+                    self.url + CM, data=orjson.dumps(body), headers=headers
+                ) as reply:
+                    assert reply.status == 201, await reply.text()
+
+        await asyncio.gather(*(worker() for _ in range(16)))
+
+    async def mutate(self, rate: float) -> None:
+        headers = {"Content-Type": "application/merge-patch+json"}
+        while self.mutating:
+            name = f"cm-{random.randrange(self.objects):05d}"
+            self.mutations += 1
+            body = orjson.dumps({"data": {"value": str(self.mutations)}})
+            async with self.session.patch(f"{self.url}{CM}/{name}", data=body, headers=headers):
+                pass
+            await asyncio.sleep(1 / rate)
+
+    async def items(self) -> list[dict[str, Any]]:
+        async with self.session.get(self.url + CM) as reply:
+            items: list[dict[str, Any]] = orjson.loads(await reply.read())["items"]
+            return items
+
+    async def settled(self, timeout: float) -> float:
+        """Seconds until every ConfigMap's annotation equals its value."""
+        began = time.monotonic()
+        while time.monotonic() - began < timeout:
+            items = await self.items()
+            if all(
+                (i["metadata"].get("annotations") or {}).get("seen") == i["data"]["value"]
+                for i in items
+            ):
+                return time.monotonic() - began
+            await asyncio.sleep(0.2)  # polling the server: this script is the observer
+        raise TimeoutError(f"not settled within {timeout} s")
+
+    async def owners(self) -> dict[str, str]:
+        return {
+            i["metadata"]["name"]: (i["metadata"].get("labels") or {}).get(LABEL, "")
+            for i in await self.items()
+        }
+
+
+async def run(objects: int, lease: float, rate: float) -> dict[str, Any]:
+    results: dict[str, Any] = {"objects": objects, "lease": lease}
+    with tempfile.TemporaryDirectory(prefix="rk-shards-") as tmp:
+        workdir = Path(tmp)
+        (workdir / "operator.py").write_text(OPERATOR)
+        server = ServerProcess(workdir, None)
+        await server.start()
+        cluster = Cluster(server.url, objects)
+        replicas: dict[str, Replica] = {}
+        try:
+            for name in ("r0", "r1", "r2"):
+                replicas[name] = Replica(workdir, server.kubeconfig, name, lease)
+            await members(cluster.session, list(replicas.values()), 60)
+            began = time.monotonic()
+            await cluster.create()
+            mutator = asyncio.create_task(cluster.mutate(rate))
+            await cluster.settled(300)
+            results["start_seconds"] = round(time.monotonic() - began, 1)  # creation included
+            shares = [await replicas[n].cached(cluster.session) for n in ("r0", "r1", "r2")]
+            results["cache_shares"] = shares
+            # SIGKILL r2
+            owners = await cluster.owners()
+            victims = [k for k, o in owners.items() if o == "r2"]
+            killed_at = time.time()
+            replicas["r2"].proc.send_signal(signal.SIGKILL)
+            results["kill_takeover_seconds"] = await takeover(
+                workdir, victims, killed_at, exclude="r2", timeout=lease + 60
+            )
+            # SIGTERM r1
+            await cluster.settled(120)
+            owners = await cluster.owners()
+            moving = [k for k, o in owners.items() if o == "r1"]
+            stopped_at = time.time()
+            replicas["r1"].proc.send_signal(signal.SIGTERM)
+            results["stop_takeover_seconds"] = await takeover(
+                workdir, moving, stopped_at, exclude="r1", timeout=120
+            )
+            results["stop_gap_seconds"] = gap(workdir, moving, stopped_at, old="r1")
+            replicas["r1"].proc.wait(60)
+            # r3 joins
+            await cluster.settled(120)
+            joined_at = time.time()
+            replicas["r3"] = Replica(workdir, server.kubeconfig, "r3", lease)
+            await cluster.settled(120)
+            await asyncio.sleep(lease)  # let the move finish (observer)
+            await cluster.settled(120)
+            owners = await cluster.owners()
+            results["joined_share"] = sum(1 for o in owners.values() if o == "r3")
+            results["join_seconds"] = round(time.time() - joined_at, 1)
+            cluster.mutating = False
+            await mutator
+            results["final_settle_seconds"] = round(await cluster.settled(120), 1)
+            results["mutations"] = cluster.mutations
+            spans = read_records([workdir / f"{n}.records" for n in replicas])
+            results["reconciled_keys"] = len(spans)
+            results["overlaps"] = overlaps(spans)
+        finally:
+            for replica in replicas.values():
+                if replica.proc.poll() is None:
+                    replica.proc.send_signal(signal.SIGTERM)
+            for replica in replicas.values():
+                try:
+                    replica.proc.wait(60)
+                except subprocess.TimeoutExpired:
+                    replica.proc.kill()
+            await cluster.session.close()
+            server.stop()
+    return results
+
+
+async def members(session: aiohttp.ClientSession, replicas: list[Replica], timeout: float) -> None:
+    """Wait until every replica says it is a member of the ring."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all([await r.member(session) for r in replicas]):
+            return
+        await asyncio.sleep(0.2)  # polling the replicas' /metrics: they are other processes
+    raise TimeoutError(f"replicas not members within {timeout} s")
+
+
+async def takeover(
+    workdir: Path, keys: list[str], since: float, *, exclude: str, timeout: float
+) -> float:
+    """Seconds from ``since`` until every key of ``keys`` was reconciled by a replica other
+    than ``exclude``."""
+    deadline = time.monotonic() + timeout
+    paths = [p for p in workdir.glob("*.records") if p.stem != exclude]
+    while time.monotonic() < deadline:
+        spans = read_records(paths)
+        firsts = [
+            min((s for s, _e, _r in spans.get(k, []) if s >= since), default=-1.0) for k in keys
+        ]
+        if all(first >= 0 for first in firsts):
+            return round(max(firsts, default=since) - since, 2)
+        await asyncio.sleep(0.2)  # reading files the replicas write: no event to await
+    raise TimeoutError(f"not taken over within {timeout} s")
+
+
+def gap(workdir: Path, keys: list[str], since: float, *, old: str) -> float:
+    """The longest time, over ``keys``, between the old owner's last reconcile end and the
+    first reconcile start by another replica after ``since``."""
+    spans = read_records(list(workdir.glob("*.records")))
+    worst = 0.0
+    for key in keys:
+        runs = spans.get(key, [])
+        last_old = max((e for _s, e, r in runs if r == old and e != float("inf")), default=since)
+        first_new = min((s for s, _e, r in runs if r != old and s >= since), default=None)
+        if first_new is not None:
+            worst = max(worst, first_new - max(last_old, since))
+    return round(worst, 2)
+
+
+def report(results: dict[str, Any]) -> None:
+    objects, lease = results["objects"], results["lease"]
+    print(f"{objects} ConfigMaps, Leases of {lease:g} s; {results['mutations']} mutations")
+    for key, value in results.items():
+        print(f"  {key}: {value}")
+    share = objects / 3
+    checks = [
+        ("every object reconciled", results["reconciled_keys"] == objects),
+        ("no key reconciled by two replicas at once", results["overlaps"] == 0),
+        (
+            "each cache within 15% of N/3",
+            all(s is not None and abs(s - share) <= 0.15 * share for s in results["cache_shares"]),
+        ),
+        (f"kill: taken over within {lease + 5:g} s", results["kill_takeover_seconds"] <= lease + 5),
+        ("graceful stop: no gap over 2 s", results["stop_gap_seconds"] <= 2.0),
+        (
+            "join (2 live replicas then): about 1/2 of the objects (within 15%)",
+            abs(results["joined_share"] - objects / 2) <= 0.15 * objects / 2,
+        ),
+        ("none lost: every final annotation equals its value", True),
+    ]
+    for label, met in checks:
+        print(f"{label}: {'PASS' if met else 'MISS'}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--objects", type=int, default=3000)
+    parser.add_argument("--lease", type=float, default=3.0)
+    parser.add_argument("--rate", type=float, default=50.0, help="mutations per second")
+    args = parser.parse_args()
+    report(asyncio.run(run(args.objects, args.lease, args.rate)))
+
+
+if __name__ == "__main__":
+    main()
