@@ -18,17 +18,19 @@ annotation must equal its value. Checked (PASS/MISS):
 - the joining replica (the third in the ring's life, the second live one then) takes
   about 1/2 of the objects; none lost (final check).
 
-    python benchmarks/sharding_processes.py [--objects 3000] [--lease 3]
+    python benchmarks/sharding_processes.py [--objects 3000] [--lease 3] [--backend real]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import itertools
 import os
 import random
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -43,6 +45,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from apiserver import ServerProcess
+from targets import Connection
 
 CM = "/api/v1/namespaces/default/configmaps"
 LABEL = "shard.reconcile-kit.io/bench"
@@ -172,12 +175,12 @@ def overlaps(spans: dict[str, list[tuple[float, float, str]]]) -> int:
 
 
 class Cluster:
-    """The server, the objects and the mutator."""
+    """The server (a ``targets.Connection``), the objects and the mutator."""
 
-    def __init__(self, url: str, objects: int) -> None:
-        self.url = url
+    def __init__(self, conn: Connection, objects: int) -> None:
+        self.url = conn.url
         self.objects = objects
-        self.session = aiohttp.ClientSession()
+        self.session = conn.session()
         self.mutating = True
         self.mutations = 0
 
@@ -230,73 +233,98 @@ class Cluster:
         }
 
 
-async def run(objects: int, lease: float, rate: float) -> dict[str, Any]:
-    results: dict[str, Any] = {"objects": objects, "lease": lease}
+async def run(objects: int, lease: float, rate: float, backend: str) -> dict[str, Any]:
+    """The scenario on a fresh embedded server process, or on the real control plane."""
     with tempfile.TemporaryDirectory(prefix="rk-shards-") as tmp:
         workdir = Path(tmp)
         (workdir / "operator.py").write_text(OPERATOR)
+        if backend == "real":
+            from reconcile_kit.testing import ControlPlane
+
+            async with ControlPlane() as plane:
+                config = plane.kubeconfig_dict()
+                cluster = config["clusters"][0]["cluster"]
+                ca = base64.b64decode(cluster["certificate-authority-data"]).decode()
+                conn = Connection(
+                    plane.url,
+                    plane.kubeconfig,
+                    ssl.create_default_context(cadata=ca),
+                    config["users"][0]["user"]["token"],
+                )
+                return await scenario(workdir, conn, objects, lease, rate)
         server = ServerProcess(workdir, None)
         await server.start()
-        cluster = Cluster(server.url, objects)
-        replicas: dict[str, Replica] = {}
         try:
-            for name in ("r0", "r1", "r2"):
-                replicas[name] = Replica(workdir, server.kubeconfig, name, lease)
-            await members(cluster.session, list(replicas.values()), 60)
-            began = time.monotonic()
-            await cluster.create()
-            mutator = asyncio.create_task(cluster.mutate(rate))
-            await cluster.settled(300)
-            results["start_seconds"] = round(time.monotonic() - began, 1)  # creation included
-            shares = [await replicas[n].cached(cluster.session) for n in ("r0", "r1", "r2")]
-            results["cache_shares"] = shares
-            # SIGKILL r2
-            owners = await cluster.owners()
-            victims = [k for k, o in owners.items() if o == "r2"]
-            killed_at = time.time()
-            replicas["r2"].proc.send_signal(signal.SIGKILL)
-            results["kill_takeover_seconds"] = await takeover(
-                workdir, victims, killed_at, exclude="r2", timeout=lease + 60
+            return await scenario(
+                workdir, Connection(server.url, server.kubeconfig), objects, lease, rate
             )
-            # SIGTERM r1
-            await cluster.settled(120)
-            owners = await cluster.owners()
-            moving = [k for k, o in owners.items() if o == "r1"]
-            stopped_at = time.time()
-            replicas["r1"].proc.send_signal(signal.SIGTERM)
-            results["stop_takeover_seconds"] = await takeover(
-                workdir, moving, stopped_at, exclude="r1", timeout=120
-            )
-            results["stop_gap_seconds"] = gap(workdir, moving, stopped_at, old="r1")
-            replicas["r1"].proc.wait(60)
-            # r3 joins
-            await cluster.settled(120)
-            joined_at = time.time()
-            replicas["r3"] = Replica(workdir, server.kubeconfig, "r3", lease)
-            await cluster.settled(120)
-            await asyncio.sleep(lease)  # let the move finish (observer)
-            await cluster.settled(120)
-            owners = await cluster.owners()
-            results["joined_share"] = sum(1 for o in owners.values() if o == "r3")
-            results["join_seconds"] = round(time.time() - joined_at, 1)
-            cluster.mutating = False
-            await mutator
-            results["final_settle_seconds"] = round(await cluster.settled(120), 1)
-            results["mutations"] = cluster.mutations
-            spans = read_records([workdir / f"{n}.records" for n in replicas])
-            results["reconciled_keys"] = len(spans)
-            results["overlaps"] = overlaps(spans)
         finally:
-            for replica in replicas.values():
-                if replica.proc.poll() is None:
-                    replica.proc.send_signal(signal.SIGTERM)
-            for replica in replicas.values():
-                try:
-                    replica.proc.wait(60)
-                except subprocess.TimeoutExpired:
-                    replica.proc.kill()
-            await cluster.session.close()
             server.stop()
+
+
+async def scenario(
+    workdir: Path, conn: Connection, objects: int, lease: float, rate: float
+) -> dict[str, Any]:
+    results: dict[str, Any] = {"objects": objects, "lease": lease}
+    cluster = Cluster(conn, objects)
+    replicas: dict[str, Replica] = {}
+    try:
+        for name in ("r0", "r1", "r2"):
+            replicas[name] = Replica(workdir, conn.kubeconfig, name, lease)
+        await members(cluster.session, list(replicas.values()), 60)
+        began = time.monotonic()
+        await cluster.create()
+        mutator = asyncio.create_task(cluster.mutate(rate))
+        await cluster.settled(300)
+        results["start_seconds"] = round(time.monotonic() - began, 1)  # creation included
+        shares = [await replicas[n].cached(cluster.session) for n in ("r0", "r1", "r2")]
+        results["cache_shares"] = shares
+        # SIGKILL r2
+        owners = await cluster.owners()
+        victims = [k for k, o in owners.items() if o == "r2"]
+        killed_at = time.time()
+        replicas["r2"].proc.send_signal(signal.SIGKILL)
+        results["kill_takeover_seconds"] = await takeover(
+            workdir, victims, killed_at, exclude="r2", timeout=lease + 60
+        )
+        # SIGTERM r1
+        await cluster.settled(120)
+        owners = await cluster.owners()
+        moving = [k for k, o in owners.items() if o == "r1"]
+        stopped_at = time.time()
+        replicas["r1"].proc.send_signal(signal.SIGTERM)
+        results["stop_takeover_seconds"] = await takeover(
+            workdir, moving, stopped_at, exclude="r1", timeout=120
+        )
+        results["stop_gap_seconds"] = gap(workdir, moving, stopped_at, old="r1")
+        replicas["r1"].proc.wait(60)
+        # r3 joins
+        await cluster.settled(120)
+        joined_at = time.time()
+        replicas["r3"] = Replica(workdir, conn.kubeconfig, "r3", lease)
+        await cluster.settled(120)
+        await asyncio.sleep(lease)  # let the move finish (observer)
+        await cluster.settled(120)
+        owners = await cluster.owners()
+        results["joined_share"] = sum(1 for o in owners.values() if o == "r3")
+        results["join_seconds"] = round(time.time() - joined_at, 1)
+        cluster.mutating = False
+        await mutator
+        results["final_settle_seconds"] = round(await cluster.settled(120), 1)
+        results["mutations"] = cluster.mutations
+        spans = read_records([workdir / f"{n}.records" for n in replicas])
+        results["reconciled_keys"] = len(spans)
+        results["overlaps"] = overlaps(spans)
+    finally:
+        for replica in replicas.values():
+            if replica.proc.poll() is None:
+                replica.proc.send_signal(signal.SIGTERM)
+        for replica in replicas.values():
+            try:
+                replica.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                replica.proc.kill()
+        await cluster.session.close()
     return results
 
 
@@ -372,8 +400,9 @@ def main() -> None:
     parser.add_argument("--objects", type=int, default=3000)
     parser.add_argument("--lease", type=float, default=3.0)
     parser.add_argument("--rate", type=float, default=50.0, help="mutations per second")
+    parser.add_argument("--backend", choices=("embedded", "real"), default="embedded")
     args = parser.parse_args()
-    report(asyncio.run(run(args.objects, args.lease, args.rate)))
+    report(asyncio.run(run(args.objects, args.lease, args.rate, args.backend)))
 
 
 if __name__ == "__main__":
