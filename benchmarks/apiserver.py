@@ -235,10 +235,14 @@ def percentile(sorted_values: list[float], q: float) -> float:
 class ServerProcess:
     """``reconcile-kit apiserver`` in a child process, pinned to ``cpu`` when given."""
 
-    def __init__(self, workdir: Path, cpu: int | None) -> None:
+    def __init__(
+        self, workdir: Path, cpu: int | None, *, port: int = 0, extra: tuple[str, ...] = ()
+    ) -> None:
         self.kubeconfig = workdir / "kubeconfig"
         self.log_path = workdir / "server.log"
         self.cpu = cpu
+        self.port = port  # fixed (with --data-dir in extra) to restart the same server
+        self.extra = extra  # more ``reconcile-kit apiserver`` options
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = ""
 
@@ -255,11 +259,12 @@ class ServerProcess:
             "--host",
             "127.0.0.1",
             "--port",
-            "0",
+            str(self.port),
             "--kubeconfig",
             str(self.kubeconfig),
+            *self.extra,
         ]
-        with self.log_path.open("wb") as log:
+        with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 command,
                 stdout=log,

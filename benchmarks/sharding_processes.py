@@ -191,10 +191,13 @@ class Cluster:
         async def worker() -> None:
             while pending:
                 body = {"metadata": {"name": f"cm-{pending.pop():05d}"}, "data": {"value": "0"}}
-                async with self.session.post(
-                    self.url + CM, data=orjson.dumps(body), headers=headers
-                ) as reply:
-                    assert reply.status == 201, await reply.text()
+                while True:  # injected 500s (chaos): send again
+                    async with self.session.post(
+                        self.url + CM, data=orjson.dumps(body), headers=headers
+                    ) as reply:
+                        if reply.status in (201, 409):
+                            break
+                        assert reply.status >= 500, await reply.text()
 
         await asyncio.gather(*(worker() for _ in range(16)))
 
@@ -204,14 +207,24 @@ class Cluster:
             name = f"cm-{random.randrange(self.objects):05d}"
             self.mutations += 1
             body = orjson.dumps({"data": {"value": str(self.mutations)}})
-            async with self.session.patch(f"{self.url}{CM}/{name}", data=body, headers=headers):
-                pass
+            try:
+                async with self.session.patch(f"{self.url}{CM}/{name}", data=body, headers=headers):
+                    pass  # a failed mutation (chaos) changes nothing: fine
+            except aiohttp.ClientError:
+                pass  # the server is restarting
             await asyncio.sleep(1 / rate)
 
     async def items(self) -> list[dict[str, Any]]:
-        async with self.session.get(self.url + CM) as reply:
-            items: list[dict[str, Any]] = orjson.loads(await reply.read())["items"]
-            return items
+        """Every ConfigMap (read again on an injected 500 or while the server restarts)."""
+        while True:
+            try:
+                async with self.session.get(self.url + CM) as reply:
+                    if reply.status == 200:
+                        items: list[dict[str, Any]] = orjson.loads(await reply.read())["items"]
+                        return items
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.1)  # the server answers again soon: nothing to await
 
     async def settled(self, timeout: float) -> float:
         """Seconds until every ConfigMap's annotation equals its value."""
@@ -233,8 +246,10 @@ class Cluster:
         }
 
 
-async def run(objects: int, lease: float, rate: float, backend: str) -> dict[str, Any]:
-    """The scenario on a fresh embedded server process, or on the real control plane."""
+async def run(objects: int, lease: float, rate: float, backend: str, chaos: bool) -> dict[str, Any]:
+    """The scenario on a fresh embedded server process, or on the real control plane;
+    ``chaos`` (embedded): 5% of requests fail with 500 and the server restarts once (its
+    watches drop) right after the kill."""
     with tempfile.TemporaryDirectory(prefix="rk-shards-") as tmp:
         workdir = Path(tmp)
         (workdir / "operator.py").write_text(OPERATOR)
@@ -251,21 +266,26 @@ async def run(objects: int, lease: float, rate: float, backend: str) -> dict[str
                     ssl.create_default_context(cadata=ca),
                     config["users"][0]["user"]["token"],
                 )
-                return await scenario(workdir, conn, objects, lease, rate)
-        server = ServerProcess(workdir, None)
+                return await scenario(workdir, conn, objects, lease, rate, None)
+        extra = ("--data-dir", str(workdir / "data"), "--fail", "500:0.05") if chaos else ()
+        server = ServerProcess(workdir, None, port=_free_port(), extra=extra)
         await server.start()
         try:
-            return await scenario(
-                workdir, Connection(server.url, server.kubeconfig), objects, lease, rate
-            )
+            conn = Connection(server.url, server.kubeconfig)
+            return await scenario(workdir, conn, objects, lease, rate, server if chaos else None)
         finally:
             server.stop()
 
 
 async def scenario(
-    workdir: Path, conn: Connection, objects: int, lease: float, rate: float
+    workdir: Path,
+    conn: Connection,
+    objects: int,
+    lease: float,
+    rate: float,
+    restart: ServerProcess | None,
 ) -> dict[str, Any]:
-    results: dict[str, Any] = {"objects": objects, "lease": lease}
+    results: dict[str, Any] = {"objects": objects, "lease": lease, "chaos": restart is not None}
     cluster = Cluster(conn, objects)
     replicas: dict[str, Replica] = {}
     try:
@@ -284,6 +304,9 @@ async def scenario(
         victims = [k for k, o in owners.items() if o == "r2"]
         killed_at = time.time()
         replicas["r2"].proc.send_signal(signal.SIGKILL)
+        if restart is not None:  # chaos: the API server restarts, every watch drops
+            restart.stop()
+            await restart.start()
         results["kill_takeover_seconds"] = await takeover(
             workdir, victims, killed_at, exclude="r2", timeout=lease + 60
         )
@@ -401,8 +424,15 @@ def main() -> None:
     parser.add_argument("--lease", type=float, default=3.0)
     parser.add_argument("--rate", type=float, default=50.0, help="mutations per second")
     parser.add_argument("--backend", choices=("embedded", "real"), default="embedded")
+    parser.add_argument(
+        "--chaos",
+        action="store_true",
+        help="embedded only: 5%% of requests fail with 500; the server restarts after the kill",
+    )
     args = parser.parse_args()
-    report(asyncio.run(run(args.objects, args.lease, args.rate, args.backend)))
+    if args.chaos and args.backend == "real":
+        parser.error("--chaos needs the embedded server (its fault injection and restart)")
+    report(asyncio.run(run(args.objects, args.lease, args.rate, args.backend, args.chaos)))
 
 
 if __name__ == "__main__":

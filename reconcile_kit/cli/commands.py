@@ -64,6 +64,15 @@ def main() -> None:
     help="Where the Service an admission webhook's clientConfig.service names is served"
     " (repeatable; TLS is verified for NAME.NAMESPACE.svc).",
 )
+@click.option(
+    "--fail",
+    "failures",
+    multiple=True,
+    metavar="STATUS:FRACTION",
+    callback=lambda _ctx, _param, values: _failures(values),
+    help="Fail that share of all resource requests with STATUS (e.g. 500:0.05; repeatable;"
+    " for chaos tests, as APIServer.faults.fail).",
+)
 def apiserver(
     host: str,
     port: int,
@@ -73,6 +82,7 @@ def apiserver(
     no_gc: bool,
     crd_establish_delay: float,
     webhook_services: dict[tuple[str, str], str],
+    failures: list[tuple[int, float]],
 ) -> None:
     """Serve the embedded Kubernetes API server until SIGINT or SIGTERM."""
     from ..testing.apiserver.server import APIServer
@@ -88,7 +98,28 @@ def apiserver(
         crd_establish_delay=crd_establish_delay,
         webhook_services=webhook_services,
     )
+    for status, fraction in failures:
+        server.faults.fail(status, times=None, fraction=fraction)
     asyncio.run(_serve(server))
+
+
+def _failures(values: tuple[str, ...]) -> list[tuple[int, float]]:
+    """``--fail STATUS:FRACTION`` values, checked as ``Faults.fail`` checks them."""
+    from ..testing.apiserver.faults import Faults
+
+    failures = []
+    for value in values:
+        status, _, fraction = value.partition(":")
+        try:
+            parsed = (int(status), float(fraction))
+        except ValueError:
+            raise click.BadParameter(f"{value!r}: expected STATUS:FRACTION") from None
+        if parsed[0] not in Faults.FAILURE_CODES or not 0.0 <= parsed[1] <= 1.0:
+            raise click.BadParameter(
+                f"{value!r}: STATUS one of {Faults.FAILURE_CODES}, FRACTION within 0 and 1"
+            )
+        failures.append(parsed)
+    return failures
 
 
 def _webhook_services(values: tuple[str, ...]) -> dict[tuple[str, str], str]:

@@ -601,3 +601,30 @@ def test_run_shard_options() -> None:
     )
     assert result.exit_code == 2
     assert "invalid ring member identity" in result.output
+
+
+async def test_apiserver_fail_option_fails_that_share_of_requests(tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "reconcile_kit",
+        "apiserver",
+        "--kubeconfig",
+        str(kubeconfig),
+        "--fail",
+        "503:1.0",
+        stdout=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert proc.stdout is not None
+        line = await asyncio.wait_for(proc.stdout.readline(), 30)
+        assert b"listening on" in line
+        api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
+        status, _ = await call(api, "GET", "/api/v1/namespaces/default/configmaps")
+        assert status == 503
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(proc.wait(), 30)
+    result = CliRunner().invoke(main, ["apiserver", "--fail", "200:0.5"])
+    assert result.exit_code == 2 and "STATUS one of" in result.output
