@@ -18,7 +18,11 @@ annotation must equal its value. Checked (PASS/MISS):
 - the joining replica (the third in the ring's life, the second live one then) takes
   about 1/2 of the objects; none lost (final check).
 
+``--scaling``: 1, 2 and 3 replicas started over N existing ConfigMaps (a fresh server each):
+seconds until all are reconciled, objects/s, CPU seconds and RSS of each replica.
+
     python benchmarks/sharding_processes.py [--objects 3000] [--lease 3] [--backend real]
+                                            [--chaos] [--scaling]
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import tempfile
 import textwrap
 import time
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +49,7 @@ import aiohttp
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import controller_runtime
 from apiserver import ServerProcess
 from targets import Connection
 
@@ -246,10 +252,13 @@ class Cluster:
         }
 
 
-async def run(objects: int, lease: float, rate: float, backend: str, chaos: bool) -> dict[str, Any]:
-    """The scenario on a fresh embedded server process, or on the real control plane;
-    ``chaos`` (embedded): 5% of requests fail with 500 and the server restarts once (its
-    watches drop) right after the kill."""
+Body = Callable[[Path, Connection, "ServerProcess | None"], Awaitable[dict[str, Any]]]
+
+
+async def on_backend(backend: str, chaos: bool, body: Body) -> dict[str, Any]:
+    """``body(workdir, connection, server)`` on a fresh embedded server process (``server``
+    given for restarts when ``chaos``: 5% of requests fail with 500), or on a fresh real
+    control plane (``server`` None)."""
     with tempfile.TemporaryDirectory(prefix="rk-shards-") as tmp:
         workdir = Path(tmp)
         (workdir / "operator.py").write_text(OPERATOR)
@@ -266,15 +275,45 @@ async def run(objects: int, lease: float, rate: float, backend: str, chaos: bool
                     ssl.create_default_context(cadata=ca),
                     config["users"][0]["user"]["token"],
                 )
-                return await scenario(workdir, conn, objects, lease, rate, None)
+                return await body(workdir, conn, None)
         extra = ("--data-dir", str(workdir / "data"), "--fail", "500:0.05") if chaos else ()
         server = ServerProcess(workdir, None, port=_free_port(), extra=extra)
         await server.start()
         try:
             conn = Connection(server.url, server.kubeconfig)
-            return await scenario(workdir, conn, objects, lease, rate, server if chaos else None)
+            return await body(workdir, conn, server if chaos else None)
         finally:
             server.stop()
+
+
+async def scaled(
+    workdir: Path, conn: Connection, objects: int, lease: float, count: int
+) -> dict[str, Any]:
+    """``count`` replicas started over ``objects`` existing ConfigMaps: seconds from their
+    launch until every object is reconciled (start-up and the sharder's labels included),
+    CPU seconds and RSS per replica."""
+    cluster = Cluster(conn, objects)
+    await cluster.create()  # values "0": every object needs its annotation written
+    began = time.monotonic()  # from the replicas' launch: their start-up counts
+    replicas = [Replica(workdir, conn.kubeconfig, f"r{i}", lease) for i in range(count)]
+    try:
+        await cluster.settled(1800)
+        seconds = time.monotonic() - began
+        cpu = [controller_runtime.cpu_seconds(r.proc.pid) for r in replicas]
+        rss = [controller_runtime.rss_bytes(r.proc.pid) for r in replicas]
+    finally:
+        for replica in replicas:
+            replica.proc.send_signal(signal.SIGTERM)
+        for replica in replicas:
+            replica.proc.wait(120)
+        await cluster.session.close()
+    return {
+        "replicas": count,
+        "seconds": round(seconds, 1),
+        "objects_per_second": round(objects / seconds, 1),
+        "cpu_seconds": [round(c, 1) for c in cpu],
+        "rss_mib": [round(r / 2**20) for r in rss],
+    }
 
 
 async def scenario(
@@ -429,10 +468,30 @@ def main() -> None:
         action="store_true",
         help="embedded only: 5%% of requests fail with 500; the server restarts after the kill",
     )
+    parser.add_argument(
+        "--scaling",
+        action="store_true",
+        help="instead: 1, 2 and 3 replicas over --objects: throughput, CPU and RSS per replica",
+    )
     args = parser.parse_args()
     if args.chaos and args.backend == "real":
         parser.error("--chaos needs the embedded server (its fault injection and restart)")
-    report(asyncio.run(run(args.objects, args.lease, args.rate, args.backend, args.chaos)))
+    if args.scaling:
+        for count in (1, 2, 3):
+            row = asyncio.run(
+                on_backend(
+                    args.backend,
+                    False,
+                    lambda w, c, _s, n=count: scaled(w, c, args.objects, args.lease, n),
+                )
+            )
+            print(row, flush=True)
+        return
+
+    async def body(workdir: Path, conn: Connection, server: ServerProcess | None) -> dict[str, Any]:
+        return await scenario(workdir, conn, args.objects, args.lease, args.rate, server)
+
+    report(asyncio.run(on_backend(args.backend, args.chaos, body)))
 
 
 if __name__ == "__main__":
