@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import sharding_processes  # noqa: E402
+import sharding_processes
 
 OBJECTS = 150
 
