@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import threading
 import tomllib
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +45,6 @@ from kr8s.conftest import (  # noqa: E402, F401  (kr8s's fixtures, for the tests
     example_pod_spec,
     example_service_spec,
     kubectl_proxy,
-    ns,
     run_id,
     serviceaccount,
 )
@@ -159,6 +159,17 @@ def k8s_token(k8s_cluster: Cluster) -> Iterator[str]:
     k8s_cluster.kubectl("apply", "-f", manifest)
     yield k8s_cluster.kubectl("create", "token", "pytest")
     k8s_cluster.kubectl("delete", "-f", manifest)
+
+
+@pytest.fixture(autouse=True)
+def ns(k8s_cluster: Cluster, run_id: str) -> Iterator[str]:  # noqa: F811
+    """kr8s's ``ns`` with 8 random hex digits, not 4: without a namespace controller (on
+    both backends, as without kube-controller-manager) a deleted namespace stays
+    Terminating, and 4 digits collide in one run (kind's controller removes them)."""
+    name = f"kr8s-pytest-{run_id}-{uuid.uuid4().hex[:8]}"
+    k8s_cluster.kubectl("create", "namespace", name)
+    yield name
+    k8s_cluster.kubectl("delete", "namespace", name, "--wait=false")
 
 
 @pytest.fixture
