@@ -4,8 +4,9 @@ The tests come from the installed kr8s wheel (``kr8s/tests``; one module here pe
 there, see ``test_*.py``) with its fixtures (``kr8s/conftest.py``). kr8s runs them on a kind
 cluster through pytest-kind's ``k8s_cluster``; :class:`Cluster` stands in for it, pointing
 at the backend ``--backend`` selects (``both``: every test on each, ids ``[embedded]`` and
-``[real]``). ``exclusions.toml`` lists the tests left out (they need a kubelet, or kind's
-client-certificate kubeconfig) and the expected failures, each with its reason.
+``[real]``). ``exclusions.toml`` lists the tests left out (they need a kubelet or
+kube-controller-manager, or kind's client-certificate kubeconfig or admin name, or fail on
+both backends) and the expected failures on one backend, each with its reason.
 
 Like kind's, the stand-in cluster has a pod in ``kube-system`` (kind's control plane runs as
 pods there; here one that never runs, ``component=kube-apiserver`` as kind's is labelled):
@@ -97,16 +98,23 @@ class ThreadedAPIServer:
 
     def __enter__(self) -> APIServer:
         self._thread.start()
-        self._run(self.server.__aenter__())
+        try:
+            self._run(self.server.__aenter__())
+        except BaseException:
+            self._end_loop()
+            raise
         return self.server
 
     def __exit__(self, *exc: object) -> None:
         try:
             self._run(self.server.__aexit__(None, None, None))
         finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join(START_TIMEOUT)
-            self._loop.close()
+            self._end_loop()
+
+    def _end_loop(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(START_TIMEOUT)
+        self._loop.close()
 
     def _run(self, coro: Any) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(START_TIMEOUT)
