@@ -35,6 +35,7 @@ PACKAGES = {
     "k8s.io/api/discovery/v1": ("api@{v}/discovery/v1", "io.k8s.api.discovery.v1"),
     "k8s.io/api/policy/v1": ("api@{v}/policy/v1", "io.k8s.api.policy.v1"),
     "k8s.io/api/storage/v1": ("api@{v}/storage/v1", "io.k8s.api.storage.v1"),
+    "k8s.io/api/certificates/v1": ("api@{v}/certificates/v1", "io.k8s.api.certificates.v1"),
     "k8s.io/api/scheduling/v1": ("api@{v}/scheduling/v1", "io.k8s.api.scheduling.v1"),
     "k8s.io/api/admissionregistration/v1": (
         "api@{v}/admissionregistration/v1",
@@ -117,7 +118,8 @@ ROOTS = [
     ("k8s.io/api/networking/v1", ["Ingress", "IngressClass", "NetworkPolicy"]),
     ("k8s.io/api/discovery/v1", ["EndpointSlice"]),
     ("k8s.io/api/policy/v1", ["PodDisruptionBudget"]),
-    ("k8s.io/api/storage/v1", ["StorageClass"]),
+    ("k8s.io/api/storage/v1", ["StorageClass", "CSIStorageCapacity"]),
+    ("k8s.io/api/certificates/v1", ["CertificateSigningRequest"]),
     ("k8s.io/api/scheduling/v1", ["PriorityClass"]),
     ("k8s.io/api/coordination/v1", ["Lease"]),
     (
@@ -148,6 +150,7 @@ API_VERSIONS = {
     "k8s.io/api/discovery/v1": "discovery.k8s.io/v1",
     "k8s.io/api/policy/v1": "policy/v1",
     "k8s.io/api/storage/v1": "storage.k8s.io/v1",
+    "k8s.io/api/certificates/v1": "certificates.k8s.io/v1",
     "k8s.io/api/scheduling/v1": "scheduling.k8s.io/v1",
     "k8s.io/api/admissionregistration/v1": "admissionregistration.k8s.io/v1",
     "k8s.io/api/authentication/v1": "authentication.k8s.io/v1",

@@ -214,3 +214,31 @@ def _expected_table(plural: str) -> tuple[list[Any], list[Any]]:
 
     columns, cells = TABLES[plural]
     return [tuple(c) for c in columns], list(cells)
+
+
+async def test_csi_storage_capacity(backend: Backend) -> None:
+    """CSIStorageCapacity (storage.k8s.io/v1, listed by kr8s's own tests): served as
+    created, its storageClassName validated, printed by the default table convertor (Name,
+    Created At: kube-apiserver has no printer for it)."""
+    path = f"/apis/storage.k8s.io/v1/namespaces/{backend.namespace}/csistoragecapacities"
+    body = {"metadata": {"name": "cap"}, "storageClassName": "standard", "capacity": "1Gi"}
+    created = await ok(backend, "POST", path, body)
+    assert comparable(created) == {
+        "kind": "CSIStorageCapacity",
+        "apiVersion": "storage.k8s.io/v1",
+        "metadata": {},
+        "storageClassName": "standard",
+        "capacity": "1Gi",
+    }
+    status, table, _ = await send(
+        backend.api, "GET", f"{path}/cap", None, "application/json", None, None, accept=TABLE
+    )
+    assert status == 200, table
+    columns = [(c["name"], c["type"]) for c in table["columnDefinitions"]]
+    assert columns == [("Name", "string"), ("Created At", "date")]
+    assert table["rows"][0]["cells"] == ["cap", created["metadata"]["creationTimestamp"]]
+    bad = await req(backend, "POST", path, {"metadata": {"name": "nameless-class"}})
+    assert bad.status == 422
+    [cause] = bad.body["details"]["causes"]
+    assert cause["field"] == "storageClassName"
+    assert cause["message"].startswith('Invalid value: "": a lowercase RFC 1123 subdomain')

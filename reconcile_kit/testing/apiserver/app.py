@@ -20,7 +20,7 @@ from ...client.contenttypes import APPLY_PATCH, JSON, YAML
 from ...meta.selectors import FieldSelector, LabelSelector, SelectorError
 from . import discovery, errors, protobuf
 from .admission import Admission, drive
-from .authn import ADMIN, Authenticator, User
+from .authn import ADMIN, Authenticator, User, bearer_token
 from .cluster import Cluster, Result, Steps, WriteOptions
 from .crdconversion import convert as convert_objects
 from .crdconversion import webhook_converts
@@ -39,6 +39,11 @@ from .watch import Filter, WatchHub
 MAX_BODY = 3 * 1024 * 1024
 _TRUE = ("1", "true", "True", "t", "T", "TRUE")
 _PUBLIC_PATHS = ("/version", "/healthz", "/livez", "/readyz")
+
+
+def _public(path: str) -> bool:
+    """Version and health paths, answered to requests without credentials."""
+    return path.rstrip("/") in _PUBLIC_PATHS
 
 
 def parse_request_info(method: str, path: str, query: dict[str, str]) -> RequestInfo:
@@ -227,9 +232,11 @@ class Handler:
     async def _serve(
         self, request: web.Request, info: RequestInfo, query: dict[str, str], record: RequestRecord
     ) -> web.StreamResponse:
-        public = request.path.rstrip("/") in _PUBLIC_PATHS
-        user = self.authenticator.user(request.headers.get("Authorization"))
-        if user is None and not public:
+        authorization = request.headers.get("Authorization")
+        user = self.authenticator.user(authorization)
+        # As kube-apiserver's authentication filter: a token that authenticates no one is
+        # 401 on every path; only a request without one reaches the public paths.
+        if user is None and (bearer_token(authorization) or not _public(request.path)):
             raise errors.unauthorized()
         record.user = user
         if user is not None and self.authorizer is not None:

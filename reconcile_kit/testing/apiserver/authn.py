@@ -55,6 +55,12 @@ class _ServiceAccountToken:
     expires: float  # time.time()
 
 
+def bearer_token(authorization: str | None) -> str:
+    """The bearer token of an ``Authorization`` header ("" when it carries none)."""
+    scheme, _, token = (authorization or "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
 @dataclass
 class Authenticator:
     """Maps bearer tokens to users: ``admin_token`` (None: every request without a token is
@@ -66,8 +72,7 @@ class Authenticator:
     def user(self, authorization: str | None) -> User | None:
         """The user of an ``Authorization`` header; None when it names no one (401).
         Without an admin token every request that is not an issued token's is the admin."""
-        scheme, _, token = (authorization or "").partition(" ")
-        token = token.strip() if scheme.lower() == "bearer" else ""
+        token = bearer_token(authorization)
         issued = self._issued.get(token) if token else None
         if issued is not None and issued.expires >= time.time():
             return issued.user

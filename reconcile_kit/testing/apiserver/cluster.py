@@ -22,8 +22,8 @@ import orjson
 from ...client.contenttypes import APPLY_PATCH
 from ...meta.selectors import FieldSelector, label_selector_to_string
 from ...meta.time import now_time
+from . import bootstrap, certificates, errors
 from . import crd as crds
-from . import errors
 from . import managedfields as mf
 from .admission import Attributes, Mutate, Step, Validate, options_for, run_sync
 from .admission import wanted as admission_wanted
@@ -37,7 +37,7 @@ from .meta import generate_name
 from .patching import apply_patch
 from .quantity import QuantityError, canonicalize_object
 from .registry import Registry
-from .resources import ResourceType
+from .resources import RBAC_GROUP, ResourceType
 from .secrets import decode_secret
 from .store import Obj, Store
 from .strategy import (
@@ -49,7 +49,7 @@ from .strategy import (
     prepare_status_update,
     prepare_update,
 )
-from .structured import MISSING, duplicate_causes
+from .structured import MISSING, StructuredError, duplicate_causes
 from .validation import kind_causes, update_causes
 from .watch import Filter
 
@@ -266,6 +266,26 @@ class Cluster:
                     {"metadata": {"name": name}, "value": value, "description": description},
                     WriteOptions(field_manager="kube-apiserver"),
                 )
+
+        for name in bootstrap.CLUSTER_ROLES:
+            if store.get(f"{RBAC_GROUP}/clusterroles", "", name) is None:
+                self.create(
+                    self._rt(RBAC_GROUP, "clusterroles"),
+                    None,
+                    bootstrap.cluster_role(name),
+                    WriteOptions(field_manager="kube-apiserver"),
+                )
+
+    def ensure_kubernetes_service(self, port: int) -> None:
+        """Create ``default/kubernetes`` for a server on ``port`` unless it exists, as
+        kube-apiserver's endpoint reconciler does when it starts."""
+        if self.store.get("/services", "default", "kubernetes") is None:
+            self.create(
+                self._rt("", "services"),
+                "default",
+                bootstrap.kubernetes_service(port),
+                WriteOptions(field_manager="kube-apiserver"),
+            )
 
     def _rt(self, group: str, plural: str) -> ResourceType:
         rt = self.registry.storage_type(f"{group}/{plural}")
@@ -566,7 +586,11 @@ class Cluster:
             causes += update_causes(rt, obj, old)
         causes += kind_causes(rt, obj)
         if causes:
-            raise errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
+            # The decoder's warnings reach the client with the refusal, as kube-apiserver's
+            # warning recorder sends them on every answer.
+            invalid = errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
+            invalid.warnings = warnings
+            raise invalid
         return warnings
 
     def _decode_fields(self, rt: ResourceType, obj: Obj, opts: WriteOptions) -> list[str]:
@@ -744,6 +768,8 @@ class Cluster:
         obj, opts = yield from self._admit_mutate(rt, "CREATE", obj, None, opts, "")
         meta = obj["metadata"]
         prepare_create(rt, obj)
+        if (rt.group, rt.plural) == (certificates.GROUP, certificates.PLURAL):
+            certificates.prepare_create(obj, opts.user_info)
         omit_empty(rt, obj)
         warnings = self._validate(rt, obj, opts)
         later = rt.storage_key == CRD_KEY and self._establish_later()
@@ -1027,6 +1053,9 @@ class Cluster:
     ) -> None:
         """Set ``new``'s managedFields: worked out by apply, else an Update by the writer."""
         meta = new["metadata"]
+        if (rt.group, rt.plural) in mf.UNTRACKED:
+            meta.pop("managedFields", None)
+            return
         if opts.managed is not None:
             managed = opts.managed
         else:
@@ -1042,7 +1071,15 @@ class Cluster:
                 mf.ignored_paths(rt, subresource, new),
             )
             live = None if old is None else _without_managed_fields(old)
-            managed = mf.encode_managers(write.update(live, _without_managed_fields(new), managers))
+            try:
+                updated = write.update(live, _without_managed_fields(new), managers)
+            except StructuredError:
+                # As kube-apiserver's FieldManager.UpdateNoErrors: an object the field manager
+                # cannot type (a list-map item without its key) loses its managedFields; the
+                # kind's validation, later, refuses it.
+                meta.pop("managedFields", None)
+                return
+            managed = mf.encode_managers(updated)
         if managed:
             meta["managedFields"] = managed
         else:

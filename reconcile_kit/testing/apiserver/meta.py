@@ -20,8 +20,19 @@ from ...meta.validation import (
 )
 from . import errors
 
+
+def path_segment_errors(name: str) -> list[str]:
+    """apimachinery's path.IsValidPathSegmentName (RBAC objects' names): not ``.`` or
+    ``..``, no ``/`` or ``%``."""
+    for illegal in (".", ".."):
+        if name == illegal:
+            return [f"may not be '{illegal}'"]
+    return [f"may not contain '{illegal}'" for illegal in ("/", "%") if illegal in name]
+
+
 _NAME_RULES: dict[str, Callable[[str], list[str]]] = {
     "subdomain": dns1123_subdomain_errors,
+    "path": path_segment_errors,
     "label": dns1123_label_errors,
     "dns1035": dns1035_label_errors,
 }
@@ -38,7 +49,8 @@ def generate_name(prefix: str) -> str:
 
 
 def name_causes(name: str, style: str) -> list[dict[str, str]]:
-    """Causes for an invalid ``metadata.name``; ``style`` is subdomain, label or dns1035."""
+    """Causes for an invalid ``metadata.name``; ``style`` is subdomain, label, dns1035 or
+    path."""
     rule = _NAME_RULES.get(style, dns1123_subdomain_errors)
     return _invalid_causes("metadata.name", name, rule(name))
 

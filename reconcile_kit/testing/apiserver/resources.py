@@ -404,6 +404,24 @@ def builtin_types() -> list[ResourceType]:
             "storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", False, ("sc",)
         ),
         ResourceType(
+            "storage.k8s.io",
+            "v1",
+            "csistoragecapacities",
+            "csistoragecapacity",
+            "CSIStorageCapacity",
+            True,
+        ),
+        ResourceType(
+            "certificates.k8s.io",
+            "v1",
+            "certificatesigningrequests",
+            "certificatesigningrequest",
+            "CertificateSigningRequest",
+            False,
+            ("csr",),
+            status=True,
+        ),
+        ResourceType(
             "scheduling.k8s.io",
             "v1",
             "priorityclasses",

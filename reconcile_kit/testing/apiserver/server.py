@@ -149,6 +149,7 @@ class APIServer:
         self.port = sockets[0].getsockname()[1]
         scheme = "https" if self.tls else "http"
         self.url = f"{scheme}://{self.host}:{self.port}"
+        self._cluster.ensure_kubernetes_service(self.port)
         self.kubeconfig = str(self._write_kubeconfig())
         return self
 

@@ -16,7 +16,7 @@ from ...meta.time import now_time
 from ...meta.validation import qualified_name_errors
 from . import errors
 from .meta import label_causes, name_causes, new_uid, string_map_causes
-from .resources import ADMISSION_GROUP, ResourceType
+from .resources import ADMISSION_GROUP, RBAC_GROUP, ResourceType
 from .store import Obj
 from .webhookconfig import MUTATING, VALIDATING, configuration_defaults
 
@@ -32,6 +32,10 @@ _SERVER_META = (
 
 
 def name_style(rt: ResourceType) -> str:
+    """The rule for a kind's names, as its ValidateObjectMeta call names it (RBAC kinds:
+    ValidateRBACName, a path segment)."""
+    if rt.group == RBAC_GROUP:
+        return "path"
     if rt.plural == "namespaces":
         return "label"
     if rt.plural == "services" and rt.group == "":

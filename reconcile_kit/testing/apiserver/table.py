@@ -537,6 +537,29 @@ def _endpoint_slice(obj: Doc) -> Row:
     return [obj.get("addressType", ""), ports, ",".join(addresses) or "<unset>", age(_created(obj))]
 
 
+def _csr_condition(obj: Doc) -> str:
+    """extractCSRStatus: Denied over Approved over Pending, then Failed and Issued."""
+    status = obj.get("status") or {}
+    types = {c.get("type") for c in status.get("conditions") or [] if isinstance(c, dict)}
+    text = "Denied" if "Denied" in types else "Approved" if "Approved" in types else "Pending"
+    if "Failed" in types:
+        text += ",Failed"
+    if status.get("certificate"):
+        text += ",Issued"
+    return text
+
+
+def _csr(obj: Doc) -> Row:
+    seconds = _get(obj, "spec.expirationSeconds")
+    return [
+        age(_created(obj)),
+        _get(obj, "spec.signerName") or "<none>",
+        _get(obj, "spec.username", ""),
+        human_duration(seconds) if isinstance(seconds, int) else "<none>",
+        _csr_condition(obj),
+    ]
+
+
 def _pdb(obj: Doc) -> Row:
     spec = obj.get("spec") or {}
     return [
@@ -808,6 +831,19 @@ _PRINTERS: dict[tuple[str, str], _Printer] = {
     ("apiextensions.k8s.io", "customresourcedefinitions"): (
         [_NAME, _column("Created At", "date")],
         lambda o: [str(_created(o) or "")],
+    ),
+    # no printer in kube-apiserver: its default table convertor
+    ("storage.k8s.io", "csistoragecapacities"): (
+        [_NAME, _column("Created At", "date")],
+        lambda o: [str(_created(o) or "")],
+    ),
+    ("certificates.k8s.io", "certificatesigningrequests"): (
+        [
+            _NAME,
+            _AGE,
+            *(_column(n) for n in ("SignerName", "Requestor", "RequestedDuration", "Condition")),
+        ],
+        _csr,
     ),
 }
 _EVENT_PRINTER: _Printer = (

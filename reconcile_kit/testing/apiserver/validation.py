@@ -1,15 +1,18 @@
 """Kind-specific validation of built-in objects (the parts clients depend on).
 
-Sources: kubernetes pkg/apis/core/validation (Event), pkg/apis/events/validation,
-pkg/apis/apps/validation (Deployment status), pkg/apis/rbac/validation (rules, role
-references and subjects; not the roleRef immutability of updates).
+Sources: kubernetes pkg/apis/core/validation (Event, container names),
+pkg/apis/events/validation, pkg/apis/apps/validation (Deployment status),
+pkg/apis/storage/validation (CSIStorageCapacity), pkg/apis/certificates/validation (see
+certificates.py), pkg/apis/rbac/validation (rules, role references and subjects; not the
+roleRef immutability of updates).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import errors
+from ...meta.validation import dns1123_subdomain_errors
+from . import certificates, errors
 from .resources import ADMISSION_GROUP, RBAC_GROUP, ResourceType
 from .store import Obj
 from .webhookconfig import MUTATING, VALIDATING, configuration_causes
@@ -123,6 +126,29 @@ def _required(field: str, detail: str = "") -> dict[str, str]:
     return errors.cause(
         "FieldValueRequired", field, f"Required value: {detail}" if detail else "Required value"
     )
+
+
+def _pod(obj: Obj) -> Causes:
+    """Every container names itself (pkg/apis/core/validation validateContainers; the rest
+    of a pod's validation is not checked)."""
+    spec = obj.get("spec") or {}
+    return [
+        _required(f"spec.{kind}[{index}].name")
+        for kind in ("initContainers", "containers")
+        for index, container in enumerate(spec.get(kind) or [])
+        if isinstance(container, dict) and not container.get("name")
+    ]
+
+
+def _csi_storage_capacity(obj: Obj) -> Causes:
+    """storageClassName is a DNS subdomain (pkg/apis/storage/validation
+    ValidateCSIStorageCapacity; the rest is not checked)."""
+    name = obj.get("storageClassName")
+    value = name if isinstance(name, str) else ""
+    return [
+        errors.cause("FieldValueInvalid", "storageClassName", f'Invalid value: "{value}": {text}')
+        for text in dns1123_subdomain_errors(value)
+    ]
 
 
 def _not_supported(field: str, value: object, supported: tuple[str, ...]) -> dict[str, str]:
@@ -250,6 +276,9 @@ def update_causes(rt: ResourceType, new: Obj, old: Obj) -> Causes:
 
 _VALIDATORS: dict[tuple[str, str], Callable[[Obj], Causes]] = {
     ("", "secrets"): _secret,
+    ("", "pods"): _pod,
+    ("storage.k8s.io", "csistoragecapacities"): _csi_storage_capacity,
+    (certificates.GROUP, certificates.PLURAL): certificates.causes,
     ("apps", "deployments"): _deployment,
     ("", "events"): _core_event,
     ("events.k8s.io", "events"): _events_v1,
