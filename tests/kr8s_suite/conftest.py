@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import os
 import shutil
 import subprocess
@@ -178,6 +179,18 @@ def ns(k8s_cluster: Cluster, run_id: str) -> Iterator[str]:  # noqa: F811
     k8s_cluster.kubectl("create", "namespace", name)
     yield name
     k8s_cluster.kubectl("delete", "namespace", name, "--wait=false")
+
+
+@pytest.fixture(autouse=True)
+def httpx_logs_as_kr8s_expects() -> Iterator[None]:
+    """kr8s's tests read httpx's INFO request lines (test_api_resources_cache); a
+    reconcile_kit command run earlier in the session (``reconcile_kit.manager.logs``)
+    set the ``httpx`` logger to WARNING."""
+    logger = logging.getLogger("httpx")
+    level = logger.level
+    logger.setLevel(logging.NOTSET)
+    yield
+    logger.setLevel(level)
 
 
 @pytest.fixture
