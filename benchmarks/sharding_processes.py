@@ -245,6 +245,16 @@ class Cluster:
             await asyncio.sleep(0.2)  # polling the server: this script is the observer
         raise TimeoutError(f"not settled within {timeout} s")
 
+    async def owned_by(self, member: str, timeout: float) -> None:
+        """Wait until ``member`` owns an object (a process's start takes seconds when the
+        machine is loaded)."""
+        began = time.monotonic()
+        while time.monotonic() - began < timeout:
+            if member in (await self.owners()).values():
+                return
+            await asyncio.sleep(0.2)  # polling the server: this script is the observer
+        raise TimeoutError(f"{member} owns nothing after {timeout} s")
+
     async def owners(self) -> dict[str, str]:
         return {
             i["metadata"]["name"]: (i["metadata"].get("labels") or {}).get(LABEL, "")
@@ -364,6 +374,7 @@ async def scenario(
         await cluster.settled(120)
         joined_at = time.time()
         replicas["r3"] = Replica(workdir, conn.kubeconfig, "r3", lease)
+        await cluster.owned_by("r3", 120)  # started and joined: its moves have begun
         await cluster.settled(120)
         await asyncio.sleep(lease)  # let the move finish (observer)
         await cluster.settled(120)

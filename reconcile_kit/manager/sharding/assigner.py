@@ -55,6 +55,8 @@ from .membership import LEASE, RingView
 __all__ = ["Assigner", "AssignerMetrics", "ShardedKind", "metadata_only"]
 
 log = logging.getLogger(__name__)
+TIMER_SLACK = 0.001
+"""Seconds early a held Lease counts as due for renewal (see ``Assigner._hold``)."""
 
 _Key = tuple[int, str, str]  # kind index, namespace, name
 
@@ -279,7 +281,10 @@ class Assigner:
         name = self._lease_name(member)
         now = _now()
         sent = self._held.get(name)
-        if sent is not None and now < sent + self.lease_duration / 3:
+        # due a little early: the renewal timer may fire before its time (asyncio runs
+        # timers up to the clock's resolution early; looptime rounds its clock), and
+        # finding it not due would set the same timer again, in a busy loop
+        if sent is not None and now + TIMER_SLACK < sent + self.lease_duration / 3:
             return  # renewed recently
         if self._not_before.get(name, 0.0) > now:
             return
@@ -311,7 +316,10 @@ class Assigner:
             elif holder and holder not in (member, mine) and self.view.lapsed(name):
                 pass  # another sharder's hold, not renewed for a Lease duration
             elif holder not in ("", mine):
-                return  # held validly by someone else: look again when that changes
+                # held validly by someone else (the member is back): not ours to renew, or
+                # the renewal timer, due at once, would wake the sharder in a busy loop
+                self._held.pop(name, None)
+                return  # look again when that changes
             transitions = int(current.get("leaseTransitions") or 0)
             if holder == mine:
                 spec["acquireTime"] = current.get("acquireTime") or stamp
