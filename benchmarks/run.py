@@ -14,6 +14,8 @@ Scenarios (issue 8), each repeated against a fresh embedded API server:
    controller-runtime: the same controller in Go (benchmarks/controller_runtime.py; built
    with the machine's Go toolchain, skipped without one). CPU per reconcile and RSS growth
    per object (and its ratio to the objects' JSON) are measured for it and for converge.
+   Every contender of 1-3 reports its Ready latency p50/p99: from the client's first
+   request (else its launch) to each object's first Ready.
 4. coalesce: 100 rapid updates to one object; how many reconciles run.
 5. latency: write of an update -> start of its reconcile, p50/p99, idle and under load.
 6. memory: RSS growth of a reflector cache per object (subprocess, server in another process);
@@ -770,6 +772,8 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
     ):
         add(f"{label} objects/s", scenario, lambda r: r["per_second"])
         add(f"{label} objects/s, Ready window", scenario, lambda r: r["window_per_second"])
+        add(f"{label} Ready latency p50 s", scenario, lambda r: r["ready_p50_seconds"])
+        add(f"{label} Ready latency p99 s", scenario, lambda r: r["ready_p99_seconds"])
     add("converge wall s (from start)", "converge", lambda r: r["wall_seconds"])
     add("converge requests/reconcile", "converge", lambda r: r["requests_per_reconcile"])
     add("kopf wall s (from start)", "kopf", lambda r: r["wall_seconds"])

@@ -155,6 +155,7 @@ class ReadyWatch:
     def __init__(self, total: int) -> None:
         self.total = total
         self.ready: set[str] = set()
+        self.times: list[float] = []  # perf_counter of each object's first Ready
         self.first = 0.0
         self.last = 0.0
         self.first_request = 0.0
@@ -170,6 +171,7 @@ class ReadyWatch:
         if not self.ready:
             self.first = now
         self.ready.add(name)
+        self.times.append(now)
         if len(self.ready) >= self.total:
             self.last = now
             self.done.set()
@@ -189,9 +191,14 @@ class ReadyWatch:
     def timings(self, objects: int, started: float) -> dict[str, float]:
         """Throughput from the client's first request to the last Ready object (the
         primary figure; the Ready window where the first request is unknown), over the
-        first-to-last-Ready window, and the wall time from the launch."""
+        first-to-last-Ready window, and the wall time from the launch; the latency p50/p99
+        of an object's first Ready from the client's first request (else its launch)."""
         seconds = self.last - self.first_request if self.first_request else self.window()
+        origin = self.first_request or started
+        waits = sorted(t - origin for t in self.times)
         return {
+            "ready_p50_seconds": waits[len(waits) // 2],
+            "ready_p99_seconds": waits[min(len(waits) - 1, int(len(waits) * 0.99))],
             "seconds": seconds,
             "window_seconds": self.window(),
             "wall_seconds": self.last - started,

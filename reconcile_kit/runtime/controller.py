@@ -643,8 +643,8 @@ class Controller:
 
     def _enqueue_all(self, reason: str) -> None:
         assert self.info is not None and self.reflector is not None
-        for obj in self.reflector.store.list():
-            self.queue.add(self.info.ref(obj), reason)
+        for namespace, name in self.reflector.store.list_keys():
+            self.queue.add(ObjectRef(self.info.ref_kind, namespace, name), reason)
 
     async def _guard(self, work: Awaitable[None]) -> None:
         try:

@@ -123,6 +123,9 @@ class Reflector:
         metadata_only: list and watch ``PartialObjectMetadata`` (apiVersion, kind and
             metadata, as client-go's metadata informer): the server leaves spec and status
             out of what it sends; stored objects keep the kind PartialObjectMetadata.
+        compact: keep the cached objects as JSON bytes, decoded on every read (see
+            :class:`~reconcile_kit.runtime.store.Store`); None (default): compact unless
+            ``metadata_only`` (small objects some callers walk often).
     """
 
     def __init__(
@@ -140,6 +143,7 @@ class Reflector:
         indexers: dict[str, IndexFunc] | None = None,
         sleep: Callable[[float], Any] = asyncio.sleep,
         metadata_only: bool = False,
+        compact: bool | None = None,
     ) -> None:
         self.api = api
         self.metadata_only = metadata_only
@@ -153,7 +157,7 @@ class Reflector:
         self.page_size = page_size
         self.timeout_seconds = timeout_seconds
         self.backoff = backoff or Backoff()
-        self.store = Store(indexers)
+        self.store = Store(indexers, compact=not metadata_only if compact is None else compact)
         self.lists = 0
         self.watches = 0
         self._rv = ""
@@ -244,7 +248,7 @@ class Reflector:
         }
 
     async def _list(self) -> None:
-        items: list[Obj] = []
+        items: list[Any] = []  # encoded for the store: a LIST's peak is its bytes
         token = ""
         while True:
             params = {"limit": str(self.page_size)}
@@ -265,31 +269,35 @@ class Reflector:
                 items, token = [], ""  # the continue token expired: start over
                 continue
             page = reply.json()
-            items.extend(self._prepare(item) for item in page.get("items") or ())
-            token = page.get("metadata", {}).get("continue") or ""
+            encode = self.store.encode
+            items.extend(encode(self._prepare(item)) for item in page.get("items") or ())
+            meta = page.get("metadata") or {}
+            token = meta.get("continue") or ""
             if not token:
                 break
         self.lists += 1
-        await self._replace(items, page["metadata"].get("resourceVersion", ""))
+        del page, reply  # the decoded last page: not kept while the store fills
+        await self._replace(items, meta.get("resourceVersion", ""))
 
-    async def _replace(self, items: list[Obj], rv: str) -> None:
-        """Make the store hold ``items`` (a LIST's answer), dispatching the differences,
+    async def _replace(self, items: list[Any], rv: str) -> None:
+        """Make the store hold ``items`` (a LIST's answer, each as ``store.encode`` made
+        it), dispatching the differences,
         :data:`REPLACE_CHUNK` objects per event-loop turn: a LIST of 100,000 objects would
         otherwise hold the loop for seconds (issue 19)."""
         seen = set()
-        for done, obj in enumerate(items, 1):
+        for done, encoded in enumerate(items, 1):
+            obj = self.store.decode(encoded)
             seen.add(key_of(obj))
-            old = self.store.get(*key_of(obj))
-            if old is None or _rv(old) != _rv(obj):
-                self.store.put(obj)
+            stored, old = self.store.update(obj, encoded)
+            if stored:
                 self._dispatch(ReflectorEvent(ADDED if old is None else MODIFIED, obj, old))
             if done % REPLACE_CHUNK == 0:
                 await asyncio.sleep(0)
-        for key in self.store.list_keys():
-            if key not in seen:
-                gone = self.store.get(*key)
+        for namespace, name in self.store.list_keys():
+            if (namespace, name) not in seen:
+                key = {"namespace": namespace, "name": name}
+                gone = self.store.remove({"metadata": key})
                 assert gone is not None
-                self.store.remove(gone)
                 self._dispatch(ReflectorEvent(DELETED, gone, gone))
         self._rv = rv
         self._synced.set()

@@ -258,3 +258,43 @@ async def test_resolve_kind(kube: kr8s.asyncio.Api) -> None:
     assert (await resolve_kind(kube, "namespaces")).namespaced is False
     with pytest.raises(ValueError, match="'Nope' is not served"):
         await resolve_kind(kube, "Nope")
+
+
+@pytest.mark.parametrize("compact", [True, False])
+async def test_compact_and_plain_stores_behave_alike(
+    kube: kr8s.asyncio.Api, apiserver: APIServer, compact: bool
+) -> None:
+    for name in ("same", "changed", "gone"):
+        await call(kube, "POST", CM, {"metadata": {"name": name, "labels": {"team": "a"}}})
+    team = {"team": lambda o: [o["metadata"].get("labels", {}).get("team", "")]}
+    reflector = Reflector(kube, INFO, namespace="default", indexers=team, compact=compact)
+    assert reflector.store.compact is compact
+    events = await started(reflector)
+    assert sorted([await events.next() for _ in range(3)]) == [
+        ("ADDED", "changed"),
+        ("ADDED", "gone"),
+        ("ADDED", "same"),
+    ]
+    await watch_opened(apiserver, 1)
+    apiserver.faults.latency(0.3, verb="watch", times=1)
+    apiserver.close_watches()
+    await eventually(lambda: apiserver.requests.count(verb="watch") >= 2, interval=0.001)
+    await call(kube, "PATCH", f"{CM}/changed", {"metadata": {"labels": {"team": "b"}}}, MERGE)
+    await call(kube, "DELETE", f"{CM}/gone")
+    apiserver.compact()
+    first = await asyncio.wait_for(events.queue.get(), 5)
+    assert (first.type, first.obj["metadata"]["name"]) == ("MODIFIED", "changed")
+    assert first.old is not None and first.old["metadata"]["labels"] == {"team": "a"}
+    assert await events.next() == ("DELETED", "gone")
+    assert events.queue.empty()  # the unchanged object was not dispatched again
+    assert reflector.store.list_keys() == [("default", "changed"), ("default", "same")]
+    assert [o["metadata"]["name"] for o in reflector.store.by_index("team", "a")] == ["same"]
+    assert reflector.store.keys_by_index("team", "b") == [("default", "changed")]
+    read = reflector.store.get("default", "same")
+    assert read is not None
+    read["metadata"]["labels"]["team"] = "mutated"
+    again = reflector.store.get("default", "same")
+    assert again is not None
+    # a compact store hands out a new dict on every read; a plain one shares its own
+    assert (again["metadata"]["labels"]["team"] == "a") is compact
+    await reflector.stop()

@@ -86,7 +86,11 @@ class RingView:
         self.ring = ring
         self.namespace = namespace
         self.reflector = Reflector(
-            api, LEASE, namespace=namespace, label_selector=f"{RING_LABEL}={ring}"
+            api,
+            LEASE,
+            namespace=namespace,
+            label_selector=f"{RING_LABEL}={ring}",
+            compact=False,  # a few Leases, read on every renewal
         )
         self.on_change: list[Callable[[], None]] = []
         self._clock = clock
