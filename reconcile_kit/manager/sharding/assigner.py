@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -153,6 +154,8 @@ class Assigner:
         self._all = True
         self._wake = asyncio.Event()
         self._pending: dict[_Key, float] = {}  # needs an owner since (_now())
+        self._owners: dict[_Key, str] = {}  # each labelled object's owner
+        self._owned: Counter[str] = Counter()  # objects per owner (kept by the handlers)
         self._moving: set[_Key] = set()  # drained away from a live owner
         self._not_before: dict[str, float] = {}  # Lease -> next hold attempt (loop time)
         self._held: dict[str, float] = {}  # Lease -> when its last write by us was sent
@@ -211,6 +214,8 @@ class Assigner:
         def handle(event: ReflectorEvent) -> None:
             meta = event.obj.get("metadata") or {}
             key = (index, meta.get("namespace") or "", meta.get("name", ""))
+            owner = None if event.type == DELETED else (meta.get("labels") or {}).get(self.label)
+            self._count(key, owner)
             if event.type == DELETED:
                 self._pending.pop(key, None)
                 self._moving.discard(key)
@@ -256,15 +261,21 @@ class Assigner:
         await self._forget(members, self._owning())
         self._schedule_renewal()
 
+    def _count(self, key: _Key, owner: str | None) -> None:
+        """Keep the objects-per-owner counts as an event changes ``key``'s owner (None:
+        unlabelled or deleted), so that :meth:`_owning` costs no walk over the cache."""
+        old = self._owners.pop(key, None)
+        if old is not None:
+            self._owned[old] -= 1
+            if not self._owned[old]:
+                del self._owned[old]
+        if owner:
+            self._owners[key] = owner
+            self._owned[owner] += 1
+
     def _owning(self) -> set[str]:
         """The members some object is labelled with."""
-        owning: set[str] = set()
-        for reflector in self.reflectors:
-            for obj in reflector.store.list():
-                owner = ((obj.get("metadata") or {}).get("labels") or {}).get(self.label)
-                if owner:
-                    owning.add(owner)
-        return owning
+        return set(self._owned)
 
     def _holds(self, member: str) -> bool:
         """Whether the sharder holds ``member``'s Lease: its last write of it was sent less
