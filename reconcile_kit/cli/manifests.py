@@ -282,7 +282,7 @@ def _certificates(name: str, namespace: str) -> list[dict[str, Any]]:
 
 def _grace_period(manager: Manager) -> int:
     """Seconds the pod gets to stop: the controllers' graceful shutdown, plus a sharded
-    replica's drain, plus 10."""
+    replica's hand-over (its sharder moving its objects: ``drain_timeout``), plus 10."""
     seconds = manager.graceful_shutdown_timeout
     sharding = manager.sharding
     if sharding is not None:

@@ -63,7 +63,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ..client.errors import ReconcileKitError
+from ..client.errors import APIError, ReconcileKitError
 from ..client.request import Reply, Target, send
 from ..meta.time import format_micro_time
 
@@ -356,8 +356,10 @@ class LeaderElection:
 
         Does nothing to the lease unless this candidate is its last observed holder. A
         running :meth:`run` keeps campaigning but only after ``lease_duration`` seconds, so
-        a standby takes over. Failures to write are logged, not raised (the lease then
-        expires for others ``lease_duration`` seconds after its last renewal).
+        a standby takes over. A server error (5xx, no answer) is retried every quarter of
+        ``retry_period`` for up to ``renew_deadline`` seconds; failures are logged, not
+        raised (the lease then expires for others ``lease_duration`` seconds after its last
+        renewal).
         """
         await self._step_down()
         await self._release_if_held()
@@ -542,7 +544,7 @@ class LeaderElection:
             record = _Record("", 1, stamp, stamp, self._record.transitions)
             try:
                 async with asyncio.timeout(self.renew_deadline):
-                    await self._lock.update(record)
+                    await self._update_retrying(record)
             except Exception as error:
                 log.error("failed to release lease %s: %s", self._describe(), error)
                 return
@@ -550,6 +552,21 @@ class LeaderElection:
             self._hold_off_until = self._now() + self.lease_duration
             log.info("released lease %s", self._describe())
         await self._report_transition()
+
+    async def _update_retrying(self, record: _Record) -> None:
+        """PUT ``record``, sent again after ``retry_period / 4`` seconds while the server
+        fails (5xx, no answer): the PUT is conditional on the resourceVersion read, so a
+        repeat of one that took effect answers 409 (raised)."""
+        assert self._lock is not None
+        while True:
+            try:
+                await self._lock.update(record)
+                return
+            except APIError as error:
+                if error.status and error.status < 500:
+                    raise
+                log.warning("releasing lease %s: %s; trying again", self._describe(), error)
+            await asyncio.sleep(self.retry_period / 4)
 
     def _set_leading(self, value: bool) -> None:
         self._leading = value

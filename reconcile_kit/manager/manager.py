@@ -43,7 +43,7 @@ from .leaderelection import LeaderElection
 from .metrics import Metrics
 from .sharding.assigner import Assigner, ShardedKind
 from .sharding.config import Sharding
-from .sharding.membership import LEAVING_ANNOTATION, RingView, membership_election
+from .sharding.membership import RingView, membership_election
 
 __all__ = ["Manager"]
 
@@ -155,6 +155,7 @@ class Manager:
         self._started = False  # run() got past its on_start hooks
         self._leading = False  # leader-only controllers run
         self._member = False  # sharded controllers run (this replica is in the ring)
+        self._assigner: Assigner | None = None  # the ring's sharder while it runs here
         self.membership: LeaderElection | None = None
         """With ``sharding``: the election of this replica's membership Lease while
         :meth:`run` runs (``membership.is_leader``: a member)."""
@@ -454,8 +455,9 @@ class Manager:
 
     async def _shard_and_run(self, sharding: Sharding, entries: list[_Entry]) -> None:
         """Be a member of the ring and run the sharded controllers while one; campaign for
-        the ring's sharder alongside. On a graceful stop: leave (drain), stop the
-        controllers, then release the membership Lease."""
+        the ring's sharder alongside. On a graceful stop: stop the controllers, release
+        the membership Lease at once (the sharder moves its objects directly), then stop
+        the sharder (see :meth:`_leave`)."""
         assert self._stop is not None and self.api is not None
         ring, identity = sharding.ring, sharding.identity
         membership = self.membership = membership_election(sharding)
@@ -500,12 +502,12 @@ class Manager:
                 stopped = await self._first(
                     self._stop.wait(), membership.lost(), self._failure(entries)
                 )
-                if stopped:
-                    await self._leave(sharding, membership, view, entries)
                 await self._shutdown(
                     entries, self.graceful_shutdown_timeout if stopped else stepping_down
                 )
                 self._member = False
+                if stopped:
+                    await self._leave(sharding, membership)
                 self._raise_failures(entries)
                 if not stopped:
                     log.warning(
@@ -523,50 +525,37 @@ class Manager:
             if campaign is not None:
                 if self._stop.is_set():
                     # graceful: the sharded controllers are down, give the membership up
+                    # (done already when they had started: _leave)
                     await membership.release()
                     await membership.stop()
-                    log.info("%s: left ring %s", self.name, ring)
                 else:
                     campaign.cancel()
                 await asyncio.gather(campaign, return_exceptions=True)
             await view.stop()
 
-    async def _leave(
-        self,
-        sharding: Sharding,
-        membership: LeaderElection,
-        view: RingView,
-        entries: list[_Entry],
-    ) -> None:
-        """Mark this member leaving and wait (at most ``drain_timeout`` seconds) until
-        the sharder drained its objects to the others, while its controllers acknowledge."""
-        membership.annotations[LEAVING_ANNOTATION] = "true"
-        if not await membership.renew_now():
+    async def _leave(self, sharding: Sharding, membership: LeaderElection) -> None:
+        """Leave the ring once the sharded controllers stopped (their in-flight reconciles
+        finished): release the membership Lease at once, so the sharder moves this
+        member's objects directly, as timebertt's shards do on shutdown. When this replica
+        runs the sharder, keep it running until it moved them (at most ``drain_timeout``
+        seconds), or until no other member takes objects."""
+        await membership.release()
+        await membership.stop()
+        log.info("%s: left ring %s", self.name, sharding.ring)
+        assigner = self._assigner
+        if assigner is None:
             return
         timeout = sharding.drain_timeout
         timeout = self.graceful_shutdown_timeout if timeout is None else timeout
-
-        def remaining() -> int:
-            return sum(
-                len(e.controller.reflector.store)
-                for e in entries
-                if e.controller.reflector is not None and e.task is not None and not e.task.done()
-            )
-
-        log.info(
-            "%s: leaving ring %s: handing over %d objects", self.name, sharding.ring, remaining()
-        )
         try:
             async with asyncio.timeout(timeout):
-                while remaining() and view.candidates() - {sharding.identity}:
-                    await asyncio.sleep(min(0.05, sharding.retry_period))
+                await assigner.handed_over(sharding.identity)
         except TimeoutError:
             log.warning(
-                "%s: leaving ring %s: %d objects not handed over after %s s; they move"
-                " once the membership Lease is released",
+                "%s: ring %s: this replica's objects not moved after %s s; the next sharder"
+                " moves them",
                 self.name,
                 sharding.ring,
-                remaining(),
                 timeout,
             )
 
@@ -602,9 +591,13 @@ class Manager:
                     lease_duration=sharding.lease_duration,
                 )
                 task = asyncio.create_task(assigner.run())
-                await self._first(done.wait(), election.lost(), task)
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
+                self._assigner = assigner
+                try:
+                    await self._first(done.wait(), election.lost(), task)
+                finally:
+                    self._assigner = None
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
                 if not task.cancelled() and task.exception() is not None:
                     log.error(
                         "%s: the sharder of ring %s failed; retrying in %s s",

@@ -15,10 +15,10 @@ with its rendezvous-hashing owner among the members that take objects (:mod:`.ri
   objects), as timebertt's sharder acquires a dead shard's Lease. A member that comes
   back therefore cannot rejoin (and reconcile) before the sharder is done with its
   objects or has stopped renewing for a whole Lease duration;
-* assigned to a live member that is not the owner any more (a member joined, or it is
-  leaving): labelled ``drain.shard.reconcile-kit.io/<ring>``. The owner acknowledges by
-  removing both labels (:mod:`reconcile_kit.runtime.sharding`), and the object, now
-  unassigned, is labelled for its new owner;
+* assigned to a live member that is not the owner any more (a member joined, or its
+  Lease is annotated leaving): labelled ``drain.shard.reconcile-kit.io/<ring>``. The
+  owner acknowledges by removing both labels (:mod:`reconcile_kit.runtime.sharding`),
+  and the object, now unassigned, is labelled for its new owner;
 * draining but its owner is again the right one: the drain label is removed.
 
 Leases of members that are not live and own no object any more are deleted (conditional
@@ -27,7 +27,8 @@ on their resourceVersion), so that replicas with random identities leave nothing
 Every write is a merge patch with a resourceVersion precondition, so a write based on a
 stale copy fails (409) and the object's next event brings it back. Never are two members
 labelled owners of one object, and an object only gets a new owner once the old one has
-let go of it (acknowledged, or stopped renewing its Lease for ``renew_deadline`` before
+let go of it (acknowledged, released its Lease after its controllers stopped, as a
+gracefully stopping member does, or stopped renewing it for ``renew_deadline`` before
 others could see it expire).
 """
 
@@ -160,6 +161,18 @@ class Assigner:
         self._not_before: dict[str, float] = {}  # Lease -> next hold attempt (loop time)
         self._held: dict[str, float] = {}  # Lease -> when its last write by us was sent
         self._timer: asyncio.TimerHandle | None = None
+        self._synced = False
+        self._ended = False
+        self._passed = asyncio.Event()  # set after each pass (then replaced)
+
+    async def handed_over(self, member: str) -> None:
+        """Return once no object is labelled for ``member`` any more, or no live member
+        takes objects (nothing can move), or this sharder stopped: a stopping replica
+        running the sharder waits so after releasing its membership Lease."""
+        while not self._ended:
+            if self._synced and (not self.view.candidates() or member not in self._owning()):
+                return
+            await self._passed.wait()
 
     async def run(self) -> None:
         """Watch and assign until cancelled (the reflectors stop with it)."""
@@ -195,7 +208,12 @@ class Assigner:
                 await self._wake.wait()
                 self._wake.clear()
                 await self._pass()
+                self._synced = True
+                self._passed.set()
+                self._passed = asyncio.Event()
         finally:
+            self._ended = True
+            self._passed.set()
             if on_members in self.view.on_change:
                 self.view.on_change.remove(on_members)
             for undo in unsubscribe:

@@ -15,9 +15,10 @@ the local clock only: a member is live while ``holderIdentity`` names it and few
 Before it moves the objects of a member that is not live, the sharder holds that
 member's Lease (``holderIdentity`` ``sharder:<its identity>``, as timebertt's sharder
 acquires a dead shard's Lease; see :mod:`.assigner`), so that the member, should it come
-back, cannot rejoin meanwhile. A member that is stopping gracefully
-annotates its Lease ``reconcile-kit.io/leaving``: it is still live (its objects are
-drained, not moved directly) but gets no new objects.
+back, cannot rejoin meanwhile. A member stopping gracefully stops its sharded controllers,
+then releases its Lease: it is gone, and its objects move directly. A Lease annotated
+``reconcile-kit.io/leaving`` (earlier versions wrote it on a graceful stop) keeps its
+member live but taking no new objects: its objects are drained.
 """
 
 from __future__ import annotations
@@ -38,7 +39,9 @@ __all__ = ["LEASE", "LEAVING_ANNOTATION", "RingView", "membership_election"]
 log = logging.getLogger(__name__)
 
 LEAVING_ANNOTATION = "reconcile-kit.io/leaving"
-"""On a membership Lease: the member is stopping and its objects are being drained."""
+"""On a membership Lease: the member takes no new objects and its objects are drained
+(written by earlier versions on a graceful stop; a stopping member now releases its Lease
+once its sharded controllers stopped)."""
 LEASE = ResourceInfo("coordination.k8s.io/v1", "Lease", "leases", True, None)
 
 
