@@ -29,6 +29,7 @@ from .faults import Faults, RequestInfo, fault_error
 from .gcadmission import check_owner_references
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
 from .rbac import RBAC_GROUP, Attributes, Authorizer, forbidden
+from .rbacescalation import check_write
 from .requestlog import RequestLog, RequestRecord
 from .resources import AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, ResourceType
 from .reviews import answer_review
@@ -532,8 +533,22 @@ class Handler:
             force=query.get("force", "") in _TRUE,
             query=query,
             user_info=_user_info(record.user),
+            guard=self._escalation_check(record),
             admit=self._owner_references_check(record),
         )
+
+    def _escalation_check(
+        self, record: RequestRecord
+    ) -> Callable[[ResourceType, Obj, Obj | None], None] | None:
+        """RBAC's escalation prevention for the request's user (RBAC mode)."""
+        authorizer, user = self.authorizer, record.user
+        if authorizer is None or user is None:
+            return None
+
+        def guard(rt: ResourceType, new: Obj, old: Obj | None) -> None:
+            check_write(authorizer, user, rt, new, old, record.name)
+
+        return guard
 
     def _owner_references_check(
         self, record: RequestRecord
