@@ -17,6 +17,7 @@ import pytest
 
 from reconcile_kit.testing.backends import Backend
 
+from ..kubehttp import send, split_path
 from .kube import MERGE, Widgets, collect, ok, req, status_body, watch_events
 
 WATCH_LIST = {
@@ -254,6 +255,63 @@ async def test_send_initial_events_is_refused_on_a_list(backend: Backend) -> Non
     )
     details = {"group": "meta.k8s.io", "kind": "ListOptions", "causes": [cause]}
     assert (reply.status, reply.body) == (422, status_body(422, "Invalid", message, details))
+
+
+METADATA = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+TABLE = "application/json;as=Table;g=meta.k8s.io;v=v1"
+
+
+async def test_a_metadata_watch_list(backend: Backend) -> None:
+    """As PartialObjectMetadata (what metadata informers ask for) the end BOOKMARK is one
+    too, and its blueprint a PartialObjectMetadataList."""
+    path = configmaps(backend)
+    await ok(backend, "POST", path, {"metadata": {"name": "a"}})
+    base, version, url = split_path(path)
+    got: list[dict[str, Any]] = []
+    async with backend.api.call_api(
+        "GET",
+        version=version,
+        base=base,
+        url=url,
+        stream=True,
+        params={"watch": "1", **WATCH_LIST},
+        headers={"Accept": METADATA},
+    ) as response:
+        lines = response.aiter_lines()
+        while len(got) < 2:
+            line = await asyncio.wait_for(anext(lines), 15)
+            if line.strip():
+                got.append(json.loads(line))
+    assert [(e["type"], e["object"]["kind"]) for e in got] == [
+        ("ADDED", "PartialObjectMetadata"),
+        ("BOOKMARK", "PartialObjectMetadata"),
+    ]
+    bookmark = got[1]["object"]
+    assert bookmark["apiVersion"] == "meta.k8s.io/v1"
+    assert bookmark["metadata"]["creationTimestamp"] is None
+    blueprint = base64.b64decode(bookmark["metadata"]["annotations"][BLUEPRINT])
+    assert blueprint == (
+        b'{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{},'
+        b'"items":null}\n'
+    )
+
+
+@pytest.mark.parametrize("params", [WATCH_LIST, {"allowWatchBookmarks": "true"}])
+async def test_no_tables_on_a_watch_list(backend: Backend, params: dict[str, str]) -> None:
+    """kube-apiserver's ``watchListEndpointRestrictions``: no Table for a watch-list (a
+    legacy watch that allows bookmarks is one)."""
+    status, body, _ = await send(
+        backend.api,
+        "GET",
+        configmaps(backend),
+        params={"watch": "1", "timeoutSeconds": "1", **params},
+        accept=TABLE,
+    )
+    message = (
+        "only the following media types are accepted: application/json, application/yaml,"
+        " application/vnd.kubernetes.protobuf"
+    )
+    assert (status, body) == (406, status_body(406, "NotAcceptable", message, None))
 
 
 async def _drain(events: Any) -> list[dict[str, Any]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import orjson
@@ -410,8 +411,10 @@ class Handler:
                 info.is_resource,
             )
         # Table / PartialObjectMetadata requested in Accept (kubectl get): see table.py.
+        # A watch's options are validated first (422), then the media type negotiated.
+        tables = info.verb != "watch" or not watch_options(query).watch_list
         conversion = (
-            negotiate(request.headers.get("Accept", ""))
+            negotiate(request.headers.get("Accept", ""), tables)
             if info.verb in ("list", "get", "watch") and not info.subresource
             else None
         )
@@ -727,7 +730,8 @@ class Handler:
         response = web.StreamResponse(status=200, headers={"Content-Type": JSON})
         try:
             await response.prepare(request)
-            await self._pump(response, watcher, timeout, options.bookmarks, rewrite)
+            bookmark = partial(encode_bookmark, rt, metadata=_metadata_version(conversion))
+            await self._pump(response, watcher, timeout, options.bookmarks, bookmark, rewrite)
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
@@ -756,8 +760,11 @@ class Handler:
         watcher: Watcher,
         timeout: float,
         bookmarks: bool,
+        bookmark: Callable[[int, bool], bytes],
         rewrite: Callable[[bytes], bytes] | None = None,
     ) -> None:
+        """Write the watcher's lines until it closes or ``timeout`` passes; every
+        ``bookmark_interval`` a ``bookmark(rv, False)`` line if ``bookmarks``."""
         queue, rt = watcher.queue, watcher.rt
         deadline = time.monotonic() + timeout
         next_bookmark = time.monotonic() + self.bookmark_interval
@@ -772,21 +779,25 @@ class Handler:
                 line = await asyncio.wait_for(queue.get(), wait)
             except TimeoutError:
                 if bookmarks and time.monotonic() >= next_bookmark:
-                    await response.write(self._bookmark(rt))
+                    await response.write(bookmark(self.cluster.store.rv, False))
                     next_bookmark = time.monotonic() + self.bookmark_interval
                 continue
             if line is None:
                 break
             if line == INITIAL_EVENTS_END:
-                await response.write(encode_bookmark(rt, watcher.initial_rv, True))
+                await response.write(bookmark(watcher.initial_rv, True))
                 continue
             if rt.crd_name is not None and webhook_converts(self.cluster.crd_of(rt)):
                 line = await self._event_in_version(rt, line)
             await response.write(rewrite(line) if rewrite is not None else line)
         await response.write_eof()
 
-    def _bookmark(self, rt: ResourceType) -> bytes:
-        return encode_bookmark(rt, self.cluster.store.rv)
+
+def _metadata_version(conversion: Conversion | None) -> str | None:
+    """The meta.k8s.io version of a PartialObjectMetadata watch (its bookmarks too)."""
+    if conversion is None or conversion.kind == "Table":
+        return None
+    return conversion.version
 
 
 def _user_info(user: User | None) -> Obj | None:

@@ -72,36 +72,40 @@ def encode_leaving(event: Event, rt: ResourceType) -> bytes:
     return line
 
 
-def encode_bookmark(rt: ResourceType, rv: int, initial_events_end: bool = False) -> bytes:
+def encode_bookmark(
+    rt: ResourceType, rv: int, initial_events_end: bool = False, metadata: str | None = None
+) -> bytes:
     """A BOOKMARK line: an empty ``rt`` object carrying ``rv`` (the watch cache's
-    ``newFunc()``; a built-in kind's zero-valued spec/status fields are left out). The one
+    ``newFunc()``; a built-in kind's zero-valued spec/status fields are left out), or an
+    empty PartialObjectMetadata of meta.k8s.io/``metadata`` on a metadata watch. The one
     ending a watch-list's initial events is annotated as ``cacheWatcher.convertToWatchEvent``
     and the handlers' ``watchListTransformer`` do: the end marker and an empty list of the
     kind, JSON-encoded and base64-encoded."""
+    if metadata is not None:
+        kind, api_version, typed = "PartialObjectMetadata", f"meta.k8s.io/{metadata}", True
+    else:
+        kind, api_version, typed = rt.kind, rt.api_version, rt.builtin
     meta: dict[str, object] = {"resourceVersion": str(rv)}
-    if rt.builtin:
+    if typed:
         meta["creationTimestamp"] = None  # a typed object's zero metav1.Time
     if initial_events_end:
+        blueprint = _blueprint(f"{kind}List", api_version, typed)
         meta["annotations"] = {
             INITIAL_EVENTS_END_ANNOTATION: "true",
-            LIST_BLUEPRINT_ANNOTATION: base64.b64encode(_blueprint(rt)).decode(),
+            LIST_BLUEPRINT_ANNOTATION: base64.b64encode(blueprint).decode(),
         }
-    obj = {"kind": rt.kind, "apiVersion": rt.api_version, "metadata": meta}
+    obj = {"kind": kind, "apiVersion": api_version, "metadata": meta}
     return orjson.dumps({"type": "BOOKMARK", "object": obj}) + b"\n"
 
 
-def _blueprint(rt: ResourceType) -> bytes:
-    """The empty list of ``rt`` as kube-apiserver's JSON encoder writes it: a typed list
-    (nil items) for built-in kinds, an UnstructuredList for custom resources."""
-    if rt.builtin:
-        body: dict[str, object] = {
-            "kind": rt.list_kind,
-            "apiVersion": rt.api_version,
-            "metadata": {},
-            "items": None,
-        }
+def _blueprint(list_kind: str, api_version: str, typed: bool) -> bytes:
+    """An empty list as kube-apiserver's JSON encoder writes it: a typed list (nil items),
+    or an UnstructuredList for custom resources."""
+    body: dict[str, object]
+    if typed:
+        body = {"kind": list_kind, "apiVersion": api_version, "metadata": {}, "items": None}
     else:
-        body = {"apiVersion": rt.api_version, "items": [], "kind": rt.list_kind}
+        body = {"apiVersion": api_version, "items": [], "kind": list_kind}
     return orjson.dumps(body) + b"\n"
 
 
