@@ -255,3 +255,80 @@ async def test_aggregated_rules_are_not_filled_without_a_controller_manager(
     finally:
         for name in (f"{ns}-part", f"{ns}-aggregated"):
             await req(backend, "DELETE", f"{RBAC}/clusterroles/{name}")
+
+
+async def test_cluster_scoped_writes_count_only_cluster_wide_grants(
+    backend: Backend, secrets_reader: str
+) -> None:
+    """A ClusterRole or ClusterRoleBinding is checked against the rules the writer holds
+    cluster-wide: what its RoleBindings grant in a namespace does not count."""
+    ns = backend.namespace
+    name = f"{ns}-cluster-writer"
+    writes = [
+        {
+            "apiGroups": [RBAC_GROUP],
+            "resources": ["clusterroles", "clusterrolebindings"],
+            "verbs": ["create"],
+        },
+    ]
+    token = await service_account_token(backend, "cluster-writer", granter_rules("roles"))
+    await ok(backend, "POST", f"{RBAC}/clusterroles", role(name, writes))
+    cluster_binding = binding(name, "ClusterRole", name, backend)
+    cluster_binding["subjects"][0]["name"] = "cluster-writer"
+    await ok(backend, "POST", f"{RBAC}/clusterrolebindings", cluster_binding)
+    created: list[str] = []
+    try:
+        reads = role(f"{ns}-reads", [CONFIGMAPS_GET])  # held in the namespace only
+        refused = await as_token(backend, token, "POST", f"{RBAC}/clusterroles", reads)
+        missing = ['{APIGroups:[""], Resources:["configmaps"], Verbs:["get"]}']
+        assert (refused.status_code, refused.json()) == (
+            403,
+            forbidden(
+                "clusterroles", f"{ns}-reads", escalation(backend, "cluster-writer", missing)
+            ),
+        )
+        body = binding(f"{ns}-secrets", "ClusterRole", secrets_reader, backend)
+        refused = await as_token(backend, token, "POST", f"{RBAC}/clusterrolebindings", body)
+        missing = ['{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}']
+        assert (refused.status_code, refused.json()) == (
+            403,
+            forbidden(
+                "clusterrolebindings",
+                f"{ns}-secrets",
+                escalation(backend, "cluster-writer", missing),
+            ),
+        )
+        bind = {"apiGroups": [RBAC_GROUP], "resources": ["clusterroles"], "verbs": ["bind"]}
+        grown = role(name, [*writes, bind])
+        current = await ok(backend, "GET", f"{RBAC}/clusterroles/{name}")
+        grown["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+        await ok(backend, "PUT", f"{RBAC}/clusterroles/{name}", grown)
+        allowed = await as_token(backend, token, "POST", f"{RBAC}/clusterrolebindings", body)
+        assert allowed.status_code == 201, allowed.text
+        created.append(f"{ns}-secrets")
+    finally:
+        for cleanup in (*created, name):
+            await req(backend, "DELETE", f"{RBAC}/clusterrolebindings/{cleanup}")
+        await req(backend, "DELETE", f"{RBAC}/clusterroles/{name}")
+
+
+async def test_a_refusal_names_the_writers_bindings_to_missing_roles(backend: Backend) -> None:
+    """The rule resolver's errors end the message (``ConfirmNoEscalation``'s "resolution
+    errors"; the role getter says ``roles`` for a missing ClusterRole too)."""
+    ns = backend.namespace
+    token = await service_account_token(backend, "dangling", granter_rules("roles"))
+    for name, kind in (("to-missing-role", "Role"), ("to-missing-cluster-role", "ClusterRole")):
+        dangling = binding(name, kind, f"missing-{kind.lower()}", backend)
+        dangling["subjects"][0]["name"] = "dangling"
+        await ok(backend, "POST", f"{RBAC}/namespaces/{ns}/rolebindings", dangling)
+    secrets = [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}]
+    refused = await as_token(
+        backend, token, "POST", f"{RBAC}/namespaces/{ns}/roles", role("x", secrets)
+    )
+    missing = ['{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}']
+    errors = (
+        f'[[roles.{RBAC_GROUP} "missing-clusterrole" not found,'  # by binding name
+        f' roles.{RBAC_GROUP} "missing-role" not found]]'
+    )
+    why = escalation(backend, "dangling", missing) + f"; resolution errors: {errors}"
+    assert (refused.status_code, refused.json()) == (403, forbidden("roles", "x", why))

@@ -134,6 +134,23 @@ class Authorizer:
                 for rule in self._role_rules(ref, namespace):
                     yield source, rule
 
+    def resolution_errors(self, user: User, namespace: str) -> list[str]:
+        """The errors kube-apiserver's rule resolver meets for ``user`` in ``namespace``
+        (its ClusterRoleBindings, then the RoleBindings there): one per binding naming a
+        role that does not exist, worded as its role getter does (``roles`` for both
+        kinds)."""
+        found = []
+        for plural, where in (("clusterrolebindings", ""), ("rolebindings", namespace)):
+            if plural == "rolebindings" and not namespace:
+                continue
+            for binding in self._objects(plural, where):
+                ref = binding.get("roleRef") or {}
+                name = ref.get("name", "")
+                missing = self.role_rules(ref.get("kind", ""), name, where) is None
+                if _binds(binding, user) is not None and missing:
+                    found.append(f'roles.{RBAC_GROUP} "{name}" not found')
+        return found
+
     def _role_rules(self, ref: dict[str, Any], namespace: str) -> Iterable[dict[str, Any]]:
         return self.role_rules(ref.get("kind", ""), ref.get("name", ""), namespace) or []
 

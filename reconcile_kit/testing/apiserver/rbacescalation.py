@@ -15,8 +15,8 @@ auth/rbac/validation).
 * An update changing only ownerReferences, finalizers or managedFields is not checked.
 
 Checked before validation, as kube-apiserver's storage does (an invalid Role the writer may
-not grant is refused with 403, not 422). Not modelled: the "resolution errors" kube-apiserver
-appends when a binding of the writer names a missing role.
+not grant is refused with 403, not 422). A refusal ends with the "resolution errors" of the
+writer's bindings that name missing roles, as kube-apiserver's does.
 """
 
 from __future__ import annotations
@@ -121,6 +121,10 @@ def _confirm(
         f"user {_quote(user.name)} (groups={_quote_list(user.groups)}) is attempting to grant"
         " RBAC permissions not currently held:\n" + "\n".join(lines)
     )
+    unresolved = authorizer.resolution_errors(user, namespace)
+    if unresolved:  # fmt's %v of []error{utilerrors.NewAggregate(errs)}
+        aggregate = unresolved[0] if len(unresolved) == 1 else f"[{', '.join(unresolved)}]"
+        message += f"; resolution errors: [{aggregate}]"
     raise errors.forbidden(RBAC_GROUP, plural, name, message)
 
 
