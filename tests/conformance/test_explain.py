@@ -1,11 +1,13 @@
 """``kubectl explain`` prints what kube-apiserver's ``/openapi/v3`` describes: the built-in
 schemas' descriptions and enums (k8s.io/kubernetes's generated OpenAPI definitions) and a
-CRD's own, with the apiVersion/kind/metadata descriptions the apiextensions-apiserver adds.
+CRD's own, with the apiVersion/kind/metadata descriptions the apiextensions-apiserver adds;
+the built-in schemas' defaults are kube-apiserver's too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import subprocess
 import time
@@ -212,3 +214,49 @@ async def kubectl(backend: Backend, tmp_path: Path, *args: str) -> str:
     )
     assert ran.returncode == 0, ran.stderr
     return ran.stdout
+
+
+CONTAINER_PORT = {
+    "description": "ContainerPort represents a network port in a single container.",
+    "type": "object",
+    "required": ["containerPort"],
+    "properties": {
+        "containerPort": {
+            "description": "Number of port to expose on the pod's IP address. This must be a"
+            " valid port number, 0 < x < 65536.",
+            "type": "integer",
+            "format": "int32",
+            "default": 0,
+        },
+        "hostIP": {"description": "What host IP to bind the external port to.", "type": "string"},
+        "hostPort": {
+            "description": "Number of port to expose on the host. If specified, this must be a"
+            " valid port number, 0 < x < 65536. If HostNetwork is specified, this must match"
+            " ContainerPort. Most containers do not need this.",
+            "type": "integer",
+            "format": "int32",
+        },
+        "name": {
+            "description": "If specified, this must be an IANA_SVC_NAME and unique within the"
+            " pod. Each named port in a pod must have a unique name. Name for the port that can"
+            " be referred to by services.",
+            "type": "string",
+        },
+        "protocol": {
+            "description": 'Protocol for port. Must be UDP, TCP, or SCTP. Defaults to "TCP".'
+            '\n\nPossible enum values:\n - `"SCTP"` is the SCTP protocol.\n - `"TCP"` is the'
+            ' TCP protocol.\n - `"UDP"` is the UDP protocol.',
+            "type": "string",
+            "default": "TCP",
+            "enum": ["SCTP", "TCP", "UDP"],
+        },
+    },
+}
+
+
+async def test_a_builtin_schema_as_kube_apiserver_serves_it(
+    backend: Backend, tmp_path: Path
+) -> None:
+    """Descriptions, enums and defaults where kube-apiserver has them (and no others)."""
+    document = json.loads(await kubectl(backend, tmp_path, "get", "--raw", "/openapi/v3/api/v1"))
+    assert document["components"]["schemas"]["io.k8s.api.core.v1.ContainerPort"] == CONTAINER_PORT
