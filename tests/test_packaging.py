@@ -28,8 +28,9 @@ def test_the_demo_loads_the_packaged_examples() -> None:
 
 def test_wheel_and_sdist_hold_the_package_and_pass_twine_check(tmp_path: Path) -> None:
     """``python -m build`` (no isolation: the test environment has setuptools and wheel):
-    the wheel holds py.typed, the demo's examples and samples, and no tests; the sdist has
-    the README and CHANGELOG; ``twine check`` passes; the version comes from one place."""
+    the wheel holds py.typed, the embedded server's OpenAPI descriptions, the demo's examples
+    and samples, and no tests; the sdist has the README and CHANGELOG; ``twine check``
+    passes; the version comes from one place."""
     import subprocess
     import sys
     import tarfile
@@ -52,6 +53,7 @@ def test_wheel_and_sdist_hold_the_package_and_pass_twine_check(tmp_path: Path) -
         names = set(archive.namelist())
     for required in (
         "reconcile_kit/py.typed",
+        "reconcile_kit/testing/apiserver/openapi_docs.json.gz",
         "reconcile_kit/examples/website.py",
         "reconcile_kit/examples/website-crd.yaml",
         "reconcile_kit/examples/samples/ippool.yaml",

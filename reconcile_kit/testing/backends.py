@@ -191,10 +191,12 @@ async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
         async for item in _serve(name, plane, namespace):
             yield item
         return
-    # No garbage collector or namespace controller, like a control plane without
-    # kube-controller-manager (and envtest): that difference is not under test. RBAC
+    # No garbage collector, namespace controller or ClusterRole aggregation, like a control
+    # plane without kube-controller-manager (and envtest): that difference is not under test. RBAC
     # authorization and OwnerReferencesPermissionEnforcement as on the real control plane.
-    async with APIServer(garbage_collection=False, authorization="RBAC", tls=True) as server:
+    async with APIServer(
+        garbage_collection=False, cluster_role_aggregation=False, authorization="RBAC", tls=True
+    ) as server:
         async for item in _serve(name, server, namespace):
             yield item
 

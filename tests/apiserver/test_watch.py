@@ -143,20 +143,6 @@ async def test_timeout_seconds_ends_stream(kube: kr8s.asyncio.Api) -> None:
     assert events == [] and 0.9 < loop.time() - started < 3
 
 
-async def test_send_initial_events_is_rejected(kube: kr8s.asyncio.Api) -> None:
-    status, body = await call(
-        kube,
-        "GET",
-        CM,
-        params={"watch": "1", "sendInitialEvents": "true", "resourceVersionMatch": "NotOlderThan"},
-    )
-    assert (status, body["reason"]) == (422, "Invalid")
-    assert (
-        "sendInitialEvents is forbidden for watch unless the WatchList feature gate"
-        in (body["message"])
-    )
-
-
 async def test_selector_enter_and_leave(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
     await call(kube, "POST", CM, {"metadata": {"name": "a"}})
     stream = await open_stream(kube, apiserver, {"labelSelector": "team=x"})

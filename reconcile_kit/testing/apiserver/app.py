@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import orjson
@@ -29,15 +30,18 @@ from .faults import Faults, RequestInfo, fault_error
 from .gcadmission import check_owner_references
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
 from .rbac import RBAC_GROUP, Attributes, Authorizer, forbidden
+from .rbacescalation import check_write
 from .requestlog import RequestLog, RequestRecord
 from .resources import AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, ResourceType
 from .reviews import answer_review
 from .store import Obj
 from .table import Conversion, convert, negotiate, watch_converter
-from .watch import Filter, WatchHub
+from .watch import INITIAL_EVENTS_END, Filter, Watcher, WatchHub, encode_bookmark
+from .watchoptions import WatchOptions, watch_options
 
 MAX_BODY = 3 * 1024 * 1024
 _TRUE = ("1", "true", "True", "t", "T", "TRUE")
+_FRESHNESS_TIMEOUT = 3.0  # the watch cache's wait for a resourceVersion it has not seen
 _PUBLIC_PATHS = ("/version", "/healthz", "/livez", "/readyz")
 
 
@@ -407,8 +411,10 @@ class Handler:
                 info.is_resource,
             )
         # Table / PartialObjectMetadata requested in Accept (kubectl get): see table.py.
+        # A watch's options are validated first (422), then the media type negotiated.
+        tables = info.verb != "watch" or not watch_options(query).watch_list
         conversion = (
-            negotiate(request.headers.get("Accept", ""))
+            negotiate(request.headers.get("Accept", ""), tables)
             if info.verb in ("list", "get", "watch") and not info.subresource
             else None
         )
@@ -530,8 +536,22 @@ class Handler:
             force=query.get("force", "") in _TRUE,
             query=query,
             user_info=_user_info(record.user),
+            guard=self._escalation_check(record),
             admit=self._owner_references_check(record),
         )
+
+    def _escalation_check(
+        self, record: RequestRecord
+    ) -> Callable[[ResourceType, Obj, Obj | None], None] | None:
+        """RBAC's escalation prevention for the request's user (RBAC mode)."""
+        authorizer, user = self.authorizer, record.user
+        if authorizer is None or user is None:
+            return None
+
+        def guard(rt: ResourceType, new: Obj, old: Obj | None) -> None:
+            check_write(authorizer, user, rt, new, old, record.name)
+
+        return guard
 
     def _owner_references_check(
         self, record: RequestRecord
@@ -696,54 +716,56 @@ class Handler:
         query: dict[str, str],
         conversion: Conversion | None = None,
     ) -> web.StreamResponse:
-        if query.get("sendInitialEvents", "") in _TRUE:
-            raise errors.invalid(
-                "ListOptions",
-                "meta.k8s.io",
-                "",
-                [
-                    errors.cause(
-                        "FieldValueForbidden",
-                        "sendInitialEvents",
-                        "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList"
-                        " feature gate is enabled",
-                    )
-                ],
-            )
+        options = watch_options(query)
         selection = self._selection(rt, info, query)
         if info.name:
             selection.fields = FieldSelector.parse(f"metadata.name={info.name}")
         self.cluster.check_field_selector(rt, selection.fields)
-        rv = query.get("resourceVersion", "")
-        since = None if rv in ("", "0") else _int_value("resourceVersion", rv)
-        store = self.cluster.store
-        if since is not None and store.too_old(since):
-            return await self._error_stream(
-                request, errors.expired(f"too old resource version: {since} ({store.compacted_rv})")
-            )
+        since = await self._watch_start(options)
+        if isinstance(since, APIError):
+            return await self._error_stream(request, since)
         timeout = float(_int_param(query, "timeoutSeconds") or 1800)
-        bookmarks = query.get("allowWatchBookmarks", "") in _TRUE
         rewrite = watch_converter(rt, conversion, query) if conversion is not None else None
-        watcher = self.hub.open(rt, selection, since)
+        watcher = self.hub.open(rt, selection, since, options.watch_list)
         response = web.StreamResponse(status=200, headers={"Content-Type": JSON})
         try:
             await response.prepare(request)
-            await self._pump(response, watcher.queue, timeout, bookmarks, rt, rewrite)
+            bookmark = partial(encode_bookmark, rt, metadata=_metadata_version(conversion))
+            await self._pump(response, watcher, timeout, options.bookmarks, bookmark, rewrite)
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
             self.hub.release(watcher)
         return response
 
+    async def _watch_start(self, options: WatchOptions) -> int | APIError | None:
+        """Where a watch starts: None for the current state first, else the
+        resourceVersion after which changes are streamed; an error for the stream."""
+        store = self.cluster.store
+        rv = options.resource_version
+        requested = 0 if rv in ("", "0") else _int_value("resourceVersion", rv)
+        if options.initial_events:
+            if not await self.hub.wait_for(requested, _FRESHNESS_TIMEOUT):
+                return errors.too_large_resource_version(requested, store.rv)
+            return None
+        if requested == 0:
+            return store.rv
+        if store.too_old(requested):
+            return errors.expired(f"too old resource version: {requested} ({store.compacted_rv})")
+        return requested
+
     async def _pump(
         self,
         response: web.StreamResponse,
-        queue: asyncio.Queue[bytes | None],
+        watcher: Watcher,
         timeout: float,
         bookmarks: bool,
-        rt: ResourceType,
+        bookmark: Callable[[int, bool], bytes],
         rewrite: Callable[[bytes], bytes] | None = None,
     ) -> None:
+        """Write the watcher's lines until it closes or ``timeout`` passes; every
+        ``bookmark_interval`` a ``bookmark(rv, False)`` line if ``bookmarks``."""
+        queue, rt = watcher.queue, watcher.rt
         deadline = time.monotonic() + timeout
         next_bookmark = time.monotonic() + self.bookmark_interval
         while True:
@@ -757,30 +779,25 @@ class Handler:
                 line = await asyncio.wait_for(queue.get(), wait)
             except TimeoutError:
                 if bookmarks and time.monotonic() >= next_bookmark:
-                    await response.write(self._bookmark(rt))
+                    await response.write(bookmark(self.cluster.store.rv, False))
                     next_bookmark = time.monotonic() + self.bookmark_interval
                 continue
             if line is None:
                 break
+            if line == INITIAL_EVENTS_END:
+                await response.write(bookmark(watcher.initial_rv, True))
+                continue
             if rt.crd_name is not None and webhook_converts(self.cluster.crd_of(rt)):
                 line = await self._event_in_version(rt, line)
             await response.write(rewrite(line) if rewrite is not None else line)
         await response.write_eof()
 
-    def _bookmark(self, rt: ResourceType) -> bytes:
-        return (
-            orjson.dumps(
-                {
-                    "type": "BOOKMARK",
-                    "object": {
-                        "kind": rt.kind,
-                        "apiVersion": rt.api_version,
-                        "metadata": {"resourceVersion": str(self.cluster.store.rv)},
-                    },
-                }
-            )
-            + b"\n"
-        )
+
+def _metadata_version(conversion: Conversion | None) -> str | None:
+    """The meta.k8s.io version of a PartialObjectMetadata watch (its bookmarks too)."""
+    if conversion is None or conversion.kind == "Table":
+        return None
+    return conversion.version
 
 
 def _user_info(user: User | None) -> Obj | None:

@@ -89,6 +89,10 @@ class WriteOptions:
     """Warnings of the decoding before a mutating webhook changed the object."""
     user_info: Obj | None = None
     """The requester as AdmissionReviews name it (None: the admin)."""
+    guard: Callable[[ResourceType, Obj, Obj | None], None] | None = None
+    """The REST storage's own check of the requester's write (``(rt, new, old)``, raising
+    APIError), after the mutating admission and before validation: RBAC's escalation
+    prevention in RBAC mode."""
     admit: Callable[[ResourceType, Obj, Obj | None, str], None] | None = None
     """Validating admission of the requester (``(rt, new, old, subresource)``, raising
     APIError), called after validation and before the validating webhooks (kube-apiserver's
@@ -766,6 +770,8 @@ class Cluster:
         self._check_namespace(rt, obj, creating=True)
         self._check_crd_active(rt)
         obj, opts = yield from self._admit_mutate(rt, "CREATE", obj, None, opts, "")
+        if opts.guard is not None:
+            opts.guard(rt, obj, None)
         meta = obj["metadata"]
         prepare_create(rt, obj)
         if (rt.group, rt.plural) == (certificates.GROUP, certificates.PLURAL):
@@ -1002,6 +1008,8 @@ class Cluster:
         self, rt: ResourceType, new: Obj, old: Obj, opts: WriteOptions, subresource: str
     ) -> Steps:
         name = old["metadata"]["name"]
+        if opts.guard is not None and not subresource:
+            opts.guard(rt, new, old)
         if subresource in ("status", "finalize"):
             new = self._subresource_update(rt, new, old, subresource)
         else:

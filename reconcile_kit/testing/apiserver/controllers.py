@@ -7,8 +7,11 @@
 - Garbage collector (kube-controller-manager): dependents whose owners are all gone are
   deleted; ``orphan`` and ``foregroundDeletion`` finalizers are honoured.
 
+- ClusterRole aggregation (kube-controller-manager, :mod:`.aggregation`): aggregated
+  ClusterRoles get the rules of the ClusterRoles they select.
+
 The namespace controller and garbage collector run only with ``garbage_collection=True``
-(envtest runs neither).
+(envtest runs neither), the aggregation only with ``cluster_role_aggregation=True``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import asyncio
 import logging
 from typing import Any
 
+from .aggregation import CLUSTER_ROLES_KEY, aggregate
 from .cluster import CRD_FINALIZER, CRD_KEY, Cluster, clone
 from .errors import APIError
 from .store import ADDED, DELETED, Event, Obj
@@ -35,9 +39,12 @@ def _ident(key: str, obj: Obj) -> Ident:
 class ControlLoops:
     """Event-driven background work of the embedded control plane."""
 
-    def __init__(self, cluster: Cluster, garbage_collection: bool) -> None:
+    def __init__(
+        self, cluster: Cluster, garbage_collection: bool, cluster_role_aggregation: bool = False
+    ) -> None:
         self.cluster = cluster
         self.gc = garbage_collection
+        self.aggregation = cluster_role_aggregation
         self._live: dict[str, Ident] = {}
         self._dependents: dict[str, set[Ident]] = {}
         self._pending: dict[tuple[str, Any], None] = {}
@@ -105,6 +112,8 @@ class ControlLoops:
         crd = self.cluster.registry.storage_type(event.key)
         if event.type == DELETED and crd is not None and crd.crd_name:
             self._push(("crd", crd.crd_name))
+        if self.aggregation and event.key == CLUSTER_ROLES_KEY:
+            self._push(("aggregate", ""))
         if not self.gc:
             return
         if event.key == NAMESPACE_KEY and deleting:
@@ -148,6 +157,8 @@ class ControlLoops:
             self._collect_dependent(arg)
         elif kind == "owner":
             self._finalize_owner(arg)
+        elif kind == "aggregate":
+            aggregate(self.cluster)
 
     def _finalize_crd(self, name: str) -> None:
         store = self.cluster.store

@@ -184,6 +184,22 @@ def expired(message: str) -> APIError:
     return APIError(410, "Expired", message)
 
 
+def too_large_resource_version(requested: int, current: int) -> APIError:
+    """504 of a watch whose resourceVersion the watch cache did not reach in 3 s
+    (k8s.io/apiserver storage ``NewTooLargeResourceVersionError``)."""
+    return APIError(
+        504,
+        "Timeout",
+        f"Timeout: Too large resource version: {requested}, current: {current}",
+        {
+            "causes": [
+                {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}
+            ],
+            "retryAfterSeconds": 1,
+        },
+    )
+
+
 def gone(message: str) -> APIError:
     return APIError(410, "Gone", message)
 

@@ -17,8 +17,9 @@ What clients read from them, and therefore what is served:
 * ``kubectl explain`` reads the component schemas.
 
 Built-in schemas are derived from :mod:`.kubetypes` (the Go API types' JSON names, types
-and patch markers); custom resource schemas from each served CRD version's
-``openAPIV3Schema`` with ``apiVersion``, ``kind`` and ``metadata`` added, named
+and patch markers), with kube-apiserver's descriptions and enums from :mod:`.openapidocs`;
+custom resource schemas from each served CRD version's ``openAPIV3Schema`` with
+``apiVersion``, ``kind`` and ``metadata`` (and their descriptions) added, named
 ``<reversed group>.<version>.<Kind>`` as the apiextensions-apiserver does.
 
 Document URLs carry ``?hash=`` (the uppercase hex SHA-512 of the document, as
@@ -49,6 +50,7 @@ from ...client.contenttypes import (
 from . import protobuf
 from .discovery import KUBERNETES_VERSION
 from .kubetypes import KINDS, MESSAGES, F
+from .openapidocs import describe, field_description
 from .registry import Registry
 from .resources import ResourceType
 
@@ -93,6 +95,7 @@ _SPECIAL_SCHEMAS: dict[str, tuple[str, Doc]] = {
         {},
     ),
 }
+SPECIAL_SCHEMA_NAMES = {name for name, _ in _SPECIAL_SCHEMAS.values()}
 _SCALARS: dict[str, Doc] = {
     "string": {"type": "string"},
     "bytes": {"type": "string", "format": "byte"},
@@ -194,7 +197,7 @@ def _add_closure(schemas: Doc, roots: list[str]) -> None:
         if name in schemas:
             continue
         refs: set[str] = set()
-        schemas[name] = builtin_schema(name, refs)
+        schemas[name] = describe(name, builtin_schema(name, refs))
         pending.extend(sorted(refs - set(schemas)))
 
 
@@ -207,23 +210,58 @@ def cr_schema_name(rt: ResourceType, list_kind: bool = False) -> str:
     return f"{reversed_group}.{rt.version}.{rt.list_kind if list_kind else rt.kind}"
 
 
+_OBJECT_META_DOC = (
+    "Standard object's metadata. More info:"
+    " https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+)
+_LIST_META_DOC = (
+    "Standard list metadata. More info:"
+    " https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
+)
+
+
+def _type_meta_properties() -> Doc:
+    """apiVersion and kind as the apiextensions-apiserver adds them (TypeMeta's schemas)."""
+    return {
+        name: {"description": field_description(META + "TypeMeta", name), "type": "string"}
+        for name in ("apiVersion", "kind")
+    }
+
+
 def _cr_schemas(rt: ResourceType) -> Doc:
+    """The kind and list schemas of a custom resource version, as the apiextensions-apiserver's
+    OpenAPI builder (``buildKubeNative``, ``buildListSchema``) writes them."""
     schema: Doc = copy.deepcopy(rt.schema) if rt.schema else {"type": "object"}
     schema.setdefault("type", "object")
     properties = schema.setdefault("properties", {})
-    properties["apiVersion"] = {"type": "string"}
-    properties["kind"] = {"type": "string"}
-    properties["metadata"] = {"allOf": [_ref(META + "ObjectMeta")], "default": {}}
+    properties.update(_type_meta_properties())
+    properties["metadata"] = {
+        "allOf": [_ref(META + "ObjectMeta")],
+        "default": {},
+        "description": _OBJECT_META_DOC,
+    }
     gvk = {"group": rt.group, "kind": rt.kind, "version": rt.version}
     schema["x-kubernetes-group-version-kind"] = [gvk]
+    items_doc = (
+        f"List of {rt.plural}. More info:"
+        " https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md"
+    )
     list_schema: Doc = {
+        "description": f"{rt.list_kind} is a list of {rt.kind}",
         "type": "object",
         "required": ["items"],
         "properties": {
-            "apiVersion": {"type": "string"},
-            "items": {"type": "array", "items": _ref(cr_schema_name(rt))},
-            "kind": {"type": "string"},
-            "metadata": {"allOf": [_ref(META + "ListMeta")], "default": {}},
+            **_type_meta_properties(),
+            "items": {
+                "description": items_doc,
+                "type": "array",
+                "items": _ref(cr_schema_name(rt)),
+            },
+            "metadata": {
+                "allOf": [_ref(META + "ListMeta")],
+                "default": {},
+                "description": _LIST_META_DOC,
+            },
         },
         "x-kubernetes-group-version-kind": [{**gvk, "kind": rt.list_kind}],
     }

@@ -7,9 +7,9 @@ ClusterRoles bound in the request's namespace, matched by verb, API group, resou
 
 Bootstrap policy kept in code rather than as objects: ``system:masters`` may do anything
 (cluster-admin), and every authenticated user may read discovery, version and health
-paths (``system:discovery``, ``system:public-info-viewer``). Deliberate differences:
-aggregated ClusterRoles (``aggregationRule``) and the privilege escalation checks on
-writing Roles and bindings are not implemented.
+paths (``system:discovery``, ``system:public-info-viewer``). An aggregated ClusterRole's
+rules are those stored (filled by :mod:`.aggregation` as kube-controller-manager does);
+writes of Roles and bindings are checked by :mod:`.rbacescalation`.
 """
 
 from __future__ import annotations
@@ -134,13 +134,33 @@ class Authorizer:
                 for rule in self._role_rules(ref, namespace):
                     yield source, rule
 
+    def resolution_errors(self, user: User, namespace: str) -> list[str]:
+        """The errors kube-apiserver's rule resolver meets for ``user`` in ``namespace``
+        (its ClusterRoleBindings, then the RoleBindings there): one per binding naming a
+        role that does not exist, worded as its role getter does (``roles`` for both
+        kinds)."""
+        found = []
+        for plural, where in (("clusterrolebindings", ""), ("rolebindings", namespace)):
+            if plural == "rolebindings" and not namespace:
+                continue
+            for binding in self._objects(plural, where):
+                ref = binding.get("roleRef") or {}
+                name = ref.get("name", "")
+                missing = self.role_rules(ref.get("kind", ""), name, where) is None
+                if _binds(binding, user) is not None and missing:
+                    found.append(f'roles.{RBAC_GROUP} "{name}" not found')
+        return found
+
     def _role_rules(self, ref: dict[str, Any], namespace: str) -> Iterable[dict[str, Any]]:
-        kind, name = ref.get("kind"), ref.get("name")
+        return self.role_rules(ref.get("kind", ""), ref.get("name", ""), namespace) or []
+
+    def role_rules(self, kind: str, name: str, namespace: str) -> list[dict[str, Any]] | None:
+        """The rules of the Role (in ``namespace``) or ClusterRole ``name``; None: none."""
         plural, where = ("roles", namespace) if kind == "Role" else ("clusterroles", "")
         for role in self._objects(plural, where):
             if role.get("metadata", {}).get("name") == name:
                 return list(role.get("rules") or [])
-        return []
+        return None
 
 
 def _source(

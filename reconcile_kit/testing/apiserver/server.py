@@ -37,6 +37,9 @@ class APIServer:
         tls: serve HTTPS with a self-signed certificate put in the kubeconfig.
         garbage_collection: run the garbage collector and namespace controller, as a
             cluster with kube-controller-manager does (False mimics envtest).
+        cluster_role_aggregation: fill aggregated ClusterRoles' rules, as
+            kube-controller-manager's clusterrole-aggregation controller does (False: they
+            keep the rules they were written with, as on a control plane without it).
         bookmark_interval: seconds between BOOKMARK events on watches that allow them.
         history_size: watch events kept; older resourceVersions get 410 Expired.
         kubeconfig_path: where to write the kubeconfig (default: a fresh temporary file).
@@ -69,6 +72,7 @@ class APIServer:
         token: str | None = None,
         tls: bool = False,
         garbage_collection: bool = True,
+        cluster_role_aggregation: bool = True,
         bookmark_interval: float = 1.0,
         history_size: int = 100_000,
         kubeconfig_path: str | Path | None = None,
@@ -88,6 +92,7 @@ class APIServer:
         self.token = token
         self.tls = tls
         self.garbage_collection = garbage_collection
+        self.cluster_role_aggregation = cluster_role_aggregation
         self.bookmark_interval = bookmark_interval
         self.history_size = history_size
         self._kubeconfig_path = Path(kubeconfig_path) if kubeconfig_path else None
@@ -120,7 +125,9 @@ class APIServer:
         self._cluster = Cluster(store, Registry(), self.crd_establish_delay)
         self._hub = WatchHub(store)
         self._cluster.on_crd_removed.append(self._hub.close_key)
-        self._loops = ControlLoops(self._cluster, self.garbage_collection)
+        self._loops = ControlLoops(
+            self._cluster, self.garbage_collection, self.cluster_role_aggregation
+        )
         self._loops.start()
         self._admission = Admission(self._cluster, self.webhook_services)
         handler = Handler(

@@ -150,6 +150,11 @@ _OMITEMPTY_TOP = {
     ("", "configmaps"): ("data", "binaryData"),
     ("", "secrets"): ("data", "stringData"),
 }
+_NULL_WHEN_EMPTY = {
+    ("rbac.authorization.k8s.io", "roles"): ("rules",),
+    ("rbac.authorization.k8s.io", "clusterroles"): ("rules",),
+}
+"""Lists without ``omitempty`` that protobuf storage gives back nil: ``null`` when empty."""
 
 
 def omit_empty(rt: ResourceType, obj: Obj) -> None:
@@ -157,7 +162,8 @@ def omit_empty(rt: ResourceType, obj: Obj) -> None:
 
     ObjectMeta's labels, annotations, finalizers and ownerReferences (for every kind, custom
     resources included: their metadata is typed), and ConfigMap/Secret data: a write of
-    ``labels: {}`` stores nothing and, when nothing else changed, is a no-op.
+    ``labels: {}`` stores nothing and, when nothing else changed, is a no-op. An empty or
+    missing Role/ClusterRole ``rules`` is ``null``, as kube-apiserver reads it back.
     """
     meta = obj.get("metadata") or {}
     for key in _OMITEMPTY_META:
@@ -166,6 +172,9 @@ def omit_empty(rt: ResourceType, obj: Obj) -> None:
     for key in _OMITEMPTY_TOP.get((rt.group, rt.plural), ()):
         if key in obj and not obj[key]:
             del obj[key]
+    for key in _NULL_WHEN_EMPTY.get((rt.group, rt.plural), ()):
+        if not obj.get(key):
+            obj[key] = None
 
 
 def prepare_create(rt: ResourceType, obj: Obj) -> None:

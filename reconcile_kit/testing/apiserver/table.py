@@ -67,8 +67,10 @@ def _media_ranges(accept: str) -> list[tuple[str, dict[str, str]]]:
     return ranges
 
 
-def negotiate(accept: str) -> Conversion | None:
+def negotiate(accept: str, tables: bool = True) -> Conversion | None:
     """The conversion ``Accept`` asks for, in preference order; None for the plain object.
+    ``tables=False`` (a watch-list request: kube-apiserver's
+    ``watchListEndpointRestrictions``) skips the ranges asking for a Table.
 
     Raises a 406 Not Acceptable APIError when every range asks for a conversion this
     server does not offer and nothing plain is acceptable.
@@ -85,6 +87,7 @@ def negotiate(accept: str) -> Conversion | None:
             params.get("g") == META_GROUP
             and params.get("v") in _VERSIONS
             and target in ("Table", "PartialObjectMetadata", "PartialObjectMetadataList")
+            and (tables or target != "Table")
         ):
             return Conversion(target, params["v"])
     if plain_ok:

@@ -8,6 +8,7 @@ its last matching state), and per stream resourceVersions strictly increase.
 from __future__ import annotations
 
 import asyncio
+import base64
 from dataclasses import dataclass
 
 import orjson
@@ -17,6 +18,9 @@ from .resources import ResourceType
 from .store import ADDED, DELETED, MODIFIED, Event, Obj, Store
 
 CLOSE = None
+INITIAL_EVENTS_END = b""  # queued after a watch-list's initial events: write its BOOKMARK
+INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end"
+LIST_BLUEPRINT_ANNOTATION = "kubernetes.io/initial-events-list-blueprint"
 
 
 @dataclass(slots=True)
@@ -68,14 +72,53 @@ def encode_leaving(event: Event, rt: ResourceType) -> bytes:
     return line
 
 
+def encode_bookmark(
+    rt: ResourceType, rv: int, initial_events_end: bool = False, metadata: str | None = None
+) -> bytes:
+    """A BOOKMARK line: an empty ``rt`` object carrying ``rv`` (the watch cache's
+    ``newFunc()``; a built-in kind's zero-valued spec/status fields are left out), or an
+    empty PartialObjectMetadata of meta.k8s.io/``metadata`` on a metadata watch. The one
+    ending a watch-list's initial events is annotated as ``cacheWatcher.convertToWatchEvent``
+    and the handlers' ``watchListTransformer`` do: the end marker and an empty list of the
+    kind, JSON-encoded and base64-encoded."""
+    if metadata is not None:
+        kind, api_version, typed = "PartialObjectMetadata", f"meta.k8s.io/{metadata}", True
+    else:
+        kind, api_version, typed = rt.kind, rt.api_version, rt.builtin
+    meta: dict[str, object] = {"resourceVersion": str(rv)}
+    if typed:
+        meta["creationTimestamp"] = None  # a typed object's zero metav1.Time
+    if initial_events_end:
+        blueprint = _blueprint(f"{kind}List", api_version, typed)
+        meta["annotations"] = {
+            INITIAL_EVENTS_END_ANNOTATION: "true",
+            LIST_BLUEPRINT_ANNOTATION: base64.b64encode(blueprint).decode(),
+        }
+    obj = {"kind": kind, "apiVersion": api_version, "metadata": meta}
+    return orjson.dumps({"type": "BOOKMARK", "object": obj}) + b"\n"
+
+
+def _blueprint(list_kind: str, api_version: str, typed: bool) -> bytes:
+    """An empty list as kube-apiserver's JSON encoder writes it: a typed list (nil items),
+    or an UnstructuredList for custom resources."""
+    body: dict[str, object]
+    if typed:
+        body = {"kind": list_kind, "apiVersion": api_version, "metadata": {}, "items": None}
+    else:
+        body = {"apiVersion": api_version, "items": [], "kind": list_kind}
+    return orjson.dumps(body) + b"\n"
+
+
 class Watcher:
-    """One open watch stream: a queue of encoded lines (``CLOSE`` ends the stream)."""
+    """One open watch stream: a queue of encoded lines (``CLOSE`` ends the stream,
+    ``INITIAL_EVENTS_END`` stands for the BOOKMARK at ``initial_rv``)."""
 
     def __init__(self, rt: ResourceType, selection: Filter) -> None:
         self.rt = rt
         self.selection = selection
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.last_rv = 0
+        self.initial_rv = 0
 
     def offer(self, event: Event) -> None:
         kind = self._transition(event)
@@ -115,8 +158,11 @@ class WatchHub:
         for watcher in list(self._watchers.get(event.key, ())):
             watcher.offer(event)
 
-    def open(self, rt: ResourceType, selection: Filter, since: int | None) -> Watcher:
-        """Open a stream; ``since=None`` sends synthetic ADDED for current state first.
+    def open(
+        self, rt: ResourceType, selection: Filter, since: int | None, end_marker: bool = False
+    ) -> Watcher:
+        """Open a stream; ``since=None`` sends synthetic ADDED for current state first
+        (then ``INITIAL_EVENTS_END`` if ``end_marker``).
 
         Replay and registration happen without yielding to the event loop, so no event
         is lost or duplicated between the initial state and the live stream.
@@ -128,7 +174,9 @@ class WatchHub:
                     rv = int(obj["metadata"]["resourceVersion"])
                     synthetic = Event(rv, rt.storage_key, ADDED, obj, None)
                     watcher.queue.put_nowait(encode_event(synthetic, ADDED, rt))
-            watcher.last_rv = self._store.rv
+            watcher.last_rv = watcher.initial_rv = self._store.rv
+            if end_marker:
+                watcher.queue.put_nowait(INITIAL_EVENTS_END)
         else:
             watcher.last_rv = since
             for event in self._store.events_after(since):
@@ -137,6 +185,26 @@ class WatchHub:
             watcher.last_rv = max(watcher.last_rv, since)
         self._watchers.setdefault(rt.storage_key, set()).add(watcher)
         return watcher
+
+    async def wait_for(self, rv: int, timeout: float) -> bool:
+        """Wait until the store reaches ``rv`` (the watch cache's ``waitUntilFreshAndBlock``);
+        False when ``timeout`` seconds pass first."""
+        if self._store.rv >= rv:
+            return True
+        reached = asyncio.Event()
+
+        def check(event: Event) -> None:
+            if event.rv >= rv:
+                reached.set()
+
+        unsubscribe = self._store.subscribe(check)
+        try:
+            await asyncio.wait_for(reached.wait(), timeout)
+        except TimeoutError:
+            return False
+        finally:
+            unsubscribe()
+        return True
 
     def release(self, watcher: Watcher) -> None:
         self._watchers.get(watcher.rt.storage_key, set()).discard(watcher)
