@@ -282,16 +282,18 @@ async def test_error_policy_and_max_retries(kube: kr8s.asyncio.Api) -> None:
         return Action.requeue(0.01) if ctx.attempt < 4 else Action.await_change()
 
     ctrl = controller(kube)
-    assert not await run_until(
-        ctrl, reconcile, lambda: len(calls) > 4, timeout=0.5, error_policy=error_policy
-    )
+
+    def settled() -> bool:  # after the 4th reconcile: nothing queued or delayed any more
+        return len(calls) >= 4 and not len(ctrl.queue) and not ctrl.queue.pending_delayed()
+
+    assert await run_until(ctrl, reconcile, settled, error_policy=error_policy)
     assert calls == [1, 2, 3, 4]
     from reconcile_kit.runtime.queue import RetryPolicy
 
     calls.clear()
     ctrl = controller(kube, retry=RetryPolicy(0.01, max_retries=2))
-    assert not await run_until(ctrl, reconcile, lambda: len(calls) > 3, timeout=0.5)
-    assert calls == [1, 2, 3] and ctrl.queue.dropped == 1
+    assert await run_until(ctrl, reconcile, lambda: ctrl.queue.dropped == 1)
+    assert calls == [1, 2, 3] and not ctrl.queue.pending_delayed()
 
 
 async def test_requeue_after(kube: kr8s.asyncio.Api) -> None:
