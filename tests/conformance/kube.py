@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import subprocess
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -51,6 +53,26 @@ async def req(
         backend.api, method, path, body, content_type, params, raw
     )
     return Reply(status, decoded, headers)
+
+
+async def kubectl(backend: Backend, cache_dir: Path, *args: str) -> tuple[int, str, str]:
+    """Run kubectl against ``backend`` (its own discovery cache in ``cache_dir``): exit code,
+    stdout and stderr."""
+    ran = await asyncio.to_thread(
+        subprocess.run,
+        [
+            "kubectl",
+            "--kubeconfig",
+            backend.server.kubeconfig,
+            "--cache-dir",
+            str(cache_dir),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return ran.returncode, ran.stdout, ran.stderr
 
 
 async def ok(backend: Backend, method: str, path: str, body: Any = None, **kwargs: Any) -> Any:

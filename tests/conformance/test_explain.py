@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pytest
 
 from reconcile_kit.testing.backends import Backend
 
-from .kube import install_crd, schema_crd
+from .kube import install_crd, kubectl, schema_crd
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on PATH")
 
@@ -77,7 +76,7 @@ STRATEGY = [
 async def test_explain_a_builtin_field(
     backend: Backend, tmp_path: Path, field: str, expected: list[str]
 ) -> None:
-    assert await kubectl(backend, tmp_path, "explain", f"deployment.spec.{field}") == (
+    assert await kubectl_ok(backend, tmp_path, "explain", f"deployment.spec.{field}") == (
         "\n".join(expected)
     )
 
@@ -189,7 +188,7 @@ async def test_explain_a_custom_resource(backend: Backend, tmp_path: Path) -> No
         (".spec", gadget_spec),
         (".spec.color", gadget_color),
     ):
-        printed = await kubectl(backend, tmp_path, "explain", f"gadgets.{group}{path}")
+        printed = await kubectl_ok(backend, tmp_path, "explain", f"gadgets.{group}{path}")
         assert printed == "\n".join(expected(group)), path
 
 
@@ -197,23 +196,17 @@ async def published(backend: Backend, tmp_path: Path, gv_path: str, timeout: flo
     """Wait until ``/openapi/v3`` lists ``gv_path``: kube-apiserver's CRD OpenAPI controller
     publishes a new CRD's schema a moment after it is served (no event tells when)."""
     deadline = time.monotonic() + timeout
-    while f'"{gv_path}"' not in await kubectl(backend, tmp_path, "get", "--raw", "/openapi/v3"):
+    while f'"{gv_path}"' not in await kubectl_ok(backend, tmp_path, "get", "--raw", "/openapi/v3"):
         if time.monotonic() > deadline:
             pytest.fail(f"{gv_path} not in /openapi/v3 after {timeout} s")
         await asyncio.sleep(0.2)
 
 
-async def kubectl(backend: Backend, tmp_path: Path, *args: str) -> str:
+async def kubectl_ok(backend: Backend, tmp_path: Path, *args: str) -> str:
     """kubectl's stdout (the test fails on a non-zero exit)."""
-    ran = await asyncio.to_thread(
-        subprocess.run,
-        ["kubectl", "--kubeconfig", backend.server.kubeconfig, "--cache-dir", str(tmp_path), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert ran.returncode == 0, ran.stderr
-    return ran.stdout
+    code, out, err = await kubectl(backend, tmp_path, *args)
+    assert code == 0, err
+    return out
 
 
 CONTAINER_PORT = {
@@ -258,5 +251,5 @@ async def test_a_builtin_schema_as_kube_apiserver_serves_it(
     backend: Backend, tmp_path: Path
 ) -> None:
     """Descriptions, enums and defaults where kube-apiserver has them (and no others)."""
-    document = json.loads(await kubectl(backend, tmp_path, "get", "--raw", "/openapi/v3/api/v1"))
+    document = json.loads(await kubectl_ok(backend, tmp_path, "get", "--raw", "/openapi/v3/api/v1"))
     assert document["components"]["schemas"]["io.k8s.api.core.v1.ContainerPort"] == CONTAINER_PORT

@@ -5,29 +5,16 @@ deliberate difference listed in the README: the embedded server's tokens are opa
 
 from __future__ import annotations
 
-import asyncio
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from reconcile_kit.testing.backends import Backend
 
-from .kube import ok
+from .kube import kubectl, ok
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on PATH")
-
-
-async def kubectl(backend: Backend, tmp_path: Path, *args: str) -> tuple[int, str, str]:
-    ran = await asyncio.to_thread(
-        subprocess.run,
-        ["kubectl", "--kubeconfig", backend.server.kubeconfig, "--cache-dir", str(tmp_path), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    return ran.returncode, ran.stdout, ran.stderr
 
 
 async def test_create_token_for_a_service_account(backend: Backend, tmp_path: Path) -> None:
