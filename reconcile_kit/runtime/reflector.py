@@ -24,7 +24,7 @@ import orjson
 from ..client.errors import APIError, ExpiredError
 from ..client.request import Target, send, stream
 from .resources import ResourceInfo
-from .store import IndexFunc, Obj, Store, key_of
+from .store import IndexFunc, Obj, Store, key_of, resource_version
 
 __all__ = [
     "ADDED",
@@ -293,10 +293,9 @@ class Reflector:
                 self._dispatch(ReflectorEvent(ADDED if old is None else MODIFIED, obj, old))
             if done % REPLACE_CHUNK == 0:
                 await asyncio.sleep(0)
-        for namespace, name in self.store.list_keys():
-            if (namespace, name) not in seen:
-                key = {"namespace": namespace, "name": name}
-                gone = self.store.remove({"metadata": key})
+        for key in self.store.list_keys():
+            if key not in seen:
+                gone = self.store.delete(key)
                 assert gone is not None
                 self._dispatch(ReflectorEvent(DELETED, gone, gone))
         self._rv = rv
@@ -347,7 +346,7 @@ class Reflector:
             if status == 410:
                 raise ExpiredError(message, status=410, reason="Expired")
             raise WatchError(message, status=status, reason=str(obj.get("reason", "")))
-        rv = _rv(obj)
+        rv = resource_version(obj)
         if kind == "BOOKMARK":
             self._rv = rv or self._rv
             return
@@ -375,8 +374,3 @@ class Reflector:
                 meta.get("namespace", ""),
                 meta.get("name", ""),
             )
-
-
-def _rv(obj: Obj) -> str:
-    rv: str = (obj.get("metadata") or {}).get("resourceVersion", "")
-    return rv

@@ -21,7 +21,16 @@ from typing import Any
 
 import orjson
 
-__all__ = ["IndexFunc", "Key", "Obj", "Store", "key_of", "namespace_index", "owner_index"]
+__all__ = [
+    "IndexFunc",
+    "Key",
+    "Obj",
+    "Store",
+    "key_of",
+    "namespace_index",
+    "owner_index",
+    "resource_version",
+]
 
 Obj = dict[str, Any]
 Key = tuple[str, str]
@@ -36,6 +45,12 @@ def namespace_index(obj: Obj) -> Iterable[str]:
 def owner_index(obj: Obj) -> Iterable[str]:
     """Index values: the uids of the object's owner references."""
     return tuple(r.get("uid", "") for r in obj.get("metadata", {}).get("ownerReferences") or ())
+
+
+def resource_version(obj: Obj) -> str:
+    """The object's ``metadata.resourceVersion`` ("" when it has none)."""
+    rv: str = (obj.get("metadata") or {}).get("resourceVersion", "")
+    return rv
 
 
 def key_of(obj: Obj) -> Key:
@@ -119,7 +134,8 @@ class Store:
 
     def put(self, obj: Obj) -> Obj | None:
         """Add or replace ``obj``; returns the previous object."""
-        return self._put(key_of(obj), obj, self.encode(obj))
+        key = key_of(obj)
+        return self._put(key, obj, self.encode(obj), self.get(*key))
 
     def update(self, obj: Obj, encoded: Any = None) -> tuple[bool, Obj | None]:
         """Store ``obj`` unless the stored object has its resourceVersion (a relist's
@@ -129,17 +145,17 @@ class Store:
         stored = self._items.get(key)
         value = self.encode(obj) if encoded is None else encoded
         if stored is None:
-            return True, self._put(key, obj, value)
+            return True, self._put(key, obj, value, None)
         if self.compact and stored == value:
             return False, None
         old = self.decode(stored)
-        if _rv(old) == _rv(obj):
+        if resource_version(old) == resource_version(obj):
             return False, old
-        return True, self._put(key, obj, value)
+        return True, self._put(key, obj, value, old)
 
-    def _put(self, key: Key, obj: Obj, value: Any) -> Obj | None:
-        stored = self._items.get(key)
-        old = None if stored is None else self.decode(stored)
+    def _put(self, key: Key, obj: Obj, value: Any, old: Obj | None) -> Obj | None:
+        """Store ``value`` (``obj`` encoded) at ``key`` in place of ``old``, the decoded
+        object stored there (None: nothing)."""
         if old is not None:
             self._unindex(key, old)
         self._items[key] = value
@@ -150,7 +166,10 @@ class Store:
 
     def remove(self, obj: Obj) -> Obj | None:
         """Remove the object with ``obj``'s namespace/name; returns what was stored."""
-        key = key_of(obj)
+        return self.delete(key_of(obj))
+
+    def delete(self, key: Key) -> Obj | None:
+        """Remove the object at ``key`` (namespace, name); returns what was stored."""
         stored = self._items.pop(key, None)
         if stored is None:
             return None
@@ -167,8 +186,3 @@ class Store:
                     keys.discard(key)
                     if not keys:
                         del index[value]
-
-
-def _rv(obj: Obj) -> str:
-    rv: str = (obj.get("metadata") or {}).get("resourceVersion", "")
-    return rv

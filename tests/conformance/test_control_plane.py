@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 import ssl
-import subprocess
 from pathlib import Path
 
 import httpx
@@ -15,7 +13,7 @@ import yaml
 from reconcile_kit.testing import ControlPlane
 from reconcile_kit.testing.backends import Backend
 
-from .kube import ok
+from .kube import kubectl, ok
 
 pytestmark = pytest.mark.backends("real", reason="tests ControlPlane itself")
 
@@ -53,25 +51,10 @@ async def test_unauthenticated_requests_are_refused(backend: Backend) -> None:
 
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="no kubectl on PATH")
 async def test_kubectl_uses_the_kubeconfig(backend: Backend, tmp_path: Path) -> None:
-    ran = await asyncio.to_thread(
-        subprocess.run,
-        [
-            "kubectl",
-            "--kubeconfig",
-            backend.server.kubeconfig,
-            "--cache-dir",
-            str(tmp_path),
-            "get",
-            "namespace",
-            backend.namespace,
-            "-o",
-            "name",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    code, out, err = await kubectl(
+        backend, tmp_path, "get", "namespace", backend.namespace, "-o", "name"
     )
-    assert (ran.returncode, ran.stdout.strip()) == (0, f"namespace/{backend.namespace}"), ran.stderr
+    assert (code, out.strip()) == (0, f"namespace/{backend.namespace}"), err
 
 
 async def test_a_second_control_plane_starts_and_stops_cleanly(backend: Backend) -> None:
