@@ -23,6 +23,7 @@ from typing import Any
 
 import aiohttp
 import orjson
+from apiserver import percentile
 
 GROUP = "bench.reconcile-kit.io"
 VERSION = "v1"
@@ -197,8 +198,8 @@ class ReadyWatch:
         origin = self.first_request or started
         waits = sorted(t - origin for t in self.times)
         return {
-            "ready_p50_seconds": waits[len(waits) // 2],
-            "ready_p99_seconds": waits[min(len(waits) - 1, int(len(waits) * 0.99))],
+            "ready_p50_seconds": percentile(waits, 50),
+            "ready_p99_seconds": percentile(waits, 99),
             "seconds": seconds,
             "window_seconds": self.window(),
             "wall_seconds": self.last - started,
