@@ -13,8 +13,12 @@ annotation must equal its value. Checked (PASS/MISS):
 - each replica's cache (its ``reconcile_kit_shard_objects`` gauge) within 15% of N/3;
 - after the kill: the dead replica's objects reconciled by others within Lease duration
   + 5 s;
-- after the graceful stop: no object without a reconcile for longer than 2 s between the
-  old owner's last reconcile and the new owner's first;
+- after the graceful stop: no gap in service over 2 s: from the SIGTERM until every moving
+  object was reconciled by its new owner, this script changes moving objects (each once,
+  100 per second, random order), and each change must be read by a reconcile (of either
+  replica: the leaving one serves an object until it hands it over) within 2 s of being
+  sent; also reported: seconds until the last moving object was reconciled by its new
+  owner (``stop_takeover_seconds``);
 - the joining replica (the third in the ring's life, the second live one then) takes
   about 1/2 of the objects; none lost (final check).
 
@@ -54,6 +58,7 @@ from apiserver import ServerProcess
 from targets import Connection
 
 CM = "/api/v1/namespaces/default/configmaps"
+PROBE_RATE = 100.0  # changes per second to moving objects during the graceful stop
 LABEL = "shard.reconcile-kit.io/bench"
 
 OPERATOR = textwrap.dedent(
@@ -81,7 +86,7 @@ OPERATOR = textwrap.dedent(
 
 
     async def reconcile(obj, ctx):
-        RECORDS.write(f"S {obj.name} {time.time():.6f}\\n")
+        RECORDS.write(f"S {obj.name} {time.time():.6f} {obj.raw['data']['value']}\\n")
         try:
             async with PatchHelper(obj):
                 annotations = obj.raw["metadata"].setdefault("annotations", {})
@@ -158,7 +163,7 @@ def read_records(paths: list[Path]) -> dict[str, list[tuple[float, float, str]]]
         replica = path.stem
         open_starts: dict[str, float] = {}
         for line in path.read_text().splitlines():
-            kind, key, stamp = line.split()
+            kind, key, stamp, *_value = line.split()
             if kind == "S":
                 open_starts[key] = float(stamp)
             elif key in open_starts:
@@ -166,6 +171,20 @@ def read_records(paths: list[Path]) -> dict[str, list[tuple[float, float, str]]]
         for key, start in open_starts.items():
             spans[key].append((start, float("inf"), replica))
     return spans
+
+
+def first_seen(paths: list[Path]) -> dict[tuple[str, str], float]:
+    """``{(key, data.value): the first reconcile start (any replica) that read it}``."""
+    seen: dict[tuple[str, str], float] = {}
+    for path in paths:
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines():
+            kind, key, stamp, *value = line.split()
+            if kind == "S" and value:
+                at = seen.get((key, value[0]))
+                seen[(key, value[0])] = float(stamp) if at is None else min(at, float(stamp))
+    return seen
 
 
 def overlaps(spans: dict[str, list[tuple[float, float, str]]]) -> int:
@@ -220,6 +239,31 @@ class Cluster:
                 pass  # the server is restarting
             await asyncio.sleep(1 / rate)
 
+    async def probe(self, names: list[str], rate: float, done: asyncio.Event) -> list[Probe]:
+        """Change ``data.value`` of ``names`` (each once, in random order, ``rate`` per
+        second) until ``done``; returns (name, value, wall time before sending) of each
+        change the server accepted."""
+        headers = {"Content-Type": "application/merge-patch+json"}
+        order = random.sample(names, len(names))
+        sent: list[Probe] = []
+        for number, name in enumerate(order):
+            if done.is_set():
+                break
+            value = f"probe-{number}"
+            began = time.time()
+            try:
+                async with self.session.patch(
+                    f"{self.url}{CM}/{name}",
+                    data=orjson.dumps({"data": {"value": value}}),
+                    headers=headers,
+                ) as reply:
+                    if reply.status == 200:
+                        sent.append((name, value, began))
+            except aiohttp.ClientError:
+                pass  # the server is restarting (chaos)
+            await asyncio.sleep(1 / rate)
+        return sent
+
     async def items(self) -> list[dict[str, Any]]:
         """Every ConfigMap (read again on an injected 500 or while the server restarts)."""
         while True:
@@ -262,6 +306,7 @@ class Cluster:
         }
 
 
+Probe = tuple[str, str, float]  # name, data.value, wall time the change was sent
 Body = Callable[[Path, Connection, "ServerProcess | None"], Awaitable[dict[str, Any]]]
 
 
@@ -365,10 +410,14 @@ async def scenario(
         moving = [k for k, o in owners.items() if o == "r1"]
         stopped_at = time.time()
         replicas["r1"].proc.send_signal(signal.SIGTERM)
+        handed = asyncio.Event()
+        probes = asyncio.create_task(cluster.probe(moving, PROBE_RATE, handed))
         results["stop_takeover_seconds"] = await takeover(
             workdir, moving, stopped_at, exclude="r1", timeout=120
         )
-        results["stop_gap_seconds"] = gap(workdir, moving, stopped_at, old="r1")
+        handed.set()
+        await cluster.settled(120)
+        results.update(change_gaps(workdir, await probes))
         replicas["r1"].proc.wait(60)
         # r3 joins
         await cluster.settled(120)
@@ -429,18 +478,19 @@ async def takeover(
     raise TimeoutError(f"not taken over within {timeout} s")
 
 
-def gap(workdir: Path, keys: list[str], since: float, *, old: str) -> float:
-    """The longest time, over ``keys``, between the old owner's last reconcile end and the
-    first reconcile start by another replica after ``since``."""
-    spans = read_records(list(workdir.glob("*.records")))
-    worst = 0.0
-    for key in keys:
-        runs = spans.get(key, [])
-        last_old = max((e for _s, e, r in runs if r == old and e != float("inf")), default=since)
-        first_new = min((s for s, _e, r in runs if r != old and s >= since), default=None)
-        if first_new is not None:
-            worst = max(worst, first_new - max(last_old, since))
-    return round(worst, 2)
+def change_gaps(workdir: Path, probes: list[Probe]) -> dict[str, Any]:
+    """How long the changes made to moving objects during the graceful stop waited for a
+    reconcile that read them (by any replica): the gap in service of a handover."""
+    seen = first_seen(list(workdir.glob("*.records")))
+    waits = sorted(
+        seen[(name, value)] - sent for name, value, sent in probes if (name, value) in seen
+    )
+    return {
+        "stop_changes": len(probes),
+        "stop_changes_read": len(waits),  # the others were overwritten before a reconcile
+        "stop_change_wait_p50": round(waits[len(waits) // 2], 3) if waits else None,
+        "stop_gap_seconds": round(waits[-1], 3) if waits else float("inf"),
+    }
 
 
 def report(results: dict[str, Any]) -> None:

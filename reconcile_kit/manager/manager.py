@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,7 @@ from ..client.transport import (
     close_session,
     release_transport,
 )
+from ..meta.objects import ObjectRef
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 from ..runtime.events import EventRecorder
 from ..runtime.sharding import ShardFilter
@@ -41,9 +43,10 @@ from ..webhooks.registration import register, unregister
 from ..webhooks.server import WebhookServer
 from .leaderelection import LeaderElection
 from .metrics import Metrics
+from .sharding import ring
 from .sharding.assigner import Assigner, ShardedKind
 from .sharding.config import Sharding
-from .sharding.membership import RingView, membership_election
+from .sharding.membership import LEAVING_ANNOTATION, RingView, membership_election
 
 __all__ = ["Manager"]
 
@@ -455,9 +458,10 @@ class Manager:
 
     async def _shard_and_run(self, sharding: Sharding, entries: list[_Entry]) -> None:
         """Be a member of the ring and run the sharded controllers while one; campaign for
-        the ring's sharder alongside. On a graceful stop: stop the controllers, release
-        the membership Lease at once (the sharder moves its objects directly), then stop
-        the sharder (see :meth:`_leave`)."""
+        the ring's sharder alongside. On a graceful stop: hand the objects over to the
+        other members (see :meth:`_hand_over`), stop the controllers, release the
+        membership Lease (the sharder moves what is left directly), then stop the
+        sharder (see :meth:`_leave`)."""
         assert self._stop is not None and self.api is not None
         ring, identity = sharding.ring, sharding.identity
         membership = self.membership = membership_election(sharding)
@@ -502,6 +506,8 @@ class Manager:
                 stopped = await self._first(
                     self._stop.wait(), membership.lost(), self._failure(entries)
                 )
+                if stopped:
+                    await self._hand_over(sharding, membership, view, entries)
                 await self._shutdown(
                     entries, self.graceful_shutdown_timeout if stopped else stepping_down
                 )
@@ -532,6 +538,53 @@ class Manager:
                     campaign.cancel()
                 await asyncio.gather(campaign, return_exceptions=True)
             await view.stop()
+
+    async def _hand_over(
+        self,
+        sharding: Sharding,
+        membership: LeaderElection,
+        view: RingView,
+        entries: list[_Entry],
+    ) -> None:
+        """Graceful stop of a member: annotate its Lease leaving (the sharder assigns it
+        nothing more and leaves its objects to it), then have every sharded controller
+        move its objects to their rendezvous owners among the other members taking
+        objects, from the worker path that would reconcile them (see
+        :meth:`~reconcile_kit.runtime.controller.Controller.hand_over`): each object is
+        served here until the write that hands it over, and by its new owner from the
+        event that write causes. At most ``drain_timeout`` seconds; no other member: no
+        handover."""
+        identity = sharding.identity
+        if not view.candidates() - {identity}:
+            return
+        membership.annotations[LEAVING_ANNOTATION] = "true"
+        if not await membership.renew_now():
+            return  # not marked: the sharder would move the objects back; release instead
+
+        def owner(key: ObjectRef) -> str | None:
+            return ring.owner(f"{key.namespace}/{key.name}", view.candidates() - {identity})
+
+        timeout = sharding.drain_timeout
+        timeout = self.graceful_shutdown_timeout if timeout is None else timeout
+        started = time.monotonic()
+        handovers = [e.controller.hand_over(owner) for e in entries]
+        try:
+            async with asyncio.timeout(timeout):
+                await asyncio.gather(*handovers)
+        except TimeoutError:
+            log.warning(
+                "%s: ring %s: objects not handed over after %s s; the sharder moves them",
+                self.name,
+                sharding.ring,
+                timeout,
+            )
+            return
+        log.info(
+            "%s: ring %s: objects handed over in %.2f s",
+            self.name,
+            sharding.ring,
+            time.monotonic() - started,
+        )
 
     async def _leave(self, sharding: Sharding, membership: LeaderElection) -> None:
         """Leave the ring once the sharded controllers stopped (their in-flight reconciles

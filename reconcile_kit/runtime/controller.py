@@ -47,7 +47,7 @@ from .queue import (
 )
 from .reflector import ADDED, DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import ResourceInfo, resolve_kind
-from .sharding import ShardFilter
+from .sharding import Handover, ShardFilter
 from .sources import CacheView, ReflectorPool, Source, owner_keys
 from .store import Obj
 from .typed import invalid_object_error, is_model_class, model_cache
@@ -101,6 +101,8 @@ class ReconcileReason(StrEnum):
     """The previous reconcile returned ``Action.requeue``."""
     RETRY = "retry"
     """The previous reconcile failed."""
+    HANDOVER = "handover"
+    """The replica hands its objects over to other members of its ring (sharding)."""
     RESYNC = "resync"
     """A periodic resync or ``reconcile_all_on`` trigger."""
 
@@ -147,7 +149,8 @@ class Stats:
     mapper_errors: int = 0
     active: int = 0
     drains: int = 0
-    """Drains acknowledged (sharded controllers: objects handed to another replica)."""
+    """Objects handed to another replica (sharded controllers: drains acknowledged, and
+    objects moved by :meth:`Controller.hand_over`)."""
     results: dict[str, int] = field(default_factory=dict)
 
 
@@ -273,6 +276,8 @@ class Controller:
         """What ctx.apply last applied to each child (see runtime/apply.py)."""
         self.shard: ShardFilter | None = None
         self._moved: set[ObjectRef] = set()  # drains acknowledged, leaving the watch
+        self._handover: Handover | None = None
+        self._handed = asyncio.Event()  # set once the share is empty during a handover
         self._own_recorder: EventRecorder | None = None
         self._own_api: Api | None = None
         self._transport_users: list[Api] = []
@@ -428,6 +433,7 @@ class Controller:
         self._deleted.clear()
         self._written.clear()
         self._moved.clear()
+        self._handover = None
         self.intents.clear()  # a restart (leadership regained) applies each child once
 
     async def _start_recorder(self) -> None:
@@ -488,6 +494,48 @@ class Controller:
             self._tasks.append(asyncio.create_task(self._guard(task(self))))
         if self.resync:
             self._tasks.append(asyncio.create_task(self._resync_every(self.resync)))
+
+    async def hand_over(self, owner: Callable[[ObjectRef], str | None]) -> None:
+        """Sharded controllers (``shard`` set): move every object of this replica's share
+        to the member ``owner(key)`` names, then return once the share is empty. A
+        graceful stop of a :class:`~reconcile_kit.manager.Manager` with ``sharding=``
+        calls it, bounded by ``Sharding.drain_timeout``.
+
+        Objects move a few at a time (twice ``concurrency``), each by the worker path that
+        would reconcile it (the work queue never runs a key twice at once, so a reconcile
+        in flight finishes first): one merge patch setting its shard label to the new
+        owner and removing a drain label, conditional on its resourceVersion (a 409 waits
+        for the object's next event, which is queued whatever the predicates say). Until
+        its turn, an object is reconciled here as before, so a change made meanwhile is
+        served by one replica or the other without waiting for the whole share to move.
+        Objects that enter the share meanwhile move too; an object ``owner`` returns None
+        for stays (the caller's timeout ends the wait). Once moved, an object is not
+        reconciled here again, until the controller runs again.
+
+        Args:
+            owner: ``ObjectRef -> member name or None``, e.g. rendezvous hashing over the
+                ring's other members.
+        """
+        if self.shard is None or self.reflector is None or self.info is None:
+            return
+        store, kind = self.reflector.store, self.info.ref_kind
+        keys = [ObjectRef(kind, namespace, name) for namespace, name in store.list_keys()]
+        handover = self._handover = Handover(owner, keys, 2 * self.concurrency)
+        self._handed = asyncio.Event()
+
+        def move(key: ObjectRef) -> bool:
+            if (key.namespace, key.name) not in store:
+                return False
+            self.queue.add(key, ReconcileReason.HANDOVER)
+            return True
+
+        await handover.feed(move)
+        self._check_handed()
+        await self._handed.wait()
+
+    def _check_handed(self) -> None:
+        if self.reflector is not None and len(self.reflector.store) == 0:
+            self._handed.set()
 
     async def shutdown(self, timeout: float = 30.0) -> None:
         """Stop: no new reconciles; wait up to ``timeout`` seconds for running ones, then
@@ -564,14 +612,21 @@ class Controller:
 
     def _shard_event(self, key: ObjectRef, event: ReflectorEvent) -> bool:
         """Handle what sharding decides about a primary event; True when handled: a drain
-        marker queues the key whatever the predicates say (its worker acknowledges), and
-        an object leaving this replica's share is not a deletion."""
+        marker, or a change of an object being handed over, queues the key whatever the
+        predicates say (its worker acknowledges or moves it), and an object leaving this
+        replica's share is not a deletion."""
         assert self.shard is not None
+        handover = self._handover
         if event.type == DELETED:
+            if handover is not None:
+                handover.left(key)
+                self._check_handed()
             return self._moved_away(key)
         if event.type == ADDED:
             self._moved.discard(key)  # back in this replica's share
-        if self.shard.draining(event.obj):
+            if handover is not None:
+                handover.moving.add(key)  # entered the share during the handover
+        if (handover is not None and key in handover.moving) or self.shard.draining(event.obj):
             self.queue.add(key, ReconcileReason.UPDATED)
             return True
         return False
@@ -726,9 +781,14 @@ class Controller:
                     return
                 await self._on_delete(on_delete, last_known, ctx)
             return
-        if self.shard is not None and self.shard.draining(raw):
-            await self._acknowledge_drain(key, raw, ctx)
-            return
+        if self.shard is not None:
+            if key in self._moved:
+                self.queue.forget(key)  # handed over: its leaving event is on its way
+                return
+            to = self._handover.target(key) if self._handover is not None else None
+            if to is not None or self.shard.draining(raw):
+                await self._let_go(key, raw, ctx, to)
+                return
         self.stats.reconciles += 1
         obj: Any = None
         started = time.monotonic()
@@ -789,27 +849,30 @@ class Controller:
         ctx.log.debug("left this replica's share (moved to another replica): no on_delete")
         return False
 
-    async def _acknowledge_drain(self, key: ObjectRef, raw: Obj, ctx: Context) -> None:
-        """Hand ``key`` back to the ring's sharder: no reconcile runs for it here any more
-        (the queue runs no key twice at once, so one in flight has finished)."""
+    async def _let_go(self, key: ObjectRef, raw: Obj, ctx: Context, to: str | None) -> None:
+        """Hand ``key`` back to the ring's sharder (a drain, ``to`` None), or to its new
+        owner ``to`` (a handover): no reconcile runs for it here any more (the queue runs
+        no key twice at once, so one in flight has finished)."""
         assert self.shard is not None and self.info is not None
         self._moved.add(key)
         try:
-            await self.shard.acknowledge(self.api, self.info, raw)
+            await self.shard.acknowledge(self.api, self.info, raw, to=to)
         except Exception as error:
             self._moved.discard(key)
             if isinstance(error, APIError) and error.status in (404, 409):
                 # gone, or changed since read: its next event brings the current state
-                ctx.log.debug("drain not acknowledged yet: %s", error)
+                ctx.log.debug("not handed over yet: %s", error)
                 self.queue.forget(key)
                 return
-            ctx.log.warning("acknowledging the drain failed: %s", error)
+            ctx.log.warning("handing over to %s failed: %s", to or "the sharder", error)
             self.queue.retry(key, self.retry_policy, ctx, error)
             return
         self.queue.forget(key)
+        if self._handover is not None:
+            self._handover.left(key)
         self.stats.drains += 1
         self._written.pop(key, None)
-        ctx.log.debug("drain acknowledged: handed over to another replica")
+        ctx.log.debug("handed over to %s", to or "the sharder (drain acknowledged)")
 
     async def _typed(self, key: ObjectRef, obj: Any, raw: Obj, ctx: Context) -> Any:
         """The typed object of ``raw`` (the previous reconcile's when it left it as read:

@@ -14,21 +14,29 @@ controller then
   acknowledgement the ring's sharder waits for before labelling the object for its new
   owner; the object then leaves this replica's watch, without ``on_delete``. Any other
   object leaving the watch is looked up (GET) before ``on_delete`` runs: it runs only for
-  an object that is gone, not for one another replica now owns.
+  an object that is gone, not for one another replica now owns;
+* on a graceful stop of its replica, hands its objects over itself
+  (:meth:`~reconcile_kit.runtime.controller.Controller.hand_over`, :class:`Handover`): a
+  few at a time, the same worker path labels each object for its new owner instead of
+  reconciling it (one write per object) while the others are still reconciled here.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ..client.contenttypes import MERGE_PATCH
 from ..client.request import Target, send
+from ..meta.objects import ObjectRef
 from ..meta.shards import drain_label, shard_label
 from .resources import ResourceInfo
 from .store import Obj
 
-__all__ = ["ShardFilter"]
+__all__ = ["Handover", "ShardFilter"]
 
 
 @dataclass(frozen=True)
@@ -64,9 +72,12 @@ class ShardFilter:
         labels = (obj.get("metadata") or {}).get("labels") or {}
         return self.drain in labels
 
-    async def acknowledge(self, api: Any, info: ResourceInfo, obj: Obj) -> Obj:
-        """Acknowledge ``obj``'s drain: remove the shard and drain labels, conditional on
-        its resourceVersion. Returns the object as written.
+    async def acknowledge(
+        self, api: Any, info: ResourceInfo, obj: Obj, *, to: str | None = None
+    ) -> Obj:
+        """Let go of ``obj``: remove the drain label and set the shard label to ``to`` (a
+        member name; None removes it, acknowledging a drain so that the sharder assigns
+        the object), conditional on its resourceVersion. Returns the object as written.
 
         Raises:
             ConflictError: the object changed since ``obj`` was read (its next event
@@ -78,7 +89,7 @@ class ShardFilter:
         patch = {
             "metadata": {
                 "resourceVersion": meta.get("resourceVersion"),
-                "labels": {self.label: None, self.drain: None},
+                "labels": {self.label: to, self.drain: None},
             }
         }
         reply = await send(
@@ -93,3 +104,51 @@ class ShardFilter:
         )
         result: Obj = reply.json()
         return result
+
+
+class Handover:
+    """One controller's handover of its share on a graceful stop: which keys are being
+    moved (a window of at most ``window`` at once), the rest still reconciled here.
+
+    Args:
+        owner: ``ObjectRef -> member name or None``: the new owner of a key.
+        keys: the share when the handover starts, moved in this order.
+        window: keys being moved at once (each one label write by a worker).
+    """
+
+    def __init__(
+        self, owner: Callable[[ObjectRef], str | None], keys: Iterable[ObjectRef], window: int
+    ) -> None:
+        self.owner = owner
+        self.window = max(1, window)
+        self.moving: set[ObjectRef] = set()
+        self._todo = deque(keys)
+        self._progress = asyncio.Event()
+
+    def target(self, key: ObjectRef) -> str | None:
+        """The member to move ``key`` to now, or None when it is not being moved (no
+        member takes it: it is reconciled here again)."""
+        if key not in self.moving:
+            return None
+        to = self.owner(key)
+        if to is None:
+            self.left(key)
+        return to
+
+    def left(self, key: ObjectRef) -> None:
+        """``key`` was moved or left the share: make room in the window."""
+        self.moving.discard(key)
+        self._progress.set()
+
+    async def feed(self, move: Callable[[ObjectRef], bool]) -> None:
+        """Start moving the keys, keeping ``window`` of them in motion: ``move(key)``
+        queues one (False: it is not in the share any more)."""
+        while self._todo:
+            while len(self.moving) >= self.window:
+                self._progress.clear()
+                await self._progress.wait()
+            key = self._todo.popleft()
+            if key not in self.moving:
+                self.moving.add(key)
+                if not move(key):
+                    self.moving.discard(key)

@@ -180,9 +180,9 @@ async def test_shards_hand_over_on_stop_expiry_and_join(
     assert sum(len(s) for s in shares) == len(keys) and set().union(*shares) == set(keys)
     assert all(shares), "every replica holds a share"
 
-    # a graceful stop of the replica running the sharder: its controllers stop, it releases
-    # its membership Lease and its sharder moves its objects directly (no drain) before
-    # stopping; then another replica takes the sharder over
+    # a graceful stop of the replica running the sharder: it marks its Lease leaving and
+    # moves each of its objects to its rendezvous owner among the others itself (one label
+    # write each, from its workers), then stops; another replica takes the sharder over
     sharder = "/apis/coordination.k8s.io/v1/namespaces/default/leases/operator-sharder"
     _, lease = await call(kube, "GET", sharder)
     everyone = [a, b, c]
@@ -190,8 +190,9 @@ async def test_shards_hand_over_on_stop_expiry_and_join(
     a, b = (r for r in everyone if r is not c)
     c_objects = c.share()
     await c.stop()
-    assert c.controller.stats.drains == 0
-    assert c.identity not in (await owners(kube)).values()  # moved before c stopped
+    assert c.controller.stats.drains == len(c_objects)  # each handed over by c itself
+    current = await owners(kube)
+    assert all(current[key] == ring.owner(key, [a.identity, b.identity]) for key in c_objects)
     await eventually(lambda: settled(kube, [a, b], book), 60, interval=0.1)
     assert all(book.by(key) >= {c.identity} for key in c_objects)
 

@@ -15,10 +15,12 @@ with its rendezvous-hashing owner among the members that take objects (:mod:`.ri
   objects), as timebertt's sharder acquires a dead shard's Lease. A member that comes
   back therefore cannot rejoin (and reconcile) before the sharder is done with its
   objects or has stopped renewing for a whole Lease duration;
-* assigned to a live member that is not the owner any more (a member joined, or its
-  Lease is annotated leaving): labelled ``drain.shard.reconcile-kit.io/<ring>``. The
-  owner acknowledges by removing both labels (:mod:`reconcile_kit.runtime.sharding`),
-  and the object, now unassigned, is labelled for its new owner;
+* assigned to a live member that is not the owner any more (a member joined):
+  labelled ``drain.shard.reconcile-kit.io/<ring>``. The owner acknowledges by removing
+  both labels (:mod:`reconcile_kit.runtime.sharding`), and the object, now unassigned,
+  is labelled for its new owner;
+* assigned to a live member whose Lease is annotated leaving (a graceful stop): left
+  alone, as that member moves its objects to their new owners itself;
 * draining but its owner is again the right one: the drain label is removed.
 
 Leases of members that are not live and own no object any more are deleted (conditional
@@ -423,6 +425,8 @@ class Assigner:
         draining = self.drain in labels
         desired = ring.owner(f"{key[1]}/{key[2]}", candidates)
         if current is not None and current in members:
+            if current not in candidates:
+                return None  # leaving: it hands its objects over itself
             if desired is None or desired == current:
                 self._pending.pop(key, None)
                 self._moving.discard(key)

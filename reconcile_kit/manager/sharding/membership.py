@@ -15,10 +15,10 @@ the local clock only: a member is live while ``holderIdentity`` names it and few
 Before it moves the objects of a member that is not live, the sharder holds that
 member's Lease (``holderIdentity`` ``sharder:<its identity>``, as timebertt's sharder
 acquires a dead shard's Lease; see :mod:`.assigner`), so that the member, should it come
-back, cannot rejoin meanwhile. A member stopping gracefully stops its sharded controllers,
-then releases its Lease: it is gone, and its objects move directly. A Lease annotated
-``reconcile-kit.io/leaving`` (earlier versions wrote it on a graceful stop) keeps its
-member live but taking no new objects: its objects are drained.
+back, cannot rejoin meanwhile. A member stopping gracefully annotates its Lease
+``reconcile-kit.io/leaving`` (live, taking no new objects) and moves its objects to their
+owners among the other members itself; then it stops its sharded controllers and
+releases its Lease: it is gone, and what it did not move moves directly.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ __all__ = ["LEASE", "LEAVING_ANNOTATION", "RingView", "membership_election"]
 log = logging.getLogger(__name__)
 
 LEAVING_ANNOTATION = "reconcile-kit.io/leaving"
-"""On a membership Lease: the member takes no new objects and its objects are drained
-(written by earlier versions on a graceful stop; a stopping member now releases its Lease
-once its sharded controllers stopped)."""
+"""On a membership Lease: the member is stopping gracefully. It takes no new objects and
+moves its objects to their new owners itself; the sharder leaves them to it (until its
+Lease is released or expires)."""
 LEASE = ResourceInfo("coordination.k8s.io/v1", "Lease", "leases", True, None)
 
 
@@ -49,7 +49,7 @@ def membership_election(sharding: Sharding) -> LeaderElection:
     """The LeaderElection holding this replica's membership Lease (not released on
     cancellation: a crash leaves it to expire; :class:`~reconcile_kit.manager.Manager`
     releases it on a graceful stop)."""
-    return LeaderElection(
+    election = LeaderElection(
         sharding.member_lease,
         namespace=sharding.namespace,
         identity=sharding.identity,
@@ -59,6 +59,8 @@ def membership_election(sharding: Sharding) -> LeaderElection:
         release_on_cancel=False,
         labels={RING_LABEL: sharding.ring, MEMBER_LABEL: sharding.identity},
     )
+    election.annotations[LEAVING_ANNOTATION] = None  # a previous process's mark goes
+    return election
 
 
 class RingView:
@@ -199,7 +201,7 @@ class RingView:
         for member in sorted(self._live - live - set(expired)):
             log.info("ring %s: member %s left", self.ring, member)
         for member in sorted(live - candidates - (self._live - self._candidates)):
-            log.info("ring %s: member %s is leaving (draining its objects)", self.ring, member)
+            log.info("ring %s: member %s is leaving (handing its objects over)", self.ring, member)
         self._live, self._candidates, self._expired = frozenset(live), candidates, expired
         for listener in list(self.on_change):
             try:
