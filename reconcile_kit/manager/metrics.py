@@ -233,7 +233,7 @@ class _ShardMetrics(AssignerMetrics):
         )
         self.acknowledged = Counter(
             "reconcile_kit_shard_drains_acknowledged_total",
-            "Drains this replica acknowledged (objects handed over to another member)",
+            "Objects this replica handed over (drains acknowledged, moves of a graceful stop)",
             ["ring", "shard"],
             registry=registry,
         )

@@ -495,43 +495,60 @@ class Controller:
         if self.resync:
             self._tasks.append(asyncio.create_task(self._resync_every(self.resync)))
 
-    async def hand_over(self, owner: Callable[[ObjectRef], str | None]) -> None:
+    async def hand_over(self, owner: Callable[[ObjectRef], str | None], movers: int = 8) -> None:
         """Sharded controllers (``shard`` set): move every object of this replica's share
         to the member ``owner(key)`` names, then return once the share is empty. A
         graceful stop of a :class:`~reconcile_kit.manager.Manager` with ``sharding=``
         calls it, bounded by ``Sharding.drain_timeout``.
 
-        Objects move a few at a time (twice ``concurrency``), each by the worker path that
-        would reconcile it (the work queue never runs a key twice at once, so a reconcile
-        in flight finishes first): one merge patch setting its shard label to the new
-        owner and removing a drain label, conditional on its resourceVersion (a 409 waits
-        for the object's next event, which is queued whatever the predicates say). Until
-        its turn, an object is reconciled here as before, so a change made meanwhile is
-        served by one replica or the other without waiting for the whole share to move.
-        Objects that enter the share meanwhile move too; an object ``owner`` returns None
-        for stays (the caller's timeout ends the wait). Once moved, an object is not
-        reconciled here again, until the controller runs again.
+        ``movers`` tasks take the objects one by one from the work queue as a worker
+        would (:meth:`~reconcile_kit.runtime.queue.WorkQueue.claim`: never while a reconcile of the object runs; one
+        that runs moves the object through its worker once it ends) and send one merge
+        patch each, setting the shard label to the new owner and removing a drain label,
+        conditional on the resourceVersion (a 409 waits for the object's next event,
+        which is queued whatever the predicates say). Until its turn, an object is
+        reconciled here as before (by the controller's own workers, ``concurrency``
+        unchanged), so a change made meanwhile is served by one replica or the other
+        without waiting for the whole share to move. Objects that enter the share
+        meanwhile move too; an object ``owner`` returns None for stays (the caller's
+        timeout ends the wait). Once moved, an object is not reconciled here again, until
+        the controller runs again.
 
         Args:
             owner: ``ObjectRef -> member name or None``, e.g. rendezvous hashing over the
                 ring's other members.
+            movers: label writes at once.
         """
         if self.shard is None or self.reflector is None or self.info is None:
             return
         store, kind = self.reflector.store, self.info.ref_kind
         keys = [ObjectRef(kind, namespace, name) for namespace, name in store.list_keys()]
-        handover = self._handover = Handover(owner, keys, 2 * self.concurrency)
+        handover = self._handover = Handover(owner, keys)
         self._handed = asyncio.Event()
-
-        def move(key: ObjectRef) -> bool:
-            if (key.namespace, key.name) not in store:
-                return False
-            self.queue.add(key, ReconcileReason.HANDOVER)
-            return True
-
-        await handover.feed(move)
+        await asyncio.gather(*(self._mover(handover) for _ in range(max(1, movers))))
         self._check_handed()
         await self._handed.wait()
+
+    async def _mover(self, handover: Handover) -> None:
+        """Move keys of ``handover`` until none is left to take."""
+        assert self.reflector is not None
+        store = self.reflector.store
+        while (key := handover.next()) is not None:
+            if (key.namespace, key.name) not in store:
+                continue
+            if self.queue.claim(key) is None:  # a reconcile runs: its worker moves it next
+                self.queue.add(key, ReconcileReason.HANDOVER)
+                continue
+            try:
+                raw = self._latest(key, store.get(key.namespace, key.name))
+                to = handover.target(key)
+                ctx = self._context(key, frozenset({ReconcileReason.HANDOVER}), None)
+                if raw is not None and to is not None:
+                    await self._let_go(key, raw, ctx, to)
+                elif raw is not None:  # no member takes it: reconciled here
+                    self.queue.add(key, ReconcileReason.HANDOVER)
+            finally:
+                self.queue.done(key)
 
     def _check_handed(self) -> None:
         if self.reflector is not None and len(self.reflector.store) == 0:
@@ -619,7 +636,7 @@ class Controller:
         handover = self._handover
         if event.type == DELETED:
             if handover is not None:
-                handover.left(key)
+                handover.moving.discard(key)
                 self._check_handed()
             return self._moved_away(key)
         if event.type == ADDED:
@@ -868,8 +885,6 @@ class Controller:
             self.queue.retry(key, self.retry_policy, ctx, error)
             return
         self.queue.forget(key)
-        if self._handover is not None:
-            self._handover.left(key)
         self.stats.drains += 1
         self._written.pop(key, None)
         ctx.log.debug("handed over to %s", to or "the sharder (drain acknowledged)")

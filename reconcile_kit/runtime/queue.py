@@ -514,6 +514,18 @@ class WorkQueue(Generic[K]):
         self._report_depth()
         return key, frozenset(self._reasons.pop(key, ()))
 
+    def claim(self, key: K) -> frozenset[str] | None:
+        """Take ``key`` as :meth:`get` would hand it out, queued or not, unless it is being
+        processed: returns the reasons given since its last run (the caller must call
+        :meth:`done`), or None when it is being processed.
+
+        A sharded controller's handover moves objects so, outside its workers."""
+        if key in self._processing:
+            return None
+        if key in self._dirty:
+            self._ready.remove(key)  # queued and not processing: in the ready line once
+        return self._take(key)[1]
+
     def done(self, key: K) -> None:
         """Mark ``key``'s run finished; a key added meanwhile is queued again, with its reasons.
 

@@ -17,13 +17,12 @@ controller then
   an object that is gone, not for one another replica now owns;
 * on a graceful stop of its replica, hands its objects over itself
   (:meth:`~reconcile_kit.runtime.controller.Controller.hand_over`, :class:`Handover`): a
-  few at a time, the same worker path labels each object for its new owner instead of
-  reconciling it (one write per object) while the others are still reconciled here.
+  few at a time, each object is labelled for its new owner (one write per object) while
+  no reconcile of it runs, and the others are still reconciled here until their turn.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -107,48 +106,34 @@ class ShardFilter:
 
 
 class Handover:
-    """One controller's handover of its share on a graceful stop: which keys are being
-    moved (a window of at most ``window`` at once), the rest still reconciled here.
+    """One controller's handover of its share on a graceful stop: the keys left to move,
+    and those being moved (a reconcile of them runs no more here).
 
     Args:
         owner: ``ObjectRef -> member name or None``: the new owner of a key.
         keys: the share when the handover starts, moved in this order.
-        window: keys being moved at once (each one label write by a worker).
     """
 
-    def __init__(
-        self, owner: Callable[[ObjectRef], str | None], keys: Iterable[ObjectRef], window: int
-    ) -> None:
+    def __init__(self, owner: Callable[[ObjectRef], str | None], keys: Iterable[ObjectRef]) -> None:
         self.owner = owner
-        self.window = max(1, window)
         self.moving: set[ObjectRef] = set()
         self._todo = deque(keys)
-        self._progress = asyncio.Event()
+
+    def next(self) -> ObjectRef | None:
+        """The next key to move (now counted as moving), or None when all were taken."""
+        while self._todo:
+            key = self._todo.popleft()
+            if key not in self.moving:
+                self.moving.add(key)
+                return key
+        return None
 
     def target(self, key: ObjectRef) -> str | None:
-        """The member to move ``key`` to now, or None when it is not being moved (no
-        member takes it: it is reconciled here again)."""
+        """The member to move ``key`` to now, or None when it is not being moved or no
+        member takes it (it is then reconciled here again)."""
         if key not in self.moving:
             return None
         to = self.owner(key)
         if to is None:
-            self.left(key)
+            self.moving.discard(key)
         return to
-
-    def left(self, key: ObjectRef) -> None:
-        """``key`` was moved or left the share: make room in the window."""
-        self.moving.discard(key)
-        self._progress.set()
-
-    async def feed(self, move: Callable[[ObjectRef], bool]) -> None:
-        """Start moving the keys, keeping ``window`` of them in motion: ``move(key)``
-        queues one (False: it is not in the share any more)."""
-        while self._todo:
-            while len(self.moving) >= self.window:
-                self._progress.clear()
-                await self._progress.wait()
-            key = self._todo.popleft()
-            if key not in self.moving:
-                self.moving.add(key)
-                if not move(key):
-                    self.moving.discard(key)

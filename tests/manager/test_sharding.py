@@ -359,3 +359,46 @@ async def test_unsharded_controllers_keep_leader_election(kube: kr8s.asyncio.Api
     assert sample("reconcile_kit_shard_movements_total") == 0  # all new: assigned, not moved
     for replica in replicas:
         await replica.stop()
+
+
+async def test_a_graceful_stop_serves_each_object_until_its_move(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    book = Book()
+    a, b = Replica(kube, "replica-a", book), Replica(kube, "replica-b", book)
+    for replica in (a, b):
+        replica.start()
+    await eventually(lambda: a.manager.ready() and b.manager.ready(), 60, interval=0.05)
+    keys = await create_configmaps(kube, 60)
+    await eventually(lambda: settled(kube, [a, b], book), 60, interval=0.1)
+    a_objects = sorted(a.share())
+    assert len(a_objects) > 16  # more than two windows of moves (2 x concurrency 4)
+
+    # every move (a PATCH) takes 1 s: a's handover of its share takes several seconds
+    apiserver.faults.latency(1.0, verb="patch", resource="configmaps")
+    stopping = asyncio.create_task(a.stop())
+    lease = "/apis/coordination.k8s.io/v1/namespaces/default/leases/operator-replica-a"
+
+    async def leaving() -> bool:
+        _, body = await call(kube, "GET", lease)
+        return (body["metadata"].get("annotations") or {}).get("reconcile-kit.io/leaving") == "true"
+
+    await eventually(leaving, 30, interval=0.05)
+    # a change to the object a moves last, made (by an update: no delay) while the first
+    # ones move, is reconciled by a at once, not after the whole share moved
+    last = a_objects[-1]
+    path = f"/api/v1/namespaces/default/configmaps/{last.partition('/')[2]}"
+    _, body = await call(kube, "GET", path)
+    body["data"] = {"changed": "yes"}
+    runs_before = len(book.runs)
+    await call(kube, "PUT", path, body)
+    await eventually(lambda: (last, a.identity) in book.runs[runs_before:], 30, interval=0.05)
+    assert (await owners(kube))[last] == a.identity  # served by a, not moved yet
+
+    await asyncio.wait_for(stopping, 60)
+    apiserver.faults.clear()
+    assert a.controller.stats.drains == len(a_objects)  # every object moved by a itself
+    await eventually(lambda: settled(kube, [b], book), 60, interval=0.1)
+    assert book.overlaps == []
+    await b.stop()
+    assert set(await owners(kube)) == set(keys)

@@ -148,6 +148,24 @@ async def test_add_while_processing_runs_exactly_once_more() -> None:
     await assert_nothing_within(queue, 60)
 
 
+async def test_claim_takes_a_key_as_get_would_unless_it_is_processing() -> None:
+    queue: WorkQueue[ObjectRef] = WorkQueue()
+    queue.add(A, "created")
+    queue.add(B)
+    assert queue.claim(A) == frozenset({"created"})  # queued: taken out of the line
+    assert queue.is_processing(A) and len(queue) == 1
+    assert queue.claim(A) is None  # being processed: not twice
+    queue.add(A, "updated")  # added while claimed: runs once more after done
+    assert (await get_within(queue))[0] == B
+    queue.done(A)
+    assert await get_within(queue) == (A, frozenset({"updated"}))
+    assert queue.claim(C) == frozenset()  # not queued at all
+    assert queue.claim(B) is None
+    for key in (A, B, C):
+        queue.done(key)
+    await assert_nothing_within(queue, 10)
+
+
 async def test_other_keys_run_while_one_is_processing() -> None:
     queue: WorkQueue[ObjectRef] = WorkQueue()
     queue.add(A)

@@ -43,13 +43,13 @@ class Sharding:
         renew_deadline: seconds after its last successful renewal at which a member that
             could not renew stops its sharded controllers (it rejoins once it renews).
         retry_period: seconds between renewals and between acquire attempts.
-        drain_timeout: seconds a gracefully stopping replica that runs the ring's sharder
-            keeps running it, after its sharded controllers stopped and it released its
-            membership Lease, until its objects are moved to the others (then the next
-            sharder moves what is left). A replica that does not run the sharder does not
-            wait: the sharder moves its objects directly once the Lease is released. None:
-            the manager's ``graceful_shutdown_timeout``.
-        concurrency: label writes the sharder sends at once.
+        drain_timeout: seconds a gracefully stopping replica spends handing its objects
+            over to the other members (the sharder moves what is left once it released its
+            membership Lease), and again, when it runs the ring's sharder, keeping the
+            sharder running after the release until its objects are moved. None: the
+            manager's ``graceful_shutdown_timeout``.
+        concurrency: label writes the sharder sends at once, and those of each sharded
+            controller handing its objects over on a graceful stop.
 
     Raises:
         ValueError: an invalid ``ring`` or ``identity``; the durations as LeaderElection
