@@ -567,7 +567,7 @@ class Manager:
         timeout = sharding.drain_timeout
         timeout = self.graceful_shutdown_timeout if timeout is None else timeout
         started = time.monotonic()
-        handovers = [e.controller.hand_over(owner, sharding.concurrency) for e in entries]
+        handovers = [e.controller.hand_over(owner) for e in entries]
         try:
             async with asyncio.timeout(timeout):
                 await asyncio.gather(*handovers)

@@ -495,16 +495,18 @@ class Controller:
         if self.resync:
             self._tasks.append(asyncio.create_task(self._resync_every(self.resync)))
 
-    async def hand_over(self, owner: Callable[[ObjectRef], str | None], movers: int = 8) -> None:
+    async def hand_over(
+        self, owner: Callable[[ObjectRef], str | None], movers: int | None = None
+    ) -> None:
         """Sharded controllers (``shard`` set): move every object of this replica's share
         to the member ``owner(key)`` names, then return once the share is empty. A
         graceful stop of a :class:`~reconcile_kit.manager.Manager` with ``sharding=``
         calls it, bounded by ``Sharding.drain_timeout``.
 
         ``movers`` tasks take the objects one by one from the work queue as a worker
-        would (:meth:`~reconcile_kit.runtime.queue.WorkQueue.claim`: never while a reconcile of the object runs; one
-        that runs moves the object through its worker once it ends) and send one merge
-        patch each, setting the shard label to the new owner and removing a drain label,
+        would (:meth:`~reconcile_kit.runtime.queue.WorkQueue.claim`: never while a
+        reconcile of the object runs; one that runs moves the object through its worker
+        once it ends) and send one merge patch each, setting the shard label to the new owner and removing a drain label,
         conditional on the resourceVersion (a 409 waits for the object's next event,
         which is queued whatever the predicates say). Until its turn, an object is
         reconciled here as before (by the controller's own workers, ``concurrency``
@@ -517,7 +519,8 @@ class Controller:
         Args:
             owner: ``ObjectRef -> member name or None``, e.g. rendezvous hashing over the
                 ring's other members.
-            movers: label writes at once.
+            movers: label writes at once (None: ``concurrency``, so that the new owners,
+                running the same controller, absorb the moved objects as they arrive).
         """
         if self.shard is None or self.reflector is None or self.info is None:
             return
@@ -525,7 +528,8 @@ class Controller:
         keys = [ObjectRef(kind, namespace, name) for namespace, name in store.list_keys()]
         handover = self._handover = Handover(owner, keys)
         self._handed = asyncio.Event()
-        await asyncio.gather(*(self._mover(handover) for _ in range(max(1, movers))))
+        count = self.concurrency if movers is None else max(1, movers)
+        await asyncio.gather(*(self._mover(handover) for _ in range(count)))
         self._check_handed()
         await self._handed.wait()
 

@@ -48,8 +48,9 @@ class Sharding:
             membership Lease), and again, when it runs the ring's sharder, keeping the
             sharder running after the release until its objects are moved. None: the
             manager's ``graceful_shutdown_timeout``.
-        concurrency: label writes the sharder sends at once, and those of each sharded
-            controller handing its objects over on a graceful stop.
+        concurrency: label writes the sharder sends at once (a sharded controller
+            handing its objects over on a graceful stop sends as many as its own
+            ``concurrency``).
 
     Raises:
         ValueError: an invalid ``ring`` or ``identity``; the durations as LeaderElection
