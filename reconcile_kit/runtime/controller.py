@@ -506,15 +506,15 @@ class Controller:
         ``movers`` tasks take the objects one by one from the work queue as a worker
         would (:meth:`~reconcile_kit.runtime.queue.WorkQueue.claim`: never while a
         reconcile of the object runs; one that runs moves the object through its worker
-        once it ends) and send one merge patch each, setting the shard label to the new owner and removing a drain label,
-        conditional on the resourceVersion (a 409 waits for the object's next event,
-        which is queued whatever the predicates say). Until its turn, an object is
-        reconciled here as before (by the controller's own workers, ``concurrency``
-        unchanged), so a change made meanwhile is served by one replica or the other
-        without waiting for the whole share to move. Objects that enter the share
-        meanwhile move too; an object ``owner`` returns None for stays (the caller's
-        timeout ends the wait). Once moved, an object is not reconciled here again, until
-        the controller runs again.
+        once it ends) and send one merge patch each, setting the shard label to the new
+        owner and removing a drain label, conditional on the resourceVersion (a 409 waits
+        for the object's next event, which is queued whatever the predicates say). Until
+        its turn, an object is reconciled here as before (by the controller's own
+        workers, ``concurrency`` unchanged), so a change made meanwhile is served by one
+        replica or the other without waiting for the whole share to move. Objects that
+        enter the share meanwhile move too; an object ``owner`` returns None for stays
+        (the caller's timeout ends the wait). Once moved, an object is not reconciled
+        here again, until the controller runs again.
 
         Args:
             owner: ``ObjectRef -> member name or None``, e.g. rendezvous hashing over the

@@ -13,7 +13,7 @@ from kr8s.asyncio.objects import ConfigMap
 from reconcile_kit.manager.sharding import Sharding
 from reconcile_kit.manager.sharding.assigner import Assigner, ShardedKind
 from reconcile_kit.manager.sharding.membership import RingView, membership_election
-from reconcile_kit.testing import eventually
+from reconcile_kit.testing import APIServer, eventually
 
 from ..kubehttp import call
 
@@ -89,4 +89,35 @@ async def test_hold_renew_move_and_forget(kube: kr8s.asyncio.Api) -> None:
     finally:
         running.cancel()
         await asyncio.gather(running, return_exceptions=True)
+        await view.stop()
+
+
+async def test_failed_label_writes_are_retried_with_a_growing_backoff(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    loop = asyncio.get_running_loop()
+    y = membership_election(member("y"))
+    y_task = asyncio.create_task(y.run(kube))
+    await eventually(lambda: y.is_leader, 10, interval=0.05)
+    view = RingView(kube, "ring", "default")
+    await view.start()
+    # the first three label writes of the object fail: retried after 0.05 s, then longer
+    apiserver.faults.fail(500, verb="patch", resource="configmaps", times=3)
+    await call(kube, "POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "a"}})
+    assigner = Assigner(
+        kube, "ring", "s", view, [ShardedKind(ConfigMap, "default")], lease_duration=3
+    )
+    started = loop.time()
+    running = asyncio.create_task(assigner.run())
+    try:
+
+        async def labelled() -> bool:
+            return await owners(kube) == {"y"}
+
+        await eventually(labelled, 20, interval=0.01)
+        assert 0.1 <= loop.time() - started < 1.0  # with a fixed 1 s delay: 3 s
+    finally:
+        running.cancel()
+        y_task.cancel()
+        await asyncio.gather(running, y_task, return_exceptions=True)
         await view.stop()

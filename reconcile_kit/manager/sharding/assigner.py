@@ -59,6 +59,8 @@ from .membership import LEASE, RingView
 __all__ = ["Assigner", "AssignerMetrics", "ShardedKind", "metadata_only"]
 
 log = logging.getLogger(__name__)
+FIRST_RETRY = 0.05
+"""Seconds before an object whose label write failed is looked at again the first time."""
 TIMER_SLACK = 0.001
 """Seconds early a held Lease counts as due for renewal (see ``Assigner._hold``)."""
 
@@ -120,8 +122,11 @@ class Assigner:
         kinds: the sharded kinds.
         metrics: where to report (default: nowhere).
         concurrency: label writes at once.
-        retry_delay: seconds before an object whose write failed (other than a 404 or
-            409, whose next event brings it back) is looked at again.
+        retry_delay: the longest wait, in seconds, before an object whose label write
+            failed (other than a 404 or 409, whose next event brings it back) is looked at
+            again: 0.05 s after its first failure, doubled after each further one (as
+            client-go's per-item exponential rate limiter), and before the sharder tries a
+            Lease it failed to hold again.
         lease_duration: the ring's Lease duration in seconds: the sharder renews the
             Leases it holds every third of it and moves objects under a hold only within
             two thirds of it after its last successful write.
@@ -162,6 +167,7 @@ class Assigner:
         self._moving: set[_Key] = set()  # drained away from a live owner
         self._not_before: dict[str, float] = {}  # Lease -> next hold attempt (loop time)
         self._held: dict[str, float] = {}  # Lease -> when its last write by us was sent
+        self._failures: dict[_Key, int] = {}  # label writes failed in a row, per object
         self._timer: asyncio.TimerHandle | None = None
         self._synced = False
         self._ended = False
@@ -238,6 +244,7 @@ class Assigner:
             self._count(key, owner)
             if event.type == DELETED:
                 self._pending.pop(key, None)
+                self._failures.pop(key, None)
                 self._moving.discard(key)
                 return
             self._dirty.add(key)
@@ -483,6 +490,7 @@ class Assigner:
             except asyncio.CancelledError:
                 raise
             except APIError as error:
+                self._failures.pop(key, None)
                 if error.status in (404, 409):
                     return  # gone, or changed: its next event brings it back
                 log.warning("ring %s: labelling %s/%s failed: %s", self.ring, *key[1:], error)
@@ -492,6 +500,7 @@ class Assigner:
                 log.warning("ring %s: labelling %s/%s failed: %s", self.ring, *key[1:], error)
                 self._retry_later(key)
                 return
+            self._failures.pop(key, None)
             if what == "drain":
                 self.metrics.drain_started(self.ring)
             elif what is not None:
@@ -502,7 +511,8 @@ class Assigner:
         return write
 
     def _retry_later(self, key: _Key | None) -> None:
-        """Look at ``key`` (None: everything) again after ``retry_delay`` seconds."""
+        """Look at ``key`` again after its backoff (see ``retry_delay``); None: look at
+        everything again after ``retry_delay`` seconds."""
 
         def again() -> None:
             if key is None:
@@ -511,7 +521,11 @@ class Assigner:
                 self._dirty.add(key)
             self._wake.set()
 
-        asyncio.get_running_loop().call_later(self.retry_delay, again)
+        delay = self.retry_delay
+        if key is not None:
+            failures = self._failures[key] = self._failures.get(key, 0) + 1
+            delay = min(delay, FIRST_RETRY * 2 ** (failures - 1))
+        asyncio.get_running_loop().call_later(delay, again)
 
 
 def _now() -> float:
