@@ -549,11 +549,12 @@ class Manager:
         """Graceful stop of a member: annotate its Lease leaving (the sharder assigns it
         nothing more and leaves its objects to it), then have every sharded controller
         move its objects to their rendezvous owners among the other members taking
-        objects, from the worker path that would reconcile them (see
+        objects, each claimed from its work queue as a worker would (see
         :meth:`~reconcile_kit.runtime.controller.Controller.hand_over`): each object is
         served here until the write that hands it over, and by its new owner from the
-        event that write causes. At most ``drain_timeout`` seconds; no other member: no
-        handover."""
+        event that write causes. At most ``drain_timeout`` seconds, and only while another
+        member takes objects (replicas stopping together end their handovers once they
+        see each other leaving)."""
         identity = sharding.identity
         if not view.candidates() - {identity}:
             return
@@ -567,10 +568,23 @@ class Manager:
         timeout = sharding.drain_timeout
         timeout = self.graceful_shutdown_timeout if timeout is None else timeout
         started = time.monotonic()
-        handovers = [e.controller.hand_over(owner) for e in entries]
+        nobody = asyncio.Event()
+
+        def check() -> None:
+            if not view.candidates() - {identity}:
+                nobody.set()
+
+        view.on_change.append(check)
+        handovers = asyncio.gather(*(e.controller.hand_over(owner) for e in entries))
         try:
             async with asyncio.timeout(timeout):
-                await asyncio.gather(*handovers)
+                if not await self._first(handovers, nobody.wait()):
+                    log.info(
+                        "%s: ring %s: no other member takes objects; handover ended",
+                        self.name,
+                        sharding.ring,
+                    )
+                    return
         except TimeoutError:
             log.warning(
                 "%s: ring %s: objects not handed over after %s s; the sharder moves them",
@@ -579,6 +593,8 @@ class Manager:
                 timeout,
             )
             return
+        finally:
+            view.on_change.remove(check)
         log.info(
             "%s: ring %s: objects handed over in %.2f s",
             self.name,

@@ -402,3 +402,25 @@ async def test_a_graceful_stop_serves_each_object_until_its_move(
     assert book.overlaps == []
     await b.stop()
     assert set(await owners(kube)) == set(keys)
+
+
+async def test_replicas_stopping_together_do_not_wait_for_each_other(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    book = Book()
+    a, b = Replica(kube, "replica-a", book), Replica(kube, "replica-b", book)
+    for replica in (a, b):
+        replica.start()
+    await eventually(lambda: a.manager.ready() and b.manager.ready(), 60, interval=0.05)
+    keys = await create_configmaps(kube, 40)
+    await eventually(lambda: settled(kube, [a, b], book), 60, interval=0.1)
+
+    # both leave at once (a scale-down to zero): each ends its handover once it sees the
+    # other leaving, instead of waiting for drain_timeout (graceful_shutdown_timeout, 10 s)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await asyncio.gather(a.stop(), b.stop())
+    assert loop.time() - started < 5
+    assert book.overlaps == []
+    current = await owners(kube)
+    assert set(current) == set(keys) and set(current.values()) <= {a.identity, b.identity}
