@@ -8,7 +8,7 @@ its rendezvous owner, held in exactly that replica's cache, and reconciled by it
   reconciled;
 * join: a 4th replica joins: objects moved (expected about N/4, rendezvous hashing's
   minimum) and seconds until settled;
-* graceful stop of one replica: objects drained and seconds until settled;
+* graceful stop of one replica: objects it handed over itself and seconds until settled;
 * kill of one replica (no release): seconds until settled (includes waiting for its
   Lease to expire: ``--lease`` seconds, observed locally);
 * overlaps: keys reconciled by two replicas at once (must be 0).
@@ -137,7 +137,7 @@ async def main(objects: int, lease: float) -> None:
         seconds = await settle(api, replicas, book, stopping)
         print(
             f"graceful stop: {leaving.controller.stats.drains - drained_before} of {share}"
-            " objects drained,"
+            " objects handed over by it,"
             f" settled in {seconds:.2f} s"
         )
 
