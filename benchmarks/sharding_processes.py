@@ -178,17 +178,18 @@ def read_records(paths: list[Path]) -> dict[str, list[tuple[float, float, str]]]
     return spans
 
 
-def first_seen(paths: list[Path]) -> dict[tuple[str, str], float]:
-    """``{(key, data.value): the first reconcile start (any replica) that read it}``."""
-    seen: dict[tuple[str, str], float] = {}
+def first_seen(paths: list[Path]) -> dict[tuple[str, str], tuple[float, str]]:
+    """``{(key, data.value): (start, replica) of the first reconcile that read it}``."""
+    seen: dict[tuple[str, str], tuple[float, str]] = {}
     for path in paths:
         if not path.exists():
             continue
         for line in path.read_text().splitlines():
             kind, key, stamp, *value = line.split()
             if kind == "S" and value:
-                at = seen.get((key, value[0]))
-                seen[(key, value[0])] = float(stamp) if at is None else min(at, float(stamp))
+                first = seen.get((key, value[0]))
+                if first is None or float(stamp) < first[0]:
+                    seen[(key, value[0])] = (float(stamp), path.stem)
     return seen
 
 
@@ -246,8 +247,8 @@ class Cluster:
 
     async def probe(self, names: list[str], rate: float, done: asyncio.Event) -> list[Probe]:
         """Change ``data.value`` of ``names`` (each once, in random order, ``rate`` per
-        second) until ``done``; returns (name, value, wall time before sending) of each
-        change the server accepted."""
+        second) until ``done``; returns (name, value, wall time before sending, wall time
+        of the answer) of each change the server accepted."""
         headers = {"Content-Type": "application/merge-patch+json"}
         order = random.sample(names, len(names))
         sent: list[Probe] = []
@@ -263,7 +264,7 @@ class Cluster:
                     headers=headers,
                 ) as reply:
                     if reply.status == 200:
-                        sent.append((name, value, began))
+                        sent.append((name, value, began, time.time()))
             except aiohttp.ClientError:
                 pass  # the server is restarting (chaos)
             await asyncio.sleep(1 / rate)
@@ -313,7 +314,7 @@ class Cluster:
 
 
 SERVER_PIDS: dict[str, int] = {}  # the real control plane's processes while one runs
-Probe = tuple[str, str, float]  # name, data.value, wall time the change was sent
+Probe = tuple[str, str, float, float]  # name, data.value, wall times: sent, answered
 Body = Callable[[Path, Connection, "ServerProcess | None"], Awaitable[dict[str, Any]]]
 
 
@@ -431,7 +432,7 @@ async def scenario(
         )
         handed.set()
         await cluster.settled(120)
-        results.update(change_gaps(workdir, await probes))
+        results.update(change_gaps(workdir, await probes, old="r1"))
         replicas["r1"].proc.wait(60)
         # r3 joins
         await cluster.settled(120)
@@ -495,17 +496,32 @@ async def takeover(
     raise TimeoutError(f"not taken over within {timeout} s")
 
 
-def change_gaps(workdir: Path, probes: list[Probe]) -> dict[str, Any]:
+def change_gaps(workdir: Path, probes: list[Probe], *, old: str) -> dict[str, Any]:
     """How long the changes made to moving objects during the graceful stop waited for a
-    reconcile that read them (by any replica): the gap in service of a handover."""
+    reconcile that read them (by any replica): the gap in service of a handover. Also:
+    the server's answer time of those writes, and the longest wait of the changes the
+    leaving replica ``old`` read first and of those a new owner read first."""
     seen = first_seen(list(workdir.glob("*.records")))
-    waits = sorted(
-        seen[(name, value)] - sent for name, value, sent in probes if (name, value) in seen
-    )
+    read = [
+        (seen[(n, v)][0] - sent, seen[(n, v)][1]) for n, v, sent, _a in probes if (n, v) in seen
+    ]
+    waits = sorted(wait for wait, _who in read)
+    writes = sorted(answered - sent for _n, _v, sent, answered in probes)
+
+    def longest(values: list[float]) -> float | None:
+        return round(max(values), 3) if values else None
+
     return {
         "stop_changes": len(probes),
         "stop_changes_read": len(waits),  # the others were overwritten before a reconcile
         "stop_change_wait_p50": round(waits[len(waits) // 2], 3) if waits else None,
+        "stop_change_write_p50_max": [round(writes[len(writes) // 2], 3), longest(writes)]
+        if writes
+        else None,
+        "stop_change_wait_max_old_new": [
+            longest([w for w, who in read if who == old]),
+            longest([w for w, who in read if who != old]),
+        ],
         "stop_gap_seconds": round(waits[-1], 3) if waits else float("inf"),
     }
 
