@@ -158,9 +158,12 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def read_records(paths: list[Path]) -> dict[str, list[tuple[float, float, str]]]:
-    """Per key, the (start, end, replica) of every reconcile (an unfinished one ends at
-    infinity)."""
+def read_records(
+    paths: list[Path], killed: dict[str, float] | None = None
+) -> dict[str, list[tuple[float, float, str]]]:
+    """Per key, the (start, end, replica) of every reconcile; an unfinished one ends when
+    its replica was killed (``killed``: replica -> wall time of its SIGKILL, after which
+    it ran nothing), else at infinity."""
     spans: dict[str, list[tuple[float, float, str]]] = defaultdict(list)
     for path in paths:
         if not path.exists():
@@ -173,8 +176,9 @@ def read_records(paths: list[Path]) -> dict[str, list[tuple[float, float, str]]]
                 open_starts[key] = float(stamp)
             elif key in open_starts:
                 spans[key].append((open_starts.pop(key), float(stamp), replica))
+        end = (killed or {}).get(replica, float("inf"))
         for key, start in open_starts.items():
-            spans[key].append((start, float("inf"), replica))
+            spans[key].append((start, end, replica))
     return spans
 
 
@@ -193,14 +197,16 @@ def first_seen(paths: list[Path]) -> dict[tuple[str, str], tuple[float, str]]:
     return seen
 
 
-def overlaps(spans: dict[str, list[tuple[float, float, str]]]) -> int:
-    """Keys reconciled by two replicas at the same time."""
-    found = 0
-    for runs in spans.values():
+def overlapping(
+    spans: dict[str, list[tuple[float, float, str]]],
+) -> dict[str, list[tuple[float, float, str]]]:
+    """The keys reconciled by two replicas at the same time, with their reconciles."""
+    found = {}
+    for key, runs in spans.items():
         runs = sorted(runs)
         for (_s1, e1, r1), (s2, _e2, r2) in itertools.pairwise(runs):
             if r1 != r2 and s2 < e1:
-                found += 1
+                found[key] = runs
                 break
     return found
 
@@ -323,7 +329,9 @@ async def on_backend(backend: str, chaos: bool, body: Body) -> dict[str, Any]:
     given for restarts when ``chaos``: 5% of requests fail with 500), or on a fresh real
     control plane (``server`` None)."""
     with tempfile.TemporaryDirectory(prefix="rk-shards-") as tmp:
-        workdir = Path(tmp)
+        # RK_SHARDS_WORKDIR keeps the replicas' logs and records there (to look into a run)
+        workdir = Path(os.environ.get("RK_SHARDS_WORKDIR") or tmp)
+        workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "operator.py").write_text(OPERATOR)
         if backend == "real":
             from reconcile_kit.testing import ControlPlane
@@ -452,9 +460,12 @@ async def scenario(
         await mutator
         results["final_settle_seconds"] = round(await cluster.settled(120), 1)
         results["mutations"] = cluster.mutations
-        spans = read_records([workdir / f"{n}.records" for n in replicas])
+        spans = read_records([workdir / f"{n}.records" for n in replicas], {"r2": killed_at})
         results["reconciled_keys"] = len(spans)
-        results["overlaps"] = overlaps(spans)
+        both = overlapping(spans)
+        results["overlaps"] = len(both)
+        if both:
+            results["overlapping"] = both
     finally:
         for replica in replicas.values():
             if replica.proc.poll() is None:

@@ -1,6 +1,7 @@
-"""The sharder on its own: it holds the Lease of a member that is gone while the member
-owns objects (so that the member cannot rejoin), renews that hold, moves the objects once
-a member takes them, then deletes the Lease (looptime: a fast-forwarded clock)."""
+"""The sharder on its own: while another member takes objects, it holds the Lease of a
+member that is gone but owns objects (so that the member cannot rejoin), renews that hold,
+moves the objects, then deletes the Lease; with nobody to take them it holds nothing
+(looptime: a fast-forwarded clock)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ async def owners(kube: kr8s.asyncio.Api) -> set[str | None]:
     return {(i["metadata"].get("labels") or {}).get(LABEL) for i in listing["items"]}
 
 
-async def test_hold_renew_move_and_forget(kube: kr8s.asyncio.Api) -> None:
+async def test_hold_renew_move_and_forget(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
     loop = asyncio.get_running_loop()
     # member x held its Lease and owns objects; then it died (its Lease expires)
     x = membership_election(member("x"))
@@ -55,7 +56,22 @@ async def test_hold_renew_move_and_forget(kube: kr8s.asyncio.Api) -> None:
         kube, "ring", "s", view, [ShardedKind(ConfigMap, "default")], lease_duration=3
     )
     running = asyncio.create_task(assigner.run())
+    y_task: asyncio.Task[None] | None = None
+    x_again_task: asyncio.Task[None] | None = None
     try:
+        # nobody takes objects: the sharder leaves x's expired Lease alone (holding it would
+        # only keep x out), the objects stay with x
+        await asyncio.sleep(10)
+        assert (await lease(kube, "ring-x"))["spec"]["holderIdentity"] == "x"  # type: ignore[index]
+        assert await owners(kube) == {"x"}
+
+        # y joins: the sharder holds x's Lease and moves x's objects to y directly; with
+        # every move taking 2 s (8 at a time), the hold is renewed meanwhile and x cannot
+        # rejoin until its objects are gone; then x's Lease is deleted and x may rejoin
+        apiserver.faults.latency(2.0, verb="patch", resource="configmaps")
+        y = membership_election(member("y"))
+        y_task = asyncio.create_task(y.run(kube))
+        started = loop.time()
 
         async def held() -> bool:
             current = await lease(kube, "ring-x")
@@ -63,32 +79,25 @@ async def test_hold_renew_move_and_forget(kube: kr8s.asyncio.Api) -> None:
 
         await eventually(held, 20, interval=0.05)
         first = (await lease(kube, "ring-x"))["spec"]["renewTime"]  # type: ignore[index]
-        # nobody takes objects: they stay with x, and the hold is renewed meanwhile
         x_again = membership_election(member("x"))
         x_again_task = asyncio.create_task(x_again.run(kube))
-        await asyncio.sleep(10)
-        assert await owners(kube) == {"x"}
-        assert not x_again.is_leader  # x cannot rejoin while the sharder holds its Lease
-        renewed = (await lease(kube, "ring-x"))["spec"]  # type: ignore[index]
-        assert renewed["holderIdentity"] == "sharder:s" and renewed["renewTime"] != first
-
-        # y joins: x's objects move to y directly, then x's Lease goes and x may rejoin
-        y = membership_election(member("y"))
-        y_task = asyncio.create_task(y.run(kube))
-        started = loop.time()
 
         async def moved() -> bool:
             return await owners(kube) == {"y"}
 
+        await eventually(lambda: loop.time() - started > 2.5, 20, interval=0.05)
+        assert not x_again.is_leader  # x cannot rejoin while the sharder holds its Lease
+        renewed = (await lease(kube, "ring-x"))["spec"]  # type: ignore[index]
+        assert renewed["holderIdentity"] == "sharder:s" and renewed["renewTime"] != first
         await eventually(moved, 20, interval=0.05)
-        assert loop.time() - started < 3
+        assert loop.time() - started < 8
         await eventually(lambda: x_again.is_leader, 20, interval=0.05)
-        for task in (x_again_task, y_task):
-            task.cancel()
-        await asyncio.gather(x_again_task, y_task, return_exceptions=True)
     finally:
-        running.cancel()
-        await asyncio.gather(running, return_exceptions=True)
+        apiserver.faults.clear()
+        tasks = [t for t in (running, y_task, x_again_task) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         await view.stop()
 
 

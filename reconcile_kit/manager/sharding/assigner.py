@@ -14,7 +14,10 @@ with its rendezvous-hashing owner among the members that take objects (:mod:`.ri
   there is none, and renewed every third of ``lease_duration`` while the member owns
   objects), as timebertt's sharder acquires a dead shard's Lease. A member that comes
   back therefore cannot rejoin (and reconcile) before the sharder is done with its
-  objects or has stopped renewing for a whole Lease duration;
+  objects or has stopped renewing for a whole Lease duration. The sharder holds Leases
+  only while some member takes objects: with none (every member's Lease expired at once,
+  an API server outage longer than the renew deadline), it lets its holds lapse so that
+  the members can rejoin with the objects they still own;
 * assigned to a live member that is not the owner any more (a member joined):
   labelled ``drain.shard.reconcile-kit.io/<ring>``. The owner acknowledges by removing
   both labels (:mod:`reconcile_kit.runtime.sharding`), and the object, now unassigned,
@@ -259,8 +262,15 @@ class Assigner:
         candidates = sorted(self.view.candidates())
         self.metrics.members(self.ring, len(members), len(candidates))
         owning = self._owning()
-        for member in sorted(owning - members):
-            await self._hold(member)
+        if candidates:
+            for member in sorted(owning - members):
+                await self._hold(member)
+        elif self._held:
+            # nobody to move their objects to: holding their Leases would only keep the
+            # members out (after an API server outage, every member at once); they rejoin
+            # once the holds lapse, their objects never having moved
+            log.info("ring %s: no member takes objects; letting the Leases held lapse", self.ring)
+            self._held.clear()
         if self._all:
             self._all, self._dirty = False, set()
             keys: list[_Key] = [
