@@ -424,6 +424,7 @@ async def scenario(
         if restart is not None:  # chaos: the API server restarts, every watch drops
             restart.stop()
             await restart.start()
+            results["restart_seconds"] = round(time.time() - killed_at, 2)  # down this long
         results["kill_takeover_seconds"] = await takeover(
             workdir, victims, killed_at, exclude="r2", timeout=lease + 60
         )

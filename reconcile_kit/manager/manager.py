@@ -467,7 +467,7 @@ class Manager:
         membership = self.membership = membership_election(sharding)
         gauge = self.metrics.shard.member.labels(ring, identity)
         membership.on_status_change.append(lambda member: gauge.set(1 if member else 0))
-        view = RingView(self.api, ring, sharding.namespace)
+        view = RingView(self.api, ring, sharding.namespace, retry_period=sharding.retry_period)
         sharder_done = asyncio.Event()
         kinds = [
             ShardedKind(

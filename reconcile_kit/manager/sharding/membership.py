@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...meta.shards import MEMBER_LABEL, RING_LABEL
-from ...runtime.reflector import DELETED, Reflector, ReflectorEvent
+from ...runtime.reflector import DELETED, Backoff, Reflector, ReflectorEvent
 from ...runtime.resources import ResourceInfo
 from ..leaderelection import LeaderElection
 from .config import Sharding
@@ -71,6 +71,11 @@ class RingView:
         ring: the ring's name.
         namespace: where its Leases live.
         clock: seconds of a monotonic clock (default: the running loop's ``time``).
+        retry_period: the longest wait, in seconds, before the Lease watch is tried again
+            after an error (default: the reflector's, client-go's 30 s). The manager passes
+            the ring's ``retry_period``: members renew that often, and a view that lags
+            their renewals after an API server outage judges them expired (the ring then
+            has nobody to assign objects to).
 
     A Lease names its member in the label ``reconcile-kit.io/member``. The member is
     *live* while it holds the Lease (``holderIdentity`` equals the member's name) and the
@@ -87,15 +92,20 @@ class RingView:
         namespace: str,
         *,
         clock: Callable[[], float] | None = None,
+        retry_period: float | None = None,
     ) -> None:
         self.ring = ring
         self.namespace = namespace
+        backoff = None
+        if retry_period is not None:
+            backoff = Backoff(initial=min(0.8, retry_period), maximum=retry_period)
         self.reflector = Reflector(
             api,
             LEASE,
             namespace=namespace,
             label_selector=f"{RING_LABEL}={ring}",
             compact=False,  # a few Leases, read on every renewal
+            backoff=backoff,
         )
         self.on_change: list[Callable[[], None]] = []
         self._clock = clock
