@@ -138,6 +138,10 @@ async def test_apply_sends_only_what_changed(backend: Backend) -> None:
     async with operator(backend, runs) as ctrl:
         scene = Scene(backend, ctrl, runs)
         await ok(backend, "POST", f"/api/v1/namespaces/{backend.namespace}/configmaps", parent)
+        # the first reconcile, before settled(): with neither the parent's event nor the
+        # Deployment seen yet, the cache and the server agree (both without it) and the
+        # queue is idle (seen on kube-apiserver in CI)
+        assert await ctrl.wait_reconciled(lambda: len(runs) > 0, 10)
         await scene.settled()
         assert len(ctrl.intents) == 1
 
