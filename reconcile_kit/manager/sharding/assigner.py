@@ -500,8 +500,8 @@ class Assigner:
             except asyncio.CancelledError:
                 raise
             except APIError as error:
-                self._failures.pop(key, None)
                 if error.status in (404, 409):
+                    self._failures.pop(key, None)
                     return  # gone, or changed: its next event brings it back
                 log.warning("ring %s: labelling %s/%s failed: %s", self.ring, *key[1:], error)
                 self._retry_later(key)
