@@ -555,15 +555,18 @@ class Manager:
         event that write causes. At most ``drain_timeout`` seconds, and only while another
         member takes objects (replicas stopping together end their handovers once they
         see each other leaving)."""
-        identity = sharding.identity
-        if not view.candidates() - {identity}:
+
+        def others() -> frozenset[str]:
+            return view.candidates() - {sharding.identity}
+
+        if not others():
             return
         membership.annotations[LEAVING_ANNOTATION] = "true"
         if not await membership.renew_now():
             return  # not marked: the sharder would move the objects back; release instead
 
         def owner(key: ObjectRef) -> str | None:
-            return ring.owner(f"{key.namespace}/{key.name}", view.candidates() - {identity})
+            return ring.owner(ring.object_key(key.namespace, key.name), others())
 
         timeout = sharding.drain_timeout
         timeout = self.graceful_shutdown_timeout if timeout is None else timeout
@@ -571,7 +574,7 @@ class Manager:
         nobody = asyncio.Event()
 
         def check() -> None:
-            if not view.candidates() - {identity}:
+            if not others():
                 nobody.set()
 
         view.on_change.append(check)

@@ -58,3 +58,9 @@ def test_spread_over_three_members() -> None:
     owners = ring.assign([f"default/cm-{i}" for i in range(3000)], ["a", "b", "c"])
     counts = {m: sum(1 for o in owners.values() if o == m) for m in "abc"}
     assert all(800 <= count <= 1200 for count in counts.values()), counts
+
+
+def test_object_keys_are_namespace_slash_name() -> None:
+    # the sharder and a member handing its objects over hash the same string
+    assert ring.object_key("default", "cm-1") == "default/cm-1"
+    assert ring.object_key(None, "node-1") == ring.object_key("", "node-1") == "/node-1"

@@ -440,7 +440,7 @@ class Assigner:
         labels = (obj.get("metadata") or {}).get("labels") or {}
         current = labels.get(self.label) or None
         draining = self.drain in labels
-        desired = ring.owner(f"{key[1]}/{key[2]}", candidates)
+        desired = ring.owner(ring.object_key(key[1], key[2]), candidates)
         if current is not None and current in members:
             if current not in candidates:
                 return None  # leaving: it hands its objects over itself

@@ -16,7 +16,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 
-__all__ = ["assign", "owner", "weight"]
+__all__ = ["assign", "object_key", "owner", "weight"]
+
+
+def object_key(namespace: str | None, name: str) -> str:
+    """The key an object is hashed by: ``namespace/name`` (``/name`` when cluster-scoped).
+    The sharder and a member handing its objects over must hash alike."""
+    return f"{namespace or ''}/{name}"
 
 
 def weight(member: str, key: str) -> int:
