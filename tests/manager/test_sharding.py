@@ -162,16 +162,25 @@ async def settled(
     return all(last.get(key) == owner for key, owner in current.items())
 
 
+async def start_ring(
+    kube: kr8s.asyncio.Api, book: Book, replicas: list[Replica], count: int
+) -> list[str]:
+    """Start ``replicas``, create ``count`` ConfigMaps and wait until each is labelled
+    for, cached by and reconciled by its rendezvous owner; returns their keys."""
+    for replica in replicas:
+        replica.start()
+    await eventually(lambda: all(r.manager.ready() for r in replicas), 60, interval=0.05)
+    keys = await create_configmaps(kube, count)
+    await eventually(lambda: settled(kube, replicas, book), 60, interval=0.1)
+    return keys
+
+
 async def test_shards_hand_over_on_stop_expiry_and_join(
     kube: kr8s.asyncio.Api, apiserver: APIServer
 ) -> None:
     book = Book()
     a, b, c = (Replica(kube, name, book) for name in ("replica-a", "replica-b", "replica-c"))
-    for replica in (a, b, c):
-        replica.start()
-    await eventually(lambda: all(r.manager.ready() for r in (a, b, c)), 60, interval=0.05)
-    keys = await create_configmaps(kube, 90)
-    await eventually(lambda: settled(kube, [a, b, c], book), 60, interval=0.1)
+    keys = await start_ring(kube, book, [a, b, c], 90)
 
     # every object reconciled, each by exactly one replica: its rendezvous owner
     for key in keys:
@@ -266,15 +275,11 @@ async def test_children_follow_their_owner_and_probes_report_the_ring(
     a.manager.health_port = a.manager.metrics_port = 0
     a.manager.host = "127.0.0.1"
     assert not a.manager.ready()
-    for replica in (a, b):
-        replica.start()
-    await eventually(lambda: a.manager.ready() and b.manager.ready(), 60, interval=0.05)
-    keys = await create_configmaps(kube, 40)
+    keys = await start_ring(kube, book, [a, b], 40)
 
     async def children_follow() -> bool:
         return await child_labels(kube) == await owners(kube) and len(await owners(kube)) == 40
 
-    await eventually(lambda: settled(kube, [a, b], book), 60, interval=0.1)
     await eventually(children_follow, 60, interval=0.1)
     # each replica's child cache holds the children of its share only
     for replica in (a, b):
@@ -366,11 +371,7 @@ async def test_a_graceful_stop_serves_each_object_until_its_move(
 ) -> None:
     book = Book()
     a, b = Replica(kube, "replica-a", book), Replica(kube, "replica-b", book)
-    for replica in (a, b):
-        replica.start()
-    await eventually(lambda: a.manager.ready() and b.manager.ready(), 60, interval=0.05)
-    keys = await create_configmaps(kube, 60)
-    await eventually(lambda: settled(kube, [a, b], book), 60, interval=0.1)
+    keys = await start_ring(kube, book, [a, b], 60)
     a_objects = sorted(a.share())
     assert len(a_objects) > 16  # more than two windows of moves (2 x concurrency 4)
 
@@ -409,11 +410,7 @@ async def test_replicas_stopping_together_do_not_wait_for_each_other(
 ) -> None:
     book = Book()
     a, b = Replica(kube, "replica-a", book), Replica(kube, "replica-b", book)
-    for replica in (a, b):
-        replica.start()
-    await eventually(lambda: a.manager.ready() and b.manager.ready(), 60, interval=0.05)
-    keys = await create_configmaps(kube, 40)
-    await eventually(lambda: settled(kube, [a, b], book), 60, interval=0.1)
+    keys = await start_ring(kube, book, [a, b], 40)
 
     # both leave at once (a scale-down to zero): each ends its handover once it sees the
     # other leaving, instead of waiting for drain_timeout (graceful_shutdown_timeout, 10 s)
