@@ -24,13 +24,16 @@ __all__ = [
     "ConditionConflictError",
     "ConflictError",
     "ExpiredError",
+    "FencedWriteError",
     "ForbiddenError",
     "InternalServerError",
     "InvalidError",
     "InvalidObjectError",
+    "LeaseExpiredError",
     "NotFoundError",
     "ObjectError",
     "OwnerReferenceError",
+    "OwnershipLostError",
     "PatchError",
     "ReconcileKitError",
     "ServerTimeoutError",
@@ -110,6 +113,37 @@ class AlreadyOwnedError(ObjectError):
 
 class OwnerReferenceError(ObjectError):
     """An owner reference that Kubernetes would not honour (scope or namespace mismatch)."""
+
+
+class FencedWriteError(ObjectError):
+    """A write refused before it was sent: the replica no longer holds the right to it
+    (see :mod:`reconcile_kit.client.fencing`). A controller drops the key quietly; it is
+    not retried by this replica."""
+
+
+class LeaseExpiredError(FencedWriteError):
+    """The Lease entitling this replica (leadership, or its ring membership) was not
+    renewed within its renew deadline, by this process's own clock."""
+
+
+class OwnershipLostError(FencedWriteError):
+    """The reconciled object carries another replica's shard label at the server.
+
+    Attributes:
+        owner: the shard label's value seen at the server (None: unlabelled).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str | None,
+        namespace: str | None,
+        name: str | None,
+        owner: str | None = None,
+    ) -> None:
+        super().__init__(message, kind=kind, namespace=namespace, name=name)
+        self.owner = owner
 
 
 class APIError(ObjectError):

@@ -38,6 +38,7 @@ import orjson
 from . import direct
 from .contenttypes import APPLY_PATCH, JSON, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from .errors import APIError, APIUnavailableError, ServerTimeoutError, error_from_status
+from .fencing import current_fence
 from .ratelimit import rate_limit_of
 
 __all__ = [
@@ -172,8 +173,18 @@ async def send(
         APIError: the subclass for the status (NotFoundError, ConflictError, InvalidError,
             ForbiddenError, TooManyRequestsError...), APIUnavailableError when the server
             cannot be reached, ServerTimeoutError when it does not answer in time.
+        FencedWriteError: inside a fenced reconcile (:mod:`reconcile_kit.client.fencing`),
+            a write the replica has no right to any more, refused before sending
+            (LeaseExpiredError, OwnershipLostError); a write to the reconciled object of a
+            sharded controller carries the fence's precondition.
         TypeError: ``body`` is not JSON-serialisable.
     """
+    where = target or Target()
+    fence = current_fence()
+    guarded = fence is not None and fence.guards(where.kind, where.namespace, where.name)
+    if guarded:
+        assert fence is not None
+        body = fence.precondition(method.upper(), content_type, body)
     content = body if isinstance(body, bytes) or body is None else orjson.dumps(body)
     repeatable = is_safe_to_repeat(method, content_type, body) if retry is None else retry
     extra: dict[str, Any] = {}
@@ -183,8 +194,9 @@ async def send(
         extra["headers"] = {**extra.get("headers", {}), **headers}
     if timeout is not None:
         extra["timeout"] = timeout
-    where = target or Target()
     for attempt in range(1, MAX_TRIES + 1):
+        if fence is not None:  # before every attempt: a Retry-After wait may outlast the Lease
+            fence.check(method.upper(), where.kind, where.namespace, where.name)
         async with _call(
             api,
             method,
@@ -202,7 +214,11 @@ async def send(
                 continue
             status, text = response.status_code, response.text
             if status < 300 or status in accept:
-                return Reply(status, text, response.headers, method.upper(), _path_of(response))
+                reply = Reply(status, text, response.headers, method.upper(), _path_of(response))
+                if guarded and status < 300:
+                    assert fence is not None
+                    fence.observe(_document(text))
+                return reply
             error = _error(response, method, where)
         wait = _wait_before_retry(error, repeatable, attempt)
         if wait is None:
@@ -210,6 +226,14 @@ async def send(
         log.debug("%s; retrying after %.1f s (attempt %d)", error, wait, attempt)
         await asyncio.sleep(wait)
     raise error
+
+
+def _document(text: str) -> Any:
+    """``text`` decoded as JSON, or None."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
 
 
 @contextlib.asynccontextmanager

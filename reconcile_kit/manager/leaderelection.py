@@ -299,6 +299,17 @@ class LeaderElection:
         """True while this candidate leads (and leadership-gated work may run)."""
         return self._leading
 
+    def holds_lease(self) -> bool:
+        """Whether this candidate leads and its last successful renewal began less than
+        ``renew_deadline`` seconds ago, by its own monotonic clock: the write fence of the
+        work it gates (:mod:`reconcile_kit.client.fencing`). Checked, unlike
+        :attr:`is_leader`, without waiting for the renewal loop to run: a process that was
+        paused past its deadline sees False first thing after it resumes, before its
+        renewal loop steps down. Others take over only after a whole ``lease_duration``
+        without a renewal, so ``lease_duration - renew_deadline`` seconds separate the two.
+        """
+        return self._leading and self._now() < self._renewed_at + self.renew_deadline
+
     @property
     def leader(self) -> str | None:
         """The holder of the lease as last observed (None: unknown or released)."""

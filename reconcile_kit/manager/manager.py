@@ -420,6 +420,7 @@ class Manager:
         assert self._stop is not None and self.api is not None
         gauge = self.metrics.leader.labels(election.name)
         election.on_status_change.append(lambda leading: gauge.set(1 if leading else 0))
+        _fence(gated, election, f"leadership Lease {election.name}")
         campaign = asyncio.create_task(election.run(self.api))
         stepping_down = max(
             min(
@@ -467,6 +468,7 @@ class Manager:
         membership = self.membership = membership_election(sharding)
         gauge = self.metrics.shard.member.labels(ring, identity)
         membership.on_status_change.append(lambda member: gauge.set(1 if member else 0))
+        _fence(entries, membership, f"membership Lease {sharding.member_lease}")
         view = RingView(self.api, ring, sharding.namespace, retry_period=sharding.retry_period)
         sharder_done = asyncio.Event()
         kinds = [
@@ -851,3 +853,11 @@ class Manager:
 
 def _nothing() -> None:
     """No signal handlers to restore."""
+
+
+def _fence(entries: list[_Entry], election: LeaderElection, holder: str) -> None:
+    """Fence the writes of ``entries``' controllers by ``election``'s Lease (see
+    :mod:`reconcile_kit.client.fencing`)."""
+    for entry in entries:
+        entry.controller.lease = election.holds_lease
+        entry.controller.lease_holder = holder

@@ -23,7 +23,14 @@ import orjson
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
-from ..client.errors import APIError, InvalidObjectError, ReconcileKitError
+from ..client.errors import (
+    APIError,
+    InvalidObjectError,
+    LeaseExpiredError,
+    OwnershipLostError,
+    ReconcileKitError,
+)
+from ..client.fencing import WriteFence, fenced
 from ..client.ratelimit import checked_rate_limit, install_rate_limit
 from ..client.request import Target, send
 from ..client.transport import (
@@ -78,6 +85,9 @@ WORKER_TURN = 0.001
 """Seconds a worker may run reconciles back to back without yielding to the event loop:
 reconciles that send nothing (no-ops after a restart) never suspend, and a queue of
 100,000 keys would otherwise hold the loop for seconds (issue 19)."""
+FENCED_RETRY = 1.0
+"""Seconds before a key is looked at again when the replica's Lease was not valid (the
+manager stops the controller meanwhile, or the Lease is renewed)."""
 
 
 class ReconcileReason(StrEnum):
@@ -148,6 +158,9 @@ class Stats:
     requeues: int = 0
     mapper_errors: int = 0
     active: int = 0
+    lost_ownership: int = 0
+    """Reconciles that found their object moved to another replica at the server (a
+    fenced write refused): not retried here."""
     drains: int = 0
     """Objects handed to another replica (sharded controllers: drains acknowledged, and
     objects moved by :meth:`Controller.hand_over`)."""
@@ -275,6 +288,13 @@ class Controller:
         self.intents = AppliedIntents()
         """What ctx.apply last applied to each child (see runtime/apply.py)."""
         self.shard: ShardFilter | None = None
+        self.lease: Callable[[], bool] | None = None
+        """Set by a Manager for controllers gated by leader election or sharded: whether
+        the Lease entitling this replica to reconcile is still valid by its own clock
+        (e.g. ``LeaderElection.holds_lease``). While it is not, no reconcile starts and
+        no write is sent (see :mod:`reconcile_kit.client.fencing`)."""
+        self.lease_holder = ""
+        """What ``lease`` stands for, in messages (``"leadership of cmgen"``)."""
         self._moved: set[ObjectRef] = set()  # drains acknowledged, leaving the watch
         self._handover: Handover | None = None
         self._handed = asyncio.Event()  # set once the share is empty during a handover
@@ -792,6 +812,11 @@ class Controller:
         on_delete: OnDelete | None,
     ) -> None:
         assert self.reflector is not None and self.info is not None
+        if self.lease is not None and not self.lease():
+            # paused or cut off past the renew deadline: start nothing (the manager stops
+            # this controller once its election notices; the key waits for a valid Lease)
+            self.queue.add_after(key, FENCED_RETRY, min(reasons, default=None))
+            return
         ctx = self._context(key, reasons, data)
         raw = self._latest(key, self.reflector.store.get(key.namespace, key.name))
         last_known = self._deleted.pop(key, None)
@@ -800,7 +825,8 @@ class Controller:
             if last_known is not None and on_delete is not None:
                 if self.shard is not None and not await self._gone(key, last_known, ctx):
                     return
-                await self._on_delete(on_delete, last_known, ctx)
+                with fenced(self._fence(None, None)):
+                    await self._on_delete(on_delete, last_known, ctx)
             return
         if self.shard is not None:
             if key in self._moved:
@@ -814,10 +840,12 @@ class Controller:
         obj: Any = None
         started = time.monotonic()
         ctx.log.debug("reconciling (reasons: %s)", ", ".join(sorted(reasons)))
+        fence = self._fence(key, raw)
         try:
             obj = self.info.build(raw, self.api)
             if self.model is None:
-                action = await reconcile(obj, ctx)
+                with fenced(fence):
+                    action = await reconcile(obj, ctx)
             else:
                 typed = await self._typed(key, obj, raw, ctx)
                 if typed is None:
@@ -825,12 +853,16 @@ class Controller:
                     self._observe("invalid", started)
                     return
                 try:
-                    action = await reconcile(typed, ctx)
+                    with fenced(fence):
+                        action = await reconcile(typed, ctx)
                 finally:
                     self.models.release(key, typed)
         except asyncio.CancelledError:
             raise
         except Exception as error:
+            if fence is not None and await self._fenced_out(key, error, fence, ctx):
+                self._observe("fenced", started)
+                return
             self._observe("error", started)
             self._remember(key, obj, raw)
             await self._failed(key, obj, error, ctx, error_policy)
@@ -843,6 +875,69 @@ class Controller:
             self.queue.add_after(key, action.requeue_after, ReconcileReason.REQUEUE)
         else:
             self._observe("success", started)
+
+    def _fence(self, key: ObjectRef | None, raw: Obj | None) -> WriteFence | None:
+        """The write fence of a reconcile of ``key`` (read as ``raw``): the Lease check,
+        and for a sharded controller the object's precondition; None when unfenced."""
+        if self.lease is None and self.shard is None:
+            return None
+        if key is None or raw is None or self.shard is None or self.info is None:
+            return WriteFence(self.lease, self.lease_holder)
+        return WriteFence(
+            self.lease,
+            self.lease_holder,
+            kind=self.info.kind,
+            namespace=key.namespace,
+            name=key.name,
+            label=self.shard.label,
+            member=self.shard.member,
+            resource_version=(raw.get("metadata") or {}).get("resourceVersion"),
+        )
+
+    async def _fenced_out(
+        self, key: ObjectRef, error: Exception, fence: WriteFence, ctx: Context
+    ) -> bool:
+        """Whether a failed reconcile failed because this replica lost the right to write
+        (handled here: no retry, one INFO line) rather than for a reason to retry."""
+        if isinstance(error, LeaseExpiredError):
+            ctx.log.info("not reconciled: %s", error)
+            self.queue.add_after(key, FENCED_RETRY, ReconcileReason.REQUEUE)
+            return True
+        if self.shard is None:
+            return False
+        conflict = isinstance(error, APIError) and error.status in (409, 422)
+        if not (fence.lost or conflict or isinstance(error, OwnershipLostError)):
+            return False
+        if not fence.lost:
+            await self._read_owner(key, fence)  # a 409: changed, or moved to another replica?
+        if not fence.lost:
+            return False
+        ctx.log.info(
+            "lost ownership: labelled for %s at the server; not written, not retried here",
+            fence.owner or "no replica",
+        )
+        self.stats.lost_ownership += 1
+        self.queue.forget(key)
+        return True
+
+    async def _read_owner(self, key: ObjectRef, fence: WriteFence) -> None:
+        """GET ``key`` under ``fence``, which learns its owner at the server (a failed GET
+        teaches nothing: the reconcile is retried)."""
+        assert self.info is not None
+        namespace = key.namespace if self.info.namespaced else None
+        with fenced(fence):
+            try:
+                await send(
+                    self.api,
+                    "GET",
+                    version=self.info.api_version,
+                    namespace=namespace,
+                    url=f"{self.info.plural}/{key.name}",
+                    target=Target(self.info.ref_kind, namespace, key.name),
+                    accept=(404,),
+                )
+            except Exception as error:
+                log.debug("%s: reading the owner of %s failed: %s", self.name, key, error)
 
     async def _gone(self, key: ObjectRef, last_known: Obj, ctx: Context) -> bool:
         """For a sharded controller: whether an object that left its watch was deleted (a

@@ -979,6 +979,10 @@ class Cluster:
             subresource,
             mf.ignored_paths(rt, subresource, config),
         )
+        sent_rv = (config.get("metadata") or {}).get("resourceVersion")
+        if old is not None and sent_rv and sent_rv != old["metadata"]["resourceVersion"]:
+            # a precondition, as in an update (kube-apiserver: the applied object keeps it)
+            raise errors.conflict(rt.group, rt.plural, name)
         merged, managers = write.apply(live, config, mf.decode_managers(old), opts.force)
         opts = replace(opts, operation="Apply", managed=mf.encode_managers(managers))
         if merged is MISSING:
