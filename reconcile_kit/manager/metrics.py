@@ -17,7 +17,7 @@ reconcile_kit_shard_objects{ring,shard,controller} (objects in this replica's sh
 reconcile_kit_shard_drains_acknowledged_total{ring,shard}; from the replica running the
 ring's sharder: reconcile_kit_shard_ring_members{ring,state} (state: live, taking),
 reconcile_kit_shard_assignments_total{ring}, reconcile_kit_shard_movements_total{ring},
-reconcile_kit_shard_drains_total{ring} and
+reconcile_kit_shard_drains_total{ring}, reconcile_kit_shard_unowned_objects{ring} and
 reconcile_kit_shard_assignment_latency_seconds{ring} (from the sharder seeing that an
 object needs an owner to its label being written, drains included).
 """
@@ -261,6 +261,13 @@ class _ShardMetrics(AssignerMetrics):
             ["ring"],
             registry=registry,
         )
+        self.unowned_objects = Gauge(
+            "reconcile_kit_shard_unowned_objects",
+            "Objects without a live owner (unlabelled, labelled for a member that is not"
+            " live, or draining), as the sharder saw them after its last pass",
+            ["ring"],
+            registry=registry,
+        )
         self.latency = Histogram(
             "reconcile_kit_shard_assignment_latency_seconds",
             "Seconds from the sharder seeing that an object needs an owner to labelling it",
@@ -281,3 +288,6 @@ class _ShardMetrics(AssignerMetrics):
     def members(self, ring: str, live: int, candidates: int) -> None:
         self.ring_members.labels(ring, "live").set(live)
         self.ring_members.labels(ring, "taking").set(candidates)
+
+    def unowned(self, ring: str, count: int) -> None:
+        self.unowned_objects.labels(ring).set(count)

@@ -975,12 +975,15 @@ class Controller:
             await self.shard.acknowledge(self.api, self.info, raw, to=to)
         except Exception as error:
             self._moved.discard(key)
-            if isinstance(error, APIError) and error.status in (404, 409):
-                # gone, or changed since read: its next event brings the current state
-                ctx.log.debug("not handed over yet: %s", error)
+            if isinstance(error, APIError) and error.status == 404:
+                ctx.log.debug("not handed over: gone (%s)", error)
                 self.queue.forget(key)
                 return
-            ctx.log.warning("handing over to %s failed: %s", to or "the sharder", error)
+            # never dropped (a 409 is an object changed since read, or an injected fault
+            # that brings no event): decided again from the cache after the key's backoff
+            conflict = isinstance(error, APIError) and error.status == 409
+            level = logging.DEBUG if conflict else logging.WARNING
+            ctx.log.log(level, "handing over to %s failed: %s", to or "the sharder", error)
             self.queue.retry(key, self.retry_policy, ctx, error)
             return
         self.queue.forget(key)

@@ -173,3 +173,31 @@ async def test_holds_lease_is_false_first_thing_after_a_pause(kube: kr8s.asyncio
         await election.stop()
         campaign.cancel()
         await asyncio.gather(campaign, return_exceptions=True)
+
+
+async def test_a_conflicting_drain_acknowledgement_is_retried(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """The owner's acknowledgement of a drain (removing both labels) is retried after a 409
+    that brings no event (before: dropped, the object kept its drain label for good)."""
+    drain = "drain.shard.reconcile-kit.io/ring"
+    labels = {LABEL: "r1", drain: "true"}
+    await call(kube, "POST", CM, {"metadata": {"name": "draining", "labels": labels}})
+    apiserver.faults.fail(409, verb="patch", resource="configmaps", name="draining", times=2)
+    ctrl = sharded(kube, "r1")
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        raise AssertionError("a draining object is acknowledged, not reconciled")
+
+    task = await run(ctrl, reconcile)
+
+    async def acknowledged() -> bool:
+        _, current = await call(kube, "GET", f"{CM}/draining")
+        return not current["metadata"].get("labels")
+
+    try:
+        await eventually(acknowledged, 10, interval=0.02)
+    finally:
+        apiserver.faults.clear()
+        await stop(ctrl, task)
+    assert ctrl.stats.drains == 1

@@ -30,7 +30,9 @@ Leases of members that are not live and own no object any more are deleted (cond
 on their resourceVersion), so that replicas with random identities leave nothing behind.
 
 Every write is a merge patch with a resourceVersion precondition, so a write based on a
-stale copy fails (409) and the object's next event brings it back. Never are two members
+stale copy fails (409); every failed write is decided again after the object's backoff,
+never dropped, and a full pass every :data:`RESYNC` seconds finds whatever was left
+behind (a label naming no live member, a stale drain label). Never are two members
 labelled owners of one object, and an object only gets a new owner once the old one has
 let go of it (acknowledged, released its Lease after its controllers stopped, as a
 gracefully stopping member does, or stopped renewing it for ``renew_deadline`` before
@@ -64,6 +66,12 @@ __all__ = ["Assigner", "AssignerMetrics", "ShardedKind", "metadata_only"]
 log = logging.getLogger(__name__)
 FIRST_RETRY = 0.05
 """Seconds before an object whose label write failed is looked at again the first time."""
+RESYNC = 30.0
+"""Seconds between the sharder's full passes over every object when nothing else caused
+one: whatever a lost event or a failed write left behind (a label naming no live member,
+a stale drain label) is found and moved within this long."""
+LAPSE_SLACK = 0.05
+"""Seconds after another sharder's hold of a Lease lapses before trying to take it."""
 TIMER_SLACK = 0.001
 """Seconds early a held Lease counts as due for renewal (see ``Assigner._hold``)."""
 
@@ -101,6 +109,10 @@ class AssignerMetrics:
     def members(self, ring: str, live: int, candidates: int) -> None:
         """The ring's live members and those taking objects."""
 
+    def unowned(self, ring: str, count: int) -> None:
+        """Objects without a live owner now (unlabelled, labelled for a member that is not
+        live, or draining), after each pass."""
+
 
 def metadata_only(obj: Obj) -> Obj:
     """The reflector transform of the sharder: keep the metadata fields it reads (its
@@ -126,13 +138,14 @@ class Assigner:
         metrics: where to report (default: nowhere).
         concurrency: label writes at once.
         retry_delay: the longest wait, in seconds, before an object whose label write
-            failed (other than a 404 or 409, whose next event brings it back) is looked at
-            again: 0.05 s after its first failure, doubled after each further one (as
-            client-go's per-item exponential rate limiter), and before the sharder tries a
-            Lease it failed to hold again.
+            failed (any failure: a 409 or 404 too) is decided again from the cache: 0.05 s
+            after its first failure, doubled after each further one (as client-go's
+            per-item exponential rate limiter), and before the sharder tries a Lease it
+            failed to hold again.
         lease_duration: the ring's Lease duration in seconds: the sharder renews the
             Leases it holds every third of it and moves objects under a hold only within
             two thirds of it after its last successful write.
+        resync: seconds between full passes over every object (see :data:`RESYNC`).
     """
 
     def __init__(
@@ -147,6 +160,7 @@ class Assigner:
         concurrency: int = 8,
         retry_delay: float = 1.0,
         lease_duration: float = 15.0,
+        resync: float = RESYNC,
     ) -> None:
         self.api = api
         self.ring = ring
@@ -157,6 +171,7 @@ class Assigner:
         self.concurrency = concurrency
         self.retry_delay = retry_delay
         self.lease_duration = lease_duration
+        self.resync = resync
         self.label = shard_label(ring)
         self.drain = drain_label(ring)
         self.infos: list[ResourceInfo] = []
@@ -215,9 +230,16 @@ class Assigner:
             log.info("ring %s: sharder started (%s)", self.ring, self._counts())
             self._all = True
             self._wake.set()
+            last_full = _now()
             while True:
-                await self._wake.wait()
+                try:
+                    async with asyncio.timeout(max(0.0, last_full + self.resync - _now())):
+                        await self._wake.wait()
+                except TimeoutError:
+                    self._all = True
                 self._wake.clear()
+                if self._all:
+                    last_full = _now()
                 await self._pass()
                 self._synced = True
                 self._passed.set()
@@ -297,6 +319,7 @@ class Assigner:
             await asyncio.gather(*(bounded(write) for write in writes))
         await self._forget(members, self._owning())
         self._schedule_renewal()
+        self.metrics.unowned(self.ring, len(self._pending))
 
     def _count(self, key: _Key, owner: str | None) -> None:
         """Keep the objects-per-owner counts as an event changes ``key``'s owner (None:
@@ -364,10 +387,14 @@ class Assigner:
             elif holder and holder not in (member, mine) and self.view.lapsed(name):
                 pass  # another sharder's hold, not renewed for a Lease duration
             elif holder not in ("", mine):
-                # held validly by someone else (the member is back): not ours to renew, or
-                # the renewal timer, due at once, would wake the sharder in a busy loop
+                # held validly by someone else (the member is back, or a previous sharder
+                # holds it): not ours to renew, or the renewal timer, due at once, would wake
+                # the sharder in a busy loop; look again when that hold lapses (no event
+                # marks a lapse) or the Lease changes
                 self._held.pop(name, None)
-                return  # look again when that changes
+                if holder != member:
+                    self._retry_at(self.view.lapses_at(name) + LAPSE_SLACK)
+                return
             transitions = int(current.get("leaseTransitions") or 0)
             if holder == mine:
                 spec["acquireTime"] = current.get("acquireTime") or stamp
@@ -386,6 +413,7 @@ class Assigner:
             return
         if sent is None:
             log.info("ring %s: holding the Lease of %s; moving its objects", self.ring, member)
+            self._all = True  # its objects, decided before the hold, are decided again
         self._held[name] = now
 
     async def _forget(self, members: frozenset[str], owning: set[str]) -> None:
@@ -500,10 +528,11 @@ class Assigner:
             except asyncio.CancelledError:
                 raise
             except APIError as error:
-                if error.status in (404, 409):
-                    self._failures.pop(key, None)
-                    return  # gone, or changed: its next event brings it back
-                log.warning("ring %s: labelling %s/%s failed: %s", self.ring, *key[1:], error)
+                # never dropped: a 409 (changed since read) or 404 (gone) is decided again
+                # from the cache after the object's backoff, as any failure is (a deleted
+                # object has left the cache by then, an injected 409 brings no event)
+                level = logging.DEBUG if error.status in (404, 409) else logging.WARNING
+                log.log(level, "ring %s: labelling %s/%s failed: %s", self.ring, *key[1:], error)
                 self._retry_later(key)
                 return
             except Exception as error:
@@ -519,6 +548,16 @@ class Assigner:
                 self.metrics.assigned(self.ring, _now() - since, what == "moved")
 
         return write
+
+    def _retry_at(self, when: float) -> None:
+        """Look at everything again at loop time ``when``."""
+
+        def again() -> None:
+            self._all = True
+            self._wake.set()
+
+        loop = asyncio.get_running_loop()
+        loop.call_at(max(when, loop.time()), again)
 
     def _retry_later(self, key: _Key | None) -> None:
         """Look at ``key`` again after its backoff (see ``retry_delay``); None: look at

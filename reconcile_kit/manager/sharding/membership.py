@@ -139,11 +139,17 @@ class RingView:
     def lapsed(self, name: str) -> bool:
         """Whether Lease ``name``'s record has not changed for its ``leaseDurationSeconds``
         (as observed here), whoever holds it; True for an unknown Lease."""
+        return self.lapses_at(name) <= self._now()
+
+    def lapses_at(self, name: str) -> float:
+        """The time (this view's clock) at which Lease ``name`` lapses unless its record
+        changes: when it was seen to change plus its ``leaseDurationSeconds`` (now for an
+        unknown Lease)."""
         seen = self._observed.get(name)
         if seen is None:
-            return True
+            return self._now()
         spec, at = seen
-        return at + float(spec.get("leaseDurationSeconds") or 0) <= self._now()
+        return at + float(spec.get("leaseDurationSeconds") or 0)
 
     async def start(self) -> None:
         """Start watching; returns once the Leases were listed."""
