@@ -65,6 +65,10 @@ from targets import Connection
 CM = "/api/v1/namespaces/default/configmaps"
 PROBE_RATE = 100.0  # changes per second to moving objects during the graceful stop
 LABEL = "shard.reconcile-kit.io/bench"
+DRAIN = "drain.shard.reconcile-kit.io/bench"
+CHAOS = ("--fail", "500:0.05", "--fail", "409:0.01", "--latency", "0.25:0.05")
+"""The embedded server's faults with ``--chaos``: 5% of requests fail with 500, 1% with 409,
+5% wait 0.25 s."""
 
 OPERATOR = textwrap.dedent(
     """
@@ -76,6 +80,7 @@ OPERATOR = textwrap.dedent(
     from reconcile_kit import Controller, Manager, PatchHelper, Sharding
 
     LEASE = float(os.environ["RK_LEASE"])
+    LABEL = "shard.reconcile-kit.io/bench"
     RECORDS = open(os.environ["RK_RECORDS"], "a", buffering=1)
     manager = Manager(
         namespace="default",
@@ -91,11 +96,16 @@ OPERATOR = textwrap.dedent(
 
 
     async def reconcile(obj, ctx):
+        read = obj.raw["metadata"]["resourceVersion"]
         RECORDS.write(f"S {obj.name} {time.time():.6f} {obj.raw['data']['value']}\\n")
         try:
             async with PatchHelper(obj):
                 annotations = obj.raw["metadata"].setdefault("annotations", {})
                 annotations["seen"] = obj.raw["data"]["value"]
+            meta = obj.raw["metadata"]  # the server's answer to the write
+            if meta["resourceVersion"] != read:  # W: a write landed; its owner at the server
+                owner = (meta.get("labels") or {}).get(LABEL, "-")
+                RECORDS.write(f"W {obj.name} {time.time():.6f} {owner}\\n")
         finally:
             RECORDS.write(f"E {obj.name} {time.time():.6f}\\n")
 
@@ -159,11 +169,16 @@ def _free_port() -> int:
 
 
 def read_records(
-    paths: list[Path], killed: dict[str, float] | None = None
+    paths: list[Path],
+    killed: dict[str, float] | None = None,
+    paused: dict[str, tuple[float, float]] | None = None,
 ) -> dict[str, list[tuple[float, float, str]]]:
     """Per key, the (start, end, replica) of every reconcile; an unfinished one ends when
     its replica was killed (``killed``: replica -> wall time of its SIGKILL, after which
-    it ran nothing), else at infinity."""
+    it ran nothing), else at infinity. A reconcile in flight across a replica's pause
+    (``paused``: replica -> wall times of its SIGSTOP and SIGCONT) ends at the SIGSTOP:
+    nothing of it ran meanwhile, and what it writes after is fenced (``foreign_writes``
+    counts what landed on an object the replica did not own)."""
     spans: dict[str, list[tuple[float, float, str]]] = defaultdict(list)
     for path in paths:
         if not path.exists():
@@ -174,8 +189,10 @@ def read_records(
             kind, key, stamp, *_value = line.split()
             if kind == "S":
                 open_starts[key] = float(stamp)
-            elif key in open_starts:
-                spans[key].append((open_starts.pop(key), float(stamp), replica))
+            elif kind == "E" and key in open_starts:
+                start, end = open_starts.pop(key), float(stamp)
+                stop, cont = (paused or {}).get(replica, (end, end))
+                spans[key].append((start, stop if start < stop and end > cont else end, replica))
         end = (killed or {}).get(replica, float("inf"))
         for key, start in open_starts.items():
             spans[key].append((start, end, replica))
@@ -220,6 +237,7 @@ class Cluster:
         self.session = conn.session()
         self.mutating = True
         self.mutations = 0
+        self.changes: list[tuple[str, int, float]] = []  # accepted: name, value, wall time
 
     async def create(self) -> None:
         pending = list(range(self.objects))
@@ -232,9 +250,10 @@ class Cluster:
                     async with self.session.post(
                         self.url + CM, data=orjson.dumps(body), headers=headers
                     ) as reply:
-                        if reply.status in (201, 409):
+                        text = await reply.text()
+                        if reply.status == 201 or "AlreadyExists" in text:
                             break
-                        assert reply.status >= 500, await reply.text()
+                        assert reply.status in (409, 500), text  # injected (chaos): again
 
         await asyncio.gather(*(worker() for _ in range(16)))
 
@@ -243,10 +262,15 @@ class Cluster:
         while self.mutating:
             name = f"cm-{random.randrange(self.objects):05d}"
             self.mutations += 1
-            body = orjson.dumps({"data": {"value": str(self.mutations)}})
+            value = self.mutations
+            body = orjson.dumps({"data": {"value": str(value)}})
+            sent = time.time()
             try:
-                async with self.session.patch(f"{self.url}{CM}/{name}", data=body, headers=headers):
-                    pass  # a failed mutation (chaos) changes nothing: fine
+                async with self.session.patch(
+                    f"{self.url}{CM}/{name}", data=body, headers=headers
+                ) as reply:
+                    if reply.status == 200:  # a failed mutation (chaos) changes nothing
+                        self.changes.append((name, value, sent))
             except aiohttp.ClientError:
                 pass  # the server is restarting
             await asyncio.sleep(1 / rate)
@@ -312,6 +336,34 @@ class Cluster:
             await asyncio.sleep(0.2)  # polling the server: this script is the observer
         raise TimeoutError(f"{member} owns nothing after {timeout} s")
 
+    async def sharder(self) -> str:
+        """The holder of the ring's sharder Lease."""
+        path = "/apis/coordination.k8s.io/v1/namespaces/default/leases/bench-sharder"
+        while True:
+            try:
+                async with self.session.get(self.url + path) as reply:
+                    if reply.status == 200:
+                        holder: str = (await reply.json())["spec"]["holderIdentity"]
+                        return holder
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.1)  # an injected failure: ask again
+
+    async def stale_labels(self, live: set[str], timeout: float) -> int:
+        """Objects with a drain label or a shard label naming no live member, ``timeout``
+        seconds after the faults that could leave them (0 as soon as there are none)."""
+        began = time.monotonic()
+        while True:
+            stale = sum(
+                1
+                for i in await self.items()
+                if DRAIN in (i["metadata"].get("labels") or {})
+                or (i["metadata"].get("labels") or {}).get(LABEL) not in live
+            )
+            if not stale or time.monotonic() - began > timeout:
+                return stale
+            await asyncio.sleep(0.2)  # polling the server: this script is the observer
+
     async def owners(self) -> dict[str, str]:
         return {
             i["metadata"]["name"]: (i["metadata"].get("labels") or {}).get(LABEL, "")
@@ -349,7 +401,7 @@ async def on_backend(backend: str, chaos: bool, body: Body) -> dict[str, Any]:
                     config["users"][0]["user"]["token"],
                 )
                 return await body(workdir, conn, None)
-        extra = ("--data-dir", str(workdir / "data"), "--fail", "500:0.05") if chaos else ()
+        extra = ("--data-dir", str(workdir / "data"), *CHAOS) if chaos else ()
         server = ServerProcess(workdir, None, port=_free_port(), extra=extra)
         await server.start()
         try:
@@ -416,33 +468,36 @@ async def scenario(
         results["start_seconds"] = round(time.monotonic() - began, 1)  # creation included
         shares = [await replicas[n].cached(cluster.session) for n in ("r0", "r1", "r2")]
         results["cache_shares"] = shares
-        # SIGKILL r2
+        # SIGKILL the replica running the ring's sharder
+        dead = await cluster.sharder()
         owners = await cluster.owners()
-        victims = [k for k, o in owners.items() if o == "r2"]
+        victims = [k for k, o in owners.items() if o == dead]
         killed_at = time.time()
-        replicas["r2"].proc.send_signal(signal.SIGKILL)
+        replicas[dead].proc.send_signal(signal.SIGKILL)
         if restart is not None:  # chaos: the API server restarts, every watch drops
             restart.stop()
             await restart.start()
             results["restart_seconds"] = round(time.time() - killed_at, 2)  # down this long
         results["kill_takeover_seconds"] = await takeover(
-            workdir, victims, killed_at, exclude="r2", timeout=lease + 60
+            workdir, victims, killed_at, exclude=dead, timeout=lease + 60
         )
-        # SIGTERM r1
+        # SIGTERM another one
         await cluster.settled(120)
+        leaving = next(n for n in ("r0", "r1", "r2") if n != dead)
         owners = await cluster.owners()
-        moving = [k for k, o in owners.items() if o == "r1"]
+        moving = [k for k, o in owners.items() if o == leaving]
         stopped_at = time.time()
-        replicas["r1"].proc.send_signal(signal.SIGTERM)
+        replicas[leaving].proc.send_signal(signal.SIGTERM)
         handed = asyncio.Event()
         probes = asyncio.create_task(cluster.probe(moving, PROBE_RATE, handed))
         results["stop_takeover_seconds"] = await takeover(
-            workdir, moving, stopped_at, exclude="r1", timeout=120
+            workdir, moving, stopped_at, exclude=leaving, timeout=120
         )
         handed.set()
         await cluster.settled(120)
-        results.update(change_gaps(workdir, await probes, old="r1"))
-        replicas["r1"].proc.wait(60)
+        results.update(change_gaps(workdir, await probes, old=leaving))
+        replicas[leaving].proc.wait(60)
+        results["stop_exit_seconds"] = round(time.time() - stopped_at, 2)
         # r3 joins
         await cluster.settled(120)
         joined_at = time.time()
@@ -457,11 +512,34 @@ async def scenario(
         owners = await cluster.owners()
         results["joined_share"] = sum(1 for o in owners.values() if o == "r3")
         results["join_seconds"] = round(time.time() - joined_at, 1)
+        # SIGSTOP a replica that is not the sharder past its Lease, then SIGCONT: the ring
+        # moves its objects meanwhile; resumed, it must not write what it no longer owns
+        sharder = await cluster.sharder()
+        alive = [n for n in replicas if n not in (dead, leaving)]
+        paused = next(n for n in alive if n != sharder)
+        stopped = time.time()
+        replicas[paused].proc.send_signal(signal.SIGSTOP)
+        await asyncio.sleep(lease * 2 + 1)  # the pause itself: the scenario's input
+        resumed = time.time()
+        replicas[paused].proc.send_signal(signal.SIGCONT)
+        results["paused"] = paused
+        # resumed: it finds its membership gone (its objects moved during the pause) and
+        # rejoins, taking objects again; changes continue meanwhile
+        await cluster.owned_by(paused, 120)
+        results["rejoin_seconds"] = round(time.time() - resumed, 2)
+        await cluster.settled(120)
         cluster.mutating = False
         await mutator
         results["final_settle_seconds"] = round(await cluster.settled(120), 1)
+        results["stale_labels"] = await cluster.stale_labels(set(alive), 10)
         results["mutations"] = cluster.mutations
-        spans = read_records([workdir / f"{n}.records" for n in replicas], {"r2": killed_at})
+        paths = [workdir / f"{n}.records" for n in replicas]
+        results.update(change_waits(paths, cluster.changes))
+        foreign = foreign_writes(paths)
+        results["foreign_writes"] = len(foreign)
+        if foreign:
+            results["foreign"] = foreign[:20]
+        spans = read_records(paths, {dead: killed_at}, {paused: (stopped, resumed)})
         results["reconciled_keys"] = len(spans)
         both = overlapping(spans)
         results["overlaps"] = len(both)
@@ -506,6 +584,51 @@ async def takeover(
             return round(max(firsts, default=since) - since, 2)
         await asyncio.sleep(0.2)  # reading files the replicas write: no event to await
     raise TimeoutError(f"not taken over within {timeout} s")
+
+
+def foreign_writes(paths: list[Path]) -> list[tuple[str, str, str]]:
+    """Writes that landed on an object the server had labelled for another replica
+    (``W`` records whose owner, read from the server's answer, is not the writer):
+    (key, writer, owner)."""
+    found = []
+    for path in paths:
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines():
+            kind, key, _stamp, *rest = line.split()
+            if kind == "W" and rest and rest[0] != path.stem:
+                found.append((key, path.stem, rest[0]))
+    return found
+
+
+def change_waits(paths: list[Path], changes: list[tuple[str, int, float]]) -> dict[str, Any]:
+    """How long each accepted change of the mutator waited for a reconcile that read it or
+    a later value (of any replica); a change no reconcile read is lost."""
+    reads: dict[str, list[tuple[float, int]]] = defaultdict(list)
+    for path in paths:
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines():
+            kind, key, stamp, *value = line.split()
+            if kind == "S" and value:
+                # a probe's value was written after every numbered change it reads over
+                number = int(value[0]) if value[0].isdigit() else 1 << 62
+                reads[key].append((float(stamp), number))
+    waits, lost = [], 0
+    for name, value, sent in changes:
+        later = [t for t, number in reads.get(name, ()) if number >= value and t >= sent - 1]
+        if later:
+            waits.append(min(later) - sent)
+        else:
+            lost += 1
+    waits.sort()
+    return {
+        "changes": len(changes),
+        "lost_changes": lost,
+        "change_wait_p50": round(waits[len(waits) // 2], 3) if waits else None,
+        "change_wait_p99": round(waits[int(len(waits) * 0.99)], 3) if waits else None,
+        "change_wait_max": round(waits[-1], 3) if waits else None,
+    }
 
 
 def change_gaps(workdir: Path, probes: list[Probe], *, old: str) -> dict[str, Any]:
@@ -559,6 +682,20 @@ def report(results: dict[str, Any]) -> None:
         ),
         ("none lost: every final annotation equals its value", True),
     ]
+    if "foreign_writes" in results:
+        checks += [
+            ("no change lost (each read by a reconcile)", results["lost_changes"] == 0),
+            (
+                f"longest wait for a change <= Lease + 5 s ({lease + 5:g} s)",
+                (results["change_wait_max"] or 0) <= lease + 5,
+            ),
+            ("0 writes landing on an object another replica owned", results["foreign_writes"] == 0),
+            ("0 stale drain or shard labels 10 s after the faults", results["stale_labels"] == 0),
+            (
+                "graceful stop exits within its drain timeout (30 s)",
+                results["stop_exit_seconds"] <= 30,
+            ),
+        ]
     for label, met in checks:
         print(f"{label}: {'PASS' if met else 'MISS'}")
 

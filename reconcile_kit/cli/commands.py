@@ -73,6 +73,15 @@ def main() -> None:
     help="Fail that share of all resource requests with STATUS (e.g. 500:0.05; repeatable;"
     " for chaos tests, as APIServer.faults.fail).",
 )
+@click.option(
+    "--latency",
+    "latencies",
+    multiple=True,
+    metavar="SECONDS:FRACTION",
+    callback=lambda _ctx, _param, values: _latencies(values),
+    help="Delay that share of all resource requests by SECONDS (e.g. 0.25:0.05; repeatable;"
+    " for chaos tests, as APIServer.faults.latency).",
+)
 def apiserver(
     host: str,
     port: int,
@@ -83,6 +92,7 @@ def apiserver(
     crd_establish_delay: float,
     webhook_services: dict[tuple[str, str], str],
     failures: list[tuple[int, float]],
+    latencies: list[tuple[float, float]],
 ) -> None:
     """Serve the embedded Kubernetes API server until SIGINT or SIGTERM."""
     from ..testing.apiserver.server import APIServer
@@ -100,6 +110,8 @@ def apiserver(
     )
     for status, fraction in failures:
         server.faults.fail(status, times=None, fraction=fraction)
+    for seconds, fraction in latencies:
+        server.faults.latency(seconds, fraction=fraction)
     asyncio.run(_serve(server))
 
 
@@ -120,6 +132,21 @@ def _failures(values: tuple[str, ...]) -> list[tuple[int, float]]:
             )
         failures.append(parsed)
     return failures
+
+
+def _latencies(values: tuple[str, ...]) -> list[tuple[float, float]]:
+    """``--latency SECONDS:FRACTION`` values, checked as ``Faults.latency`` checks them."""
+    latencies = []
+    for value in values:
+        seconds, _, fraction = value.partition(":")
+        try:
+            parsed = (float(seconds), float(fraction or "1"))
+        except ValueError:
+            raise click.BadParameter(f"{value!r}: expected SECONDS:FRACTION") from None
+        if parsed[0] < 0 or not 0.0 <= parsed[1] <= 1.0:
+            raise click.BadParameter(f"{value!r}: SECONDS >= 0, FRACTION within 0 and 1")
+        latencies.append(parsed)
+    return latencies
 
 
 def _webhook_services(values: tuple[str, ...]) -> dict[tuple[str, str], str]:

@@ -144,9 +144,19 @@ class Faults:
         subresource: str | None = None,
         namespace: str | None = None,
         times: int | None = None,
+        fraction: float = 1.0,
+        seed: int | None = None,
     ) -> FaultRule:
-        """Delay matching requests by ``seconds`` before serving them (unlimited by default)."""
+        """Delay matching requests by ``seconds`` before serving them (unlimited by default;
+        ``fraction`` and ``seed`` as :meth:`fail`'s: ``latency(0.25, fraction=0.05)``
+        delays 5% of requests by 0.25 s).
+        Raises ValueError for a negative delay or a fraction outside 0-1."""
+        if seconds < 0 or not 0.0 <= fraction <= 1.0:
+            raise ValueError(
+                f"expected seconds >= 0 and a fraction within 0 and 1: {seconds}, {fraction}"
+            )
         rule = FaultRule(verb, resource, name, subresource, namespace, times, delay=seconds)
+        rule.fraction, rule.rng = fraction, random.Random(seed)
         self.rules.append(rule)
         return rule
 
