@@ -107,10 +107,10 @@ def _tail(path: Path, lines: int = 30) -> str:
 class _Process:
     """One child process with its output in a log file."""
 
-    def __init__(self, name: str, argv: list[str], log_path: Path) -> None:
+    def __init__(self, name: str, argv: list[str], log_path: Path, append: bool = False) -> None:
         self.name = name
         self.log_path = log_path
-        self._log: IO[bytes] = log_path.open("wb")
+        self._log: IO[bytes] = log_path.open("ab" if append else "wb")
         self.popen = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT
         )
@@ -182,6 +182,7 @@ class ControlPlane:
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._etcd: _Process | None = None
         self._apiserver: _Process | None = None
+        self._apiserver_argv: list[str] = []
         self._ca_pem = b""
         self.url = ""
         self.etcd_url = ""
@@ -345,8 +346,34 @@ class ControlPlane:
             "--profiling=false",
             *self.apiserver_args,
         ]
+        self._apiserver_argv = argv
         self._apiserver = _Process("kube-apiserver", argv, self.workdir / "kube-apiserver.log")
         self.kubeconfig = str(self._write_kubeconfig())
+        self._wait_apiserver_ready()
+
+    async def restart_apiserver(self, *, crash: bool = True) -> None:
+        """Stop kube-apiserver and start it again on the same port, certificates and etcd:
+        every watch and connection drops and the server answers again once ready. For
+        chaos tests. ``crash``: SIGKILL (a crashed server: down about 3-5 s here), else
+        SIGTERM (kube-apiserver's graceful shutdown first drains its requests: about 12 s).
+
+        Raises:
+            ControlPlaneError: it is not running, or not ready again in time.
+        """
+        await asyncio.to_thread(self._restart_apiserver_sync, crash)
+
+    def _restart_apiserver_sync(self, crash: bool) -> None:
+        if self._apiserver is None or self.workdir is None:
+            raise ControlPlaneError("kube-apiserver is not running")
+        if crash:
+            self._apiserver.popen.kill()
+        self._apiserver.stop(self.stop_timeout)
+        log = self.workdir / "kube-apiserver.log"
+        self._apiserver = _Process("kube-apiserver", self._apiserver_argv, log, append=True)
+        self._wait_apiserver_ready()
+
+    def _wait_apiserver_ready(self) -> None:
+        assert self._apiserver is not None
         deadline = time.monotonic() + self.startup_timeout
         context = ssl.create_default_context(cadata=self._ca_pem.decode())
         self._wait(self._apiserver, deadline, lambda: self._get("/readyz", context) == 200)
