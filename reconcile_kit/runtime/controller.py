@@ -649,7 +649,9 @@ class Controller:
             self.queue.add(key, ReconcileReason.DELETED)
         else:
             reason = ReconcileReason.UPDATED if event.type == MODIFIED else ReconcileReason.CREATED
-            self.queue.add(key, reason)
+            # an object that just arrived (the initial list, moved in from another replica)
+            # waits behind changes to objects already reconciled (controller-runtime 0.20)
+            self.queue.add(key, reason, low_priority=event.type == ADDED)
 
     def _shard_event(self, key: ObjectRef, event: ReflectorEvent) -> bool:
         """Handle what sharding decides about a primary event; True when handled: a drain

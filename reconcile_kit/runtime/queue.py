@@ -16,6 +16,13 @@ controller-runtime and kube-rs's scheduler share:
   10 per second, bursts of 100): a retry waits for the later of its key's delay and its
   token, as client-go's ``DefaultTypedControllerRateLimiter`` (the max of both limiters).
 
+Two priorities, as controller-runtime 0.20's priority queue: a key added with
+``low_priority=True`` (a first reconcile of an object that just arrived: the initial list,
+an object moved in from another replica) is handed out only when no key of normal
+priority is ready, and an add of normal priority promotes it. So after a start, a
+takeover or a move, changes to objects already reconciled do not wait behind thousands of
+first reconciles.
+
 Every key also collects the *reasons* it was added for (``"created"``, ``"updated"``,
 ``"retry"``, ...) between two runs; :meth:`WorkQueue.get` hands them out with the key.
 
@@ -330,6 +337,8 @@ class WorkQueue(Generic[K]):
         self._retry_bucket = _retry_bucket(retry_rate_limit, self._clock)
         self._metrics = metrics or QueueMetrics()
         self._ready: deque[K] = deque()  # queued, in order, not being processed
+        self._ready_low: deque[K] = deque()  # the same at low priority (entries may be stale)
+        self._low: set[K] = set()  # dirty keys whose pending run is of low priority
         self._dirty: set[K] = set()  # to be handed out (ready, or once their run is done)
         self._processing: set[K] = set()
         self._reasons: dict[K, set[str]] = {}
@@ -353,14 +362,15 @@ class WorkQueue(Generic[K]):
 
     # ------------------------------------------------------------------ adding
 
-    def add(self, key: K, reason: str | None = None) -> None:
+    def add(self, key: K, reason: str | None = None, *, low_priority: bool = False) -> None:
         """Queue ``key`` now, recording ``reason`` (if any) for its next run.
 
         Adding a key that is already queued only records the reason; adding a key that is
         being processed marks it dirty, and it is queued again by :meth:`done`. Ignored after
-        :meth:`shutdown`.
+        :meth:`shutdown`. ``low_priority``: handed out only when no other key is ready
+        (an add without it promotes the key; nothing demotes one).
         """
-        self._enqueue(key, () if reason is None else (reason,))
+        self._enqueue(key, () if reason is None else (reason,), low_priority)
 
     def add_after(self, key: K, delay: float, reason: str | None = None) -> None:
         """Queue ``key`` in ``delay`` seconds (``delay <= 0``: now, as :meth:`add`).
@@ -380,13 +390,19 @@ class WorkQueue(Generic[K]):
         elif not self._shut_down:
             self._delay(key, self._clock() + delay, set() if reason is None else {reason})
 
-    def _enqueue(self, key: K, reasons: Iterable[str]) -> None:
+    def _enqueue(self, key: K, reasons: Iterable[str], low: bool = False) -> None:
         if self._shut_down:
             return
         self._reasons.setdefault(key, set()).update(reasons)
         if key in self._dirty:
+            if not low and key in self._low:  # promoted: its low entry goes stale
+                self._low.discard(key)
+                if key not in self._processing:
+                    self._push_ready(key)
             return
         self._dirty.add(key)
+        if low:
+            self._low.add(key)
         self._added_at.setdefault(key, self._clock())
         self._metrics.adds(self.name)
         if key not in self._processing:
@@ -394,8 +410,19 @@ class WorkQueue(Generic[K]):
         self._report_depth()
 
     def _push_ready(self, key: K) -> None:
-        self._ready.append(key)
+        (self._ready_low if key in self._low else self._ready).append(key)
         self._wake_one()
+
+    def _next_ready(self) -> K | None:
+        """The next key to hand out: the normal line first, else the first valid entry of
+        the low one."""
+        if self._ready:
+            return self._ready.popleft()
+        while self._ready_low:
+            key = self._ready_low.popleft()
+            if key in self._low and key in self._dirty and key not in self._processing:
+                return key
+        return None
 
     def _report_depth(self) -> None:
         self._metrics.depth(self.name, len(self._dirty))
@@ -473,11 +500,12 @@ class WorkQueue(Generic[K]):
         Raises:
             QueueShutDown: :meth:`shutdown` was called, before or while waiting.
         """
-        while not self._ready:
+        while True:
             self._check_open()
+            key = self._next_ready()
+            if key is not None:
+                return self._take(key)
             await self._wait()
-        self._check_open()
-        return self._take(self._ready.popleft())
 
     def _check_open(self) -> None:
         if self._shut_down:
@@ -505,6 +533,7 @@ class WorkQueue(Generic[K]):
 
     def _take(self, key: K) -> tuple[K, frozenset[str]]:
         self._dirty.discard(key)
+        self._low.discard(key)
         self._processing.add(key)
         now = self._clock()
         added = self._added_at.pop(key, None)
@@ -522,8 +551,9 @@ class WorkQueue(Generic[K]):
         A sharded controller's handover moves objects so, outside its workers."""
         if key in self._processing:
             return None
-        if key in self._dirty:
+        if key in self._dirty and key not in self._low:
             self._ready.remove(key)  # queued and not processing: in the ready line once
+        # (a low-priority entry goes stale once _take drops the key from _low)
         return self._take(key)[1]
 
     def done(self, key: K) -> None:
@@ -619,7 +649,7 @@ class WorkQueue(Generic[K]):
 
     def __len__(self) -> int:
         """Keys queued and ready to be handed out (not counting delayed or dirty ones)."""
-        return len(self._ready)
+        return len(self._ready) + len(self._low - self._processing)
 
     def pending_delayed(self) -> int:
         """Keys with a pending :meth:`add_after`."""
@@ -644,8 +674,9 @@ class WorkQueue(Generic[K]):
             return
         self._shut_down = True
         self._disarm_timer()
-        for pending in (self._ready, self._dirty, self._delayed, self._heap, self._reasons):
-            pending.clear()
+        pending: tuple[Any, ...] = (self._ready, self._ready_low, self._low, self._dirty)
+        for each in (*pending, self._delayed, self._heap, self._reasons):
+            each.clear()
         self._added_at.clear()
         while self._waiters:
             waiter = self._waiters.popleft()

@@ -166,6 +166,37 @@ async def test_claim_takes_a_key_as_get_would_unless_it_is_processing() -> None:
     await assert_nothing_within(queue, 10)
 
 
+async def test_low_priority_keys_wait_behind_normal_ones_and_are_promoted() -> None:
+    """controller-runtime 0.20's priority queue: first reconciles of objects that just
+    arrived (low) wait behind changes to known objects; a normal add promotes a key."""
+    queue: WorkQueue[ObjectRef] = WorkQueue()
+    queue.add(A, "created", low_priority=True)
+    queue.add(B, "created", low_priority=True)
+    queue.add(C, "updated")
+    assert len(queue) == 3
+    queue.add(B, "updated")  # promoted: goes ahead of A, keeps both reasons
+    queue.add(C, "created", low_priority=True)  # never demoted
+    taken = [await get_within(queue) for _ in range(3)]
+    assert taken == [
+        (C, frozenset({"updated", "created"})),
+        (B, frozenset({"created", "updated"})),
+        (A, frozenset({"created"})),
+    ]
+    assert len(queue) == 0
+    queue.add(A, low_priority=True)  # while processing: low again once done
+    queue.add(B)
+    queue.done(A)
+    queue.done(B)
+    queue.done(C)
+    assert [(await get_within(queue))[0] for _ in range(2)] == [B, A]
+    queue.done(A)
+    queue.done(B)
+    queue.add(C, low_priority=True)
+    assert queue.claim(C) == frozenset()  # a low key can be claimed: its entry goes stale
+    queue.done(C)
+    await assert_nothing_within(queue, 10)
+
+
 async def test_other_keys_run_while_one_is_processing() -> None:
     queue: WorkQueue[ObjectRef] = WorkQueue()
     queue.add(A)
