@@ -422,6 +422,8 @@ class Manager:
         election.on_status_change.append(lambda leading: gauge.set(1 if leading else 0))
         _fence(gated, election, f"leadership Lease {election.name}")
         campaign = asyncio.create_task(election.run(self.api))
+        cools: list[Callable[[], Awaitable[None]]] = []
+        warming = asyncio.create_task(_warm(gated, cools))
         stepping_down = max(
             min(
                 self.graceful_shutdown_timeout,
@@ -454,6 +456,10 @@ class Manager:
             else:
                 campaign.cancel()
             await asyncio.gather(campaign, return_exceptions=True)
+            warming.cancel()
+            await asyncio.gather(warming, return_exceptions=True)
+            for cool in cools:
+                await cool()
 
     # --- sharding ----------------------------------------------------------------------------
 
@@ -861,3 +867,16 @@ def _fence(entries: list[_Entry], election: LeaderElection, holder: str) -> None
     for entry in entries:
         entry.controller.lease = election.holds_lease
         entry.controller.lease_holder = holder
+
+
+async def _warm(entries: list[_Entry], cools: list[Callable[[], Awaitable[None]]]) -> None:
+    """Warm the caches of ``entries``' controllers while this replica waits for leadership
+    (see :meth:`~reconcile_kit.runtime.controller.Controller.warm`), adding to ``cools``
+    what releases them. A failure only costs the warm start: logged, not raised."""
+    for entry in entries:
+        try:
+            cools.append(await entry.controller.warm())
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("%s: warming its caches failed", entry.controller.name, exc_info=True)

@@ -468,6 +468,19 @@ class Controller:
         await acquire_transport(self.api, self.transport)
         self._transport_users.append(self.api)
         install_rate_limit(self.api, self.qps, self.burst)
+        primary, *others = await self._acquire_reflectors()
+        self._held += [primary, *others]
+        self._unsubscribe.append(primary.subscribe(self._on_primary))
+        for source in self.sources:
+            assert source.reflector is not None
+            self._unsubscribe.append(source.reflector.subscribe(self._source_handler(source)))
+        await self._wait_synced()
+
+    async def _acquire_reflectors(self) -> list[Reflector]:
+        """Acquire from the pool the reflectors of the primary kind and of every source (a
+        reflector already running for the same query is shared); sets ``info`` and
+        ``reflector``, and each source's. Returns them, primary first."""
+        assert self.api is not None
         self.info = await resolve_kind(self.api, self.kind)
         shard = self.shard
         self.reflector = self.pool.acquire(
@@ -477,8 +490,7 @@ class Controller:
             label_selector=shard.selector(self.label_selector) if shard else self.label_selector,
             field_selector=self.field_selector,
         )
-        self._held.append(self.reflector)
-        self._unsubscribe.append(self.reflector.subscribe(self._on_primary))
+        acquired = [self.reflector]
         for source in self.sources:
             source.info = await resolve_kind(self.api, source.kind)
             source.reflector = self.pool.acquire(
@@ -491,9 +503,28 @@ class Controller:
                     else source.label_selector
                 ),
             )
-            self._held.append(source.reflector)
-            self._unsubscribe.append(source.reflector.subscribe(self._source_handler(source)))
-        await self._wait_synced()
+            acquired.append(source.reflector)
+        return acquired
+
+    async def warm(self) -> Callable[[], Awaitable[None]]:
+        """List and watch what :meth:`run` will (the primary kind and every source) without
+        reconciling, so that a run starting later finds its caches synced: a standby
+        replica's controllers under leader election are warm, as controller-runtime's
+        (``NeedWarmUp``, kubernetes-sigs/controller-runtime#3192), and take over as soon as
+        they lead. Needs ``api`` set. Returns the coroutine function releasing what it
+        holds (call it once, when the controller will not run again).
+        """
+        assert self.api is not None
+        api = self.api
+        await acquire_transport(api, self.transport)
+        held = await self._acquire_reflectors()
+
+        async def cool() -> None:
+            for reflector in held:
+                await self.pool.release(reflector)
+            await release_transport(api)
+
+        return cool
 
     async def _wait_synced(self) -> None:
         """Wait for every cache, saying so: syncing, then synced with counts and seconds."""

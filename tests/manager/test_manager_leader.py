@@ -140,3 +140,38 @@ async def test_ready_on_the_leader_and_on_standbys(kube: kr8s.asyncio.Api) -> No
     await b.stop()
     await a.stop()
     assert not a.manager.ready()
+
+
+async def test_a_standby_is_warm_and_takes_over_without_listing(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """controller-runtime's warm replicas (#3192): the standby lists and watches before it
+    leads, so after the leader dies its first reconcile needs no LIST: bounded by the
+    Lease, not by a cache sync."""
+    for i in range(20):
+        body = {"metadata": {"name": f"cm-{i}"}}
+        await call(kube, "POST", "/api/v1/namespaces/default/configmaps", body)
+    log: list[tuple[float, str]] = []
+    a, b = Replica(kube, "a", log), Replica(kube, "b", log)
+    a.start()
+    await until(lambda: any(who == "a" for _, who in log))
+    b.start()
+
+    def standby_synced() -> bool:
+        reflector = b.controller.reflector
+        return reflector is not None and reflector.has_synced() and len(reflector.store) == 20
+
+    await until(standby_synced)
+    assert not b.reconciling and not any(who == "b" for _, who in log)
+    lists = len(apiserver.requests)
+    killed = asyncio.get_running_loop().time()
+    await a.kill()
+    took_over = await until(lambda: any(who == "b" for _, who in log))
+    listed = [
+        r
+        for r in apiserver.requests[lists:]
+        if r.resource == "configmaps" and r.verb == "list"
+    ]
+    assert listed == []  # the standby's cache served the takeover
+    assert took_over - killed <= b.election.lease_duration + 2
+    await b.stop()
