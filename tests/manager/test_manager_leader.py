@@ -168,9 +168,7 @@ async def test_a_standby_is_warm_and_takes_over_without_listing(
     await a.kill()
     took_over = await until(lambda: any(who == "b" for _, who in log))
     listed = [
-        r
-        for r in apiserver.requests[lists:]
-        if r.resource == "configmaps" and r.verb == "list"
+        r for r in apiserver.requests[lists:] if r.resource == "configmaps" and r.verb == "list"
     ]
     assert listed == []  # the standby's cache served the takeover
     assert took_over - killed <= b.election.lease_duration + 2
