@@ -27,12 +27,10 @@ from ..client.errors import (
     APIError,
     InvalidObjectError,
     LeaseExpiredError,
-    OwnershipLostError,
     ReconcileKitError,
 )
 from ..client.fencing import WriteFence, fenced
 from ..client.ratelimit import checked_rate_limit, install_rate_limit
-from ..client.request import Target, send
 from ..client.transport import (
     acquire_transport,
     checked_transport,
@@ -54,7 +52,7 @@ from .queue import (
 )
 from .reflector import ADDED, DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import ResourceInfo, resolve_kind
-from .sharding import Handover, ShardFilter
+from .sharding import ShardFilter, ShardSide
 from .sources import CacheView, ReflectorPool, Source, owner_keys
 from .store import Obj
 from .typed import invalid_object_error, is_model_class, model_cache
@@ -295,9 +293,7 @@ class Controller:
         no write is sent (see :mod:`reconcile_kit.client.fencing`)."""
         self.lease_holder = ""
         """What ``lease`` stands for, in messages (``"leadership of cmgen"``)."""
-        self._moved: set[ObjectRef] = set()  # drains acknowledged, leaving the watch
-        self._handover: Handover | None = None
-        self._handed = asyncio.Event()  # set once the share is empty during a handover
+        self._shard: ShardSide | None = None  # this run's shard side (``shard`` set)
         self._own_recorder: EventRecorder | None = None
         self._own_api: Api | None = None
         self._transport_users: list[Api] = []
@@ -452,8 +448,7 @@ class Controller:
         self._workers, self._tasks, self._unsubscribe = [], [], []
         self._deleted.clear()
         self._written.clear()
-        self._moved.clear()
-        self._handover = None
+        self._shard = ShardSide(self.shard, self) if self.shard is not None else None
         self.intents.clear()  # a restart (leadership regained) applies each child once
 
     async def _start_recorder(self) -> None:
@@ -573,41 +568,9 @@ class Controller:
             movers: label writes at once (None: ``concurrency``, so that the new owners,
                 running the same controller, absorb the moved objects as they arrive).
         """
-        if self.shard is None or self.reflector is None or self.info is None:
-            return
-        store, kind = self.reflector.store, self.info.ref_kind
-        keys = [ObjectRef(kind, namespace, name) for namespace, name in store.list_keys()]
-        handover = self._handover = Handover(owner, keys)
-        self._handed = asyncio.Event()
-        count = self.concurrency if movers is None else max(1, movers)
-        await asyncio.gather(*(self._mover(handover) for _ in range(count)))
-        self._check_handed()
-        await self._handed.wait()
-
-    async def _mover(self, handover: Handover) -> None:
-        """Move keys of ``handover`` until none is left to take."""
-        assert self.reflector is not None
-        store = self.reflector.store
-        while (key := handover.next()) is not None:
-            if (key.namespace, key.name) not in store:
-                continue
-            if self.queue.claim(key) is None:  # a reconcile runs: its worker moves it next
-                self.queue.add(key, ReconcileReason.HANDOVER)
-                continue
-            try:
-                raw = self._latest(key, store.get(key.namespace, key.name))
-                to = handover.target(key)
-                ctx = self._context(key, frozenset({ReconcileReason.HANDOVER}), None)
-                if raw is not None and to is not None:
-                    await self._let_go(key, raw, ctx, to)
-                elif raw is not None:  # no member takes it: reconciled here
-                    self.queue.add(key, ReconcileReason.HANDOVER)
-            finally:
-                self.queue.done(key)
-
-    def _check_handed(self) -> None:
-        if self.reflector is not None and len(self.reflector.store) == 0:
-            self._handed.set()
+        if self._shard is not None:
+            count = self.concurrency if movers is None else movers
+            await self._shard.hand_over(owner, count)
 
     async def shutdown(self, timeout: float = 30.0) -> None:
         """Stop: no new reconciles; wait up to ``timeout`` seconds for running ones, then
@@ -671,7 +634,7 @@ class Controller:
         if self._written:
             self._forget_write(self.info.ref(event.obj), event)
         key = self.info.ref(event.obj)
-        if self.shard is not None and self._shard_event(key, event):
+        if self._shard is not None and self._shard.on_primary(key, event):
             return
         if not all(predicate(event) for predicate in self.predicates):
             return
@@ -683,36 +646,6 @@ class Controller:
             # an object that just arrived (the initial list, moved in from another replica)
             # waits behind changes to objects already reconciled (controller-runtime 0.20)
             self.queue.add(key, reason, low_priority=event.type == ADDED)
-
-    def _shard_event(self, key: ObjectRef, event: ReflectorEvent) -> bool:
-        """Handle what sharding decides about a primary event; True when handled: a drain
-        marker, or a change of an object being handed over, queues the key whatever the
-        predicates say (its worker acknowledges or moves it), and an object leaving this
-        replica's share is not a deletion."""
-        assert self.shard is not None
-        handover = self._handover
-        if event.type == DELETED:
-            if handover is not None:
-                handover.moving.discard(key)
-                self._check_handed()
-            return self._moved_away(key)
-        if event.type == ADDED:
-            self._moved.discard(key)  # back in this replica's share
-            if handover is not None:
-                handover.moving.add(key)  # entered the share during the handover
-        if (handover is not None and key in handover.moving) or self.shard.draining(event.obj):
-            self.queue.add(key, ReconcileReason.UPDATED)
-            return True
-        return False
-
-    def _moved_away(self, key: ObjectRef) -> bool:
-        """Whether a DELETED event of a sharded watch is the object leaving this replica's
-        share after this controller acknowledged its drain (other DELETED events are
-        checked with a GET before ``on_delete`` runs: see :meth:`_gone`)."""
-        if key in self._moved:
-            self._moved.discard(key)
-            return True
-        return False
 
     def _forget_write(self, key: ObjectRef, event: ReflectorEvent) -> None:
         """Drop this controller's own copy of a write once the cache holds that write or a
@@ -856,19 +789,13 @@ class Controller:
         if raw is None:
             self.queue.forget(key)
             if last_known is not None and on_delete is not None:
-                if self.shard is not None and not await self._gone(key, last_known, ctx):
+                if self._shard is not None and not await self._deleted_here(key, last_known, ctx):
                     return
                 with fenced(self._fence(None, None)):
                     await self._on_delete(on_delete, last_known, ctx)
             return
-        if self.shard is not None:
-            if key in self._moved:
-                self.queue.forget(key)  # handed over: its leaving event is on its way
-                return
-            to = self._handover.target(key) if self._handover is not None else None
-            if to is not None or self.shard.draining(raw):
-                await self._let_go(key, raw, ctx, to)
-                return
+        if self._shard is not None and await self._shard.intercept(key, raw, ctx):
+            return
         self.stats.reconciles += 1
         obj: Any = None
         started = time.monotonic()
@@ -912,20 +839,11 @@ class Controller:
     def _fence(self, key: ObjectRef | None, raw: Obj | None) -> WriteFence | None:
         """The write fence of a reconcile of ``key`` (read as ``raw``): the Lease check,
         and for a sharded controller the object's precondition; None when unfenced."""
-        if self.lease is None and self.shard is None:
+        if self._shard is not None and key is not None and raw is not None:
+            return self._shard.fence(key, raw)
+        if self.lease is None:
             return None
-        if key is None or raw is None or self.shard is None or self.info is None:
-            return WriteFence(self.lease, self.lease_holder)
-        return WriteFence(
-            self.lease,
-            self.lease_holder,
-            kind=self.info.kind,
-            namespace=key.namespace,
-            name=key.name,
-            label=self.shard.label,
-            member=self.shard.member,
-            resource_version=(raw.get("metadata") or {}).get("resourceVersion"),
-        )
+        return WriteFence(self.lease, self.lease_holder)
 
     async def _fenced_out(
         self, key: ObjectRef, error: Exception, fence: WriteFence, ctx: Context
@@ -936,93 +854,18 @@ class Controller:
             ctx.log.info("not reconciled: %s", error)
             self.queue.add_after(key, FENCED_RETRY, ReconcileReason.REQUEUE)
             return True
-        if self.shard is None:
-            return False
-        conflict = isinstance(error, APIError) and error.status in (409, 422)
-        if not (fence.lost or conflict or isinstance(error, OwnershipLostError)):
-            return False
-        if not fence.lost:
-            await self._read_owner(key, fence)  # a 409: changed, or moved to another replica?
-        if not fence.lost:
-            return False
-        ctx.log.info(
-            "lost ownership: labelled for %s at the server; not written, not retried here",
-            fence.owner or "no replica",
-        )
-        self.stats.lost_ownership += 1
-        self.queue.forget(key)
-        return True
+        return self._shard is not None and await self._shard.lost(key, error, fence, ctx)
 
-    async def _read_owner(self, key: ObjectRef, fence: WriteFence) -> None:
-        """GET ``key`` under ``fence``, which learns its owner at the server (a failed GET
-        teaches nothing: the reconcile is retried)."""
-        assert self.info is not None
-        namespace = key.namespace if self.info.namespaced else None
-        with fenced(fence):
-            try:
-                await send(
-                    self.api,
-                    "GET",
-                    version=self.info.api_version,
-                    namespace=namespace,
-                    url=f"{self.info.plural}/{key.name}",
-                    target=Target(self.info.ref_kind, namespace, key.name),
-                    accept=(404,),
-                )
-            except Exception as error:
-                log.debug("%s: reading the owner of %s failed: %s", self.name, key, error)
-
-    async def _gone(self, key: ObjectRef, last_known: Obj, ctx: Context) -> bool:
-        """For a sharded controller: whether an object that left its watch was deleted (a
-        GET answers 404) rather than moved to another replica (it still exists). When the
-        GET fails, the key is retried and False returned."""
-        assert self.info is not None
-        namespace = key.namespace if self.info.namespaced else None
+    async def _deleted_here(self, key: ObjectRef, last_known: Obj, ctx: Context) -> bool:
+        """Sharded: whether an object that left the watch was deleted, not moved (a failed
+        check retries the key)."""
+        assert self._shard is not None
         try:
-            reply = await send(
-                self.api,
-                "GET",
-                version=self.info.api_version,
-                namespace=namespace,
-                url=f"{self.info.plural}/{key.name}",
-                target=Target(self.info.ref_kind, namespace, key.name),
-                accept=(404,),
-            )
+            return await self._shard.deleted(key, ctx)
         except Exception as error:
-            ctx.log.warning("checking whether it was deleted or moved failed: %s", error)
             self._deleted[key] = last_known
             self.queue.retry(key, self.retry_policy, ctx, error)
             return False
-        if reply.status == 404:
-            return True
-        ctx.log.debug("left this replica's share (moved to another replica): no on_delete")
-        return False
-
-    async def _let_go(self, key: ObjectRef, raw: Obj, ctx: Context, to: str | None) -> None:
-        """Hand ``key`` back to the ring's sharder (a drain, ``to`` None), or to its new
-        owner ``to`` (a handover): no reconcile runs for it here any more (the queue runs
-        no key twice at once, so one in flight has finished)."""
-        assert self.shard is not None and self.info is not None
-        self._moved.add(key)
-        try:
-            await self.shard.acknowledge(self.api, self.info, raw, to=to)
-        except Exception as error:
-            self._moved.discard(key)
-            if isinstance(error, APIError) and error.status == 404:
-                ctx.log.debug("not handed over: gone (%s)", error)
-                self.queue.forget(key)
-                return
-            # never dropped (a 409 is an object changed since read, or an injected fault
-            # that brings no event): decided again from the cache after the key's backoff
-            conflict = isinstance(error, APIError) and error.status == 409
-            level = logging.DEBUG if conflict else logging.WARNING
-            ctx.log.log(level, "handing over to %s failed: %s", to or "the sharder", error)
-            self.queue.retry(key, self.retry_policy, ctx, error)
-            return
-        self.queue.forget(key)
-        self.stats.drains += 1
-        self._written.pop(key, None)
-        ctx.log.debug("handed over to %s", to or "the sharder (drain acknowledged)")
 
     async def _typed(self, key: ObjectRef, obj: Any, raw: Obj, ctx: Context) -> Any:
         """The typed object of ``raw`` (the previous reconcile's when it left it as read:

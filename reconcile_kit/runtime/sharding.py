@@ -23,19 +23,32 @@ controller then
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..client.contenttypes import MERGE_PATCH
+from ..client.errors import APIError, OwnershipLostError
+from ..client.fencing import WriteFence, fenced
 from ..client.request import Target, send
 from ..meta.objects import ObjectRef
 from ..meta.shards import drain_label, shard_label
+from .reflector import ADDED, DELETED, ReflectorEvent
 from .resources import ResourceInfo
 from .store import Obj
 
-__all__ = ["Handover", "ShardFilter"]
+if TYPE_CHECKING:
+    from .context import Context
+    from .controller import Controller
+
+__all__ = ["Handover", "ShardFilter", "ShardSide"]
+
+log = logging.getLogger(__name__)
+HANDOVER = "handover"  # ReconcileReason.HANDOVER
+UPDATED = "updated"  # ReconcileReason.UPDATED
 
 
 @dataclass(frozen=True)
@@ -137,3 +150,216 @@ class Handover:
         if to is None:
             self.moving.discard(key)
         return to
+
+
+class ShardSide:
+    """What sharding adds to one run of a sharded controller: the one hook a
+    :class:`~reconcile_kit.runtime.controller.Controller` calls at each step (an event of
+    its primary kind, a key about to be reconciled or deleted, a reconcile's write fence
+    and its failure, the handover on a graceful stop); the controller knows nothing else
+    of shards.
+
+    Args:
+        shard: this replica's share of the ring.
+        controller: the controller it serves (its queue, cache and request context).
+    """
+
+    def __init__(self, shard: ShardFilter, controller: Controller) -> None:
+        self.shard = shard
+        self.controller = controller
+        self.moved: set[ObjectRef] = set()  # drains acknowledged, leaving the watch
+        self.handover: Handover | None = None
+        self._handed = asyncio.Event()  # set once the share is empty during a handover
+
+    # --- events ----------------------------------------------------------------------------
+
+    def on_primary(self, key: ObjectRef, event: ReflectorEvent) -> bool:
+        """Handle what sharding decides about a primary event; True when handled: a drain
+        marker, or a change of an object being handed over, queues the key whatever the
+        predicates say (its worker acknowledges or moves it), and an object leaving this
+        replica's share after its drain was acknowledged is not a deletion (other DELETED
+        events are checked with a GET before ``on_delete`` runs: see :meth:`deleted`)."""
+        handover = self.handover
+        if event.type == DELETED:
+            if handover is not None:
+                handover.moving.discard(key)
+                self._check_handed()
+            if key in self.moved:
+                self.moved.discard(key)
+                return True
+            return False
+        if event.type == ADDED:
+            self.moved.discard(key)  # back in this replica's share
+            if handover is not None:
+                handover.moving.add(key)  # entered the share during the handover
+        if (handover is not None and key in handover.moving) or self.shard.draining(event.obj):
+            self.controller.queue.add(key, UPDATED)
+            return True
+        return False
+
+    async def intercept(self, key: ObjectRef, raw: Obj, ctx: Context) -> bool:
+        """Before a reconcile of ``key`` (read as ``raw``): True when sharding handles the
+        key instead (handed over already, draining, or being handed over)."""
+        if key in self.moved:
+            self.controller.queue.forget(key)  # handed over: its leaving event is on its way
+            return True
+        to = self.handover.target(key) if self.handover is not None else None
+        if to is not None or self.shard.draining(raw):
+            await self.let_go(key, raw, ctx, to)
+            return True
+        return False
+
+    async def deleted(self, key: ObjectRef, ctx: Context) -> bool:
+        """Whether an object that left this replica's watch was deleted (a GET answers 404)
+        rather than moved to another replica (it still exists). When the GET fails, False
+        (the caller retries the key)."""
+        ctrl = self.controller
+        assert ctrl.info is not None
+        namespace = key.namespace if ctrl.info.namespaced else None
+        try:
+            reply = await send(
+                ctrl.api,
+                "GET",
+                version=ctrl.info.api_version,
+                namespace=namespace,
+                url=f"{ctrl.info.plural}/{key.name}",
+                target=Target(ctrl.info.ref_kind, namespace, key.name),
+                accept=(404,),
+            )
+        except Exception as error:
+            ctx.log.warning("checking whether it was deleted or moved failed: %s", error)
+            raise
+        if reply.status == 404:
+            return True
+        ctx.log.debug("left this replica's share (moved to another replica): no on_delete")
+        return False
+
+    # --- fenced writes ---------------------------------------------------------------------
+
+    def fence(self, key: ObjectRef, raw: Obj) -> WriteFence:
+        """The write fence of a reconcile of ``key`` read as ``raw``: the controller's Lease
+        check, and a precondition on writes to the object (see
+        :mod:`reconcile_kit.client.fencing`)."""
+        ctrl = self.controller
+        assert ctrl.info is not None
+        return WriteFence(
+            ctrl.lease,
+            ctrl.lease_holder,
+            kind=ctrl.info.kind,
+            namespace=key.namespace,
+            name=key.name,
+            label=self.shard.label,
+            member=self.shard.member,
+            resource_version=(raw.get("metadata") or {}).get("resourceVersion"),
+        )
+
+    async def lost(self, key: ObjectRef, error: Exception, fence: WriteFence, ctx: Context) -> bool:
+        """Whether a failed reconcile of ``key`` failed because the object moved to another
+        replica at the server (handled: one INFO line, the key forgotten, no retry here).
+        A 409 or 422 from an object not yet known to have moved is followed by a GET that
+        tells."""
+        conflict = isinstance(error, APIError) and error.status in (409, 422)
+        if not (fence.lost or conflict or isinstance(error, OwnershipLostError)):
+            return False
+        if not fence.lost:
+            await self._read_owner(key, fence)  # a 409: changed, or moved to another replica?
+        if not fence.lost:
+            return False
+        ctx.log.info(
+            "lost ownership: labelled for %s at the server; not written, not retried here",
+            fence.owner or "no replica",
+        )
+        self.controller.stats.lost_ownership += 1
+        self.controller.queue.forget(key)
+        return True
+
+    async def _read_owner(self, key: ObjectRef, fence: WriteFence) -> None:
+        """GET ``key`` under ``fence``, which learns its owner at the server (a failed GET
+        teaches nothing: the reconcile is retried)."""
+        ctrl = self.controller
+        assert ctrl.info is not None
+        namespace = key.namespace if ctrl.info.namespaced else None
+        with fenced(fence):
+            try:
+                await send(
+                    ctrl.api,
+                    "GET",
+                    version=ctrl.info.api_version,
+                    namespace=namespace,
+                    url=f"{ctrl.info.plural}/{key.name}",
+                    target=Target(ctrl.info.ref_kind, namespace, key.name),
+                    accept=(404,),
+                )
+            except Exception as error:
+                log.debug("%s: reading the owner of %s failed: %s", ctrl.name, key, error)
+
+    # --- letting go ------------------------------------------------------------------------
+
+    async def let_go(self, key: ObjectRef, raw: Obj, ctx: Context, to: str | None) -> None:
+        """Hand ``key`` back to the ring's sharder (a drain, ``to`` None), or to its new
+        owner ``to`` (a handover): no reconcile runs for it here any more (the queue runs
+        no key twice at once, so one in flight has finished). A failed write is decided
+        again after the key's backoff (a 409 is an object changed since read, or a fault
+        that brings no event), never dropped; a 404 (gone) ends it."""
+        ctrl = self.controller
+        assert ctrl.info is not None
+        self.moved.add(key)
+        try:
+            await self.shard.acknowledge(ctrl.api, ctrl.info, raw, to=to)
+        except Exception as error:
+            self.moved.discard(key)
+            if isinstance(error, APIError) and error.status == 404:
+                ctx.log.debug("not handed over: gone (%s)", error)
+                ctrl.queue.forget(key)
+                return
+            conflict = isinstance(error, APIError) and error.status == 409
+            level = logging.DEBUG if conflict else logging.WARNING
+            ctx.log.log(level, "handing over to %s failed: %s", to or "the sharder", error)
+            ctrl.queue.retry(key, ctrl.retry_policy, ctx, error)
+            return
+        ctrl.queue.forget(key)
+        ctrl.stats.drains += 1
+        ctrl._written.pop(key, None)  # the controller's copy of its own write goes
+        ctx.log.debug("handed over to %s", to or "the sharder (drain acknowledged)")
+
+    async def hand_over(self, owner: Callable[[ObjectRef], str | None], movers: int) -> None:
+        """Move every object of the share to ``owner(key)``, ``movers`` at a time, then
+        return once the share is empty (see
+        :meth:`~reconcile_kit.runtime.controller.Controller.hand_over`)."""
+        ctrl = self.controller
+        if ctrl.reflector is None or ctrl.info is None:
+            return
+        store, kind = ctrl.reflector.store, ctrl.info.ref_kind
+        keys = [ObjectRef(kind, namespace, name) for namespace, name in store.list_keys()]
+        handover = self.handover = Handover(owner, keys)
+        self._handed = asyncio.Event()
+        await asyncio.gather(*(self._mover(handover) for _ in range(max(1, movers))))
+        self._check_handed()
+        await self._handed.wait()
+
+    async def _mover(self, handover: Handover) -> None:
+        """Move keys of ``handover`` until none is left to take."""
+        ctrl = self.controller
+        assert ctrl.reflector is not None
+        store = ctrl.reflector.store
+        while (key := handover.next()) is not None:
+            if (key.namespace, key.name) not in store:
+                continue
+            if ctrl.queue.claim(key) is None:  # a reconcile runs: its worker moves it next
+                ctrl.queue.add(key, HANDOVER)
+                continue
+            try:
+                raw = ctrl._latest(key, store.get(key.namespace, key.name))
+                to = handover.target(key)
+                ctx = ctrl._context(key, frozenset({HANDOVER}), None)
+                if raw is not None and to is not None:
+                    await self.let_go(key, raw, ctx, to)
+                elif raw is not None:  # no member takes it: reconciled here
+                    ctrl.queue.add(key, HANDOVER)
+            finally:
+                ctrl.queue.done(key)
+
+    def _check_handed(self) -> None:
+        reflector = self.controller.reflector
+        if reflector is not None and len(reflector.store) == 0:
+            self._handed.set()
