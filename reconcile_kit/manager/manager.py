@@ -19,9 +19,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -34,38 +32,23 @@ from ..client.transport import (
     close_session,
     release_transport,
 )
-from ..meta.objects import ObjectRef
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 from ..runtime.events import EventRecorder
 from ..runtime.sharding import ShardFilter
 from ..runtime.sources import ReflectorPool
 from ..webhooks.registration import register, unregister
 from ..webhooks.server import WebhookServer
+from .entries import Entry, failure, fence_by, first, raise_failures, shutdown, start
 from .leaderelection import LeaderElection
 from .metrics import Metrics
-from .sharding import ring
-from .sharding.assigner import Assigner, ShardedKind
 from .sharding.config import Sharding
-from .sharding.membership import LEAVING_ANNOTATION, RingView, membership_election
+from .sharding.member import RingMember
 
 __all__ = ["Manager"]
 
 log = logging.getLogger(__name__)
 
 StartHook = Callable[[Any], Awaitable[None]]
-
-
-@dataclass
-class _Entry:
-    controller: Controller
-    reconcile: Reconcile
-    error_policy: ErrorPolicy | None
-    data: Any
-    on_delete: OnDelete | None
-    needs_leader: bool
-    sharded: bool | None = None
-    task: asyncio.Task[None] | None = None
-    drains_reported: int = 0
 
 
 class Manager:
@@ -150,18 +133,15 @@ class Manager:
         self.metrics = Metrics()
         self.recorder: EventRecorder | None = None
         self.ports: dict[str, int] = {}
-        self._entries: list[_Entry] = []
+        self._entries: list[Entry] = []
         self._start_hooks: list[StartHook] = []
         self.extra_rules: list[dict[str, Any]] = []
         self._stop: asyncio.Event | None = None  # the running run()'s
         self._stop_requested = False  # stop() came, maybe before run() created _stop
         self._started = False  # run() got past its on_start hooks
         self._leading = False  # leader-only controllers run
-        self._member = False  # sharded controllers run (this replica is in the ring)
-        self._assigner: Assigner | None = None  # the ring's sharder while it runs here
-        self.membership: LeaderElection | None = None
-        """With ``sharding``: the election of this replica's membership Lease while
-        :meth:`run` runs (``membership.is_leader``: a member)."""
+        self.ring_member: RingMember | None = None
+        """With ``sharding``: this replica's part in its ring while :meth:`run` runs."""
         self._own_api: Api | None = None
         self._runners: list[web.AppRunner] = []
         self._registered = False
@@ -191,7 +171,7 @@ class Manager:
         or ``needs_leader`` decide where it runs). Without ``sharding`` it is ignored.
         """
         self._entries.append(
-            _Entry(controller, reconcile, error_policy, data, on_delete, needs_leader, sharded)
+            Entry(controller, reconcile, error_policy, data, on_delete, needs_leader, sharded)
         )
         return controller
 
@@ -251,7 +231,7 @@ class Manager:
             return ["stopping"]
         if self.webhooks is not None and not self.webhooks.serving:
             return ["webhook server not serving"]
-        if self.sharding is not None and not self._member:
+        if self.sharding is not None and not self._member():
             return [f"not a member of ring {self.sharding.ring}"]
         return [
             f"controller {entry.controller.name}: caches not synced"
@@ -260,12 +240,21 @@ class Manager:
             and (entry.task is None or entry.task.done() or not entry.controller.synced)
         ]
 
-    def _runs_here(self, entry: _Entry) -> bool:
+    def _runs_here(self, entry: Entry) -> bool:
         if self._sharded(entry):
-            return self._member
+            return self._member()
         return not entry.needs_leader or self.leader_election is None or self._leading
 
-    def _sharded(self, entry: _Entry) -> bool:
+    def _member(self) -> bool:
+        return self.ring_member is not None and self.ring_member.member
+
+    @property
+    def membership(self) -> LeaderElection | None:
+        """With ``sharding``: the election of this replica's membership Lease while
+        :meth:`run` runs (``membership.is_leader``: a member)."""
+        return self.ring_member.membership if self.ring_member is not None else None
+
+    def _sharded(self, entry: Entry) -> bool:
         return self.sharding is not None and entry.sharded is not False
 
     # --- running ---------------------------------------------------------------------------
@@ -381,7 +370,7 @@ class Manager:
             if e not in sharded and (not e.needs_leader or self.leader_election is None)
         ]
         gated = [e for e in self._entries if e not in free and e not in sharded]
-        self._start(free)
+        start(free)
         try:
             parts: list[Awaitable[None]] = []
             if self.leader_election is not None:
@@ -389,10 +378,19 @@ class Manager:
             else:
                 parts.append(self._until_stopped_or_failed(free))
             if self.sharding is not None:
-                parts.append(self._shard_and_run(self.sharding, sharded))
+                self.ring_member = RingMember(
+                    self.sharding,
+                    sharded,
+                    api=self.api,
+                    stop=self._stop,
+                    metrics=self.metrics,
+                    name=self.name,
+                    graceful_shutdown_timeout=self.graceful_shutdown_timeout,
+                )
+                parts.append(self.ring_member.run())
             await self._together(parts)
         finally:
-            await self._shutdown(free, self.graceful_shutdown_timeout)
+            await shutdown(free, self.graceful_shutdown_timeout)
 
     async def _together(self, parts: list[Awaitable[None]]) -> None:
         """Run ``parts`` until all return; the first to fail stops the others (as
@@ -416,11 +414,11 @@ class Manager:
         for task in tasks:
             task.result()
 
-    async def _lead_and_run(self, election: LeaderElection, gated: list[_Entry]) -> None:
+    async def _lead_and_run(self, election: LeaderElection, gated: list[Entry]) -> None:
         assert self._stop is not None and self.api is not None
         gauge = self.metrics.leader.labels(election.name)
         election.on_status_change.append(lambda leading: gauge.set(1 if leading else 0))
-        _fence(gated, election, f"leadership Lease {election.name}")
+        fence_by(gated, election, f"leadership Lease {election.name}")
         campaign = asyncio.create_task(election.run(self.api))
         cools: list[Callable[[], Awaitable[None]]] = []
         warming = asyncio.create_task(_warm(gated, cools))
@@ -433,21 +431,17 @@ class Manager:
         )
         try:
             while not self._stop.is_set():
-                if not await self._first(election.leading(), self._stop.wait()):
+                if not await first(election.leading(), self._stop.wait()):
                     break
                 log.info("%s: leading (%s); starting controllers", self.name, election.identity)
                 self._leading = True
-                self._start(gated)
-                stopped = await self._first(
-                    self._stop.wait(), election.lost(), self._failure(gated)
-                )
-                await self._shutdown(
-                    gated, self.graceful_shutdown_timeout if stopped else stepping_down
-                )
+                start(gated)
+                stopped = await first(self._stop.wait(), election.lost(), failure(gated))
+                await shutdown(gated, self.graceful_shutdown_timeout if stopped else stepping_down)
                 self._leading = False
-                self._raise_failures(gated)
+                raise_failures(gated)
         finally:
-            await self._shutdown(gated, stepping_down)
+            await shutdown(gated, stepping_down)
             self._leading = False
             if self._stop.is_set():
                 # graceful: controllers are down, so give the lease up for a standby now
@@ -461,321 +455,10 @@ class Manager:
             for cool in cools:
                 await cool()
 
-    # --- sharding ----------------------------------------------------------------------------
-
-    async def _shard_and_run(self, sharding: Sharding, entries: list[_Entry]) -> None:
-        """Be a member of the ring and run the sharded controllers while one; campaign for
-        the ring's sharder alongside. On a graceful stop: hand the objects over to the
-        other members (see :meth:`_hand_over`), stop the controllers, release the
-        membership Lease (the sharder moves what is left directly), then stop the
-        sharder (see :meth:`_leave`)."""
-        assert self._stop is not None and self.api is not None
-        ring, identity = sharding.ring, sharding.identity
-        membership = self.membership = membership_election(sharding)
-        gauge = self.metrics.shard.member.labels(ring, identity)
-        membership.on_status_change.append(lambda member: gauge.set(1 if member else 0))
-        _fence(entries, membership, f"membership Lease {sharding.member_lease}")
-        view = RingView(self.api, ring, sharding.namespace, retry_period=sharding.retry_period)
-        sharder_done = asyncio.Event()
-        kinds = [
-            ShardedKind(
-                e.controller.kind,
-                e.controller.namespace,
-                e.controller.label_selector,
-                e.controller.field_selector,
-            )
-            for e in entries
-        ]
-        stepping_down = max(
-            min(
-                self.graceful_shutdown_timeout,
-                (sharding.lease_duration - sharding.renew_deadline) / 2,
-            ),
-            0.1,
-        )
-        campaign: asyncio.Task[None] | None = None
-        sharder: asyncio.Task[None] | None = None
-        try:
-            if not await self._first(view.start(), self._stop.wait()):
-                return
-            campaign = asyncio.create_task(membership.run(self.api))
-            sharder = asyncio.create_task(self._run_sharder(sharding, view, kinds, sharder_done))
-            while not self._stop.is_set():
-                if not await self._first(membership.leading(), self._stop.wait()):
-                    break
-                log.info(
-                    "%s: joined ring %s as %s; starting sharded controllers",
-                    self.name,
-                    ring,
-                    identity,
-                )
-                self._member = True
-                self._start(entries)
-                stopped = await self._first(
-                    self._stop.wait(), membership.lost(), self._failure(entries)
-                )
-                if stopped:
-                    await self._hand_over(sharding, membership, view, entries)
-                await self._shutdown(
-                    entries, self.graceful_shutdown_timeout if stopped else stepping_down
-                )
-                self._member = False
-                if stopped:
-                    await self._leave(sharding, membership)
-                self._raise_failures(entries)
-                if not stopped:
-                    log.warning(
-                        "%s: not a member of ring %s any more (Lease not renewed);"
-                        " sharded controllers stopped, rejoining",
-                        self.name,
-                        ring,
-                    )
-        finally:
-            await self._shutdown(entries, stepping_down)
-            self._member = False
-            sharder_done.set()
-            if sharder is not None:
-                await asyncio.gather(sharder, return_exceptions=True)
-            if campaign is not None:
-                if self._stop.is_set():
-                    # graceful: the sharded controllers are down, give the membership up
-                    # (done already when they had started: _leave)
-                    await membership.release()
-                    await membership.stop()
-                else:
-                    campaign.cancel()
-                await asyncio.gather(campaign, return_exceptions=True)
-            await view.stop()
-
-    async def _hand_over(
-        self,
-        sharding: Sharding,
-        membership: LeaderElection,
-        view: RingView,
-        entries: list[_Entry],
-    ) -> None:
-        """Graceful stop of a member: annotate its Lease leaving (the sharder assigns it
-        nothing more and leaves its objects to it), then have every sharded controller
-        move its objects to their rendezvous owners among the other members taking
-        objects, each claimed from its work queue as a worker would (see
-        :meth:`~reconcile_kit.runtime.controller.Controller.hand_over`): each object is
-        served here until the write that hands it over, and by its new owner from the
-        event that write causes. At most ``drain_timeout`` seconds, and only while another
-        member takes objects (replicas stopping together end their handovers once they
-        see each other leaving)."""
-
-        def others() -> frozenset[str]:
-            return view.candidates() - {sharding.identity}
-
-        if not others():
-            return
-        membership.annotations[LEAVING_ANNOTATION] = "true"
-        if not await membership.renew_now():
-            return  # not marked: the sharder would move the objects back; release instead
-
-        def owner(key: ObjectRef) -> str | None:
-            return ring.owner(ring.object_key(key.namespace, key.name), others())
-
-        timeout = sharding.drain_timeout
-        timeout = self.graceful_shutdown_timeout if timeout is None else timeout
-        started = time.monotonic()
-        nobody = asyncio.Event()
-
-        def check() -> None:
-            if not others():
-                nobody.set()
-
-        view.on_change.append(check)
-        handovers = asyncio.gather(*(e.controller.hand_over(owner) for e in entries))
-        try:
-            async with asyncio.timeout(timeout):
-                if not await self._first(handovers, nobody.wait()):
-                    log.info(
-                        "%s: ring %s: no other member takes objects; handover ended",
-                        self.name,
-                        sharding.ring,
-                    )
-                    return
-        except TimeoutError:
-            log.warning(
-                "%s: ring %s: objects not handed over after %s s; the sharder moves them",
-                self.name,
-                sharding.ring,
-                timeout,
-            )
-            return
-        finally:
-            view.on_change.remove(check)
-        log.info(
-            "%s: ring %s: objects handed over in %.2f s",
-            self.name,
-            sharding.ring,
-            time.monotonic() - started,
-        )
-
-    async def _leave(self, sharding: Sharding, membership: LeaderElection) -> None:
-        """Leave the ring once the sharded controllers stopped (their in-flight reconciles
-        finished): release the membership Lease at once, so the sharder moves this
-        member's objects directly, as timebertt's shards do on shutdown. When this replica
-        runs the sharder, keep it running until it moved them (at most ``drain_timeout``
-        seconds), or until no other member takes objects."""
-        await membership.release()
-        await membership.stop()
-        log.info("%s: left ring %s", self.name, sharding.ring)
-        assigner = self._assigner
-        if assigner is None:
-            return
-        timeout = sharding.drain_timeout
-        timeout = self.graceful_shutdown_timeout if timeout is None else timeout
-        try:
-            async with asyncio.timeout(timeout):
-                await assigner.handed_over(sharding.identity)
-        except TimeoutError:
-            log.warning(
-                "%s: ring %s: this replica's objects not moved after %s s; the next sharder"
-                " moves them",
-                self.name,
-                sharding.ring,
-                timeout,
-            )
-
-    async def _run_sharder(
-        self, sharding: Sharding, view: RingView, kinds: list[ShardedKind], done: asyncio.Event
-    ) -> None:
-        """Campaign for the ring's sharder Lease and run the assigner while holding it,
-        until ``done``."""
-        assert self._stop is not None and self.api is not None
-        election = LeaderElection(
-            sharding.sharder_lease,
-            namespace=sharding.namespace,
-            identity=sharding.identity,
-            lease_duration=sharding.lease_duration,
-            renew_deadline=sharding.renew_deadline,
-            retry_period=sharding.retry_period,
-            release_on_cancel=False,
-        )
-        campaign = asyncio.create_task(election.run(self.api))
-        try:
-            while not done.is_set():
-                if not await self._first(election.leading(), done.wait()):
-                    break
-                log.info("%s: running the sharder of ring %s", self.name, sharding.ring)
-                assigner = Assigner(
-                    self.api,
-                    sharding.ring,
-                    sharding.identity,
-                    view,
-                    kinds,
-                    metrics=self.metrics.shard,
-                    concurrency=sharding.concurrency,
-                    lease_duration=sharding.lease_duration,
-                )
-                task = asyncio.create_task(assigner.run())
-                self._assigner = assigner
-                try:
-                    await self._first(done.wait(), election.lost(), task)
-                finally:
-                    self._assigner = None
-                    task.cancel()
-                    await asyncio.gather(task, return_exceptions=True)
-                if not task.cancelled() and task.exception() is not None:
-                    log.error(
-                        "%s: the sharder of ring %s failed; retrying in %s s",
-                        self.name,
-                        sharding.ring,
-                        sharding.retry_period,
-                        exc_info=task.exception(),
-                    )
-                    await self._first(asyncio.sleep(sharding.retry_period), done.wait())
-        finally:
-            if self._stop.is_set():
-                await election.release()
-                await election.stop()
-            else:
-                campaign.cancel()
-            await asyncio.gather(campaign, return_exceptions=True)
-
-    def _observe_shards(self) -> None:
-        """Bring the per-replica shard metrics up to date (at each scrape)."""
-        sharding = self.sharding
-        if sharding is None:
-            return
-        shard = self.metrics.shard
-        for entry in self._entries:
-            if not self._sharded(entry):
-                continue
-            controller = entry.controller
-            reflector = controller.reflector if controller.running else None
-            count = len(reflector.store) if reflector is not None else 0
-            shard.objects.labels(sharding.ring, sharding.identity, controller.name).set(count)
-            drains = controller.stats.drains
-            if drains > entry.drains_reported:
-                shard.acknowledged.labels(sharding.ring, sharding.identity).inc(
-                    drains - entry.drains_reported
-                )
-            entry.drains_reported = drains
-
-    async def _until_stopped_or_failed(self, entries: list[_Entry]) -> None:
+    async def _until_stopped_or_failed(self, entries: list[Entry]) -> None:
         assert self._stop is not None
-        await self._first(self._stop.wait(), self._failure(entries))
-        self._raise_failures(entries)
-
-    def _start(self, entries: list[_Entry]) -> None:
-        for entry in entries:
-            entry.task = asyncio.create_task(
-                entry.controller.run(
-                    entry.reconcile,
-                    error_policy=entry.error_policy,
-                    data=entry.data,
-                    on_delete=entry.on_delete,
-                )
-            )
-
-    async def _failure(self, entries: list[_Entry]) -> None:
-        """Return when any of ``entries``' controllers stops on its own (an error)."""
-        tasks = [e.task for e in entries if e.task is not None]
-        if tasks:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        else:
-            await asyncio.Event().wait()
-
-    def _raise_failures(self, entries: list[_Entry]) -> None:
-        for entry in entries:
-            task = entry.task
-            if task is not None and task.done() and not task.cancelled() and task.exception():
-                raise RuntimeError(f"controller {entry.controller.name} failed") from (
-                    task.exception()
-                )
-
-    async def _shutdown(self, entries: list[_Entry], timeout: float) -> None:
-        running = [e for e in entries if e.task is not None]
-        stopping = []
-        for entry in running:
-            assert entry.task is not None
-            if entry.task.done():
-                continue
-            if entry.controller.running:
-                stopping.append(entry.controller.shutdown(timeout))
-            else:
-                entry.task.cancel()  # not started yet: nothing to drain
-        await asyncio.gather(*stopping, return_exceptions=True)
-        for entry in running:
-            assert entry.task is not None
-            await asyncio.gather(entry.task, return_exceptions=True)
-            if entry.task.cancelled() or entry.task.exception() is None:
-                entry.task = None
-
-    @staticmethod
-    async def _first(*waits: Awaitable[Any]) -> bool:
-        """Await the first of ``waits`` to finish; True when it was the first one."""
-        tasks = [asyncio.ensure_future(w) for w in waits]
-        try:
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-            return tasks[0] in done
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await first(self._stop.wait(), failure(entries))
+        raise_failures(entries)
 
     # --- probes and metrics ----------------------------------------------------------------
 
@@ -831,7 +514,8 @@ class Manager:
         return web.Response(status=500, text="not ready: " + "; ".join(reasons))
 
     async def _metrics(self, request: web.Request) -> web.Response:
-        self._observe_shards()
+        if self.ring_member is not None:
+            self.ring_member.observe()
         return web.Response(
             body=self.metrics.exposition(), headers={"Content-Type": "text/plain; version=0.0.4"}
         )
@@ -861,15 +545,7 @@ def _nothing() -> None:
     """No signal handlers to restore."""
 
 
-def _fence(entries: list[_Entry], election: LeaderElection, holder: str) -> None:
-    """Fence the writes of ``entries``' controllers by ``election``'s Lease (see
-    :mod:`reconcile_kit.client.fencing`)."""
-    for entry in entries:
-        entry.controller.lease = election.holds_lease
-        entry.controller.lease_holder = holder
-
-
-async def _warm(entries: list[_Entry], cools: list[Callable[[], Awaitable[None]]]) -> None:
+async def _warm(entries: list[Entry], cools: list[Callable[[], Awaitable[None]]]) -> None:
     """Warm the caches of ``entries``' controllers while this replica waits for leadership
     (see :meth:`~reconcile_kit.runtime.controller.Controller.warm`), adding to ``cools``
     what releases them. A failure only costs the warm start: logged, not raised."""

@@ -1,0 +1,103 @@
+"""The controllers a :class:`~reconcile_kit.manager.Manager` runs, and running a group of
+them: start, notice one failing, stop (draining), as the manager's leader-elected,
+sharded and unconditional groups all do."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
+
+if TYPE_CHECKING:
+    from .leaderelection import LeaderElection
+
+__all__ = ["Entry", "failure", "fence_by", "first", "raise_failures", "shutdown", "start"]
+
+
+@dataclass
+class Entry:
+    """One controller added to a manager, with what it runs and its task while it runs."""
+
+    controller: Controller
+    reconcile: Reconcile
+    error_policy: ErrorPolicy | None
+    data: Any
+    on_delete: OnDelete | None
+    needs_leader: bool
+    sharded: bool | None = None
+    task: asyncio.Task[None] | None = None
+    drains_reported: int = 0
+
+
+def start(entries: list[Entry]) -> None:
+    """Run each entry's controller in a task of its own."""
+    for entry in entries:
+        entry.task = asyncio.create_task(
+            entry.controller.run(
+                entry.reconcile,
+                error_policy=entry.error_policy,
+                data=entry.data,
+                on_delete=entry.on_delete,
+            )
+        )
+
+
+async def failure(entries: list[Entry]) -> None:
+    """Return when any of ``entries``' controllers stops on its own (an error)."""
+    tasks = [e.task for e in entries if e.task is not None]
+    if tasks:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    else:
+        await asyncio.Event().wait()
+
+
+def raise_failures(entries: list[Entry]) -> None:
+    """Raise RuntimeError (from the controller's error) for the first that failed."""
+    for entry in entries:
+        task = entry.task
+        if task is not None and task.done() and not task.cancelled() and task.exception():
+            raise RuntimeError(f"controller {entry.controller.name} failed") from (task.exception())
+
+
+async def shutdown(entries: list[Entry], timeout: float) -> None:
+    """Stop ``entries``' controllers: running reconciles get ``timeout`` seconds."""
+    running = [e for e in entries if e.task is not None]
+    stopping = []
+    for entry in running:
+        assert entry.task is not None
+        if entry.task.done():
+            continue
+        if entry.controller.running:
+            stopping.append(entry.controller.shutdown(timeout))
+        else:
+            entry.task.cancel()  # not started yet: nothing to drain
+    await asyncio.gather(*stopping, return_exceptions=True)
+    for entry in running:
+        assert entry.task is not None
+        await asyncio.gather(entry.task, return_exceptions=True)
+        if entry.task.cancelled() or entry.task.exception() is None:
+            entry.task = None
+
+
+async def first(*waits: Awaitable[Any]) -> bool:
+    """Await the first of ``waits`` to finish (the others are cancelled); True when it was
+    the first one."""
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        return tasks[0] in done
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def fence_by(entries: list[Entry], election: LeaderElection, holder: str) -> None:
+    """Fence the writes of ``entries``' controllers by ``election``'s Lease (see
+    :mod:`reconcile_kit.client.fencing`); ``holder`` names it in messages."""
+    for entry in entries:
+        entry.controller.lease = election.holds_lease
+        entry.controller.lease_holder = holder
