@@ -351,9 +351,7 @@ async def _load_and_run(
 ) -> None:
     import kr8s.asyncio
 
-    from .target import load_manager
-
-    manager = await load_manager(target)
+    manager = await _load_manager(target)
     manager.handle_signals = False  # this command handles them, before and after run()
     loaded.append(manager)
     if stopping.is_set():
@@ -372,6 +370,18 @@ async def _load_and_run(
         click.echo(f"kubeconfig: {server.kubeconfig}", err=False)
         click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get all -A")
         await _run_on(manager, await server.api())
+
+
+async def _load_manager(target: str) -> Manager:
+    """The Manager TARGET defines (:func:`.target.load_manager`); a TARGET that cannot be
+    loaded is a ClickException (``Error: TARGET: ...``, exit code 1), the same for every
+    subcommand."""
+    from .target import TargetError, load_manager
+
+    try:
+        return await load_manager(target)
+    except TargetError as err:
+        raise click.ClickException(str(err)) from err
 
 
 async def _run_on(manager: Manager, api: kr8s.asyncio.Api) -> None:
@@ -430,9 +440,8 @@ def rbac(
     --shard."""
     from ..manager.leaderelection import LeaderElection
     from .rbac import render
-    from .target import load_manager
 
-    manager = asyncio.run(load_manager(target))
+    manager = asyncio.run(_load_manager(target))
     if namespace is not None:
         manager.namespace = namespace
     if leader_elect and manager.leader_election is None:
@@ -496,9 +505,8 @@ def manifests(
     """Print the manifests that run the manager TARGET in a cluster: CRDs, ServiceAccount,
     RBAC, Deployment (``reconcile-kit run TARGET``), Services, webhook configurations."""
     from .manifests import DeploymentSettings, render, write_kustomize
-    from .target import load_manager
 
-    manager = asyncio.run(load_manager(target))
+    manager = asyncio.run(_load_manager(target))
     settings = DeploymentSettings(
         target=target,
         namespace=namespace,
