@@ -483,7 +483,9 @@ def rbac(
 @click.option(
     "--cert-manager",
     is_flag=True,
-    help="Add a self-signed cert-manager Issuer and the webhook Certificate.",
+    help="Have cert-manager issue the webhook serving certificate (a self-signed Issuer and a"
+    " Certificate; it injects the CA). Without it, a certificate is generated here: a Secret"
+    " and the configurations' caBundle (valid 365 days, not renewed).",
 )
 @click.option(
     "-o",
@@ -518,9 +520,16 @@ def manifests(
     )
     if output is None:
         click.echo(render(manager, settings), nl=False)
-        return
-    for path in write_kustomize(manager, settings, Path(output)):
-        click.echo(str(path))
+    else:
+        for path in write_kustomize(manager, settings, Path(output)):
+            click.echo(str(path))
+    if manager.webhooks is not None and not cert_manager:
+        click.echo(
+            f"note: the webhook serving certificate (Secret {manager.name}-webhook-tls in "
+            f"{namespace}, its private key included) was generated now, self-signed, valid "
+            "365 days and not renewed; --cert-manager has cert-manager issue and renew it",
+            err=True,
+        )
 
 
 @main.command()
