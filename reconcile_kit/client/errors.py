@@ -10,6 +10,7 @@ server's message and, for 422, the field causes. :func:`error_from_status` maps 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -38,6 +39,7 @@ __all__ = [
     "UnauthorizedError",
     "describe",
     "error_from_status",
+    "error_tree",
 ]
 
 
@@ -76,7 +78,9 @@ class ObjectError(ReconcileKitError):
 
 
 class PatchError(ObjectError):
-    """A patch could not be computed or was refused (names the field where it can)."""
+    """A patch could not be computed, found before anything is sent (a changed
+    kind/apiVersion/name/namespace, a value JSON cannot hold): names the object and field.
+    A patch the server refused is an :class:`APIError`, never a PatchError."""
 
 
 class ConditionConflictError(PatchError):
@@ -358,3 +362,22 @@ def _rbac_rule(method: str, path: str) -> tuple[str, str, str, str]:
         if "watch=" in path:
             verb = "watch"
     return verb, group, resource, scope
+
+
+def error_tree() -> str:
+    """The exception hierarchy under :class:`ReconcileKitError` as a Markdown nested list,
+    each class with the first line of its docstring (docs/errors.md holds it; a test fails
+    when the page differs)."""
+    lines: list[str] = []
+
+    def walk(cls: type[Exception], depth: int) -> None:
+        paragraph = (cls.__doc__ or "").strip().split("\n\n", 1)[0]
+        summary = " ".join(paragraph.split()).rstrip(".").replace("``", "`")
+        summary = re.sub(r":\w+:`~?([^`]+)`", r"`\1`", summary)  # Sphinx roles: code
+        lines.append(f"{'    ' * depth}* `{cls.__name__}`: {summary}")
+        for sub in sorted(cls.__subclasses__(), key=lambda c: c.__name__):
+            if sub.__module__ == __name__:
+                walk(sub, depth + 1)
+
+    walk(ReconcileKitError, 0)
+    return "\n".join(lines) + "\n"

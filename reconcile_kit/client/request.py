@@ -58,6 +58,7 @@ __all__ = [
     "add_request_observer",
     "is_safe_to_repeat",
     "remove_request_observer",
+    "resource_of",
     "retry_after_seconds",
     "send",
     "stream",

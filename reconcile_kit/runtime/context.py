@@ -122,7 +122,8 @@ class Context:
                 controllers.
             ConflictError: with ``force=False``, fields other managers own
                 (``field_conflicts`` lists managers and paths).
-            APIError: any other refusal (InvalidError, ForbiddenError...), naming ``obj``.
+            APIError: any other refusal (InvalidError, ForbiddenError...), naming ``obj``;
+                never a PatchError (the one rule of every write helper: docs/errors.md).
         """
         target = TypedTarget(obj, self.api) if is_typed(obj) else obj
         body = apply_body(target.raw if target is not obj else raw_of(obj))
