@@ -10,7 +10,7 @@ from typing import Any
 from .resource import CustomResource, ResourceInfo
 from .schema import SchemaError, structural_schema
 
-__all__ = ["crd_document", "custom_resources", "openapi_schema"]
+__all__ = ["crd_document", "custom_resources", "openapi_schema", "plain_text"]
 
 
 def crd_document(*classes: type[CustomResource]) -> dict[str, Any]:
