@@ -29,6 +29,7 @@ __all__ = [
     "InternalServerError",
     "InvalidError",
     "InvalidObjectError",
+    "ListItemConflictError",
     "NotFoundError",
     "ObjectError",
     "OwnerReferenceError",
@@ -256,6 +257,36 @@ class InvalidError(APIError):
         )
         text = super()._text()
         return f"{text} [{fields}]" if fields and fields not in text else text
+
+
+class ListItemConflictError(InvalidError):
+    """422 refusing a server-side apply whose list item repeats a unique field (a name) of an
+    item another field manager owns: someone changed a list-map key of the child (a Service
+    port 5432 -> 15432), so the applied item is a second item with the same name. The same
+    apply fails again until that item is changed back or removed: report it, do not retry.
+
+    Attributes:
+        field: the refused field (``spec.ports[1].name``).
+        value: the repeated value (``"db"``).
+        item: the other item's list-map key fields (``{"port": 15432, "protocol": "TCP"}``).
+        owners: the field managers owning that item, as ``manager (Operation)``.
+    """
+
+    def __init__(
+        self,
+        server_message: str,
+        *,
+        field: str,
+        value: Any,
+        item: Mapping[str, Any],
+        owners: Sequence[str],
+        **details: Any,
+    ) -> None:
+        self.field = field
+        self.value = value
+        self.item = dict(item)
+        self.owners = list(owners)
+        super().__init__(server_message, **details)
 
 
 class TooManyRequestsError(APIError):

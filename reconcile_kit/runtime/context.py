@@ -32,6 +32,7 @@ from .apply import (
     apply_body,
     check_controller,
     digest,
+    duplicate_item_error,
     key_of,
     names_controller,
     refused_second_controller,
@@ -122,6 +123,11 @@ class Context:
                 controllers.
             ConflictError: with ``force=False``, fields other managers own
                 (``field_conflicts`` lists managers and paths).
+            ListItemConflictError: an InvalidError (422 "Duplicate value") because a list
+                item of ``obj`` repeats the name of an item another field manager owns
+                (someone changed a list-map key, e.g. a Service port): names the field,
+                the value, that item's key and its owners (one GET to find them). The same
+                apply fails until that item changes: report it (Stalled), do not retry.
             APIError: any other refusal (InvalidError, ForbiddenError...), naming ``obj``;
                 never a PatchError (the one rule of every write helper: docs/errors.md).
         """
@@ -178,9 +184,15 @@ class Context:
                 **_where(obj),
             )
         except InvalidError as err:
-            if TWO_CONTROLLERS not in err.server_message:
+            if TWO_CONTROLLERS in err.server_message:
+                raise refused_second_controller(body, err.server_message) from err
+            if not any(c.get("reason") == "FieldValueDuplicate" for c in err.causes):
                 raise
-            raise refused_second_controller(body, err.server_message) from err
+            # who holds the other item? one GET, only on this refusal
+            conflict = duplicate_item_error(body, await self._live(obj), err, manager)
+            if conflict is None:
+                raise
+            raise conflict from err
         answer = reply.json()
         if intents is not None:
             intents.remember(key, body_digest, answer)

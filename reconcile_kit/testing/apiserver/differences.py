@@ -193,7 +193,8 @@ DIFFERENCES: tuple[Difference, ...] = (
     ),
     Difference(
         "Built-in validation in part",
-        "Built-in kinds are validated in part: pods only for container names, "
+        "Built-in kinds are validated in part: pods only for container names, Services "
+        "for their port names (required when several, unique), "
         "CertificateSigningRequests for the request and usages (not signer names, usage "
         "values or conditions; no `/approval` subresource and no signer).",
         "Not implemented yet.",
