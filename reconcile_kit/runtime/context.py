@@ -40,6 +40,7 @@ from .apply import (
 )
 from .sources import CacheView
 from .store import Obj, Store
+from .typed import is_model_class
 
 __all__ = ["Context"]
 
@@ -82,16 +83,32 @@ class Context:
     def _store_for(self, kind: Any) -> Store:
         return self.cache.store_for(kind)
 
-    def get(self, name: str, namespace: str | None = None, kind: Any = None) -> Obj | None:
-        """A cached object (read-only dict) of the primary kind or of an owned/watched
-        ``kind``; ``namespace`` defaults to the reconciled object's. KeyError for a kind the
-        controller does not watch."""
+    def get(self, name: str, namespace: str | None = None, kind: Any = None) -> Any:
+        """A cached object of the primary kind or of an owned/watched ``kind``: a read-only
+        dict, or, when ``kind`` is a typed model class (a CustomResource), that model (a
+        copy bound to a kr8s object on the controller's api: ``PatchHelper`` takes it);
+        None when the cache does not hold it. ``namespace`` defaults to the reconciled
+        object's. KeyError for a kind the controller does not watch."""
         ns = self.key.namespace if namespace is None else namespace
-        return self._store_for(kind).get(ns, name)
+        found = self._store_for(kind).get(ns, name)
+        if found is None or not is_model_class(kind):
+            return found
+        return self._model(kind, found)
 
-    def list(self, namespace: str | None = None, kind: Any = None) -> list[Obj]:
-        """Cached objects (read-only dicts), optionally of one namespace."""
-        return self._store_for(kind).list(namespace)
+    def list(self, namespace: str | None = None, kind: Any = None) -> list[Any]:
+        """Cached objects, optionally of one namespace: read-only dicts, or models of a
+        typed ``kind`` (as :meth:`get`)."""
+        found = self._store_for(kind).list(namespace)
+        if not is_model_class(kind):
+            return found
+        return [self._model(kind, raw) for raw in found]
+
+    def _model(self, kind: Any, raw: Obj) -> Any:
+        """The typed model of cached ``raw`` (a copy), bound to a kr8s object on the api."""
+        state = orjson.loads(orjson.dumps(raw))
+        return kind.from_raw(
+            state, kind.kr8s_class()(orjson.loads(orjson.dumps(raw)), api=self.api)
+        )
 
     # --- writing ---------------------------------------------------------------------------
 

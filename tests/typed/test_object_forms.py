@@ -196,3 +196,34 @@ async def test_patch_helper_and_events_take_every_form(kube: kr8s.asyncio.Api) -
             "g1",
             created["metadata"]["uid"],
         )
+
+
+async def test_ctx_get_and_list_give_models_of_a_typed_kind(kube: kr8s.asyncio.Api) -> None:
+    """``ctx.get(name, kind=Model)`` and ``ctx.list(kind=Model)`` give models bound to the
+    api (PatchHelper takes them); without a model class they stay read-only dicts."""
+    await install(kube)
+    seen: list[Any] = []
+
+    async def reconcile(obj: Gadget, ctx: Context) -> None:
+        if seen:
+            return
+        got = ctx.get(obj.metadata.name or "", kind=Gadget)
+        listed = ctx.list(kind=Gadget)
+        seen.extend([got, listed, ctx.get(obj.metadata.name or "")])
+        async with PatchHelper(got):
+            add_finalizer(got, CLEANUP)
+
+    ctrl = Controller(Gadget, api=kube, namespace="default", pool=ReflectorPool())
+    task = asyncio.create_task(ctrl.run(reconcile))
+    try:
+        await call(kube, "POST", GADGETS, gadget("g1", 2))
+        assert await ctrl.wait_reconciled(lambda: bool(seen), 10)
+    finally:
+        await ctrl.shutdown(5)
+        await task
+    got, listed, plain = seen
+    assert isinstance(got, Gadget) and got.spec.replicas == 2 and got.object is not None
+    assert [type(m) for m in listed] == [Gadget]
+    assert isinstance(plain, dict)
+    _, body = await call(kube, "GET", f"{GADGETS}/g1")
+    assert body["metadata"]["finalizers"] == [CLEANUP]
