@@ -239,9 +239,14 @@ def run(
     SIGTERM or SIGINT at any point (loading TARGET, starting the embedded server, on_start
     hooks, leader election, running) stops it gracefully, with exit code 0.
     """
+    from ..client.tracing import configure_from_environment
     from ..manager.logs import configure_logging
 
     configure_logging(log_format, log_level.upper())
+    try:
+        configure_from_environment()  # OTEL_TRACES_EXPORTER & co. (the tracing extra)
+    except RuntimeError as err:
+        raise click.ClickException(str(err)) from err
     options = _RunOptions(
         namespace=namespace,
         leader_elect=leader_elect,

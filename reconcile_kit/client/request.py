@@ -43,7 +43,7 @@ import httpx
 import kr8s
 import orjson
 
-from . import direct
+from . import direct, tracing
 from .contenttypes import APPLY_PATCH, JSON, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from .errors import APIError, APIUnavailableError, ServerTimeoutError, error_from_status
 from .ratelimit import rate_limit_of
@@ -394,6 +394,34 @@ class _Answer:
 
 @contextlib.asynccontextmanager
 async def _call(
+    api: Any, method: str, target: Target, *, retry_reads: bool, attempt: int = 1, **request: Any
+) -> AsyncIterator[httpx.Response | _Answer | None]:
+    """:func:`_call_untraced`, in a CLIENT span carrying the trace context when tracing is
+    on (:mod:`.tracing`)."""
+    if tracing.tracer() is None:
+        async with _call_untraced(
+            api, method, target, retry_reads=retry_reads, attempt=attempt, **request
+        ) as response:
+            yield response
+        return
+    headers = dict(request.pop("headers", None) or {})
+    with tracing.request_span(method, _path(api, request), headers, attempt) as span:
+        async with _call_untraced(
+            api,
+            method,
+            target,
+            retry_reads=retry_reads,
+            attempt=attempt,
+            headers=headers,
+            **request,
+        ) as response:
+            if response is not None:
+                tracing.answered(span, response.status_code)
+            yield response
+
+
+@contextlib.asynccontextmanager
+async def _call_untraced(
     api: Any, method: str, target: Target, *, retry_reads: bool, attempt: int = 1, **request: Any
 ) -> AsyncIterator[httpx.Response | _Answer | None]:
     """kr8s's ``call_api`` without raising for status, its transport failures mapped;
