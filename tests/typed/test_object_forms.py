@@ -30,7 +30,7 @@ from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer
 
 from ..kubehttp import call
-from .models import Gadget
+from .models import Gadget, GadgetStatus
 from .test_controller import GADGETS, gadget, install
 
 FORMS = ("model", "kr8s", "dict")
@@ -227,3 +227,73 @@ async def test_ctx_get_and_list_give_models_of_a_typed_kind(kube: kr8s.asyncio.A
     assert isinstance(plain, dict)
     _, body = await call(kube, "GET", f"{GADGETS}/g1")
     assert body["metadata"]["finalizers"] == [CLEANUP]
+
+
+async def test_ctx_writes_take_a_typed_model_a_kr8s_object_and_a_dict(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """ctx.apply, ctx.apply_status and ctx.create_or_patch (with and without ``mutate``)
+    with each form: the same objects on the server, and each form ends as the server's
+    answer."""
+    await install(kube)
+    results: dict[str, Any] = {}
+
+    def build(form: str, name: str, replicas: int) -> Any:
+        raw = {**gadget(name, replicas), "metadata": {"name": name, "namespace": "default"}}
+        if form == "model":
+            return Gadget.model_validate(raw)
+        if form == "kr8s":
+            return Gadget.kr8s_class()(raw, api=kube)
+        return raw
+
+    async def reconcile(obj: Gadget, ctx: Context) -> None:
+        if obj.metadata.name != "trigger" or results:
+            return
+        for form in FORMS:
+            applied = build(form, f"applied-{form}", 1)
+            await ctx.apply(applied)
+            status = build(form, f"applied-{form}", 1)
+            view = status if isinstance(status, dict) else None
+            if form == "model":
+                status.status = GadgetStatus(ready_replicas=1)
+            elif form == "kr8s":
+                status.raw["status"] = {"readyReplicas": 1}
+            else:
+                assert view is not None
+                view["status"] = {"readyReplicas": 1}
+            await ctx.apply_status(status)
+            made = build(form, f"made-{form}", 2)
+            first = await ctx.create_or_patch(made)
+
+            def bump(current: Any) -> None:
+                if isinstance(current, Gadget):
+                    current.spec.replicas = 3
+                elif isinstance(current, dict):
+                    current["spec"]["replicas"] = 3
+                else:
+                    current.raw["spec"]["replicas"] = 3
+
+            again = build(form, f"made-{form}", 2)
+            second = await ctx.create_or_patch(again, bump)
+            results[form] = (applied, status, made, first, again, second)
+
+    ctrl = Controller(Gadget, api=kube, namespace="default", pool=ReflectorPool())
+    task = asyncio.create_task(ctrl.run(reconcile))
+    try:
+        await call(kube, "POST", GADGETS, gadget("trigger", 1))
+        assert await ctrl.wait_reconciled(lambda: bool(results), 10)
+    finally:
+        await ctrl.shutdown(5)
+        await task
+    assert ctrl.stats.errors == 0
+    for form in FORMS:
+        applied, status, made, first, again, second = results[form]
+        assert (first, second) == ("created", "updated"), form
+        _, on_server = await call(kube, "GET", f"{GADGETS}/applied-{form}")
+        assert on_server["spec"]["replicas"] == 1 and on_server["status"]["readyReplicas"] == 1
+        _, made_on_server = await call(kube, "GET", f"{GADGETS}/made-{form}")
+        assert made_on_server["spec"]["replicas"] == 3, form
+        for written in (applied, made, again):  # each holds the server's answer
+            assert view_of(written)["metadata"]["uid"], (form, written)
+        assert view_of(again)["spec"]["replicas"] == 3
+        assert isinstance(again, {"model": Gadget, "dict": dict}.get(form, object))
