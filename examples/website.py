@@ -22,7 +22,11 @@ Design:
 - **Ownership.** ``set_controller_reference`` makes the Website the children's controller
   (garbage collection, and ``.owns()`` reconciles the Website when a child changes). A
   Deployment or Service of that name controlled by something else is never touched:
-  ``ctx.apply`` raises AlreadyOwnedError and the Website reports ``Stalled``.
+  ``ctx.apply`` raises AlreadyOwnedError and the Website reports ``Stalled``. So does a
+  child whose list key another manager changed (a Service port edited from 80 to 8080:
+  the applied port 80 would repeat its name): ``ctx.apply`` raises ListItemConflictError
+  naming the field, the other item and its owner; the Website reports ``Stalled`` (reason
+  ``ChildFieldConflict``) once, and is not retried until the Website or the child changes.
 - **Status (kstatus).** From the Deployment's own status: ``Ready=True`` once its
   ``observedGeneration`` caught up and all replicas are updated and available, else
   ``Ready=False`` / ``Reconciling=True`` with reason ``Progressing`` (a cluster without
@@ -55,6 +59,7 @@ from reconcile_kit import (
     AlreadyOwnedError,
     Context,
     Controller,
+    ListItemConflictError,
     Manager,
     PatchHelper,
     Reasons,
@@ -74,6 +79,7 @@ CRD_PATH = Path(__file__).with_name("website-crd.yaml")
 GROUP = "examples.reconcile-kit.io"
 OWNED = ("Ready", "Reconciling", "Stalled")
 OWNED_ELSEWHERE = "ChildOwnedElsewhere"
+CHILD_CONFLICT = "ChildFieldConflict"
 
 
 class WebsiteSpec(KubeModel):
@@ -198,10 +204,13 @@ async def reconcile(site: Website, ctx: Context) -> None:
             for child in (deployment, service):
                 set_controller_reference(site.object, child)  # the kr8s object it was read as
                 await ctx.apply(child)
-        except AlreadyOwnedError as error:
+        except (AlreadyOwnedError, ListItemConflictError) as error:
+            # neither goes away by retrying the same apply: report it, once, and wait for a
+            # change (the Website's spec, or the child's: owns() brings its events)
+            reason = OWNED_ELSEWHERE if isinstance(error, AlreadyOwnedError) else CHILD_CONFLICT
             message = f"{error}"
-            mark_stalled(site, OWNED_ELSEWHERE, message, observed_generation=generation)
-            mark_not_ready(site, OWNED_ELSEWHERE, message, observed_generation=generation)
+            mark_stalled(site, reason, message, observed_generation=generation)
+            mark_not_ready(site, reason, message, observed_generation=generation)
             return
         _report(site, deployment.raw, generation)
 

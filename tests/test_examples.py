@@ -720,3 +720,58 @@ async def test_kubectl_applies_the_example_yaml(
     assert "configured" not in out and "ippool.examples.reconcile-kit.io/lab unchanged" in out
     allocations, _ = await pool_state(kube, "lab")
     assert allocations == lab
+
+
+# --- error paths, by injecting the fault (issue 29) --------------------------------------------
+
+
+async def test_ippool_pool_gone_at_the_reread_is_no_error(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """The pool is gone when the reconcile re-reads it (an injected 404 on that GET):
+    ``reread`` answers None, the reconcile ends without error and writes nothing."""
+    await install_crds(kube, [ippool.CRD_PATH])
+    apiserver.faults.fail(404, verb="get", resource="ippools", name="gone", times=1)
+    results: list[Any] = []
+
+    async def recorded(obj: Any, ctx: Context) -> Any:
+        result = await ippool.reconcile(obj, ctx)
+        results.append(result)
+        return result
+
+    ctrl = ippool.controller(kube)
+    async with running(ctrl, recorded):
+        mark = len(apiserver.requests)
+        await post(kube, POOLS, pool("gone", "10.20.0.0/29"))
+        await until(ctrl, lambda: bool(results))
+        assert results[0] is None and ctrl.stats.errors == 0
+        assert writes_since(apiserver, mark) == [f"POST {POOLS}"]
+
+
+async def test_configmap_generator_refused_child_is_retried_until_it_passes(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """A child write the server refuses (an injected 403 on the ConfigMap's apply) fails the
+    reconcile with ForbiddenError (docs/errors.md: a refusal is the APIError of its status),
+    which the controller retries; the retry passes and the generator gets Ready."""
+    await install_crds(kube, [cmg.CRD_PATH])
+    apiserver.faults.fail(403, verb="patch", resource="configmaps", times=1)
+    failures: list[BaseException] = []
+
+    async def recorded(obj: Any, ctx: Context) -> Any:
+        try:
+            return await cmg.reconcile(obj, ctx)
+        except Exception as error:
+            failures.append(error)
+            raise
+
+    ctrl = cmg.controller(kube)
+    async with running(ctrl, recorded):
+        await post(kube, GENERATORS, generator("g1", {"a": "1"}))
+
+        async def ready() -> bool:
+            return condition(await get(kube, f"{GENERATORS}/g1"), "Ready").get("status") == "True"
+
+        await until(ctrl, ready)
+    assert [type(f).__name__ for f in failures] == ["ForbiddenError"]
+    assert "ConfigMap default/g1" in str(failures[0])

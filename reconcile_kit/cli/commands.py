@@ -266,9 +266,14 @@ def run(
     SIGTERM or SIGINT at any point (loading TARGET, starting the embedded server, on_start
     hooks, leader election, running) stops it gracefully, with exit code 0.
     """
+    from ..client.tracing import configure_from_environment
     from ..manager.logs import configure_logging
 
     configure_logging(log_format, log_level.upper())
+    try:
+        configure_from_environment()  # OTEL_TRACES_EXPORTER & co. (the tracing extra)
+    except RuntimeError as err:
+        raise click.ClickException(str(err)) from err
     options = _RunOptions(
         namespace=namespace,
         leader_elect=leader_elect,
@@ -378,9 +383,7 @@ async def _load_and_run(
 ) -> None:
     import kr8s.asyncio
 
-    from .target import load_manager
-
-    manager = await load_manager(target)
+    manager = await _load_manager(target)
     manager.handle_signals = False  # this command handles them, before and after run()
     loaded.append(manager)
     if stopping.is_set():
@@ -399,6 +402,18 @@ async def _load_and_run(
         click.echo(f"kubeconfig: {server.kubeconfig}", err=False)
         click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get all -A")
         await _run_on(manager, await server.api())
+
+
+async def _load_manager(target: str) -> Manager:
+    """The Manager TARGET defines (:func:`.target.load_manager`); a TARGET that cannot be
+    loaded is a ClickException (``Error: TARGET: ...``, exit code 1), the same for every
+    subcommand."""
+    from .target import TargetError, load_manager
+
+    try:
+        return await load_manager(target)
+    except TargetError as err:
+        raise click.ClickException(str(err)) from err
 
 
 async def _run_on(manager: Manager, api: kr8s.asyncio.Api) -> None:
@@ -457,9 +472,8 @@ def rbac(
     --shard."""
     from ..manager.leaderelection import LeaderElection
     from .rbac import render
-    from .target import load_manager
 
-    manager = asyncio.run(load_manager(target))
+    manager = asyncio.run(_load_manager(target))
     if namespace is not None:
         manager.namespace = namespace
     if leader_elect and manager.leader_election is None:
@@ -501,7 +515,9 @@ def rbac(
 @click.option(
     "--cert-manager",
     is_flag=True,
-    help="Add a self-signed cert-manager Issuer and the webhook Certificate.",
+    help="Have cert-manager issue the webhook serving certificate (a self-signed Issuer and a"
+    " Certificate; it injects the CA). Without it, a certificate is generated here: a Secret"
+    " and the configurations' caBundle (valid 365 days, not renewed).",
 )
 @click.option(
     "-o",
@@ -523,9 +539,8 @@ def manifests(
     """Print the manifests that run the manager TARGET in a cluster: CRDs, ServiceAccount,
     RBAC, Deployment (``reconcile-kit run TARGET``), Services, webhook configurations."""
     from .manifests import DeploymentSettings, render, write_kustomize
-    from .target import load_manager
 
-    manager = asyncio.run(load_manager(target))
+    manager = asyncio.run(_load_manager(target))
     settings = DeploymentSettings(
         target=target,
         namespace=namespace,
@@ -537,9 +552,16 @@ def manifests(
     )
     if output is None:
         click.echo(render(manager, settings), nl=False)
-        return
-    for path in write_kustomize(manager, settings, Path(output)):
-        click.echo(str(path))
+    else:
+        for path in write_kustomize(manager, settings, Path(output)):
+            click.echo(str(path))
+    if manager.webhooks is not None and not cert_manager:
+        click.echo(
+            f"note: the webhook serving certificate (Secret {manager.name}-webhook-tls in "
+            f"{namespace}, its private key included) was generated now, self-signed, valid "
+            "365 days and not renewed; --cert-manager has cert-manager issue and renew it",
+            err=True,
+        )
 
 
 @main.command()

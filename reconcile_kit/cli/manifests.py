@@ -6,11 +6,17 @@ Documents, in apply order: the CRDs of the typed kinds the controllers reconcile
 webhooks convert (``spec.conversion`` to the webhook Service, CA injected by cert-manager),
 the ServiceAccount, the RBAC of ``reconcile-kit rbac``, the Deployment running
 ``reconcile-kit run TARGET``, a Service for metrics and one for webhooks, the webhook
-configurations, and with ``cert_manager`` a self-signed Issuer and the serving Certificate.
+configurations, and the webhook serving certificate: with ``cert_manager`` a self-signed
+cert-manager Issuer and the serving Certificate (cert-manager writes the Secret and injects
+its CA into the configurations and CRDs), else a Secret holding a CA and serving
+certificate generated here (EC P-256, 365 days) whose CA is every configuration's and
+CRD's ``caBundle`` (nothing renews it: generate again before it expires, or use
+cert-manager). The Deployment mounts that Secret either way.
 """
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +25,7 @@ import yaml
 
 from ..manager.leaderelection import LeaderElection
 from ..manager.manager import Manager
+from ..webhooks.certs import self_signed_pem
 from ..webhooks.registration import ServiceReference, configurations, conversion_stanzas
 from . import rbac
 
@@ -41,7 +48,9 @@ class DeploymentSettings:
         image: the container image holding the operator and reconcile-kit.
         replicas: more than one turns leader election on.
         watch_namespace: a manager limited to one namespace (``run --namespace``).
-        cert_manager: add a self-signed cert-manager Issuer and the webhook Certificate.
+        cert_manager: add a self-signed cert-manager Issuer and the webhook Certificate
+            (cert-manager injects the CA); False: generate the webhook serving certificate
+            here, as a Secret, and put its CA in the configurations' ``caBundle``.
         shard: run the replicas active-active (``run --shard``: a ring named after the
             manager, its Leases in ``namespace``; see README: Sharding).
     """
@@ -58,6 +67,7 @@ class DeploymentSettings:
 def documents(manager: Manager, settings: DeploymentSettings) -> list[dict[str, Any]]:
     """The manifests of ``manager`` deployed as ``settings`` say, in apply order."""
     name = manager.name
+    tls = _WebhookTLS(manager, settings)
     if settings.watch_namespace is not None:
         manager.namespace = settings.watch_namespace
     if settings.replicas > 1 and manager.leader_election is None:
@@ -66,10 +76,12 @@ def documents(manager: Manager, settings: DeploymentSettings) -> list[dict[str, 
         from ..manager.sharding import Sharding
 
         manager.sharding = Sharding(name, namespace=settings.namespace)
-    docs = _crds(manager, settings)
+    docs = _crds(manager, settings, tls)
     docs.append(_object("v1", "ServiceAccount", name, settings.namespace))
     roles = rbac.manifests(manager, service_account_namespace=settings.namespace)
     docs.extend(doc for _, doc in roles)
+    if tls.secret is not None:
+        docs.append(tls.secret)
     docs.append(_deployment(manager, settings))
     docs.append(_service(f"{name}-metrics", settings.namespace, name, METRICS_PORT, "metrics"))
     if manager.webhooks is not None:
@@ -78,7 +90,7 @@ def documents(manager: Manager, settings: DeploymentSettings) -> list[dict[str, 
                 _webhook_service(name), settings.namespace, name, WEBHOOK_PORT, "webhooks", 443
             )
         )
-        docs.extend(_webhook_configurations(manager, settings))
+        docs.extend(_webhook_configurations(manager, settings, tls))
         if settings.cert_manager:
             docs.extend(_certificates(name, settings.namespace))
     return docs
@@ -118,7 +130,7 @@ def _part(kind: str) -> str:
         return "rbac"
     if kind.endswith("WebhookConfiguration"):
         return "webhooks"
-    if kind in ("Issuer", "Certificate"):
+    if kind in ("Issuer", "Certificate", "Secret"):
         return "certificates"
     return "manager"
 
@@ -135,11 +147,35 @@ def _webhook_service(name: str) -> str:
     return f"{name}-webhook"
 
 
-def _ca_annotation(settings: DeploymentSettings, name: str) -> dict[str, str]:
-    return {INJECT_CA: f"{settings.namespace}/{_webhook_service(name)}"}
+class _WebhookTLS:
+    """The webhook serving certificate of one rendering: cert-manager's (the CA injected
+    by annotation), or one generated here (a Secret, and its CA as ``caBundle``)."""
+
+    def __init__(self, manager: Manager, settings: DeploymentSettings) -> None:
+        self.secret: dict[str, Any] | None = None
+        self.ca_bundle = b""
+        self.annotations: dict[str, str] = {}
+        if manager.webhooks is None:
+            return
+        service = _webhook_service(manager.name)
+        if settings.cert_manager:
+            self.annotations = {INJECT_CA: f"{settings.namespace}/{service}"}
+            return
+        ns = settings.namespace
+        ca, cert, key = self_signed_pem(
+            [f"{service}.{ns}.svc", f"{service}.{ns}.svc.cluster.local"]
+        )
+        self.ca_bundle = ca
+        secret = _object("v1", "Secret", f"{service}-tls", ns)
+        secret["type"] = "kubernetes.io/tls"
+        secret["data"] = {
+            name: base64.b64encode(value).decode()
+            for name, value in (("tls.crt", cert), ("tls.key", key), ("ca.crt", ca))
+        }
+        self.secret = secret
 
 
-def _crds(manager: Manager, settings: DeploymentSettings) -> list[dict[str, Any]]:
+def _crds(manager: Manager, settings: DeploymentSettings, tls: _WebhookTLS) -> list[dict[str, Any]]:
     models: dict[tuple[str, str], Any] = {}
     for controller in manager.controllers:
         if controller.model is not None:
@@ -151,16 +187,15 @@ def _crds(manager: Manager, settings: DeploymentSettings) -> list[dict[str, Any]
         for model in webhooks.converters.models():
             models.setdefault((model.resource.group, model.resource.kind), model)
         service = ServiceReference(settings.namespace, _webhook_service(manager.name))
-        stanzas = conversion_stanzas(webhooks, service, ca_bundle=b"")
+        stanzas = conversion_stanzas(webhooks, service, ca_bundle=tls.ca_bundle)
     docs = []
     for model in models.values():
         crd: dict[str, Any] = model.crd()
         stanza = stanzas.get(crd["metadata"]["name"])
         if stanza is not None:
             crd["spec"]["conversion"] = stanza
-            crd["metadata"].setdefault("annotations", {}).update(
-                _ca_annotation(settings, manager.name)
-            )
+            if tls.annotations:
+                crd["metadata"].setdefault("annotations", {}).update(tls.annotations)
         docs.append(crd)
     return docs
 
@@ -258,12 +293,15 @@ def _service(
     return doc
 
 
-def _webhook_configurations(manager: Manager, settings: DeploymentSettings) -> list[dict[str, Any]]:
+def _webhook_configurations(
+    manager: Manager, settings: DeploymentSettings, tls: _WebhookTLS
+) -> list[dict[str, Any]]:
     assert manager.webhooks is not None
     service = ServiceReference(settings.namespace, _webhook_service(manager.name))
-    docs = configurations(manager.webhooks, service, ca_bundle=b"")
+    docs = configurations(manager.webhooks, service, ca_bundle=tls.ca_bundle)
     for doc in docs:
-        doc["metadata"]["annotations"] = _ca_annotation(settings, manager.name)
+        if tls.annotations:
+            doc["metadata"]["annotations"] = dict(tls.annotations)
     return docs
 
 

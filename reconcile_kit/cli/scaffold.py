@@ -56,12 +56,15 @@ class ProjectNames:
 
 
 def _requirement() -> str:
+    """``reconcile-kit>=`` the version running ``init`` (its public part: a local label
+    cannot appear in ``>=``). A development or pre-release version names itself, so pip
+    accepts it (PEP 440: a specifier naming a pre-release admits pre-releases); ``>=0.1``
+    excluded 0.1.0.dev0 and the scaffold did not install."""
     try:
         current = version("reconcile-kit")
     except PackageNotFoundError:  # pragma: no cover - running from an unpacked tree
         return "reconcile-kit"
-    release = re.match(r"^\d+\.\d+", current)
-    return f"reconcile-kit>={release.group(0)}" if release else "reconcile-kit"
+    return f"reconcile-kit>={current.split('+', 1)[0]}"
 
 
 def scaffold(directory: Path, names: ProjectNames) -> list[Path]:
@@ -176,10 +179,15 @@ async def reconcile(obj: $kind, ctx: Context) -> None:
         mark_ready(obj, Reasons.RECONCILED, "ConfigMap applied", observed_generation=generation)
 
 
-def controller(namespace: str | None = None) -> Controller:
-    """${kind}s (spec changes) and the ConfigMaps they own."""
+def controller(namespace: str | None = None, api: Any = None) -> Controller:
+    """${kind}s (spec changes) and the ConfigMaps they own; ``api``: a kr8s Api (None: the
+    manager's, or kr8s's default)."""
     return Controller(
-        $kind, namespace=namespace, name="$name", predicates=[generation_changed]
+        $kind,
+        api=api,
+        namespace=namespace,
+        name="$name",
+        predicates=[generation_changed],
     ).owns(ConfigMap)
 
 
@@ -191,24 +199,26 @@ def manager() -> Manager:
 '''
 
 _TEST = '''\
-"""The operator against the embedded API server (reconcile-kit's pytest plugin gives the
-``kube`` fixture: a kr8s Api on a fresh server per test)."""
+"""The operator against an API server: reconcile-kit's pytest plugin gives the ``backend``
+fixture (a fresh namespace and a kr8s Api on it), on the embedded API server by default,
+on a real kube-apiserver with ``pytest --backend real`` and on both with ``--backend both``
+(the real one is built once by reconcile-kit's ``scripts/build-control-plane``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from kr8s.asyncio.objects import ConfigMap
 from reconcile_kit.testing import install_crds, run_until
+from reconcile_kit.testing.backends import Backend
 
 from $package.operator import $kind, controller, reconcile
 
 
-async def test_a_${plural}_configmap_holds_its_greeting(kube: Any) -> None:
-    await install_crds(kube, $kind)
+async def test_a_${plural}_configmap_holds_its_greeting(backend: Backend) -> None:
+    api, namespace = backend.api, backend.namespace
+    await install_crds(api, $kind)
     obj = $kind.kr8s_class()(
-        {"metadata": {"name": "demo", "namespace": "default"}, "spec": {"greeting": "hi"}},
-        api=kube,
+        {"metadata": {"name": "demo", "namespace": namespace}, "spec": {"greeting": "hi"}},
+        api=api,
     )
     await obj.create()
 
@@ -217,8 +227,9 @@ async def test_a_${plural}_configmap_holds_its_greeting(kube: Any) -> None:
         conditions = (obj.raw.get("status") or {}).get("conditions") or []
         return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
 
-    assert await run_until(controller(namespace="default"), reconcile, ready, timeout=10)
-    configmap = await ConfigMap.get("demo", namespace="default", api=kube)
+    ctrl = controller(namespace=namespace, api=api)
+    assert await run_until(ctrl, reconcile, ready, timeout=30)
+    configmap = await ConfigMap.get("demo", namespace=namespace, api=api)
     assert configmap.raw["data"] == {"greeting": "hi"}
     assert configmap.raw["metadata"]["ownerReferences"][0]["kind"] == "$kind"
 '''
@@ -250,6 +261,7 @@ a `$kind` (`$group/v1`) owns a ConfigMap holding its greeting.
 ```sh
 python -m venv .venv && .venv/bin/pip install -e '.[test]'
 .venv/bin/pytest                                   # runs against an embedded API server
+.venv/bin/pytest --backend both                    # and against a real kube-apiserver
 .venv/bin/reconcile-kit crd $package.operator         # the CRD, generated from the model
 .venv/bin/reconcile-kit run $package.operator:manager --embedded   # try it, no cluster
 docker build -t $name:0.1.0 .

@@ -10,6 +10,7 @@ server's message and, for 422, the field causes. :func:`error_from_status` maps 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "InvalidError",
     "InvalidObjectError",
     "LeaseExpiredError",
+    "ListItemConflictError",
     "NotFoundError",
     "ObjectError",
     "OwnerReferenceError",
@@ -41,6 +43,7 @@ __all__ = [
     "UnauthorizedError",
     "describe",
     "error_from_status",
+    "error_tree",
 ]
 
 
@@ -79,7 +82,9 @@ class ObjectError(ReconcileKitError):
 
 
 class PatchError(ObjectError):
-    """A patch could not be computed or was refused (names the field where it can)."""
+    """A patch could not be computed, found before anything is sent (a changed
+    kind/apiVersion/name/namespace, a value JSON cannot hold): names the object and field.
+    A patch the server refused is an :class:`APIError`, never a PatchError."""
 
 
 class ConditionConflictError(PatchError):
@@ -288,6 +293,36 @@ class InvalidError(APIError):
         return f"{text} [{fields}]" if fields and fields not in text else text
 
 
+class ListItemConflictError(InvalidError):
+    """422 refusing a server-side apply whose list item repeats a unique field (a name) of an
+    item another field manager owns: someone changed a list-map key of the child (a Service
+    port 5432 -> 15432), so the applied item is a second item with the same name. The same
+    apply fails again until that item is changed back or removed: report it, do not retry.
+
+    Attributes:
+        field: the refused field (``spec.ports[1].name``).
+        value: the repeated value (``"db"``).
+        item: the other item's list-map key fields (``{"port": 15432, "protocol": "TCP"}``).
+        owners: the field managers owning that item, as ``manager (Operation)``.
+    """
+
+    def __init__(
+        self,
+        server_message: str,
+        *,
+        field: str,
+        value: Any,
+        item: Mapping[str, Any],
+        owners: Sequence[str],
+        **details: Any,
+    ) -> None:
+        self.field = field
+        self.value = value
+        self.item = dict(item)
+        self.owners = list(owners)
+        super().__init__(server_message, **details)
+
+
 class TooManyRequestsError(APIError):
     """429 Too Many Requests (API priority and fairness, or a rate limit); wait at least
     :attr:`retry_after` seconds before trying again."""
@@ -392,3 +427,22 @@ def _rbac_rule(method: str, path: str) -> tuple[str, str, str, str]:
         if "watch=" in path:
             verb = "watch"
     return verb, group, resource, scope
+
+
+def error_tree() -> str:
+    """The exception hierarchy under :class:`ReconcileKitError` as a Markdown nested list,
+    each class with the first line of its docstring (docs/errors.md holds it; a test fails
+    when the page differs)."""
+    lines: list[str] = []
+
+    def walk(cls: type[Exception], depth: int) -> None:
+        paragraph = (cls.__doc__ or "").strip().split("\n\n", 1)[0]
+        summary = " ".join(paragraph.split()).rstrip(".").replace("``", "`")
+        summary = re.sub(r":\w+:`~?([^`]+)`", r"`\1`", summary)  # Sphinx roles: code
+        lines.append(f"{'    ' * depth}* `{cls.__name__}`: {summary}")
+        for sub in sorted(cls.__subclasses__(), key=lambda c: c.__name__):
+            if sub.__module__ == __name__:
+                walk(sub, depth + 1)
+
+    walk(ReconcileKitError, 0)
+    return "\n".join(lines) + "\n"

@@ -17,14 +17,22 @@ is safe to retry, as client-go's ``rest.Request`` does:
 - a refused or reset connection is :class:`~reconcile_kit.client.errors.APIUnavailableError`
   and a client-side timeout :class:`~reconcile_kit.client.errors.ServerTimeoutError`, never
   kr8s's misleading ``APITimeoutError`` for a refused connection.
+
+Every HTTP request an api sends is reported to its observers
+(:func:`add_request_observer`): each attempt of :func:`send` and :func:`stream`, over the
+direct aiohttp route or through httpx, and kr8s's own calls (``obj.refresh()``,
+``Kind.get``...) through ``call_api``, once each. The manager's metrics
+(``rest_client_requests_total`` and client-go's ``rest_client_*``) are one such observer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
-from collections.abc import AsyncIterator, Container, Mapping
+import time
+from collections.abc import AsyncIterator, Callable, Container, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -35,7 +43,7 @@ import httpx
 import kr8s
 import orjson
 
-from . import direct
+from . import direct, tracing
 from .contenttypes import APPLY_PATCH, JSON, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from .errors import APIError, APIUnavailableError, ServerTimeoutError, error_from_status
 from .fencing import current_fence
@@ -45,8 +53,13 @@ __all__ = [
     "MAX_RETRY_AFTER",
     "MAX_TRIES",
     "Reply",
+    "RequestObservation",
+    "RequestObserver",
     "Target",
+    "add_request_observer",
     "is_safe_to_repeat",
+    "remove_request_observer",
+    "resource_of",
     "retry_after_seconds",
     "send",
     "stream",
@@ -60,6 +73,140 @@ MAX_RETRY_AFTER = 30.0
 """The longest ``Retry-After`` waited out in place, in seconds; longer ones surface."""
 _RESET_RETRY_DELAY = 0.05  # seconds before re-sending a read whose connection was reset
 _IDEMPOTENT_PATCHES = (MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
+
+
+@dataclass(frozen=True)
+class RequestObservation:
+    """One HTTP request an api sent, as its observers see it.
+
+    Attributes:
+        method: the HTTP method (``GET``, ``PATCH``...); a watch is a ``GET``.
+        path: the URL path (``/api/v1/namespaces/default/configmaps/a``).
+        status: the answer's HTTP status; 0 when none came (connection refused or reset,
+            client-side timeout).
+        seconds: from sending to the answer's headers (a whole answer's body too), in
+            seconds; the rate limiter's wait is not included.
+        attempt: 1 for a first try; n for the (n-1)-th retry of the same request by
+            :func:`send` (429, Retry-After, a reset read).
+        rate_limit_wait: seconds the request waited for the client-side rate limiter
+            (:mod:`reconcile_kit.client.ratelimit`) before it was sent; 0.0 without one
+            (through httpx, the wait is the rate limit's hook's and is not measured: 0.0).
+    """
+
+    method: str
+    path: str
+    status: int
+    seconds: float
+    attempt: int = 1
+    rate_limit_wait: float = 0.0
+
+    @property
+    def resource(self) -> str:
+        """The resource the path addresses (``configmaps``, ``deployments/status``,
+        ``customresourcedefinitions``), or the path for a non-resource URL (``/version``)."""
+        return resource_of(self.path)
+
+
+RequestObserver = Callable[[RequestObservation], None]
+"""Called once per request (synchronously, on the event loop: it must not block)."""
+
+_OBSERVERS = "_reconcile_kit_request_observers"
+_OBSERVED_HERE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "reconcile_kit_request_observed_here", default=False
+)
+
+
+def add_request_observer(api: Any, observer: RequestObserver) -> None:
+    """Report every request ``api`` (a ``kr8s.asyncio.Api``) sends from now on to
+    ``observer`` (see :class:`RequestObservation`): the toolkit's own (:func:`send`,
+    :func:`stream`, on either route) and kr8s's (``call_api`` is wrapped once per api).
+    Adding the same observer again changes nothing. An observer that raises is logged and
+    the request goes on."""
+    observers: list[RequestObserver] | None = getattr(api, _OBSERVERS, None)
+    if observers is None:
+        observers = []
+        _wrap_call_api(api, observers)
+        setattr(api, _OBSERVERS, observers)
+    if observer not in observers:
+        observers.append(observer)
+
+
+def remove_request_observer(api: Any, observer: RequestObserver) -> None:
+    """Stop reporting ``api``'s requests to ``observer`` (nothing when it was not added)."""
+    observers: list[RequestObserver] = getattr(api, _OBSERVERS, None) or []
+    if observer in observers:
+        observers.remove(observer)
+
+
+def resource_of(path: str) -> str:
+    """The resource (and subresource) a Kubernetes API path addresses:
+    ``/api/v1/namespaces/ns/pods/a/status`` -> ``pods/status``; the path itself for
+    non-resource URLs."""
+    parts = [p for p in path.split("/") if p]
+    if parts[:1] == ["api"] and len(parts) >= 3:
+        rest = parts[2:]
+    elif parts[:1] == ["apis"] and len(parts) >= 4:
+        rest = parts[3:]
+    else:
+        return path
+    if rest[:1] == ["watch"]:
+        rest = rest[1:]
+    if len(rest) >= 2 and rest[0] == "namespaces" and len(rest) != 2:
+        rest = rest[2:]  # namespaced: namespaces/<ns>/<resource>/...
+    if not rest:
+        return path
+    return rest[0] + (f"/{rest[2]}" if len(rest) >= 3 else "")
+
+
+def _notify(
+    api: Any,
+    method: str,
+    path: str,
+    status: int,
+    started: float,
+    attempt: int = 1,
+    rate_limit_wait: float = 0.0,
+) -> None:
+    observers: list[RequestObserver] | None = getattr(api, _OBSERVERS, None)
+    if not observers:
+        return
+    seen = RequestObservation(
+        method.upper(), path, status, time.monotonic() - started, attempt, rate_limit_wait
+    )
+    for observer in list(observers):
+        try:
+            observer(seen)
+        except Exception:
+            log.exception("request observer %r failed", observer)
+
+
+def _wrap_call_api(api: Any, observers: list[RequestObserver]) -> None:
+    """Make kr8s's own ``call_api`` requests observed (the toolkit's are observed in
+    ``_call``, which marks its own call with ``_OBSERVED_HERE``)."""
+    original = api.call_api
+
+    @contextlib.asynccontextmanager
+    async def call_api(method: str = "GET", *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        if _OBSERVED_HERE.get():
+            async with original(method, *args, **kwargs) as response:
+                yield response
+            return
+        started = time.monotonic()
+        path = _path(api, kwargs)
+        answered = False
+        try:
+            async with original(method, *args, **kwargs) as response:
+                answered = True
+                _notify(api, method, _path_of(response) or path, response.status_code, started)
+                yield response
+        except Exception as error:
+            if not answered:
+                failed = getattr(error, "response", None)
+                status = failed.status_code if failed is not None else 0
+                _notify(api, method, path, status, started)
+            raise
+
+    api.call_api = call_api
 
 
 @dataclass(frozen=True)
@@ -207,6 +354,7 @@ async def send(
             url=url,
             params=params,
             retry_reads=attempt < MAX_TRIES,
+            attempt=attempt,
             **extra,
         ) as response:
             if response is None:  # a read's connection was reset: send it again
@@ -270,21 +418,60 @@ class _Answer:
 
 @contextlib.asynccontextmanager
 async def _call(
-    api: Any, method: str, target: Target, *, retry_reads: bool, **request: Any
+    api: Any, method: str, target: Target, *, retry_reads: bool, attempt: int = 1, **request: Any
+) -> AsyncIterator[httpx.Response | _Answer | None]:
+    """:func:`_call_untraced`, in a CLIENT span carrying the trace context when tracing is
+    on (:mod:`.tracing`)."""
+    if tracing.tracer() is None:
+        async with _call_untraced(
+            api, method, target, retry_reads=retry_reads, attempt=attempt, **request
+        ) as response:
+            yield response
+        return
+    headers = dict(request.pop("headers", None) or {})
+    with tracing.request_span(method, _path(api, request), headers, attempt) as span:
+        async with _call_untraced(
+            api,
+            method,
+            target,
+            retry_reads=retry_reads,
+            attempt=attempt,
+            headers=headers,
+            **request,
+        ) as response:
+            if response is not None:
+                tracing.answered(span, response.status_code)
+            yield response
+
+
+@contextlib.asynccontextmanager
+async def _call_untraced(
+    api: Any, method: str, target: Target, *, retry_reads: bool, attempt: int = 1, **request: Any
 ) -> AsyncIterator[httpx.Response | _Answer | None]:
     """kr8s's ``call_api`` without raising for status, its transport failures mapped;
     yields None for a read whose connection was reset when it may be retried. A whole
-    (not streamed) request goes around httpx when the api allows (:mod:`.direct`)."""
+    (not streamed) request goes around httpx when the api allows (:mod:`.direct`). Each
+    request is reported to the api's observers once (:func:`add_request_observer`)."""
     way = None if request.get("stream") else direct.route(api)
     if way is not None:
-        yield await _call_direct(way, api, method, target, retry_reads=retry_reads, **request)
+        yield await _call_direct(
+            way, api, method, target, retry_reads=retry_reads, attempt=attempt, **request
+        )
         return
     answered = False
+    started = time.monotonic()
+    marked: contextvars.Token[bool] | None = _OBSERVED_HERE.set(True)
     try:
         async with api.call_api(method, raise_for_status=False, **request) as response:
             answered = True
+            if marked is not None:
+                _OBSERVED_HERE.reset(marked)
+                marked = None
+            _notify(api, method, _path_of(response), response.status_code, started, attempt)
             yield response
     except (httpx.TransportError, kr8s.APITimeoutError) as failure:
+        if not answered:
+            _notify(api, method, _path(api, request), 0, started, attempt)
         error = _transport_error(failure, method, _path(api, request), target)
         reset = _was_reset(failure)
         if not answered and retry_reads and method.upper() == "GET" and reset:
@@ -292,6 +479,9 @@ async def _call(
             yield None
             return
         raise error from failure
+    finally:
+        if marked is not None:
+            _OBSERVED_HERE.reset(marked)
 
 
 async def _call_direct(
@@ -301,6 +491,7 @@ async def _call_direct(
     target: Target,
     *,
     retry_reads: bool,
+    attempt: int = 1,
     version: str = "v1",
     base: str = "",
     namespace: str | None = None,
@@ -312,9 +503,13 @@ async def _call_direct(
 ) -> _Answer | None:
     """One request over the direct route, read whole; its failures mapped as ``_call``'s."""
     bucket = rate_limit_of(api)
+    waited = 0.0
     if bucket is not None:
+        before = time.monotonic()
         await bucket.acquire()
+        waited = time.monotonic() - before
     path = api._construct_url(version, base, namespace, url)
+    started = time.monotonic()
     sent = way.headers
     if headers:
         sent = {**sent, **{name.lower(): value for name, value in headers.items()}}
@@ -329,13 +524,16 @@ async def _call_direct(
         ) as response:
             body = await response.read()
             text = body.decode("utf-8", "replace")
-            return _Answer(response.status, text, response.headers, response.url.path)
+            answer = _Answer(response.status, text, response.headers, response.url.path)
     except (aiohttp.ClientError, TimeoutError, OSError) as failure:
+        _notify(api, method, path, 0, started, attempt, waited)
         error = _transport_error(failure, method, path, target)
         if retry_reads and method.upper() == "GET" and _was_reset(failure):
             log.debug("%s; retrying the read", error)
             return None
         raise error from failure
+    _notify(api, method, answer.path, answer.status_code, started, attempt, waited)
+    return answer
 
 
 def _param(value: Any) -> str:

@@ -10,6 +10,15 @@ leader_election_master_status{name}, rest_client_requests_total{code,method}.
 Sources: controller-runtime pkg/internal/controller/metrics, pkg/metrics/workqueue.go,
 pkg/metrics/client_go_adapter.go and client-go's leaderelection metrics.
 
+Every request the manager's api sends is counted, over either route (the toolkit's direct
+aiohttp route and kr8s's httpx ``call_api``), once per attempt, as client-go counts them:
+rest_client_requests_total{code,method} (code ``<error>`` when no answer came), and
+client-go's rest_client_request_duration_seconds{verb},
+rest_client_rate_limiter_duration_seconds{verb} and
+rest_client_request_retries_total{code,verb}
+(k8s.io/component-base/metrics/prometheus/restclient), fed by one request observer
+(:func:`reconcile_kit.client.request.add_request_observer`).
+
 Sharding (``Manager(sharding=...)``; no controller-runtime equivalent, the names follow
 timebertt/kubernetes-controller-sharding's ``controller_sharding_*`` where one exists):
 reconcile_kit_shard_member{ring,shard} (1 while this replica is a member),
@@ -24,12 +33,11 @@ object needs an owner to its label being written, drains included).
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+from ..client.request import RequestObservation, add_request_observer
 from ..runtime.queue import QueueMetrics
 from .sharding.assigner import AssignerMetrics
 
@@ -78,6 +86,8 @@ _RECONCILE_BUCKETS = (
     60,
 )
 _QUEUE_BUCKETS = tuple(10.0**e for e in range(-8, 2))
+_REQUEST_BUCKETS = (0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0)
+"""client-go's rest_client_request_duration_seconds and rate limiter buckets."""
 
 
 class Metrics:
@@ -126,6 +136,26 @@ class Metrics:
             ["code", "method"],
             registry=r,
         )
+        self.request_duration = Histogram(
+            "rest_client_request_duration_seconds",
+            "Request latency in seconds. Broken down by verb.",
+            ["verb"],
+            buckets=_REQUEST_BUCKETS,
+            registry=r,
+        )
+        self.rate_limiter_duration = Histogram(
+            "rest_client_rate_limiter_duration_seconds",
+            "Client side rate limiter latency in seconds. Broken down by verb.",
+            ["verb"],
+            buckets=_REQUEST_BUCKETS,
+            registry=r,
+        )
+        self.request_retries = Counter(
+            "rest_client_request_retries_total",
+            "Number of request retries, partitioned by status code and verb.",
+            ["code", "verb"],
+            registry=r,
+        )
         self.shard = _ShardMetrics(r)
 
     def observe_reconcile(self, controller: str, result: str, seconds: float) -> None:
@@ -139,26 +169,18 @@ class Metrics:
         self.active_workers.labels(controller).set(count)
 
     def instrument(self, api: Any) -> None:
-        """Count every request ``api`` makes in rest_client_requests_total (wraps call_api)."""
-        if getattr(api, "_reconcile_kit_metrics", None) is self:
-            return
-        original = api.call_api
-        counter = self.requests
+        """Count every request ``api`` sends from now on (see the module docstring); once
+        per api, however often called."""
+        add_request_observer(api, self.observe_request)
 
-        @contextlib.asynccontextmanager
-        async def call_api(method: str = "GET", *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-            try:
-                async with original(method, *args, **kwargs) as response:
-                    counter.labels(str(response.status_code), method.upper()).inc()
-                    yield response
-            except Exception as error:
-                response = getattr(error, "response", None)
-                code = str(response.status_code) if response is not None else "<error>"
-                counter.labels(code, method.upper()).inc()
-                raise
-
-        api.call_api = call_api
-        api._reconcile_kit_metrics = self
+    def observe_request(self, seen: RequestObservation) -> None:
+        """Count one request (a :class:`~reconcile_kit.client.request.RequestObservation`)."""
+        code = str(seen.status) if seen.status else "<error>"
+        self.requests.labels(code, seen.method).inc()
+        self.request_duration.labels(seen.method).observe(seen.seconds)
+        self.rate_limiter_duration.labels(seen.method).observe(seen.rate_limit_wait)
+        if seen.attempt > 1:
+            self.request_retries.labels(code, seen.method).inc()
 
     def exposition(self) -> bytes:
         """The registry in Prometheus text format."""

@@ -32,7 +32,15 @@ from collections.abc import Callable, Container, Iterable, MutableMapping, Mutab
 from datetime import UTC, datetime
 from typing import Any, Final, TypeGuard
 
-from .objects import ObjectLike, describe_object, edit_list, identity, nested_list, raw_of
+from .objects import (
+    ObjectLike,
+    accepts_models,
+    describe_object,
+    edit_list,
+    identity,
+    nested_list,
+    raw_of,
+)
 from .time import format_time
 from .validation import DNS1123_SUBDOMAIN_FMT, QUALIFIED_NAME_FMT
 
@@ -127,6 +135,7 @@ def now() -> datetime:
 # --- reading ---------------------------------------------------------------------------------
 
 
+@accepts_models
 def get_condition(obj: ObjectLike, type: str) -> dict[str, Any] | None:
     """A copy of the condition of ``type`` in ``status.conditions``, or None if absent.
 
@@ -139,16 +148,19 @@ def get_condition(obj: ObjectLike, type: str) -> dict[str, Any] | None:
     return None
 
 
+@accepts_models
 def is_true(obj: ObjectLike, type: str) -> bool:
     """Whether the condition of ``type`` is present with status "True"."""
     return _status_of(obj, type) == TRUE
 
 
+@accepts_models
 def is_false(obj: ObjectLike, type: str) -> bool:
     """Whether the condition of ``type`` is present with status "False"."""
     return _status_of(obj, type) == FALSE
 
 
+@accepts_models
 def is_unknown(obj: ObjectLike, type: str) -> bool:
     """Whether the condition of ``type`` is missing or neither "True" nor "False"."""
     return _status_of(obj, type) not in (TRUE, FALSE)
@@ -157,6 +169,7 @@ def is_unknown(obj: ObjectLike, type: str) -> bool:
 # --- writing ---------------------------------------------------------------------------------
 
 
+@accepts_models
 def set_condition(
     obj: ObjectLike,
     type: str,
@@ -176,7 +189,7 @@ def set_condition(
     ``status`` and ``status.conditions`` are created as needed.
 
     Args:
-        obj: a kr8s object or a dict.
+        obj: a kr8s object, a dict or a typed model.
         type: the condition type, e.g. "Ready" or "example.com/Synced".
         status: "True", "False", "Unknown", or a bool (True -> "True", False -> "False").
         reason: CamelCase reason, e.g. ``Reasons.RECONCILED``.
@@ -206,6 +219,7 @@ def set_condition(
     return True
 
 
+@accepts_models
 def remove_condition(obj: ObjectLike, type: str) -> bool:
     """Remove every condition of ``type``; True if one was there.
 
@@ -227,6 +241,7 @@ def remove_condition(obj: ObjectLike, type: str) -> bool:
 # --- kstatus ---------------------------------------------------------------------------------
 
 
+@accepts_models
 def mark_reconciling(
     obj: ObjectLike,
     reason: str,
@@ -244,6 +259,7 @@ def mark_reconciling(
     return _mark(obj, RECONCILING, TRUE, reason, message, observed_generation, clock, (STALLED,))
 
 
+@accepts_models
 def mark_stalled(
     obj: ObjectLike,
     reason: str,
@@ -261,6 +277,7 @@ def mark_stalled(
     return _mark(obj, STALLED, TRUE, reason, message, observed_generation, clock, (RECONCILING,))
 
 
+@accepts_models
 def mark_ready(
     obj: ObjectLike,
     reason: str = Reasons.RECONCILED,
@@ -279,6 +296,7 @@ def mark_ready(
     )
 
 
+@accepts_models
 def mark_not_ready(
     obj: ObjectLike,
     reason: str,
@@ -294,6 +312,7 @@ def mark_not_ready(
     return _mark(obj, READY, FALSE, reason, message, observed_generation, clock, ())
 
 
+@accepts_models
 def summarize(
     obj: ObjectLike,
     *,
@@ -319,7 +338,7 @@ def summarize(
     conditions are absent when all is well (and ``mark_ready`` removes them).
 
     Args:
-        obj: a kr8s object or a dict.
+        obj: a kr8s object, a dict or a typed model.
         from_types: condition types to summarize, in priority order (not a plain string,
             not empty, not containing ``type``).
         type: the summary condition type.

@@ -25,7 +25,7 @@ import warnings
 from collections.abc import MutableSequence
 from typing import Any, Final
 
-from .objects import ObjectLike, describe_object, identity, nested_list, raw_of
+from .objects import ObjectLike, accepts_models, describe_object, identity, nested_list, raw_of
 from .validation import (
     DNS1123_SUBDOMAIN_MAX_LENGTH,
     DNS1123_SUBDOMAIN_RE,
@@ -58,11 +58,12 @@ class FinalizerNameWarning(UserWarning):
     """A finalizer name without a domain prefix (kube-apiserver warns about those too)."""
 
 
+@accepts_models
 def add_finalizer(obj: ObjectLike, name: str) -> bool:
     """Append ``name`` to ``metadata.finalizers`` unless present; True if it was added.
 
     Args:
-        obj: a kr8s object or dict, changed in place.
+        obj: a kr8s object, dict or typed model, changed in place.
         name: a qualified name such as ``example.com/cleanup``.
 
     Raises:
@@ -90,6 +91,7 @@ def add_finalizer(obj: ObjectLike, name: str) -> bool:
     return True
 
 
+@accepts_models
 def remove_finalizer(obj: ObjectLike, name: str) -> bool:
     """Remove ``name`` from ``metadata.finalizers``; True if it was there.
 
@@ -110,6 +112,7 @@ def remove_finalizer(obj: ObjectLike, name: str) -> bool:
     return True
 
 
+@accepts_models
 def has_finalizer(obj: ObjectLike, name: str) -> bool:
     """Whether ``metadata.finalizers`` contains ``name``."""
     return name in (_finalizers(obj, create=False) or ())

@@ -1,22 +1,40 @@
-"""Helpers around kr8s objects and raw dicts: identity, raw access, ObjectRef."""
+"""Helpers around kr8s objects, raw dicts and typed models: identity, raw access, ObjectRef.
+
+Every metadata helper takes an object in any of three forms: a kr8s APIObject (its ``raw``
+is edited in place), a plain dict (edited in place), or a typed model (a
+:class:`~reconcile_kit.typed.CustomResource`: the helper runs on the model's JSON,
+``to_raw()``, and a change is written back into the model with ``replace_with``; see
+:func:`accepts_models`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, MutableMapping, MutableSequence
+import functools
+import sys
+from collections.abc import Callable, Mapping, MutableMapping, MutableSequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard, TypeVar, cast
+
+import orjson
 
 from ..client.errors import describe
 
 __all__ = [
     "KubeObject",
     "ObjectRef",
+    "TypedObject",
+    "accepts_models",
     "describe_object",
     "edit_list",
     "identity",
+    "is_model",
     "nested_list",
     "raw_of",
+    "view_of",
 ]
+
+_TYPED_MODULE = "reconcile_kit.typed.resource"
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class KubeObject(Protocol):
@@ -26,17 +44,80 @@ class KubeObject(Protocol):
     def raw(self) -> Any: ...
 
 
-ObjectLike = KubeObject | MutableMapping[str, Any]
+class TypedObject(Protocol):
+    """What reconcile_kit needs of a typed model (a ``CustomResource``): its JSON and a way
+    to become new JSON."""
+
+    def to_raw(self) -> dict[str, Any]: ...
+
+    def replace_with(self, raw: dict[str, Any]) -> None: ...
+
+
+ObjectLike = KubeObject | TypedObject | MutableMapping[str, Any]
+
+
+def is_model(obj: object) -> TypeGuard[TypedObject]:
+    """Whether ``obj`` is a typed model (a ``reconcile_kit.typed.CustomResource``); never
+    imports pydantic when no typed model was ever defined."""
+    module = sys.modules.get(_TYPED_MODULE)
+    return module is not None and isinstance(obj, module.CustomResource)
 
 
 def raw_of(obj: ObjectLike) -> MutableMapping[str, Any]:
-    """The mutable raw mapping of a kr8s object, or the dict itself."""
+    """The mutable raw mapping of a kr8s object, or the dict itself.
+
+    Raises:
+        TypeError: ``obj`` is a typed model (it has no raw mapping to edit: change its
+            fields, or pass it to a helper, which takes typed models too), or a kr8s
+            object whose ``raw`` is not a mapping.
+    """
     if isinstance(obj, MutableMapping):
         return obj
-    raw = obj.raw
+    if is_model(obj):
+        raise TypeError(
+            f"{describe_object(obj)} is a typed model ({type(obj).__name__}): it has no raw "
+            "mapping to edit; change its fields, or use view_of() to read its JSON"
+        )
+    raw = cast(KubeObject, obj).raw
     if not isinstance(raw, MutableMapping):
         raise TypeError(f"{type(obj).__name__}.raw is not a mapping")
     return raw
+
+
+def view_of(obj: ObjectLike) -> Mapping[str, Any]:
+    """The JSON of any object, for reading: a dict itself, a kr8s object's ``raw``, a typed
+    model's ``to_raw()`` (a fresh copy: writing to it changes nothing)."""
+    if is_model(obj):
+        return obj.to_raw()
+    return raw_of(obj)
+
+
+def accepts_models(function: F) -> F:
+    """Let ``function``, a helper written for dicts and kr8s objects, take typed models in
+    any argument: each model becomes its JSON (``to_raw()``) for the call, and a model whose
+    JSON the call changed is written back (``replace_with``). A call that raises changes no
+    model. Objects of the other two forms are passed through as they are."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not any(is_model(a) for a in args) and not any(is_model(v) for v in kwargs.values()):
+            return function(*args, **kwargs)
+        converted: list[tuple[TypedObject, dict[str, Any], bytes]] = []
+
+        def convert(value: Any) -> Any:
+            if not is_model(value):
+                return value
+            raw = value.to_raw()
+            converted.append((value, raw, orjson.dumps(raw)))
+            return raw
+
+        result = function(*[convert(a) for a in args], **{k: convert(v) for k, v in kwargs.items()})
+        for model, raw, before in converted:
+            if orjson.dumps(raw) != before:
+                model.replace_with(raw)
+        return result
+
+    return wrapper  # type: ignore[return-value]
 
 
 def nested_list(
@@ -77,7 +158,7 @@ class ObjectRef:
 
 def identity(obj: ObjectLike) -> tuple[str, str | None, str | None]:
     """``(kind, namespace, name)`` of an object for messages (missing parts as None)."""
-    raw = raw_of(obj)
+    raw = view_of(obj)
     meta = raw.get("metadata") or {}
     return str(raw.get("kind", "?")), meta.get("namespace") or None, meta.get("name")
 

@@ -24,7 +24,7 @@ from collections.abc import MutableMapping, MutableSequence
 from typing import Any
 
 from ..client.errors import AlreadyOwnedError, ObjectError, OwnerReferenceError
-from .objects import ObjectLike, describe_object, identity, nested_list, raw_of
+from .objects import ObjectLike, accepts_models, describe_object, identity, nested_list, raw_of
 from .shards import copy_shard_labels
 
 __all__ = [
@@ -42,11 +42,13 @@ _IDENTITY = ("apiVersion", "kind", "name", "uid")
 # --- reading ---------------------------------------------------------------------------------
 
 
+@accepts_models
 def owner_refs(obj: ObjectLike) -> list[dict[str, Any]]:
     """Copies (plain dicts) of ``metadata.ownerReferences``, in order; [] when there are none."""
     return [dict(ref) for ref in _refs(obj, create=False) or () if isinstance(ref, MutableMapping)]
 
 
+@accepts_models
 def controller_of(obj: ObjectLike) -> dict[str, Any] | None:
     """A copy of the owner reference with ``controller: true``, or None.
 
@@ -55,6 +57,7 @@ def controller_of(obj: ObjectLike) -> dict[str, Any] | None:
     return next((ref for ref in owner_refs(obj) if ref.get("controller") is True), None)
 
 
+@accepts_models
 def is_controlled_by(child: ObjectLike, owner: ObjectLike) -> bool:
     """Whether ``child``'s controller reference points at ``owner`` by uid.
 
@@ -68,6 +71,7 @@ def is_controlled_by(child: ObjectLike, owner: ObjectLike) -> bool:
 # --- writing ---------------------------------------------------------------------------------
 
 
+@accepts_models
 def set_controller_reference(owner: ObjectLike, child: ObjectLike) -> None:
     """Make ``owner`` the controller of ``child`` (append or update its owner reference).
 
@@ -84,8 +88,8 @@ def set_controller_reference(owner: ObjectLike, child: ObjectLike) -> None:
     sees it.
 
     Args:
-        owner: a kr8s object or dict that exists on the server (has ``metadata.uid``).
-        child: a kr8s object or dict, changed in place.
+        owner: a kr8s object, dict or typed model that exists on the server (has ``metadata.uid``).
+        child: a kr8s object, dict or typed model, changed in place.
 
     Raises:
         OwnerReferenceError: ``owner`` lacks apiVersion, kind, name or uid; or the scope rules
@@ -106,6 +110,7 @@ def set_controller_reference(owner: ObjectLike, child: ObjectLike) -> None:
     copy_shard_labels(owner, child)
 
 
+@accepts_models
 def set_owner_reference(
     owner: ObjectLike, child: ObjectLike, *, block_owner_deletion: bool = False
 ) -> None:
@@ -118,8 +123,8 @@ def set_owner_reference(
     reference is left as it is rather than demoted.
 
     Args:
-        owner: a kr8s object or dict that exists on the server (has ``metadata.uid``).
-        child: a kr8s object or dict, changed in place.
+        owner: a kr8s object, dict or typed model that exists on the server (has ``metadata.uid``).
+        child: a kr8s object, dict or typed model, changed in place.
         block_owner_deletion: set ``blockOwnerDeletion: true`` on the reference.
 
     Raises:
@@ -135,6 +140,7 @@ def set_owner_reference(
     _upsert(child, ref)
 
 
+@accepts_models
 def remove_owner_reference(owner_or_uid: ObjectLike | str, child: ObjectLike) -> bool:
     """Remove ``child``'s references to an owner; True if one was removed.
 

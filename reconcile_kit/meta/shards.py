@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .objects import ObjectLike, raw_of
+from .objects import ObjectLike, accepts_models, raw_of, view_of
 
 __all__ = [
     "DRAIN_LABEL_PREFIX",
@@ -52,14 +52,15 @@ def drain_label(ring: str) -> str:
 
 
 def shard_of(obj: ObjectLike | Mapping[str, Any], ring: str) -> str | None:
-    """The member of ``ring`` that ``obj`` (a kr8s object or a dict) is assigned to, or
-    None when it is unassigned."""
-    raw = obj if isinstance(obj, Mapping) else raw_of(obj)
+    """The member of ``ring`` that ``obj`` (a kr8s object, a dict or a typed model) is
+    assigned to, or None when it is unassigned."""
+    raw = obj if isinstance(obj, Mapping) else view_of(obj)
     labels = (raw.get("metadata") or {}).get("labels") or {}
     value = labels.get(shard_label(ring))
     return str(value) if value else None
 
 
+@accepts_models
 def copy_shard_labels(owner: ObjectLike, child: ObjectLike) -> None:
     """Give ``child`` the shard labels of ``owner`` (every ``shard.reconcile-kit.io/<ring>``
     label), so that the replica owning ``owner`` also sees ``child`` in its filtered watch.

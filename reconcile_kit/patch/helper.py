@@ -73,10 +73,16 @@ class PatchHelper:
         patch_on_error: as a context manager, patch also when the block raises (the
             exception still propagates; a patch failure is added to it as a note).
 
-    Raises (from :meth:`patch`): PatchError (naming the object and field) for a changed
-    kind/apiVersion/name/namespace, a value that is not JSON-serializable, a 404 on an
-    object that is not being deleted, or any other refused request; ConflictError;
-    ConditionConflictError.
+    Raises (from :meth:`patch`, and so from the ``async with`` exit), by the one rule of
+    docs/errors.md:
+        PatchError: found before sending, naming the object and field: a changed
+            kind/apiVersion/name/namespace, a value that is not JSON-serializable.
+        ConditionConflictError: a condition this reconcile and another writer both
+            changed, that the helper may not overwrite.
+        APIError: the server refused the patch: the subclass for its status
+            (NotFoundError for a 404 on an object that is not being deleted,
+            ConflictError for a 409 with ``optimistic_lock``, InvalidError,
+            ForbiddenError...); never a PatchError.
     """
 
     def __init__(

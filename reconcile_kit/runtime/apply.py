@@ -43,7 +43,7 @@ from typing import Any
 
 import orjson
 
-from ..client.errors import AlreadyOwnedError
+from ..client.errors import AlreadyOwnedError, InvalidError, ListItemConflictError
 
 __all__ = [
     "TWO_CONTROLLERS",
@@ -51,6 +51,7 @@ __all__ = [
     "apply_body",
     "check_controller",
     "digest",
+    "duplicate_item_error",
     "holds",
     "key_of",
     "names_controller",
@@ -257,3 +258,115 @@ def key_of(raw: Mapping[str, Any], manager: str) -> Key:
         str(meta.get("name", "")),
         manager,
     )
+
+
+_DUPLICATE_FIELD = re.compile(
+    r"^(?P<list>[A-Za-z0-9_.]+)\[(?P<index>\d+)\]\.(?P<leaf>[A-Za-z0-9_]+)$"
+)
+_DUPLICATE_VALUE = re.compile(r"^Duplicate value: (?P<value>.+)$")
+
+
+def duplicate_item_error(
+    desired: Mapping[str, Any], live: Mapping[str, Any] | None, error: InvalidError, manager: str
+) -> ListItemConflictError | None:
+    """The ListItemConflictError for a 422 ``FieldValueDuplicate`` refusing an apply of
+    ``desired`` when ``live`` (the child as it is now) holds another item with that value
+    owned by other field managers: names the field, the value, that item's key and its
+    owners. None when the refusal is something else (the caller raises ``error``)."""
+    if live is None:
+        return None
+    for cause in error.causes:
+        if cause.get("reason") != "FieldValueDuplicate":
+            continue
+        field, value = str(cause.get("field") or ""), _duplicate_value(cause)
+        where = _DUPLICATE_FIELD.match(field)
+        if where is None or value is _NOTHING:
+            continue
+        list_path, leaf = where["list"].split("."), where["leaf"]
+        items = _at(live, list_path)
+        others = [i for i in items if isinstance(i, Mapping) and i.get(leaf) == value]
+        if not others:
+            continue
+        key, owners = _owners(live, list_path, others[0], manager)
+        applied = next(
+            (i for i in _at(desired, list_path) if isinstance(i, Mapping) and i.get(leaf) == value),
+            {},
+        )
+        mine = {k: applied[k] for k in key if k in applied} or dict(applied)
+        theirs = {k: others[0][k] for k in key if k in others[0]} or dict(others[0])
+        meta = desired.get("metadata") or {}
+        who = ", ".join(owners) if owners else "no field manager"
+        message = (
+            f"{field}: Duplicate value {orjson.dumps(value).decode()}: the applied item "
+            f"{_show(mine)} and the item {_show(theirs)} owned by {who} both have "
+            f"{where['list']}[].{leaf} {orjson.dumps(value).decode()} (a list key was changed "
+            f"by another manager); change that item back or remove it, then the apply passes "
+            f"(server: {error.server_message})"
+        )
+        return ListItemConflictError(
+            message,
+            field=field,
+            value=value,
+            item=theirs,
+            owners=owners,
+            status=error.status,
+            reason=error.reason,
+            causes=error.causes,
+            method=error.method,
+            path=error.path,
+            kind=desired.get("kind"),
+            namespace=meta.get("namespace"),
+            name=meta.get("name"),
+        )
+    return None
+
+
+_NOTHING = object()
+
+
+def _duplicate_value(cause: Mapping[str, Any]) -> Any:
+    found = _DUPLICATE_VALUE.match(str(cause.get("message") or ""))
+    if found is None:
+        return _NOTHING
+    try:
+        return orjson.loads(found["value"])
+    except orjson.JSONDecodeError:
+        return found["value"]
+
+
+def _at(obj: Mapping[str, Any], path: list[str]) -> list[Any]:
+    node: Any = obj
+    for name in path:
+        node = node.get(name) if isinstance(node, Mapping) else None
+    return node if isinstance(node, list) else []
+
+
+def _owners(
+    live: Mapping[str, Any], list_path: list[str], item: Mapping[str, Any], manager: str
+) -> tuple[list[str], list[str]]:
+    """The key fields of ``item`` (from the ``k:{...}`` entries of managedFields) and the
+    managers other than ``manager`` owning it, as ``manager (Operation)``."""
+    key: list[str] = []
+    owners: list[str] = []
+    for entry in (live.get("metadata") or {}).get("managedFields") or []:
+        node: Any = entry.get("fieldsV1") or {}
+        for name in list_path:
+            node = node.get(f"f:{name}") if isinstance(node, Mapping) else None
+        if not isinstance(node, Mapping):
+            continue
+        for element in node:
+            if not element.startswith("k:"):
+                continue
+            try:
+                fields = orjson.loads(element[2:])
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(fields, dict) and all(item.get(k) == v for k, v in fields.items()):
+                key = key or list(fields)
+                if entry.get("manager") != manager:
+                    owners.append(f"{entry.get('manager')} ({entry.get('operation')})")
+    return key, owners
+
+
+def _show(fields: Mapping[str, Any]) -> str:
+    return "{" + ", ".join(f"{k}: {orjson.dumps(v).decode()}" for k, v in fields.items()) + "}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,7 @@ from ..client import discovery
 from ..client.contenttypes import APPLY_PATCH, MERGE_PATCH
 from ..client.errors import InvalidError
 from ..client.request import Target, send
-from ..meta.objects import ObjectRef, raw_of
+from ..meta.objects import ObjectRef, describe_object, raw_of
 from ..meta.owners import controller_of
 from ..meta.shards import copy_shard_labels
 from ..patch.mergepatch import apply_merge_patch, create_merge_patch
@@ -32,13 +32,16 @@ from .apply import (
     apply_body,
     check_controller,
     digest,
+    duplicate_item_error,
     key_of,
     names_controller,
     refused_second_controller,
     status_body,
 )
+from .resources import resolve_kind
 from .sources import CacheView
 from .store import Obj, Store
+from .typed import is_model_class
 
 __all__ = ["Context"]
 
@@ -81,21 +84,38 @@ class Context:
     def _store_for(self, kind: Any) -> Store:
         return self.cache.store_for(kind)
 
-    def get(self, name: str, namespace: str | None = None, kind: Any = None) -> Obj | None:
-        """A cached object (read-only dict) of the primary kind or of an owned/watched
-        ``kind``; ``namespace`` defaults to the reconciled object's. KeyError for a kind the
-        controller does not watch."""
+    def get(self, name: str, namespace: str | None = None, kind: Any = None) -> Any:
+        """A cached object of the primary kind or of an owned/watched ``kind``: a read-only
+        dict, or, when ``kind`` is a typed model class (a CustomResource), that model (a
+        copy bound to a kr8s object on the controller's api: ``PatchHelper`` takes it);
+        None when the cache does not hold it. ``namespace`` defaults to the reconciled
+        object's. KeyError for a kind the controller does not watch."""
         ns = self.key.namespace if namespace is None else namespace
-        return self._store_for(kind).get(ns, name)
+        found = self._store_for(kind).get(ns, name)
+        if found is None or not is_model_class(kind):
+            return found
+        return self._model(kind, found)
 
-    def list(self, namespace: str | None = None, kind: Any = None) -> list[Obj]:
-        """Cached objects (read-only dicts), optionally of one namespace."""
-        return self._store_for(kind).list(namespace)
+    def list(self, namespace: str | None = None, kind: Any = None) -> list[Any]:
+        """Cached objects, optionally of one namespace: read-only dicts, or models of a
+        typed ``kind`` (as :meth:`get`)."""
+        found = self._store_for(kind).list(namespace)
+        if not is_model_class(kind):
+            return found
+        return [self._model(kind, raw) for raw in found]
+
+    def _model(self, kind: Any, raw: Obj) -> Any:
+        """The typed model of cached ``raw`` (a copy), bound to a kr8s object on the api."""
+        state = orjson.loads(orjson.dumps(raw))
+        return kind.from_raw(
+            state, kind.kr8s_class()(orjson.loads(orjson.dumps(raw)), api=self.api)
+        )
 
     # --- writing ---------------------------------------------------------------------------
 
     async def apply(self, obj: Any, *, field_manager: str | None = None, force: bool = True) -> Any:
-        """Server-side apply ``obj`` (a kr8s object holding the fields this reconcile sets):
+        """Server-side apply ``obj`` (a kr8s object, a typed model or a dict with apiVersion
+        and kind, holding the fields this reconcile sets):
         one PATCH ``application/apply-patch+yaml`` with ``fieldManager`` = the controller's
         name unless ``field_manager`` is given, ``force=true`` unless ``force`` is False.
         Creates the object or updates the fields this manager owns; fields it applied before
@@ -122,8 +142,19 @@ class Context:
                 controllers.
             ConflictError: with ``force=False``, fields other managers own
                 (``field_conflicts`` lists managers and paths).
-            APIError: any other refusal (InvalidError, ForbiddenError...), naming ``obj``.
+            ListItemConflictError: an InvalidError (422 "Duplicate value") because a list
+                item of ``obj`` repeats the name of an item another field manager owns
+                (someone changed a list-map key, e.g. a Service port): names the field,
+                the value, that item's key and its owners (one GET to find them). The same
+                apply fails until that item changes: report it (Stalled), do not retry.
+            APIError: any other refusal (InvalidError, ForbiddenError...), naming ``obj``;
+                never a PatchError (the one rule of every write helper: docs/errors.md).
         """
+        if isinstance(obj, MutableMapping):
+            written = await self._object_of(obj)
+            await self.apply(written, field_manager=field_manager, force=force)
+            _copy_into(obj, written)
+            return obj
         target = TypedTarget(obj, self.api) if is_typed(obj) else obj
         body = apply_body(target.raw if target is not obj else raw_of(obj))
         self._label_like_owner(body)
@@ -144,6 +175,11 @@ class Context:
     ) -> Any:
         """Server-side apply ``obj``'s ``status`` to its ``/status`` subresource (identity
         and status only), as :meth:`apply` (its arguments, skipping and errors)."""
+        if isinstance(obj, MutableMapping):
+            written = await self._object_of(obj)
+            await self.apply_status(written, field_manager=field_manager, force=force)
+            _copy_into(obj, written)
+            return obj
         target = TypedTarget(obj, self.api) if is_typed(obj) else obj
         raw = target.raw if target is not obj else raw_of(obj)
         await self._apply(target, status_body(raw), field_manager, force, "status")
@@ -177,9 +213,15 @@ class Context:
                 **_where(obj),
             )
         except InvalidError as err:
-            if TWO_CONTROLLERS not in err.server_message:
+            if TWO_CONTROLLERS in err.server_message:
+                raise refused_second_controller(body, err.server_message) from err
+            if not any(c.get("reason") == "FieldValueDuplicate" for c in err.causes):
                 raise
-            raise refused_second_controller(body, err.server_message) from err
+            # who holds the other item? one GET, only on this refusal
+            conflict = duplicate_item_error(body, await self._live(obj), err, manager)
+            if conflict is None:
+                raise
+            raise conflict from err
         answer = reply.json()
         if intents is not None:
             intents.remember(key, body_digest, answer)
@@ -193,7 +235,8 @@ class Context:
         return None if reply.status == 404 else dict(reply.json())
 
     async def create_or_patch(self, obj: Any, mutate: Callable[[Any], Any] | None = None) -> str:
-        """Create ``obj`` (a kr8s object) or merge-patch the existing one, as
+        """Create ``obj`` (a kr8s object, a typed model or a dict with apiVersion and kind;
+        ``mutate`` gets it in the same form) or merge-patch the existing one, as
         controller-runtime's ``controllerutil.CreateOrPatch``: read it, then a POST, a
         PATCH, or nothing.
 
@@ -222,6 +265,8 @@ class Context:
             APIError: the server refused (ConflictError/AlreadyExistsError when another
                 writer created it between the read and the POST).
         """
+        if isinstance(obj, MutableMapping) or is_typed(obj):
+            return await self._create_or_patch_form(obj, mutate)
         where = _where(obj)
         _, current = self._cached(obj)
         if current is None:
@@ -257,6 +302,48 @@ class Context:
         )
         set_raw(obj, patched.json())
         return "updated"
+
+    async def _create_or_patch_form(self, obj: Any, mutate: Callable[[Any], Any] | None) -> str:
+        """:meth:`create_or_patch` of a dict or a typed model: done on a kr8s object of its
+        kind; ``mutate`` gets ``obj`` itself, filled with the existing object; ``obj`` ends
+        as the server's answer."""
+        if isinstance(obj, MutableMapping):
+            written = await self._object_of(obj)
+        else:
+            written = obj.kr8s_class()(obj.to_raw(), api=self.api)
+
+        async def mutate_form(kobj: Any) -> None:
+            assert mutate is not None
+            _copy_into(obj, kobj)
+            await _call(mutate, obj)
+            set_raw(kobj, _json_of(obj))
+
+        result = await self.create_or_patch(written, None if mutate is None else mutate_form)
+        _copy_into(obj, written)
+        return result
+
+    async def _object_of(self, raw: MutableMapping[str, Any]) -> Any:
+        """A kr8s object of ``raw``'s kind on the controller's api, holding a copy of it:
+        kr8s's class for the kind, else one made from API discovery.
+
+        Raises:
+            ValueError: ``raw`` lacks apiVersion or kind (naming the object), or the API
+                server does not serve that kind.
+        """
+        api_version, kind = raw.get("apiVersion"), raw.get("kind")
+        if not api_version or not kind:
+            raise ValueError(
+                f"{describe_object(raw)}: a dict written by a helper needs apiVersion and kind"
+            )
+        from kr8s.asyncio.objects import get_class
+
+        try:
+            cls = get_class(kind, api_version)
+        except KeyError:
+            group, _, version = str(api_version).rpartition("/")
+            info = await resolve_kind(self.api, f"{kind}.{group}/{version}" if group else kind)
+            cls = info.cls
+        return cls(orjson.loads(orjson.dumps(dict(raw))), api=self.api)
 
     def _cached(self, child: Any) -> tuple[bool, Obj | None]:
         """Whether the controller caches the child's kind, and the child as cached (None:
@@ -313,6 +400,27 @@ def _adopt(obj: Any, state: dict[str, Any]) -> None:
         obj.commit(state)
     else:
         set_raw(obj, state)
+
+
+def _json_of(obj: Any) -> dict[str, Any]:
+    """A JSON copy of a dict's, a typed model's or a kr8s object's state."""
+    state = obj.to_raw() if is_typed(obj) else dict(raw_of(obj))
+    loaded: dict[str, Any] = orjson.loads(orjson.dumps(state))
+    return loaded
+
+
+def _copy_into(obj: Any, written: Any) -> None:
+    """Make ``obj`` (a dict or a typed model) hold the state of the kr8s object
+    ``written``; a typed model is bound to it."""
+    if obj is written:
+        return
+    state = _json_of(written)
+    if isinstance(obj, MutableMapping):
+        obj.clear()
+        obj.update(state)
+    elif is_typed(obj):
+        obj.replace_with(state)
+        obj._object = written
 
 
 async def _call(mutate: Callable[[Any], Any] | None, obj: Any) -> None:

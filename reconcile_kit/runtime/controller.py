@@ -55,6 +55,7 @@ from .resources import ResourceInfo, resolve_kind
 from .sharding import ShardFilter, ShardSide
 from .sources import CacheView, ReflectorPool, Source, owner_keys
 from .store import Obj
+from .tracing import traced
 from .typed import invalid_object_error, is_model_class, model_cache
 
 __all__ = [
@@ -419,6 +420,7 @@ class Controller:
             raise RuntimeError(f"controller {self.name} is already running")
         self._running = True
         self._reset()
+        reconcile = traced(reconcile, self.name)  # a span per reconcile when tracing is on
         try:
             if self.api is None:
                 import kr8s.asyncio

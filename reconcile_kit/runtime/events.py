@@ -60,6 +60,7 @@ import orjson
 
 from ..client.contenttypes import JSON, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from ..client.request import retry_after_seconds, send
+from ..meta.objects import is_model
 from ..meta.time import format_micro_time, format_time
 from ..meta.validation import qualified_name_errors
 
@@ -650,11 +651,14 @@ def _reference(obj: Any, what: str) -> dict[str, str]:
     """An ObjectReference (apiVersion, kind, namespace, name, uid, resourceVersion)."""
     if isinstance(obj, Mapping):
         raw: Mapping[str, Any] = obj
+    elif is_model(obj):
+        raw = obj.to_raw()
     else:
         candidate = getattr(obj, "raw", None)
         if not isinstance(candidate, Mapping):
             raise TypeError(
-                f"{what}: expected a kr8s object or a dict, got {obj.__class__.__name__}"
+                f"{what}: expected a kr8s object, a dict or a typed model, "
+                f"got {obj.__class__.__name__}"
             )
         raw = candidate
     meta = raw.get("metadata")

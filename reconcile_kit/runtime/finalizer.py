@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..meta.finalizers import add_finalizer, has_finalizer, remove_finalizer
-from ..meta.objects import raw_of
+from ..meta.objects import view_of
 from ..patch.helper import PatchHelper
 
 __all__ = ["finalizer"]
@@ -32,9 +32,20 @@ async def finalizer(
     without the finalizer, return None (nothing left to do). A cleanup that raises leaves
     the finalizer in place, so the controller retries it.
 
-    ``obj`` is a kr8s object; ``apply`` and ``cleanup`` get it and return an Action or None.
+    Args:
+        obj: the reconciled object: a kr8s object or a typed model (a
+            :class:`~reconcile_kit.typed.CustomResource`, as a typed controller hands it);
+            the finalizer is added and removed with a :class:`PatchHelper` on it.
+        name: the finalizer, a qualified name such as ``example.com/cleanup``.
+        apply: ``async (obj) -> Action | None``, the reconcile proper.
+        cleanup: ``async (obj) -> Action | None``, run once the object is being deleted.
+
+    Raises:
+        ValueError: ``name`` is not a valid finalizer name (naming the object).
+        APIError: the PATCH adding or removing the finalizer was refused (see
+            :class:`PatchHelper`); whatever ``apply`` or ``cleanup`` raise.
     """
-    deleting = bool(raw_of(obj).get("metadata", {}).get("deletionTimestamp"))
+    deleting = bool((view_of(obj).get("metadata") or {}).get("deletionTimestamp"))
     if deleting:
         if not has_finalizer(obj, name):
             return None

@@ -18,6 +18,7 @@ from ..meta.objects import ObjectRef
 from .reflector import Reflector, ReflectorEvent, Transform, drop_managed_fields
 from .resources import ResourceInfo
 from .store import Obj, Store
+from .typed import is_model_class
 
 __all__ = ["CacheView", "ReflectorPool", "Source", "owner_keys"]
 
@@ -96,9 +97,12 @@ class CacheView:
     def store_for(self, kind: Any = None) -> Store:
         """The store of ``kind`` (a kr8s class, a kind, ``Kind.group`` or plural), or the
         primary store when None or the primary kind. Raises KeyError for a kind the
-        controller does not watch."""
+        controller does not watch. A typed model class (a CustomResource) names its kind."""
         if kind is None or kind is self._kind:
             return self.primary
+        if is_model_class(kind):
+            resource = kind.resource
+            return self.store_for(f"{resource.kind}.{resource.group}")
         if self._info is not None and kind in (self._info.kind, self._info.ref_kind):
             return self.primary
         for source in self._sources:

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import inspect
+import re
 from typing import Any
 
 from .resource import CustomResource, ResourceInfo
 from .schema import SchemaError, structural_schema
 
-__all__ = ["crd_document", "custom_resources", "openapi_schema"]
+__all__ = ["crd_document", "custom_resources", "openapi_schema", "plain_text"]
 
 
 def crd_document(*classes: type[CustomResource]) -> dict[str, Any]:
@@ -133,7 +134,44 @@ def openapi_schema(cls: type[CustomResource]) -> dict[str, Any]:
         out["description"] = description
     else:
         out.pop("description", None)
+    _plain_descriptions(out)
     return out
+
+
+_ROLE = re.compile(r":[\w:]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")  # :class:`~a.B` -> B (short)
+_LINK = re.compile(r"`([^`<]+?)\s*<([^>]+)>`__?")  # `text <url>`_ -> text (url)
+_LITERAL = re.compile(r"``(.+?)``", re.DOTALL)  # ``code`` -> code
+_EMPHASIS = re.compile(r"(?<![\w*])\*{1,2}([^*\s](?:[^*]*[^*\s])?)\*{1,2}(?![\w*])")
+_INTERPRETED = re.compile(r"(?<![\w`])`([^`]+)`(?![\w`])")  # `text` -> text
+
+
+def plain_text(docstring: str) -> str:
+    """A docstring's reST inline markup as the plain text ``kubectl explain`` shows:
+    ````code```` and ```text``` lose their backticks, ``:role:`~pkg.Name``` becomes
+    ``Name``, ```text <url>`_`` becomes ``text (url)``, ``*emphasis*`` and
+    ``**strong**`` lose their stars. Other text is kept as it is."""
+    text = _ROLE.sub(lambda m: m.group(1).rsplit(".", 1)[-1], docstring)
+    text = _LINK.sub(r"\1 (\2)", text)
+    text = _LITERAL.sub(r"\1", text)
+    text = _INTERPRETED.sub(r"\1", text)
+    return _EMPHASIS.sub(r"\1", text)
+
+
+_DATA_KEYS = frozenset({"default", "enum", "example", "x-kubernetes-validations"})
+
+
+def _plain_descriptions(node: Any) -> None:
+    """Every ``description`` in schema ``node`` as plain text (values such as ``default``
+    and ``enum`` are data, left alone)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "description" and isinstance(value, str):
+                node[key] = plain_text(value)
+            elif key not in _DATA_KEYS:
+                _plain_descriptions(value)
+    elif isinstance(node, list):
+        for item in node:
+            _plain_descriptions(item)
 
 
 def custom_resources(module: Any, attr: str = "") -> list[type[CustomResource]]:

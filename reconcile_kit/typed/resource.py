@@ -17,6 +17,13 @@ a model does not declare are kept (``extra="allow"``), so reading and writing ba
 object never drops what another writer set. ``to_raw()`` gives only the fields that were
 read or set (pydantic's ``exclude_unset``): the body of a minimal patch or of a server-side
 apply that claims exactly what the reconcile set.
+
+A model checks its CEL ``Rule``s when it is validated (``Website(...)``,
+``Website.model_validate(raw)``), with the evaluator the embedded server uses
+(:mod:`reconcile_kit.meta.cel`), so a model accepts what the API servers accept; objects
+read from the server (``from_raw``) are not checked again, and transition rules (naming
+``oldSelf``) are left to the server. ``await site.create(api)`` creates one,
+``await Website.get(api, name, namespace)`` reads one.
 """
 
 from __future__ import annotations
@@ -25,9 +32,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 from pydantic.alias_generators import to_camel
 
+from ..client.errors import describe
 from .tracking import assigning, mark, track_extra
 
 __all__ = [
@@ -187,6 +196,7 @@ class CustomResource(KubeModel):
 
     resource: ClassVar[ResourceInfo]
     _kr8s_classes: ClassVar[dict[type, Any]] = {}
+    _rule_schemas: ClassVar[dict[type, dict[str, Any] | None]] = {}
 
     api_version: str = ""
     kind: str = ""
@@ -220,6 +230,37 @@ class CustomResource(KubeModel):
         if keywords:
             raise TypeError(f"{cls.__name__}: unknown CustomResource keywords {sorted(keywords)}")
 
+    @model_validator(mode="after")
+    def _check_rules(self, info: ValidationInfo) -> Self:
+        """The model's CEL Rules on the object as the server would see it (ValueError naming
+        the object and each field whose rule fails); not for objects the server served."""
+        if info.context and info.context.get("from_server"):
+            return self
+        schema = type(self)._rules_schema()
+        if schema is None:
+            return self
+        from ..meta.cel import rule_causes
+
+        document = self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        failed = rule_causes(schema, document, transitions=False)
+        if failed:
+            meta = document.get("metadata") or {}
+            where = describe(type(self).resource.kind, meta.get("namespace"), meta.get("name"))
+            problems = "; ".join(f"{c['field'] or '<root>'}: {c['message']}" for c in failed)
+            raise ValueError(f"{where}: {problems}")
+        return self
+
+    @classmethod
+    def _rules_schema(cls) -> dict[str, Any] | None:
+        """The openAPIV3Schema of this class when it carries CEL rules (once per class)."""
+        if cls not in CustomResource._rule_schemas:
+            from .crd import openapi_schema
+
+            schema = openapi_schema(cls)
+            has_rules = b"x-kubernetes-validations" in orjson.dumps(schema)
+            CustomResource._rule_schemas[cls] = schema if has_rules else None
+        return CustomResource._rule_schemas[cls]
+
     def model_post_init(self, context: Any, /) -> None:
         info = type(self).resource
         if not self.api_version:
@@ -252,6 +293,72 @@ class CustomResource(KubeModel):
             )
             CustomResource._kr8s_classes[cls] = found
         return found
+
+    async def create(self, api: Any, *, namespace: str | None = None) -> Self:
+        """Create this object on the server (one POST of ``to_raw()``) and become the
+        server's answer, bound to a kr8s object on ``api`` (so ``PatchHelper(self)`` and
+        ``self.object`` work at once); returns ``self``.
+
+        Args:
+            api: a ``kr8s.asyncio.Api``.
+            namespace: for a namespaced kind, where (default: ``metadata.namespace``, else
+                the api's namespace).
+
+        Raises:
+            AlreadyExistsError: an object of that name exists.
+            InvalidError: the server refused it (its ``causes`` name the fields).
+            APIError: any other refusal.
+        """
+        from ..client.request import Target, send
+
+        info = type(self).resource
+        where = self._namespace(api, namespace)
+        reply = await send(
+            api,
+            "POST",
+            version=info.api_version,
+            namespace=where,
+            url=info.plural,
+            body=self.to_raw(),
+            target=Target(info.kind, where, self.metadata.name),
+        )
+        answer: dict[str, Any] = reply.json()
+        self._object = type(self).kr8s_class()(answer, api=api)
+        self.replace_with(answer)
+        return self
+
+    @classmethod
+    async def get(cls, api: Any, name: str, namespace: str | None = None) -> Self:
+        """The object ``name`` as the server holds it now (one GET), bound to a kr8s
+        object on ``api``. ``namespace``: for a namespaced kind (default: the api's).
+
+        Raises:
+            NotFoundError: there is none.
+            APIError: any other refusal.
+            pydantic.ValidationError: it does not fit the model.
+        """
+        from ..client.request import Target, send
+
+        info = cls.resource
+        where = (namespace or api.namespace) if info.scope == "Namespaced" else None
+        reply = await send(
+            api,
+            "GET",
+            version=info.api_version,
+            namespace=where,
+            url=f"{info.plural}/{name}",
+            target=Target(info.kind, where, name),
+        )
+        answer: dict[str, Any] = reply.json()
+        return cls.from_raw(answer, cls.kr8s_class()(answer, api=api))
+
+    def _namespace(self, api: Any, namespace: str | None) -> str | None:
+        if type(self).resource.scope != "Namespaced":
+            return None
+        chosen = namespace or self.metadata.namespace or api.namespace
+        if self.metadata.namespace != chosen:
+            self.metadata.namespace = chosen
+        return str(chosen)
 
     @property
     def object(self) -> Any:

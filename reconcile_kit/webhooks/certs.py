@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-__all__ = ["CertificateFiles", "Certificates", "SelfSignedCertificates"]
+__all__ = ["CertificateFiles", "Certificates", "SelfSignedCertificates", "self_signed_pem"]
 
 _VALIDITY = datetime.timedelta(days=365)
 
@@ -61,10 +61,8 @@ class SelfSignedCertificates(Certificates):
             self._tmp = tempfile.TemporaryDirectory(prefix="reconcile-kit-webhook-")
             self.directory = Path(self._tmp.name)
         self.directory.mkdir(parents=True, exist_ok=True)
-        ca_key, ca_cert = _certificate_authority()
-        key, cert = _serving_certificate(self.hosts, ca_key, ca_cert)
-        self._ca_pem = ca_cert.public_bytes(serialization.Encoding.PEM)
-        _write(self.directory, cert.public_bytes(serialization.Encoding.PEM), key, self._ca_pem)
+        self._ca_pem, cert_pem, key_pem = self_signed_pem(self.hosts)
+        _write(self.directory, cert_pem, key_pem, self._ca_pem)
 
     @property
     def cert_file(self) -> Path:
@@ -135,6 +133,25 @@ class CertificateFiles(Certificates):
         return self._files()[0].read_bytes()
 
 
+def self_signed_pem(hosts: list[str]) -> tuple[bytes, bytes, bytes]:
+    """A new CA and a serving certificate it signs for ``hosts`` (DNS names and IP
+    addresses, the first one also the common name), EC P-256, valid for 365 days: PEM
+    bytes of ``(ca certificate, serving certificate, serving key)`` (the key PKCS#8,
+    unencrypted). Raises ValueError when ``hosts`` is empty."""
+    if not hosts:
+        raise ValueError("a serving certificate needs at least one host")
+    ca_key, ca_cert = _certificate_authority()
+    key, cert = _serving_certificate(hosts, ca_key, ca_cert)
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    return (
+        ca_cert.public_bytes(serialization.Encoding.PEM),
+        cert.public_bytes(serialization.Encoding.PEM),
+        key_pem,
+    )
+
+
 def _server_context(cert: Path, key: Path) -> ssl.SSLContext:
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
@@ -201,10 +218,7 @@ def _serving_certificate(
     return key, cert
 
 
-def _write(directory: Path, cert_pem: bytes, key: ec.EllipticCurvePrivateKey, ca: bytes) -> None:
-    key_pem = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
+def _write(directory: Path, cert_pem: bytes, key_pem: bytes, ca: bytes) -> None:
     (directory / "tls.crt").write_bytes(cert_pem)
     key_file = directory / "tls.key"
     key_file.write_bytes(key_pem)

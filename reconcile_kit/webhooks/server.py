@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from ..client.tracing import server_span
 from .admission import AdmissionWebhook, Handler, kind_info
 from .certs import Certificates, SelfSignedCertificates
 from .conversion import Converters, conversion_response
@@ -236,14 +237,25 @@ class WebhookServer:
                 review = AdmissionRequest.from_review(orjson.loads(await request.read()))
             except ValueError as error:  # orjson.JSONDecodeError is a ValueError
                 return _bad_request(f"webhook {webhook.name}: {error}")
-            answer = await webhook.review(review)
+            attributes = {
+                "reconcile_kit.webhook": webhook.name,
+                "k8s.operation": review.operation,
+                "k8s.kind": review.kind.get("kind", ""),
+                "k8s.name": review.name or "",
+            }
+            with server_span(f"webhook {webhook.name}", request.headers, attributes) as span:
+                answer = await webhook.review(review)
+                if span is not None:
+                    response = answer.get("response") or {}
+                    span.set_attribute("reconcile_kit.allowed", bool(response.get("allowed")))
             return web.Response(body=orjson.dumps(answer), content_type="application/json")
 
         return handle
 
     async def _convert(self, request: web.Request) -> web.Response:
         try:
-            answer = conversion_response(orjson.loads(await request.read()), self.converters)
+            with server_span("webhook convert", request.headers, {}):
+                answer = conversion_response(orjson.loads(await request.read()), self.converters)
         except ValueError as error:
             return _bad_request(f"conversion webhook: {error}")
         return web.Response(body=orjson.dumps(answer), content_type="application/json")

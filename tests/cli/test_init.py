@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import reconcile_kit
 from reconcile_kit.cli.commands import main
 
 BIN = Path(sys.executable).parent
@@ -25,7 +26,40 @@ def init(tmp_path: Path, *args: str) -> Path:
     return project
 
 
-def test_scaffolded_project_tests_pass_out_of_the_box(tmp_path: Path) -> None:
+def test_scaffold_requires_the_version_that_made_it(tmp_path: Path) -> None:
+    """The scaffold's dependency admits the reconcile-kit that wrote it, dev releases
+    included (issue 29, point 5: ``reconcile-kit>=0.1`` excluded 0.1.0.dev0, and
+    ``pip install -e '.[test]'`` failed with "No matching distribution found"): pip,
+    offline, resolves the project against the installed reconcile-kit."""
+    project = init(tmp_path)
+    text = (project / "pyproject.toml").read_text()
+    assert f'dependencies = ["reconcile-kit>={reconcile_kit.__version__}"]' in text
+    resolve = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--dry-run",
+            "--no-index",
+            "--no-build-isolation",
+            "--quiet",
+            "-e",
+            f"{project}[test]",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert resolve.returncode == 0, resolve.stdout + resolve.stderr
+
+
+def test_scaffolded_project_tests_pass_out_of_the_box(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """The scaffold's test passes on the backends this run's ``--backend`` selects (CI:
+    ``--backend both`` in its real-backend step)."""
+    backend = request.config.getoption("--backend")
     project = init(tmp_path)
     assert sorted(str(p.relative_to(project)) for p in project.rglob("*") if p.is_file()) == [
         ".dockerignore",
@@ -38,7 +72,7 @@ def test_scaffolded_project_tests_pass_out_of_the_box(tmp_path: Path) -> None:
     ]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--backend", backend],
         cwd=project,
         env=env,
         capture_output=True,
@@ -46,7 +80,7 @@ def test_scaffolded_project_tests_pass_out_of_the_box(tmp_path: Path) -> None:
         timeout=120,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "1 passed" in run.stdout
+    assert f"{2 if backend == 'both' else 1} passed" in run.stdout
     for check in (["check"], ["format", "--check"]):
         lint = subprocess.run(
             [str(BIN / "ruff"), *check, "--no-cache", "."],

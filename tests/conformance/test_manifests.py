@@ -88,6 +88,7 @@ async def test_generated_manifests_are_accepted_by_the_api_server(
         "ClusterRoleBinding",
         "Role",
         "RoleBinding",
+        "Secret",
         "Deployment",
         "Service",
         "Service",
@@ -118,9 +119,12 @@ def test_deployment_runs_what_reconcile_kit_run_accepts() -> None:
     assert {role["metadata"]["namespace"] for role in roles} == {"team-a", "ops"}
     (webhook_config,) = [d for d in docs if d["kind"] == "ValidatingWebhookConfiguration"]
     assert webhook_config["metadata"]["name"] == "website-validating"
-    assert webhook_config["metadata"]["annotations"] == {
-        "cert-manager.io/inject-ca-from": "ops/website-webhook"
-    }
+    # no --cert-manager: the CA of the generated Secret, no cert-manager annotation
+    assert "annotations" not in webhook_config["metadata"]
+    (secret,) = [doc for doc in docs if doc["kind"] == "Secret"]
+    assert [w["clientConfig"]["caBundle"] for w in webhook_config["webhooks"]] == [
+        secret["data"]["ca.crt"]
+    ]
     (service_ref,) = [w["clientConfig"]["service"] for w in webhook_config["webhooks"]]
     assert service_ref == {
         "namespace": "ops",

@@ -78,6 +78,54 @@ async def test_generated_cel_rule_is_enforced(backend: Backend) -> None:
         Gadget.model_validate(gadget(group, "c", {"image": "x", "replicas": -1}))
 
 
+async def test_model_evaluates_its_cel_rules_as_the_servers_do(backend: Backend) -> None:
+    """The model refuses what both servers refuse for its CEL Rule, with the same words,
+    and accepts what they accept (issue 29, point 8: ``model_validate`` accepted
+    ``minSize > maxSize``, which both servers refuse with 422)."""
+    group = f"{backend.namespace}.typed.example.com"
+    await install_crd(backend, gadget_crd(group))
+    path = f"/apis/{group}/v1/namespaces/{backend.namespace}/gadgets"
+    bad = gadget(group, "c", {"image": "x", "minSize": 6, "maxSize": 5})
+    bad["metadata"]["namespace"] = backend.namespace
+    refused = await req(backend, "POST", path, bad)
+    assert refused.status == 422
+    (cause,) = refused.body["details"]["causes"]
+    with pytest.raises(ValidationError) as caught:
+        Gadget.model_validate(bad)
+    said = str(caught.value)
+    assert f"Gadget {backend.namespace}/c: {cause['field']}: {cause['message']}" in said
+    good = gadget(group, "d", {"image": "x", "minSize": 5, "maxSize": 5})
+    assert Gadget.model_validate(good).spec.min_size == 5
+    assert (await req(backend, "POST", path, good)).status == 201
+    # read from the server: not checked again (the server did)
+    Gadget.from_raw({**bad, "spec": {**bad["spec"]}})
+
+
+async def test_typed_create_get_and_patch(backend: Backend) -> None:
+    """``await Model(...).create(api)`` creates the object and binds the model, so the
+    PatchHelper writes it at once; ``Model.get`` reads it back typed."""
+    from reconcile_kit import PatchHelper
+
+    group = f"{backend.namespace}.typed.example.com"
+
+    class Gizmo(Gadget, group=group, version="v1", kind="Gadget", plural="gadgets"):
+        """Gadget in this test's group."""
+
+    await install_crd(backend, gadget_crd(group))
+    with pytest.raises(ValidationError, match="minSize must not exceed maxSize"):
+        Gizmo(metadata={"name": "never"}, spec={"image": "x", "min_size": 9})
+    made = await Gizmo(metadata={"name": "made"}, spec={"image": "nginx"}).create(
+        backend.api, namespace=backend.namespace
+    )
+    assert made.metadata.uid and made.metadata.namespace == backend.namespace
+    assert made.spec.max_surge == "25%" and made.object is not None
+    async with PatchHelper(made):
+        made.spec.replicas = 3
+    read = await Gizmo.get(backend.api, "made", backend.namespace)
+    assert isinstance(read, Gizmo) and read.spec.replicas == 3
+    assert read.metadata.resource_version == made.metadata.resource_version
+
+
 # --- the typed examples' checked-in CRDs ------------------------------------------------------
 
 

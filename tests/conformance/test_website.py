@@ -170,3 +170,62 @@ async def test_child_controlled_elsewhere_is_left_alone(backend: Backend) -> Non
         assert "ConfigMap boss" in message and "Website blog" in message
     service = (await req(backend, "GET", f"/api/v1/namespaces/{ns}/services/blog")).body
     assert service["metadata"]["resourceVersion"] == taken["metadata"]["resourceVersion"]
+
+
+async def test_a_list_key_changed_by_another_manager_is_stalled_once(backend: Backend) -> None:
+    """Someone edits the Service's port (80 -> 8080: a list-map key): every later apply
+    of port 80 is refused with 422 "Duplicate value" (the name repeats). The Website
+    reports Stalled naming the field and the other item's owner, once, and the key is not
+    retried (issue 29, point 10: it failed and was retried forever, saying nothing)."""
+    await ensure_crd(backend)
+    ns = backend.namespace
+    sites = f"/apis/examples.reconcile-kit.io/v1/namespaces/{ns}/websites"
+    service_path = f"/api/v1/namespaces/{ns}/services/db"
+    runs: list[str] = []
+    async with operator(backend, runs) as ctrl:
+        await ok(backend, "POST", sites, site("db", port=5432))
+
+        async def progressing() -> bool:
+            body = (await req(backend, "GET", f"{sites}/db")).body
+            conditions = {c["type"]: c for c in (body.get("status") or {}).get("conditions", [])}
+            return (conditions.get("Ready") or {}).get("reason") == "Progressing"
+
+        assert await ctrl.wait_reconciled(progressing, 20)
+        edit = [{"op": "replace", "path": "/spec/ports/0/port", "value": 8080}]
+        await ok(
+            backend,
+            "PATCH",
+            service_path,
+            edit,
+            content_type="application/json-patch+json",
+            params={"fieldManager": "kubectl-edit"},
+        )
+
+        async def stalled() -> dict[str, Any] | None:
+            body = (await req(backend, "GET", f"{sites}/db")).body
+            conditions = {c["type"]: c for c in (body.get("status") or {}).get("conditions", [])}
+            found = conditions.get("Stalled") or {}
+            return found if found.get("reason") == website.CHILD_CONFLICT else None
+
+        assert await ctrl.wait_reconciled(stalled, 20)
+        condition = await stalled()
+        assert condition is not None
+        message = condition["message"]
+        assert "Service" in message and "/db" in message
+        assert "spec.ports[1].name" in message and '"http"' in message
+        assert "kubectl-edit (Update)" in message and '{port: 8080, protocol: "TCP"}' in message
+        assert ctrl.stats.errors == 0  # reported, not raised: no retry, no backoff loop
+        # a child event reconciles again: the same refusal, nothing new to write
+        generation = (await req(backend, "GET", f"{sites}/db")).body["metadata"]
+        seen = len(runs)
+        await ok(
+            backend,
+            "PATCH",
+            service_path,
+            {"metadata": {"labels": {"team": "db"}}},
+            content_type=MERGE,
+        )
+        assert await ctrl.wait_reconciled(lambda: len(runs) > seen, 10)
+        after = (await req(backend, "GET", f"{sites}/db")).body
+        assert after["metadata"]["resourceVersion"] == generation["resourceVersion"]
+        assert ctrl.stats.errors == 0

@@ -216,6 +216,7 @@ class Handler:
             namespace=info.namespace,
             name=info.name,
             user_agent=request.headers.get("User-Agent", ""),
+            traceparent=request.headers.get("traceparent", ""),
         )
         if self.log is not None:
             self.log.append(record)

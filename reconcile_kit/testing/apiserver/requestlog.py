@@ -23,6 +23,7 @@ class RequestRecord:
             deletecollection), or "" for non-resource paths.
         resource, subresource, namespace, name, group: what the path addressed.
         user: who sent it (the admin, or a ServiceAccount with a TokenRequest token).
+        user_agent: its ``User-Agent``; traceparent: its W3C ``traceparent`` ("" if none).
     """
 
     method: str
@@ -38,6 +39,7 @@ class RequestRecord:
     namespace: str = ""
     name: str = ""
     user_agent: str = field(default="", repr=False)
+    traceparent: str = field(default="", repr=False)
     user: User | None = field(default=None, repr=False)
 
 

@@ -252,6 +252,25 @@ def _secret(obj: Obj) -> Causes:
     ]
 
 
+def _service(obj: Obj) -> Causes:
+    """A Service's port names (pkg/apis/core/validation ``validateServicePort``): each is
+    required when there is more than one port, and unique."""
+    ports = (obj.get("spec") or {}).get("ports") or []
+    causes: Causes = []
+    seen: set[str] = set()
+    for i, port in enumerate(ports):
+        name = str((port or {}).get("name") or "")
+        field = f"spec.ports[{i}].name"
+        if not name:
+            if len(ports) > 1:
+                causes.append(errors.cause("FieldValueRequired", field, "Required value"))
+            continue
+        if name in seen:
+            causes.append(errors.cause("FieldValueDuplicate", field, f'Duplicate value: "{name}"'))
+        seen.add(name)
+    return causes
+
+
 def update_causes(rt: ResourceType, new: Obj, old: Obj) -> Causes:
     """Causes of kind-specific update validation: immutable ConfigMaps and Secrets, a
     Secret's type (pkg/apis/core/validation ValidateConfigMapUpdate/ValidateSecretUpdate)."""
@@ -276,6 +295,7 @@ def update_causes(rt: ResourceType, new: Obj, old: Obj) -> Causes:
 
 _VALIDATORS: dict[tuple[str, str], Callable[[Obj], Causes]] = {
     ("", "secrets"): _secret,
+    ("", "services"): _service,
     ("", "pods"): _pod,
     ("storage.k8s.io", "csistoragecapacities"): _csi_storage_capacity,
     (certificates.GROUP, certificates.PLURAL): certificates.causes,

@@ -1,0 +1,48 @@
+"""One target loader for every subcommand: a TARGET that does not import gives the same
+clean error from run, rbac, manifests and crd (issue 29, point 6: ``rbac pkg.mod`` printed a
+raw traceback where ``crd`` printed ``Error: No module named ...``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from reconcile_kit.cli.commands import main
+
+COMMANDS = {
+    "run": ["run"],
+    "rbac": ["rbac"],
+    "manifests": ["manifests", "--image", "op:1"],
+    "crd": ["crd"],
+}
+
+
+def invoke(command: str, target: str) -> tuple[int, str, BaseException | None]:
+    args = [*COMMANDS[command][:1], target, *COMMANDS[command][1:]]
+    result = CliRunner().invoke(main, args)
+    return result.exit_code, result.output, result.exception
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_module_that_is_not_there_is_named_without_a_traceback(command: str) -> None:
+    code, output, exception = invoke(command, "nosuch_pkg.operator:manager")
+    assert code == 1, output
+    assert isinstance(exception, SystemExit), exception  # click's error, not a traceback
+    assert output == (
+        "Error: nosuch_pkg.operator:manager: cannot import: No module named 'nosuch_pkg'\n"
+    )
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_module_that_raises_on_import_is_named_with_its_error(
+    command: str, tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken_operator.py"
+    broken.write_text("import json\nraise RuntimeError('no config')\n")
+    code, output, exception = invoke(command, str(broken))
+    assert code == 1, output
+    assert isinstance(exception, SystemExit), exception
+    assert output == f"Error: {broken}: importing it raised RuntimeError: no config\n"
+    assert "Traceback" not in output
