@@ -725,7 +725,7 @@ def report(results: dict[str, Any]) -> None:
             ),
         ]
     for label, met in checks:
-        print(f"{label}: {'PASS' if met else 'MISS'}")
+        print(f"{label}: {'PASS' if met else 'MISS'}", flush=True)
 
 
 def main() -> None:
@@ -734,6 +734,7 @@ def main() -> None:
     parser.add_argument("--lease", type=float, default=3.0)
     parser.add_argument("--rate", type=float, default=50.0, help="mutations per second")
     parser.add_argument("--backend", choices=("embedded", "real"), default="embedded")
+    parser.add_argument("--runs", type=int, default=1, help="run the scenario this many times")
     parser.add_argument(
         "--chaos",
         action="store_true",
@@ -762,7 +763,10 @@ def main() -> None:
     async def body(workdir: Path, conn: Connection, server: ServerProcess | None) -> dict[str, Any]:
         return await scenario(workdir, conn, args.objects, args.lease, args.rate, server)
 
-    report(asyncio.run(on_backend(args.backend, args.chaos, body)))
+    for run in range(1, args.runs + 1):
+        if args.runs > 1:
+            print(f"run {run} of {args.runs}", flush=True)
+        report(asyncio.run(on_backend(args.backend, args.chaos, body)))
 
 
 if __name__ == "__main__":

@@ -122,8 +122,8 @@ class OwnerReferenceError(ObjectError):
 
 class FencedWriteError(ObjectError):
     """A write refused before it was sent: the replica no longer holds the right to it
-    (see :mod:`reconcile_kit.client.fencing`). A controller drops the key quietly; it is
-    not retried by this replica."""
+    (see :mod:`reconcile_kit.client.fencing`). A controller handles it itself: one INFO
+    line, and the key is not retried while the replica lacks that right."""
 
 
 class LeaseExpiredError(FencedWriteError):
