@@ -31,22 +31,26 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sharding_processes
 from sharding_processes import Cluster, Replica, on_backend, overlapping, read_records
 from targets import Connection
 
-OPERATOR = textwrap.dedent(
-    """
-    import os
-    import time
-
-    from kr8s.asyncio.objects import ConfigMap
-
-    from reconcile_kit import Controller, LeaderElection, Manager, PatchHelper
-
-    LEASE = float(os.environ["RK_LEASE"])
-    RECORDS = open(os.environ["RK_RECORDS"], "a", buffering=1)
-    manager = Manager(
-        namespace="default",
+OPERATOR = sharding_processes.OPERATOR.replace(
+    "from reconcile_kit import Controller, Manager, PatchHelper, Sharding",
+    "from reconcile_kit import Controller, LeaderElection, Manager, PatchHelper",
+).replace(
+    textwrap.dedent(
+        """
+        sharding=Sharding(
+            "bench",
+            identity=os.environ["RK_IDENTITY"],
+            lease_duration=LEASE,
+            renew_deadline=LEASE * 2 / 3,
+            retry_period=LEASE / 6,
+        ),"""
+    ).replace("\n", "\n    "),
+    textwrap.dedent(
+        """
         leader_election=LeaderElection(
             "bench-leader",
             identity=os.environ["RK_IDENTITY"],
@@ -54,27 +58,11 @@ OPERATOR = textwrap.dedent(
             renew_deadline=LEASE * 2 / 3,
             retry_period=LEASE / 6,
             release_on_cancel=False,
-        ),
-        graceful_shutdown_timeout=30,
-    )
-
-
-    async def reconcile(obj, ctx):
-        read = obj.raw["metadata"]["resourceVersion"]
-        RECORDS.write(f"S {obj.name} {time.time():.6f} {obj.raw['data']['value']}\\n")
-        try:
-            async with PatchHelper(obj):
-                annotations = obj.raw["metadata"].setdefault("annotations", {})
-                annotations["seen"] = obj.raw["data"]["value"]
-            if obj.raw["metadata"]["resourceVersion"] != read:
-                RECORDS.write(f"W {obj.name} {time.time():.6f} -\\n")
-        finally:
-            RECORDS.write(f"E {obj.name} {time.time():.6f}\\n")
-
-
-    manager.add(Controller(ConfigMap, concurrency=4), reconcile)
-    """
+        ),"""
+    ).replace("\n", "\n    "),
 )
+"""The sharding benchmark's operator (the same reconcile and records) under leader
+election instead of sharding."""
 
 
 async def leader(cluster: Cluster) -> str:

@@ -642,11 +642,13 @@ def change_waits(paths: list[Path], changes: list[tuple[str, int, float]]) -> di
                 # a probe's value was written after every numbered change it reads over
                 number = int(value[0]) if value[0].isdigit() else 1 << 62
                 reads[key].append((float(stamp), number))
-    waits, lost = [], 0
+    waits, lost, worst = [], 0, None
     for name, value, sent in changes:
         later = [t for t, number in reads.get(name, ()) if number >= value and t >= sent - 1]
         if later:
             waits.append(min(later) - sent)
+            if worst is None or waits[-1] > worst[0]:
+                worst = (round(waits[-1], 3), name, value, round(sent, 3))
         else:
             lost += 1
     waits.sort()
@@ -656,6 +658,7 @@ def change_waits(paths: list[Path], changes: list[tuple[str, int, float]]) -> di
         "change_wait_p50": round(waits[len(waits) // 2], 3) if waits else None,
         "change_wait_p99": round(waits[int(len(waits) * 0.99)], 3) if waits else None,
         "change_wait_max": round(waits[-1], 3) if waits else None,
+        "change_wait_worst": worst,  # (seconds, name, value, wall time sent)
     }
 
 

@@ -5,7 +5,8 @@ sharded and unconditional groups all do."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,9 @@ from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 if TYPE_CHECKING:
     from .leaderelection import LeaderElection
 
-__all__ = ["Entry", "failure", "fence_by", "first", "raise_failures", "shutdown", "start"]
+log = logging.getLogger("reconcile_kit.manager.manager")  # its lines read as the manager's
+
+__all__ = ["Entry", "failure", "fence_by", "first", "raise_failures", "shutdown", "start", "warm"]
 
 
 @dataclass
@@ -101,3 +104,16 @@ def fence_by(entries: list[Entry], election: LeaderElection, holder: str) -> Non
     for entry in entries:
         entry.controller.lease = election.holds_lease
         entry.controller.lease_holder = holder
+
+
+async def warm(entries: list[Entry], cools: list[Callable[[], Awaitable[None]]]) -> None:
+    """Warm the caches of ``entries``' controllers while this replica waits for leadership
+    (see :meth:`~reconcile_kit.runtime.controller.Controller.warm`), adding to ``cools``
+    what releases them. A failure only costs the warm start: logged, not raised."""
+    for entry in entries:
+        try:
+            cools.append(await entry.controller.warm())
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("%s: warming its caches failed", entry.controller.name, exc_info=True)

@@ -38,7 +38,7 @@ from ..runtime.sharding import ShardFilter
 from ..runtime.sources import ReflectorPool
 from ..webhooks.registration import register, unregister
 from ..webhooks.server import WebhookServer
-from .entries import Entry, failure, fence_by, first, raise_failures, shutdown, start
+from .entries import Entry, failure, fence_by, first, raise_failures, shutdown, start, warm
 from .leaderelection import LeaderElection
 from .metrics import Metrics
 from .sharding.config import Sharding
@@ -421,7 +421,7 @@ class Manager:
         fence_by(gated, election, f"leadership Lease {election.name}")
         campaign = asyncio.create_task(election.run(self.api))
         cools: list[Callable[[], Awaitable[None]]] = []
-        warming = asyncio.create_task(_warm(gated, cools))
+        warming = asyncio.create_task(warm(gated, cools))
         stepping_down = max(
             min(
                 self.graceful_shutdown_timeout,
@@ -543,16 +543,3 @@ class Manager:
 
 def _nothing() -> None:
     """No signal handlers to restore."""
-
-
-async def _warm(entries: list[Entry], cools: list[Callable[[], Awaitable[None]]]) -> None:
-    """Warm the caches of ``entries``' controllers while this replica waits for leadership
-    (see :meth:`~reconcile_kit.runtime.controller.Controller.warm`), adding to ``cools``
-    what releases them. A failure only costs the warm start: logged, not raised."""
-    for entry in entries:
-        try:
-            cools.append(await entry.controller.warm())
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.warning("%s: warming its caches failed", entry.controller.name, exc_info=True)

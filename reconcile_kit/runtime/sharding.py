@@ -213,19 +213,8 @@ class ShardSide:
         """Whether an object that left this replica's watch was deleted (a GET answers 404)
         rather than moved to another replica (it still exists). When the GET fails, False
         (the caller retries the key)."""
-        ctrl = self.controller
-        assert ctrl.info is not None
-        namespace = key.namespace if ctrl.info.namespaced else None
         try:
-            reply = await send(
-                ctrl.api,
-                "GET",
-                version=ctrl.info.api_version,
-                namespace=namespace,
-                url=f"{ctrl.info.plural}/{key.name}",
-                target=Target(ctrl.info.ref_kind, namespace, key.name),
-                accept=(404,),
-            )
+            reply = await self._get(key)
         except Exception as error:
             ctx.log.warning("checking whether it was deleted or moved failed: %s", error)
             raise
@@ -276,22 +265,27 @@ class ShardSide:
     async def _read_owner(self, key: ObjectRef, fence: WriteFence) -> None:
         """GET ``key`` under ``fence``, which learns its owner at the server (a failed GET
         teaches nothing: the reconcile is retried)."""
+        with fenced(fence):
+            try:
+                await self._get(key)
+            except Exception as error:
+                name = self.controller.name
+                log.debug("%s: reading the owner of %s failed: %s", name, key, error)
+
+    async def _get(self, key: ObjectRef) -> Any:
+        """GET ``key`` (a 404 answers, not raises)."""
         ctrl = self.controller
         assert ctrl.info is not None
         namespace = key.namespace if ctrl.info.namespaced else None
-        with fenced(fence):
-            try:
-                await send(
-                    ctrl.api,
-                    "GET",
-                    version=ctrl.info.api_version,
-                    namespace=namespace,
-                    url=f"{ctrl.info.plural}/{key.name}",
-                    target=Target(ctrl.info.ref_kind, namespace, key.name),
-                    accept=(404,),
-                )
-            except Exception as error:
-                log.debug("%s: reading the owner of %s failed: %s", ctrl.name, key, error)
+        return await send(
+            ctrl.api,
+            "GET",
+            version=ctrl.info.api_version,
+            namespace=namespace,
+            url=f"{ctrl.info.plural}/{key.name}",
+            target=Target(ctrl.info.ref_kind, namespace, key.name),
+            accept=(404,),
+        )
 
     # --- letting go ------------------------------------------------------------------------
 

@@ -166,15 +166,39 @@ async def test_errors_back_off_and_honour_retry_after(
         kube, INFO, namespace="default", sleep=sleeps, backoff=Backoff(rng=lambda: 0.0)
     )
     await started(reflector)
-    assert sleeps.delays == [0.8, 1.6, 7.0]  # 3.2 from backoff < Retry-After 7
+    assert sleeps.delays == [0.8, 0.8, 7.0]  # answered failures do not compound; Retry-After
     assert apiserver.requests.count(verb="list") == 4
+    await reflector.stop()
+
+
+async def test_failures_the_server_answers_do_not_compound(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """A server that answers (500, 409, 410) is up: each retry backs off from the start
+    instead of after the failures before it (after an API server restart and two injected
+    faults the cache was 12 s behind)."""
+    sleeps = Sleeps()
+
+    async def sleep(delay: float) -> None:
+        await sleeps(delay)
+        if len(sleeps.delays) == 2:  # after the second failed watch: the relist fails too
+            apiserver.faults.fail(500, verb="list", times=1)
+
+    reflector = Reflector(
+        kube, INFO, namespace="default", sleep=sleep, backoff=Backoff(rng=lambda: 0.0)
+    )
+    apiserver.faults.fail(500, verb="watch", times=2)
+    apiserver.faults.fail(410, verb="watch", times=1)
+    await started(reflector)
+    await eventually(lambda: apiserver.requests.count(verb="list") == 3, 10, interval=0.01)
+    assert sleeps.delays == [0.8, 0.8, 0.8]  # answered: never 1.6 or 3.2
     await reflector.stop()
 
 
 def test_backoff_sequence_and_reset() -> None:
     backoff = Backoff(rng=lambda: 0.5)
     delays = [backoff.next() for _ in range(8)]
-    assert delays == pytest.approx([1.2, 2.4, 4.8, 9.6, 19.2, 30.0, 30.0, 30.0])
+    assert delays == pytest.approx([1.2, 2.4, 4.8, 5.0, 5.0, 5.0, 5.0, 5.0])  # capped at 5 s
     backoff.reset()
     assert backoff.next() == pytest.approx(1.2)
     assert Backoff(rng=lambda: 0.0).next() == 0.8

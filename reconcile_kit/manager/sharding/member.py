@@ -13,10 +13,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ...meta.objects import ObjectRef
-from ..entries import Entry, failure, fence_by, first, raise_failures, shutdown, start
+from ..entries import Entry, failure, fence_by, first, raise_failures, shutdown, start, warm
 from ..leaderelection import LeaderElection
 from ..metrics import Metrics
 from . import ring
@@ -102,11 +103,15 @@ class RingMember:
         )
         campaign: asyncio.Task[None] | None = None
         sharder: asyncio.Task[None] | None = None
+        warming: asyncio.Task[None] | None = None
+        cools: list[Callable[[], Awaitable[None]]] = []
         try:
             if not await first(view.start(), self.stop.wait()):
                 return
             campaign = asyncio.create_task(membership.run(self.api))
             sharder = asyncio.create_task(self._run_sharder(sharding, view, kinds, sharder_done))
+            # warm: the share's watches run before joining and between memberships
+            warming = asyncio.create_task(warm(entries, cools))
             while not self.stop.is_set():
                 if not await first(membership.leading(), self.stop.wait()):
                     break
@@ -150,6 +155,11 @@ class RingMember:
                 else:
                     campaign.cancel()
                 await asyncio.gather(campaign, return_exceptions=True)
+            if warming is not None:
+                warming.cancel()
+                await asyncio.gather(warming, return_exceptions=True)
+            for cool in cools:
+                await cool()
             await view.stop()
 
     async def _hand_over(
