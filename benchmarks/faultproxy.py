@@ -113,18 +113,17 @@ class FaultProxy:
             )
         except aiohttp.ClientError:
             return web.Response(status=503, text="upstream unavailable")  # a restart
+        reply = web.StreamResponse(status=upstream.status)
+        for key, value in upstream.headers.items():
+            if key.lower() not in _HOP:
+                reply.headers[key] = value
         try:
-            reply = web.StreamResponse(status=upstream.status)
-            for key, value in upstream.headers.items():
-                if key.lower() not in _HOP:
-                    reply.headers[key] = value
             await reply.prepare(request)
-            try:
-                async for chunk in upstream.content.iter_any():
-                    await reply.write(chunk)
-                await reply.write_eof()
-            except (aiohttp.ClientError, ConnectionResetError):
-                pass  # either side dropped the stream (a restart): the other's ends too
-            return reply
+            async for chunk in upstream.content.iter_any():
+                await reply.write(chunk)
+            await reply.write_eof()
+        except (aiohttp.ClientError, ConnectionResetError):
+            pass  # either side dropped the stream (a restart): the other's ends too
         finally:
             upstream.release()
+        return reply

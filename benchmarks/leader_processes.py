@@ -82,10 +82,7 @@ async def leader(cluster: Cluster) -> str:
 
 def first_start(path: Path, since: float) -> float | None:
     """Wall time of the first reconcile ``path``'s replica started after ``since``."""
-    if not path.exists():
-        return None
-    for line in path.read_text().splitlines():
-        kind, _key, stamp, *_rest = line.split()
+    for kind, _key, stamp, *_rest in sharding_processes.records(path):
         if kind == "S" and float(stamp) >= since:
             return float(stamp)
     return None
@@ -94,12 +91,10 @@ def first_start(path: Path, since: float) -> float | None:
 def records_after(path: Path, kind: str, since: float, until: float) -> int:
     """``kind`` records (``S``: reconcile starts, ``W``: writes that landed) of ``path``'s
     replica between ``since`` and ``until``."""
-    if not path.exists():
-        return 0
     return sum(
         1
-        for line in path.read_text().splitlines()
-        if line.startswith(f"{kind} ") and since <= float(line.split()[2]) < until
+        for row in sharding_processes.records(path)
+        if row[0] == kind and since <= float(row[2]) < until
     )
 
 

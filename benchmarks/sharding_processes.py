@@ -185,6 +185,23 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def records(path: Path) -> list[list[str]]:
+    """The complete lines of a replica's records file, split (a replica killed while
+    writing, or one writing while this reads, leaves a last line cut short)."""
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        fields = line.split()
+        if len(fields) >= 3 and fields[0] in ("S", "E", "W"):
+            try:
+                float(fields[2])
+            except ValueError:
+                continue
+            rows.append(fields)
+    return rows
+
+
 def read_records(
     paths: list[Path],
     killed: dict[str, float] | None = None,
@@ -198,12 +215,9 @@ def read_records(
     counts what landed on an object the replica did not own)."""
     spans: dict[str, list[tuple[float, float, str]]] = defaultdict(list)
     for path in paths:
-        if not path.exists():
-            continue
         replica = path.stem
         open_starts: dict[str, float] = {}
-        for line in path.read_text().splitlines():
-            kind, key, stamp, *_value = line.split()
+        for kind, key, stamp, *_value in records(path):
             if kind == "S":
                 open_starts[key] = float(stamp)
             elif kind == "E" and key in open_starts:
@@ -220,10 +234,7 @@ def first_seen(paths: list[Path]) -> dict[tuple[str, str], tuple[float, str]]:
     """``{(key, data.value): (start, replica) of the first reconcile that read it}``."""
     seen: dict[tuple[str, str], tuple[float, str]] = {}
     for path in paths:
-        if not path.exists():
-            continue
-        for line in path.read_text().splitlines():
-            kind, key, stamp, *value = line.split()
+        for kind, key, stamp, *value in records(path):
             if kind == "S" and value:
                 first = seen.get((key, value[0]))
                 if first is None or float(stamp) < first[0]:
@@ -620,10 +631,7 @@ def foreign_writes(paths: list[Path]) -> list[tuple[str, str, str]]:
     (key, writer, owner)."""
     found = []
     for path in paths:
-        if not path.exists():
-            continue
-        for line in path.read_text().splitlines():
-            kind, key, _stamp, *rest = line.split()
+        for kind, key, _stamp, *rest in records(path):
             if kind == "W" and rest and rest[0] != path.stem:
                 found.append((key, path.stem, rest[0]))
     return found
@@ -634,10 +642,7 @@ def change_waits(paths: list[Path], changes: list[tuple[str, int, float]]) -> di
     a later value (of any replica); a change no reconcile read is lost."""
     reads: dict[str, list[tuple[float, int]]] = defaultdict(list)
     for path in paths:
-        if not path.exists():
-            continue
-        for line in path.read_text().splitlines():
-            kind, key, stamp, *value = line.split()
+        for kind, key, stamp, *value in records(path):
             if kind == "S" and value:
                 # a probe's value was written after every numbered change it reads over
                 number = int(value[0]) if value[0].isdigit() else 1 << 62
