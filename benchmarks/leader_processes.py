@@ -173,7 +173,7 @@ def report(results: dict[str, Any]) -> None:
         ("none lost: every final annotation equals its value", True),
     ]
     for label, met in checks:
-        print(f"{label}: {'PASS' if met else 'MISS'}")
+        print(f"{label}: {'PASS' if met else 'MISS'}", flush=True)
 
 
 def main() -> None:
@@ -183,12 +183,16 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=30.0, help="mutations per second")
     parser.add_argument("--backend", choices=("embedded", "real"), default="embedded")
     parser.add_argument("--chaos", action="store_true", help="as sharding_processes --chaos")
+    parser.add_argument("--runs", type=int, default=1, help="run the scenario this many times")
     args = parser.parse_args()
 
     async def body(workdir: Path, conn: Connection, _server: Any) -> dict[str, Any]:
         return await scenario(workdir, conn, args.objects, args.lease, args.rate)
 
-    report(asyncio.run(on_backend(args.backend, args.chaos, body)))
+    for run in range(1, args.runs + 1):
+        if args.runs > 1:
+            print(f"run {run} of {args.runs}", flush=True)
+        report(asyncio.run(on_backend(args.backend, args.chaos, body)))
 
 
 if __name__ == "__main__":
