@@ -47,6 +47,10 @@ if TYPE_CHECKING:
 __all__ = ["Handover", "ShardFilter", "ShardSide"]
 
 log = logging.getLogger(__name__)
+FIRST_RETRY = 0.05
+"""Seconds before a failed drain acknowledgement or handover write is tried again first."""
+MAX_RETRY = 1.0
+"""The longest wait, in seconds, between tries of one object's acknowledgement."""
 HANDOVER = "handover"  # ReconcileReason.HANDOVER
 UPDATED = "updated"  # ReconcileReason.UPDATED
 
@@ -168,6 +172,7 @@ class ShardSide:
         self.shard = shard
         self.controller = controller
         self.moved: set[ObjectRef] = set()  # drains acknowledged, leaving the watch
+        self.failures: dict[ObjectRef, int] = {}  # failed acknowledgements in a row
         self.handover: Handover | None = None
         self._handed = asyncio.Event()  # set once the share is empty during a handover
 
@@ -294,7 +299,11 @@ class ShardSide:
         owner ``to`` (a handover): no reconcile runs for it here any more (the queue runs
         no key twice at once, so one in flight has finished). A failed write is decided
         again after the key's backoff (a 409 is an object changed since read, or a fault
-        that brings no event), never dropped; a 404 (gone) ends it."""
+        that brings no event), never dropped; a 404 (gone) ends it. The backoff is the
+        key's own (0.05 s doubling up to 1 s, as the sharder's label writes), not the
+        controller's retry rate limit: after an API server restart every acknowledgement
+        in flight fails at once, and 10 retries a second for all of them (client-go's
+        overall bucket) left objects unmoved for 18 s."""
         ctrl = self.controller
         assert ctrl.info is not None
         self.moved.add(key)
@@ -309,8 +318,11 @@ class ShardSide:
             conflict = isinstance(error, APIError) and error.status == 409
             level = logging.DEBUG if conflict else logging.WARNING
             ctx.log.log(level, "handing over to %s failed: %s", to or "the sharder", error)
-            ctrl.queue.retry(key, ctrl.retry_policy, ctx, error)
+            failures = self.failures[key] = self.failures.get(key, 0) + 1
+            delay = min(MAX_RETRY, FIRST_RETRY * 2 ** (failures - 1))
+            ctrl.queue.add_after(key, delay, HANDOVER if to is not None else UPDATED)
             return
+        self.failures.pop(key, None)
         ctrl.queue.forget(key)
         ctrl.stats.drains += 1
         ctrl._written.pop(key, None)  # the controller's copy of its own write goes

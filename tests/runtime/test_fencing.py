@@ -201,3 +201,28 @@ async def test_a_conflicting_drain_acknowledgement_is_retried(
         apiserver.faults.clear()
         await stop(ctrl, task)
     assert ctrl.stats.drains == 1
+
+
+async def test_acknowledgements_failed_together_are_retried_by_their_own_backoff(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """After an API server restart every acknowledgement in flight fails at once: each is
+    tried again on its own backoff, not behind the controller's overall retry bucket (10 a
+    second: 300 objects took 20 s to let go of before)."""
+    drain = "drain.shard.reconcile-kit.io/ring"
+    count = 300
+    for i in range(count):
+        labels = {LABEL: "r1", drain: "true"}
+        await call(kube, "POST", CM, {"metadata": {"name": f"d-{i}", "labels": labels}})
+    apiserver.faults.fail(500, verb="patch", resource="configmaps", times=count)
+    ctrl = sharded(kube, "r1")
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        raise AssertionError("a draining object is acknowledged, not reconciled")
+
+    task = await run(ctrl, reconcile)
+    try:
+        await eventually(lambda: ctrl.stats.drains == count, 8, interval=0.05)
+    finally:
+        apiserver.faults.clear()
+        await stop(ctrl, task)
