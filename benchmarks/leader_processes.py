@@ -7,8 +7,9 @@ takes over meanwhile) and SIGCONTinued; then the new leader is SIGKILLed and the
 one takes over. Each replica records its reconciles and every write that landed, with the
 time. Checked (PASS/MISS):
 
-- the resumed leader writes nothing after its pause (its Lease was not renewed within its
-  renew deadline: every write is fenced, no reconcile starts);
+- the resumed leader sends no write after its pause (its Lease was not renewed within its
+  renew deadline: every write is fenced, no reconcile starts); a write it sent before the
+  SIGSTOP may be answered after the SIGCONT (records stamp a write when it is sent);
 - no object reconciled by both replicas at once (a reconcile in flight across the pause
   ends at the SIGSTOP: nothing of it ran meanwhile, and its writes are fenced);
 - after the kill, the standby (warm: its caches synced while it waited) reconciles within

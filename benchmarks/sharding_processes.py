@@ -119,10 +119,11 @@ OPERATOR = textwrap.dedent(
             async with PatchHelper(obj):
                 annotations = obj.raw["metadata"].setdefault("annotations", {})
                 annotations["seen"] = obj.raw["data"]["value"]
+                sent = time.time()  # the write goes out as the block ends
             meta = obj.raw["metadata"]  # the server's answer to the write
             if meta["resourceVersion"] != read:  # W: a write landed; its owner at the server
                 owner = (meta.get("labels") or {}).get(LABEL, "-")
-                RECORDS.write(f"W {obj.name} {time.time():.6f} {owner}\\n")
+                RECORDS.write(f"W {obj.name} {sent:.6f} {owner}\\n")
         finally:
             RECORDS.write(f"E {obj.name} {time.time():.6f}\\n")
 
@@ -627,7 +628,8 @@ async def takeover(
 
 def foreign_writes(paths: list[Path]) -> list[tuple[str, str, str]]:
     """Writes that landed on an object the server had labelled for another replica
-    (``W`` records whose owner, read from the server's answer, is not the writer):
+    (``W`` records, stamped when the write was sent, whose owner, read from the server's
+    answer, is not the writer):
     (key, writer, owner)."""
     found = []
     for path in paths:
