@@ -53,9 +53,12 @@ class WriteFence:
             (e.g. :meth:`~reconcile_kit.manager.leaderelection.LeaderElection.holds_lease`);
             None: no Lease guards these writes.
         holder: what the Lease stands for, for messages (``"leadership of cmgen"``).
-        kind, namespace, name: the reconciled object (sharded controllers), else None;
-            ``kind`` as the object's ``kind`` field (``Deployment``, no group).
-        label: the shard label's key; ``member``: this replica's value of it.
+        kind: the reconciled object's kind as its ``kind`` field (``Deployment``, no
+            group), for a sharded controller; else None.
+        namespace: the reconciled object's namespace (None: cluster-scoped, or unfenced).
+        name: the reconciled object's name (None: no object is fenced).
+        label: the shard label's key.
+        member: this replica's value of the shard label.
         resource_version: the resourceVersion of the copy the reconcile started from (it
             carries the label ``label: member``).
     """
