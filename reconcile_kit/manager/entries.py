@@ -17,7 +17,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("reconcile_kit.manager.manager")  # its lines read as the manager's
 
-__all__ = ["Entry", "failure", "fence_by", "first", "raise_failures", "shutdown", "start", "warm"]
+__all__ = [
+    "Entry",
+    "failure",
+    "fence_by",
+    "first",
+    "raise_failures",
+    "shutdown",
+    "start",
+    "stepping_down_timeout",
+    "warm",
+]
 
 
 @dataclass
@@ -96,6 +106,15 @@ async def first(*waits: Awaitable[Any]) -> bool:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def stepping_down_timeout(graceful_shutdown_timeout: float, election: LeaderElection) -> float:
+    """Seconds running reconciles get when ``election``'s Lease is lost (not a graceful
+    stop): half the margin between the renew deadline and the Lease's expiry, so that they
+    end before another replica can take over; at most ``graceful_shutdown_timeout``, at
+    least 0.1."""
+    margin = (election.lease_duration - election.renew_deadline) / 2
+    return max(min(graceful_shutdown_timeout, margin), 0.1)
 
 
 def fence_by(entries: list[Entry], election: LeaderElection, holder: str) -> None:

@@ -38,7 +38,17 @@ from ..runtime.sharding import ShardFilter
 from ..runtime.sources import ReflectorPool
 from ..webhooks.registration import register, unregister
 from ..webhooks.server import WebhookServer
-from .entries import Entry, failure, fence_by, first, raise_failures, shutdown, start, warm
+from .entries import (
+    Entry,
+    failure,
+    fence_by,
+    first,
+    raise_failures,
+    shutdown,
+    start,
+    stepping_down_timeout,
+    warm,
+)
 from .leaderelection import LeaderElection
 from .metrics import Metrics
 from .sharding.config import Sharding
@@ -422,13 +432,7 @@ class Manager:
         campaign = asyncio.create_task(election.run(self.api))
         cools: list[Callable[[], Awaitable[None]]] = []
         warming = asyncio.create_task(warm(gated, cools))
-        stepping_down = max(
-            min(
-                self.graceful_shutdown_timeout,
-                (election.lease_duration - election.renew_deadline) / 2,
-            ),
-            0.1,
-        )
+        stepping_down = stepping_down_timeout(self.graceful_shutdown_timeout, election)
         try:
             while not self._stop.is_set():
                 if not await first(election.leading(), self._stop.wait()):

@@ -563,17 +563,16 @@ class Assigner:
         """Look at ``key`` again after its backoff (see ``retry_delay``); None: look at
         everything again after ``retry_delay`` seconds."""
 
+        if key is None:
+            self._retry_at(_now() + self.retry_delay)
+            return
+
         def again() -> None:
-            if key is None:
-                self._all = True
-            else:
-                self._dirty.add(key)
+            self._dirty.add(key)
             self._wake.set()
 
-        delay = self.retry_delay
-        if key is not None:
-            failures = self._failures[key] = self._failures.get(key, 0) + 1
-            delay = min(delay, FIRST_RETRY * 2 ** (failures - 1))
+        failures = self._failures[key] = self._failures.get(key, 0) + 1
+        delay = min(self.retry_delay, FIRST_RETRY * 2 ** (failures - 1))
         asyncio.get_running_loop().call_later(delay, again)
 
 

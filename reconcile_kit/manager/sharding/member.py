@@ -17,7 +17,17 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ...meta.objects import ObjectRef
-from ..entries import Entry, failure, fence_by, first, raise_failures, shutdown, start, warm
+from ..entries import (
+    Entry,
+    failure,
+    fence_by,
+    first,
+    raise_failures,
+    shutdown,
+    start,
+    stepping_down_timeout,
+    warm,
+)
 from ..leaderelection import LeaderElection
 from ..metrics import Metrics
 from . import ring
@@ -94,13 +104,7 @@ class RingMember:
             )
             for e in entries
         ]
-        stepping_down = max(
-            min(
-                self.graceful_shutdown_timeout,
-                (sharding.lease_duration - sharding.renew_deadline) / 2,
-            ),
-            0.1,
-        )
+        stepping_down = stepping_down_timeout(self.graceful_shutdown_timeout, membership)
         campaign: asyncio.Task[None] | None = None
         sharder: asyncio.Task[None] | None = None
         warming: asyncio.Task[None] | None = None
