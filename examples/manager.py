@@ -16,7 +16,7 @@ examples/ippool.py for the operators themselves):
   the controllers; a standby takes over when the leader stops renewing it.
 - **Probes and metrics.** ``/healthz`` and ``/readyz`` on the health port, ``/metrics`` on
   the metrics port; the ports come from ``EXAMPLES_HEALTH_PORT`` / ``EXAMPLES_METRICS_PORT``
-  (default 8081 / 8080, ``off`` to disable), or ``--health-port`` / ``--metrics-port``.
+  (default 8081 / 8443, ``off`` to disable; metrics over HTTPS to an authorized bearer token), or ``--health-port`` / ``--metrics-port``.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def build_manager(
     leader_election: bool = True,
     lease_namespace: str = "default",
     health_port: int | None = 8081,
-    metrics_port: int | None = 8080,
+    metrics_port: int | None = 8443,
 ) -> Manager:
     """A Manager running both example controllers (``namespace``: watch only that one)."""
     manager = Manager(
@@ -103,6 +103,6 @@ def build_manager(
 
 manager = build_manager(
     health_port=_port("EXAMPLES_HEALTH_PORT", 8081),
-    metrics_port=_port("EXAMPLES_METRICS_PORT", 8080),
+    metrics_port=_port("EXAMPLES_METRICS_PORT", 8443),
 )
 """What ``reconcile-kit run examples/manager.py`` runs."""

@@ -606,6 +606,7 @@ async def test_manager_installs_crds_and_runs_both_examples(
     mgr = await load_manager(f"{EXAMPLES / 'manager.py'}:manager")
     mgr.api = await apiserver.api()
     mgr.health_port = mgr.metrics_port = 0
+    mgr.metrics_secure = False  # plain HTTP: this test reads the numbers, not the access
     mgr.host = "127.0.0.1"
     assert mgr.leader_election is not None
     task = asyncio.create_task(mgr.run())

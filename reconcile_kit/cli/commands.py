@@ -192,7 +192,28 @@ async def _serve(server: APIServer) -> None:
 @click.option("--namespace", default=None, help="Only watch this namespace.")
 @click.option("--leader-elect", is_flag=True, help="Run only while holding the leader lease.")
 @click.option("--health-port", type=int, default=None, help="Serve /healthz and /readyz.")
-@click.option("--metrics-port", type=int, default=None, help="Serve /metrics.")
+@click.option(
+    "--metrics-port",
+    type=int,
+    default=None,
+    help="Serve /metrics (over HTTPS with authentication and authorization unless"
+    " --metrics-secure=false).",
+)
+@click.option(
+    "--metrics-secure",
+    type=click.BOOL,
+    default=None,
+    help="Serve /metrics over HTTPS, answering only scrapes whose bearer token is allowed"
+    " `get` on /metrics (TokenReview, SubjectAccessReview), as kubebuilder's scaffold;"
+    " --metrics-secure=false: plain HTTP, no checks (default: the manager's, true).",
+)
+@click.option(
+    "--metrics-cert-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Serve secure metrics with tls.crt/tls.key from this directory (a mounted Secret),"
+    " reloaded when renewed; default: a self-signed certificate generated at start.",
+)
 @click.option(
     "--qps",
     type=click.FloatRange(min=0, min_open=True),
@@ -250,6 +271,8 @@ def run(
     leader_elect: bool,
     health_port: int | None,
     metrics_port: int | None,
+    metrics_secure: bool | None,
+    metrics_cert_dir: str | None,
     qps: float | None,
     burst: int | None,
     log_format: str,
@@ -283,6 +306,8 @@ def run(
         shard_identity=shard_identity,
         health_port=health_port,
         metrics_port=metrics_port,
+        metrics_secure=metrics_secure,
+        metrics_cert_dir=metrics_cert_dir,
         qps=qps,
         burst=burst,
         webhook_port=webhook_port,
@@ -303,6 +328,8 @@ class _RunOptions:
     shard_identity: str | None = None
     health_port: int | None = None
     metrics_port: int | None = None
+    metrics_secure: bool | None = None
+    metrics_cert_dir: str | None = None
     qps: float | None = None
     burst: int | None = None
     webhook_port: int | None = None
@@ -338,6 +365,21 @@ class _RunOptions:
             manager.health_port = self.health_port
         if self.metrics_port is not None:
             manager.metrics_port = self.metrics_port
+        if self.metrics_secure is not None:
+            manager.metrics_secure = self.metrics_secure
+        if self.metrics_cert_dir is not None:
+            if not manager.metrics_secure:
+                raise click.UsageError("--metrics-cert-dir needs secure metrics")
+            manager.metrics_certificates = CertificateFiles(Path(self.metrics_cert_dir))
+        if (
+            manager.metrics_secure
+            and manager.metrics_port is not None
+            and manager.metrics_port == manager.health_port
+        ):
+            raise click.UsageError(
+                "--metrics-port: secure metrics (HTTPS) need a port other than --health-port"
+                " (or --metrics-secure=false)"
+            )
         manager.qps = self.qps if self.qps is not None else manager.qps
         manager.burst = self.burst if self.burst is not None else manager.burst
         if manager.burst is not None and manager.qps is None:
@@ -457,6 +499,14 @@ async def _run_on(manager: Manager, api: kr8s.asyncio.Api) -> None:
     default=None,
     help="Its namespace (default: --namespace, else the manager's namespace, else default).",
 )
+@click.option(
+    "--metrics-secure",
+    type=click.BOOL,
+    default=None,
+    help="Include what `run`'s secure metrics need (the auth-delegator binding and the"
+    " metrics-reader ClusterRole); default: as the manager says (true unless it sets"
+    " metrics_secure=False). --metrics-secure=false leaves them out.",
+)
 def rbac(
     target: str,
     name: str | None,
@@ -466,6 +516,7 @@ def rbac(
     shard_ring: str | None,
     service_account: str | None,
     service_account_namespace: str | None,
+    metrics_secure: bool | None,
 ) -> None:
     """Print the RBAC YAML (roles and their bindings to a ServiceAccount) the manager TARGET
     needs, run as ``reconcile-kit run TARGET`` with the same --namespace, --leader-elect and
@@ -491,6 +542,7 @@ def rbac(
         name,
         service_account=service_account,
         service_account_namespace=service_account_namespace,
+        metrics_secure=metrics_secure,
     )
     click.echo(yaml_text, nl=False)
 

@@ -12,6 +12,18 @@ its CA into the configurations and CRDs), else a Secret holding a CA and serving
 certificate generated here (EC P-256, 365 days) whose CA is every configuration's and
 CRD's ``caBundle`` (nothing renews it: generate again before it expires, or use
 cert-manager). The Deployment mounts that Secret either way.
+
+Metrics are secure unless the manager says ``metrics_secure=False`` (kubebuilder's scaffold
+since v4): HTTPS on port 8443, each scrape authenticated and authorized by the API server
+(:mod:`reconcile_kit.manager.metricsauth`); the RBAC adds the operator's
+``system:auth-delegator`` binding and the ``<name>-metrics-reader`` ClusterRole to bind a
+scraper to; the Service ``<name>-metrics`` (port ``https``, labelled
+``app.kubernetes.io/name: <name>`` and ``app.kubernetes.io/component: metrics``) is what a
+Prometheus Operator ServiceMonitor selects (``scheme: https``, ``bearerTokenFile``). The
+metrics certificate is generated at start (self-signed: the ServiceMonitor sets
+``insecureSkipVerify``), or with ``cert_manager`` issued by cert-manager into the Secret
+``<name>-metrics-tls`` and mounted (``--metrics-cert-dir``). Plain metrics: HTTP on 8080.
+Probes stay plain HTTP on 8081.
 """
 
 from __future__ import annotations
@@ -32,7 +44,11 @@ from . import rbac
 __all__ = ["DeploymentSettings", "documents", "render", "write_kustomize"]
 
 HEALTH_PORT = 8081
-METRICS_PORT = 8080
+METRICS_PORT = 8443
+"""Secure metrics' port (kubebuilder's)."""
+PLAIN_METRICS_PORT = 8080
+"""Plain HTTP metrics' port (``metrics_secure=False``)."""
+METRICS_CERT_DIR = "/tmp/k8s-metrics-server/metrics-certs"  # kubebuilder's
 WEBHOOK_PORT = 9443
 CERT_DIR = "/tmp/k8s-webhook-server/serving-certs"  # controller-runtime's default
 INJECT_CA = "cert-manager.io/inject-ca-from"
@@ -83,7 +99,7 @@ def documents(manager: Manager, settings: DeploymentSettings) -> list[dict[str, 
     if tls.secret is not None:
         docs.append(tls.secret)
     docs.append(_deployment(manager, settings))
-    docs.append(_service(f"{name}-metrics", settings.namespace, name, METRICS_PORT, "metrics"))
+    docs.append(_metrics_service(manager, settings))
     if manager.webhooks is not None:
         docs.append(
             _service(
@@ -93,6 +109,10 @@ def documents(manager: Manager, settings: DeploymentSettings) -> list[dict[str, 
         docs.extend(_webhook_configurations(manager, settings, tls))
         if settings.cert_manager:
             docs.extend(_certificates(name, settings.namespace))
+    if settings.cert_manager and manager.metrics_secure:
+        if manager.webhooks is None:
+            docs.append(_issuer(name, settings.namespace))
+        docs.append(_metrics_certificate(name, settings.namespace))
     return docs
 
 
@@ -202,7 +222,13 @@ def _crds(manager: Manager, settings: DeploymentSettings, tls: _WebhookTLS) -> l
 
 def _run_arguments(manager: Manager, settings: DeploymentSettings) -> list[str]:
     args = ["run", settings.target, "--health-port", str(HEALTH_PORT)]
-    args += ["--metrics-port", str(METRICS_PORT), "--log-format", "json"]
+    if manager.metrics_secure:
+        args += ["--metrics-port", str(METRICS_PORT)]
+        if settings.cert_manager:
+            args += ["--metrics-cert-dir", METRICS_CERT_DIR]
+    else:
+        args += ["--metrics-port", str(PLAIN_METRICS_PORT), "--metrics-secure=false"]
+    args += ["--log-format", "json"]
     if settings.watch_namespace is not None:
         args += ["--namespace", settings.watch_namespace]
     if manager.leader_election is not None:
@@ -219,9 +245,11 @@ def _run_arguments(manager: Manager, settings: DeploymentSettings) -> list[str]:
 def _container(manager: Manager, settings: DeploymentSettings) -> dict[str, Any]:
     ports = [
         {"name": "health", "containerPort": HEALTH_PORT},
-        {"name": "metrics", "containerPort": METRICS_PORT},
+        {"name": "metrics", "containerPort": _metrics_port(manager)},
     ]
     mounts: list[dict[str, Any]] = [{"name": "tmp", "mountPath": "/tmp"}]
+    if manager.metrics_secure and settings.cert_manager:
+        mounts.append({"name": "metrics-certs", "mountPath": METRICS_CERT_DIR, "readOnly": True})
     if manager.webhooks is not None:
         ports.append({"name": "webhooks", "containerPort": WEBHOOK_PORT})
         mounts.append({"name": "webhook-certs", "mountPath": CERT_DIR, "readOnly": True})
@@ -260,6 +288,10 @@ def _deployment(manager: Manager, settings: DeploymentSettings) -> dict[str, Any
     if manager.webhooks is not None:
         secret = {"secretName": f"{_webhook_service(manager.name)}-tls"}
         volumes.append({"name": "webhook-certs", "secret": secret})
+    if manager.metrics_secure and settings.cert_manager:
+        volumes.append(
+            {"name": "metrics-certs", "secret": {"secretName": f"{manager.name}-metrics-tls"}}
+        )
     doc = _object("apps/v1", "Deployment", manager.name, settings.namespace)
     doc["spec"] = {
         "replicas": settings.replicas,
@@ -293,6 +325,22 @@ def _service(
     return doc
 
 
+def _metrics_port(manager: Manager) -> int:
+    return METRICS_PORT if manager.metrics_secure else PLAIN_METRICS_PORT
+
+
+def _metrics_service(manager: Manager, settings: DeploymentSettings) -> dict[str, Any]:
+    """The metrics Service, labelled for a ServiceMonitor's selector; its port is named
+    ``https`` (secure) or ``http`` (a ServiceMonitor endpoint's ``port``)."""
+    port = _metrics_port(manager)
+    scheme = "https" if manager.metrics_secure else "http"
+    doc = _service(f"{manager.name}-metrics", settings.namespace, manager.name, port, scheme)
+    doc["metadata"]["labels"].update(
+        {"app.kubernetes.io/name": manager.name, "app.kubernetes.io/component": "metrics"}
+    )
+    return doc
+
+
 def _webhook_configurations(
     manager: Manager, settings: DeploymentSettings, tls: _WebhookTLS
 ) -> list[dict[str, Any]]:
@@ -305,10 +353,26 @@ def _webhook_configurations(
     return docs
 
 
-def _certificates(name: str, namespace: str) -> list[dict[str, Any]]:
-    service = _webhook_service(name)
+def _issuer(name: str, namespace: str) -> dict[str, Any]:
     issuer = _object("cert-manager.io/v1", "Issuer", f"{name}-selfsigned", namespace)
     issuer["spec"] = {"selfSigned": {}}
+    return issuer
+
+
+def _metrics_certificate(name: str, namespace: str) -> dict[str, Any]:
+    service = f"{name}-metrics"
+    certificate = _object("cert-manager.io/v1", "Certificate", service, namespace)
+    certificate["spec"] = {
+        "secretName": f"{name}-metrics-tls",
+        "dnsNames": [f"{service}.{namespace}.svc", f"{service}.{namespace}.svc.cluster.local"],
+        "issuerRef": {"kind": "Issuer", "name": f"{name}-selfsigned"},
+    }
+    return certificate
+
+
+def _certificates(name: str, namespace: str) -> list[dict[str, Any]]:
+    service = _webhook_service(name)
+    issuer = _issuer(name, namespace)
     certificate = _object("cert-manager.io/v1", "Certificate", service, namespace)
     certificate["spec"] = {
         "secretName": f"{service}-tls",

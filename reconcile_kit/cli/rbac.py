@@ -19,7 +19,7 @@ from ..manager.manager import Manager
 from ..runtime.controller import Controller
 from ..runtime.resources import ResourceInfo, info_from_class
 
-__all__ = ["manifests", "render", "required_grants"]
+__all__ = ["METRICS_READER_RULES", "manifests", "metrics_rbac", "render", "required_grants"]
 
 
 def _offline_info(kind: Any) -> ResourceInfo:
@@ -183,6 +183,7 @@ def manifests(
     *,
     service_account: str | None = None,
     service_account_namespace: str | None = None,
+    metrics_secure: bool | None = None,
 ) -> list[tuple[str, dict[str, Any]]]:
     """The RBAC objects ``manager`` needs, each with a comment saying why it exists.
 
@@ -196,6 +197,12 @@ def manifests(
     * With sharding: a Role and RoleBinding ``<name>-sharding`` in the ring's namespace
       (create/delete/get/list/update/watch on leases). The sharded kinds' labels are
       written with ``patch``, which every controller's primary kind is granted anyway.
+    * With secure metrics (``metrics_secure``, default ``manager.metrics_secure``): a
+      ClusterRoleBinding ``<name>-auth-delegator`` to ``system:auth-delegator`` (the
+      operator reviews each scrape: TokenReview, SubjectAccessReview) and the ClusterRole
+      ``<name>-metrics-reader`` (``get`` on the non-resource URL ``/metrics``) for the
+      scraper, left unbound: bind Prometheus's ServiceAccount to it. As kubebuilder's
+      ``metrics_auth_role`` and ``metrics_reader_role``.
 
     Every binding names the ServiceAccount ``service_account`` (default: the manager's name)
     in ``service_account_namespace`` (default: the manager's namespace, else ``default``).
@@ -247,7 +254,48 @@ def manifests(
             f"Sharding: the Leases of ring {sharding.ring} in namespace {sharding.namespace}.",
             _role("Role", f"{role_name}-sharding", sharding.namespace, leases),
         )
+    if manager.metrics_secure if metrics_secure is None else metrics_secure:
+        docs.extend(metrics_rbac(role_name, subject))
     return docs
+
+
+METRICS_READER_RULES = [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}]
+"""What a scraper of the secure metrics needs (kubebuilder's ``metrics-reader``)."""
+
+
+def metrics_rbac(name: str, subject: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """The RBAC of secure metrics, each with its comment: ``subject`` (the operator's
+    ServiceAccount) bound to ``system:auth-delegator`` as ``<name>-auth-delegator``, and the
+    unbound ClusterRole ``<name>-metrics-reader`` a scraper is bound to."""
+    delegator = {
+        "apiVersion": RBAC_API_VERSION,
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": f"{name}-auth-delegator"},
+        "roleRef": {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "ClusterRole",
+            "name": "system:auth-delegator",
+        },
+        "subjects": [subject],
+    }
+    reader = {
+        "apiVersion": RBAC_API_VERSION,
+        "kind": "ClusterRole",
+        "metadata": {"name": f"{name}-metrics-reader"},
+        "rules": [dict(rule) for rule in METRICS_READER_RULES],
+    }
+    return [
+        (
+            "Secure metrics: the operator asks the API server about each scrape (TokenReview"
+            " of its bearer token, SubjectAccessReview of get /metrics): system:auth-delegator.",
+            delegator,
+        ),
+        (
+            "Secure metrics: bind the scraper (e.g. Prometheus's ServiceAccount) to this"
+            " ClusterRole; a token without it is answered 403.",
+            reader,
+        ),
+    ]
 
 
 def render(
@@ -256,6 +304,7 @@ def render(
     *,
     service_account: str | None = None,
     service_account_namespace: str | None = None,
+    metrics_secure: bool | None = None,
 ) -> str:
     """:func:`manifests` as one YAML stream, each role preceded by its comment."""
     parts = []
@@ -264,6 +313,7 @@ def render(
         name,
         service_account=service_account,
         service_account_namespace=service_account_namespace,
+        metrics_secure=metrics_secure,
     ):
         header = "".join(f"# {line}\n" for line in _wrap(comment))
         parts.append(header + yaml.safe_dump(doc, sort_keys=False))

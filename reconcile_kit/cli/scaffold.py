@@ -243,7 +243,9 @@ COPY src ./src
 RUN pip install --no-cache-dir . && useradd --uid 65532 --no-create-home operator
 USER 65532
 ENTRYPOINT ["reconcile-kit", "run", "$package.operator:manager"]
-CMD ["--health-port", "8081", "--metrics-port", "8080", "--log-format", "json"]
+# /metrics: HTTPS on 8443, each scrape authenticated and authorized by the API server
+# (--metrics-secure=false for plain HTTP); /healthz and /readyz: plain HTTP on 8081
+CMD ["--health-port", "8081", "--metrics-port", "8443", "--log-format", "json"]
 """
 
 _DOCKERIGNORE = """\
@@ -267,6 +269,12 @@ python -m venv .venv && .venv/bin/pip install -e '.[test]'
 docker build -t $name:0.1.0 .
 .venv/bin/reconcile-kit manifests $package.operator:manager --image $name:0.1.0 | kubectl apply -f -
 ```
+
+Metrics are served over HTTPS on port 8443 and only to a bearer token allowed to `get`
+`/metrics`: bind your Prometheus's ServiceAccount to the ClusterRole
+`$name-metrics-reader` the manifests create (the operator checks each scrape with a
+TokenReview and a SubjectAccessReview, through its `system:auth-delegator` binding).
+`--metrics-secure=false` serves plain HTTP instead. Probes stay plain HTTP on 8081.
 """
 
 _FILES = {

@@ -36,6 +36,7 @@ from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 from ..runtime.events import EventRecorder
 from ..runtime.sharding import ShardFilter
 from ..runtime.sources import ReflectorPool
+from ..webhooks.certs import Certificates
 from ..webhooks.registration import register, unregister
 from ..webhooks.server import WebhookServer
 from .entries import (
@@ -51,6 +52,7 @@ from .entries import (
 )
 from .leaderelection import LeaderElection
 from .metrics import Metrics
+from .metricsauth import DelegatingAuth, SecureMetricsServer
 from .sharding.config import Sharding
 from .sharding.member import RingMember
 
@@ -71,7 +73,17 @@ class Manager:
         leader_election: a :class:`~reconcile_kit.manager.leaderelection.LeaderElection`; then
             controllers added with ``needs_leader=True`` run only while leading.
         health_port: serve ``/healthz`` and ``/readyz`` on this port (0: any free port).
-        metrics_port: serve ``/metrics`` on this port (may equal ``health_port``).
+        metrics_port: serve ``/metrics`` on this port (may equal ``health_port`` only with
+            ``metrics_secure=False``: the probes stay plain HTTP).
+        metrics_secure: serve ``/metrics`` over HTTPS and answer only scrapes whose bearer
+            token the API server authenticates (TokenReview; 401 otherwise) for a user
+            allowed to ``get`` the non-resource URL ``/metrics`` (SubjectAccessReview; 403
+            otherwise), as controller-runtime's ``filters.WithAuthenticationAndAuthorization``
+            (:mod:`reconcile_kit.manager.metricsauth`); the api's user needs
+            ``system:auth-delegator``. False: plain HTTP, no checks.
+        metrics_certificates: the secure metrics server's certificate
+            (:class:`~reconcile_kit.webhooks.CertificateFiles` for a mounted Secret, reloaded
+            when renewed); None: a self-signed one generated at start.
         graceful_shutdown_timeout: seconds running reconciles get to finish at shutdown.
         name: the reporting controller name of events and the manager's name in logs.
         host: the address the probe and metrics servers bind.
@@ -105,7 +117,8 @@ class Manager:
 
     Raises:
         ValueError: an unknown ``transport``; ``qps <= 0``, ``burst < 1``, or a ``burst``
-            without ``qps``.
+            without ``qps``. :meth:`run` raises it for ``metrics_port == health_port`` with
+            ``metrics_secure``.
     """
 
     def __init__(
@@ -125,6 +138,8 @@ class Manager:
         burst: int | None = None,
         webhooks: WebhookServer | None = None,
         sharding: Sharding | None = None,
+        metrics_secure: bool = True,
+        metrics_certificates: Certificates | None = None,
     ) -> None:
         self.transport = checked_transport(transport)
         self.qps, self.burst = checked_rate_limit(qps, burst)
@@ -133,6 +148,9 @@ class Manager:
         self.leader_election = leader_election
         self.health_port = health_port
         self.metrics_port = metrics_port
+        self.metrics_secure = metrics_secure
+        self.metrics_certificates = metrics_certificates
+        self._metrics_server: SecureMetricsServer | None = None
         self.graceful_shutdown_timeout = graceful_shutdown_timeout
         self.name = name
         self.host = host
@@ -347,6 +365,9 @@ class Manager:
                 for runner in self._runners:
                     await runner.cleanup()
                 self._runners.clear()
+                if self._metrics_server is not None:
+                    await self._metrics_server.stop()
+                    self._metrics_server = None
             finally:
                 for api in acquired:
                     await release_transport(api)
@@ -472,7 +493,23 @@ class Manager:
             routes.setdefault(self.health_port, []).extend(
                 [("/healthz", self._healthz), ("/readyz", self._readyz)]
             )
-        if self.metrics_port is not None:
+        if self.metrics_port is not None and self.metrics_secure:
+            if self.metrics_port == self.health_port and self.health_port != 0:
+                raise ValueError(
+                    f"metrics_port {self.metrics_port} is the probes' port: secure metrics"
+                    " (HTTPS) need a port of their own (or metrics_secure=False)"
+                )
+            self._metrics_server = SecureMetricsServer(
+                self._metrics,
+                DelegatingAuth(self.api),
+                host=self.host,
+                port=self.metrics_port,
+                certificates=self.metrics_certificates,
+            )
+            await self._metrics_server.start()
+            assert self._metrics_server.port is not None
+            self.ports["/metrics"] = self._metrics_server.port
+        elif self.metrics_port is not None:
             routes.setdefault(self.metrics_port, []).append(("/metrics", self._metrics))
         for port, handlers in routes.items():
             app = web.Application()

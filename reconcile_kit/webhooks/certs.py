@@ -21,7 +21,13 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-__all__ = ["CertificateFiles", "Certificates", "SelfSignedCertificates", "self_signed_pem"]
+__all__ = [
+    "CertificateFiles",
+    "Certificates",
+    "SelfSignedCertificates",
+    "harden",
+    "self_signed_pem",
+]
 
 _VALIDITY = datetime.timedelta(days=365)
 
@@ -30,7 +36,7 @@ class Certificates:
     """What the webhook server needs of its certificates (base of the two holders)."""
 
     def ssl_context(self) -> ssl.SSLContext:
-        """The server's SSL context (TLS 1.2 or later)."""
+        """The server's SSL context (TLS 1.2 or later, HTTP/1.1 only: :func:`harden`)."""
         raise NotImplementedError
 
     @property
@@ -154,8 +160,20 @@ def self_signed_pem(hosts: list[str]) -> tuple[bytes, bytes, bytes]:
 
 def _server_context(cert: Path, key: Path) -> ssl.SSLContext:
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    harden(context)
     context.load_cert_chain(cert, key)
+    return context
+
+
+def harden(context: ssl.SSLContext) -> ssl.SSLContext:
+    """Restrict a server's SSL ``context`` as controller-runtime's webhook and metrics
+    servers and kubebuilder's scaffold do: TLS 1.2 or later (an older client's handshake
+    fails), and ALPN offering only ``http/1.1``, so a client that insists on HTTP/2 (``h2``)
+    is refused in the handshake (controller-runtime and kubebuilder disable HTTP/2 by
+    default because of CVE-2023-44487, HTTP/2 rapid reset; aiohttp does not speak it at
+    all). Returns ``context``, changed in place."""
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.set_alpn_protocols(["http/1.1"])
     return context
 
 

@@ -33,12 +33,13 @@ from .admission import AdmissionWebhook, Handler, kind_info
 from .certs import Certificates, SelfSignedCertificates
 from .conversion import Converters, conversion_response
 from .review import AdmissionRequest
+from .serving import MAX_ADMISSION_BODY, REQUEST_TIMEOUT, request_timeout
 
 __all__ = ["WebhookServer"]
 
 log = logging.getLogger("reconcile_kit.webhooks")
 
-MAX_BODY = 3 * 1024 * 1024  # kube-apiserver's request size limit for one object
+MAX_BODY = MAX_ADMISSION_BODY
 
 
 class WebhookServer:
@@ -57,6 +58,13 @@ class WebhookServer:
             runs under a Manager, Validating/MutatingWebhookConfigurations (and the CRDs'
             conversion) point at ``https://<register_host>:<port>``; removed when it stops
             (as kopf's self-registration). The host must be in the certificate.
+        request_timeout: seconds one request may take before it is answered 503 (default
+            30: kube-apiserver's largest webhook ``timeoutSeconds``).
+
+    The server speaks HTTP/1.1 over TLS 1.2 or later only (HTTP/2 is refused in the
+    handshake), reads request bodies up to 7 MiB (an UPDATE review of two objects of
+    kube-apiserver's 3 MiB limit; 413 beyond), and bounds each request by
+    ``request_timeout`` (:mod:`reconcile_kit.webhooks.serving`).
 
     Register handlers with :meth:`validating`, :meth:`mutating` and :meth:`converter`, then
     give the server to a :class:`~reconcile_kit.manager.Manager` (``webhooks=``), which
@@ -72,8 +80,10 @@ class WebhookServer:
         reload_interval: float = 10.0,
         name: str = "reconcile-kit",
         register_host: str | None = None,
+        request_timeout: float = REQUEST_TIMEOUT,
     ) -> None:
         self.host = host
+        self.request_timeout = request_timeout
         self.requested_port = port
         self._certificates = certificates
         self.reload_interval = reload_interval
@@ -174,7 +184,9 @@ class WebhookServer:
         """Listen on ``host:port`` over TLS; RuntimeError when already started."""
         if self._runner is not None:
             raise RuntimeError("the webhook server is already started")
-        app = web.Application(client_max_size=MAX_BODY)
+        app = web.Application(
+            client_max_size=MAX_BODY, middlewares=[request_timeout(self.request_timeout)]
+        )
         for webhook in self.webhooks:
             app.router.add_post(webhook.path, self._admission_handler(webhook))
         app.router.add_post("/convert", self._convert)

@@ -89,8 +89,16 @@ async def test_without_cert_manager_the_mounted_secret_is_generated_and_its_ca_t
 def test_with_cert_manager_the_certificate_makes_the_secret_and_the_ca_is_injected() -> None:
     docs, note = generate("--cert-manager")
     assert not of_kind(docs, "Secret") and note == ""
-    (certificate,) = of_kind(docs, "Certificate")
+    certificate, metrics = of_kind(docs, "Certificate")
     assert certificate["spec"]["secretName"] == "website-webhook-tls"
+    # the secure metrics' certificate too, mounted where --metrics-cert-dir reads it
+    assert metrics["spec"]["secretName"] == "website-metrics-tls"
+    assert metrics["spec"]["dnsNames"][0] == "website-metrics.ops.svc"
+    (deployment,) = of_kind(docs, "Deployment")
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    cert_dir = container["args"][container["args"].index("--metrics-cert-dir") + 1]
+    (mount,) = [m for m in container["volumeMounts"] if m["name"] == "metrics-certs"]
+    assert mount["mountPath"] == cert_dir
     (configuration,) = of_kind(docs, "ValidatingWebhookConfiguration")
     assert configuration["metadata"]["annotations"] == {INJECT: "ops/website-webhook"}
     assert all("caBundle" not in w["clientConfig"] for w in configuration["webhooks"])

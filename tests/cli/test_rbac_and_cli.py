@@ -201,6 +201,21 @@ def test_rbac_yaml_for_namespaced_and_cluster_managers() -> None:
         ("RoleBinding", {"name": "widgets", "namespace": "default"}),
         ("Role", {"name": "widgets-leader-election", "namespace": "ops"}),
         ("RoleBinding", {"name": "widgets-leader-election", "namespace": "ops"}),
+        # secure metrics (the default): the operator reviews scrapes, a scraper reads
+        ("ClusterRoleBinding", {"name": "widgets-auth-delegator"}),
+        ("ClusterRole", {"name": "widgets-metrics-reader"}),
+    ]
+    delegator, reader = docs[4:]
+    assert delegator["roleRef"]["name"] == "system:auth-delegator"
+    assert delegator["subjects"] == [
+        {"kind": "ServiceAccount", "name": "widgets", "namespace": "default"}
+    ]
+    assert reader["rules"] == [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}]
+    assert [d["kind"] for d in yaml.safe_load_all(render(manager, metrics_secure=False))] == [
+        "Role",
+        "RoleBinding",
+        "Role",
+        "RoleBinding",
     ]
     rules = {(r["apiGroups"][0], r["resources"][0]): r["verbs"] for r in docs[0]["rules"]}
     assert ("coordination.k8s.io", "leases") not in rules
@@ -230,7 +245,7 @@ def test_rbac_yaml_for_namespaced_and_cluster_managers() -> None:
         return None
 
     cluster.add(Controller("Namespace"), noop)
-    role, binding = yaml.safe_load_all(
+    role, binding, _, _ = yaml.safe_load_all(
         render(cluster, service_account="sa", service_account_namespace="ops")
     )
     assert role["kind"] == "ClusterRole"
@@ -243,7 +258,7 @@ def test_rbac_yaml_for_namespaced_and_cluster_managers() -> None:
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "sa", "namespace": "ops"}]
     # a namespaced manager of a cluster-scoped kind: the ClusterRole stays, and says why
     cluster.namespace = "team-a"
-    text = render(cluster)
+    text = render(cluster, metrics_secure=False)
     assert [d["kind"] for d in yaml.safe_load_all(text)] == [
         "Role",
         "RoleBinding",
@@ -278,7 +293,12 @@ async def test_cli_rbac_and_run_embedded(tmp_path: Path) -> None:
     )
     out, _ = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 0
-    assert [d["kind"] for d in yaml.safe_load_all(out)] == ["ClusterRole", "ClusterRoleBinding"]
+    assert [d["kind"] for d in yaml.safe_load_all(out)] == [
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ClusterRoleBinding",  # secure metrics: system:auth-delegator
+        "ClusterRole",  # and mirror-metrics-reader
+    ]
 
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -478,13 +498,22 @@ async def test_cli_rbac_namespace_and_leader_elect(apiserver: APIServer) -> None
 
     plain = await invoke("rbac", "examples/mirror.py:manager")
     assert plain.exit_code == 0, plain.output
-    cluster_role, _ = yaml.safe_load_all(plain.output)
+    cluster_role, _, delegator, reader = yaml.safe_load_all(plain.output)
+    assert delegator["metadata"]["name"] == "mirror-auth-delegator"
+    assert reader["metadata"]["name"] == "mirror-metrics-reader"
+    insecure = await invoke("rbac", "examples/mirror.py:manager", "--metrics-secure=false")
+    assert insecure.exit_code == 0, insecure.output
+    assert [d["kind"] for d in yaml.safe_load_all(insecure.output)] == [
+        "ClusterRole",
+        "ClusterRoleBinding",
+    ]
     assert cluster_role["kind"] == "ClusterRole"
     assert "leases" not in {r["resources"][0] for r in cluster_role["rules"]}
     assert {"apiGroups": [""], "resources": ["configmaps/finalizers"], "verbs": ["update"]} in (
         cluster_role["rules"]
     )
     args = ["rbac", "examples/mirror.py:manager", "--namespace", "ops", "--leader-elect"]
+    args.append("--metrics-secure=false")
     result = await invoke(*args, "--service-account", "op")
     assert result.exit_code == 0, result.output
     docs = list(yaml.safe_load_all(result.output))

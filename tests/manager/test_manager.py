@@ -76,7 +76,14 @@ async def test_probes_and_metrics(kube: kr8s.asyncio.Api) -> None:
         if obj.name == "bad":
             raise RuntimeError("nope")
 
-    mgr = Manager(kube, namespace="default", health_port=0, metrics_port=0, host="127.0.0.1")
+    mgr = Manager(
+        kube,
+        namespace="default",
+        health_port=0,
+        metrics_port=0,
+        host="127.0.0.1",
+        metrics_secure=False,
+    )
     ctrl = mgr.add(Controller(ConfigMap, retry=3600), reconcile)
     task = await started(mgr)
     health = f"http://127.0.0.1:{mgr.ports['/healthz']}"

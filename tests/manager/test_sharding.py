@@ -273,6 +273,7 @@ async def test_children_follow_their_owner_and_probes_report_the_ring(
         for name in ("replica-a", "replica-b")
     )
     a.manager.health_port = a.manager.metrics_port = 0
+    a.manager.metrics_secure = False
     a.manager.host = "127.0.0.1"
     assert not a.manager.ready()
     keys = await start_ring(kube, book, [a, b], 40)

@@ -1,0 +1,65 @@
+"""Limits shared by the HTTPS servers reconcile_kit runs in an operator's pod (the webhook
+server and the secure metrics server): how large a request body may be, how long one
+request may take, and the TLS settings (:func:`~reconcile_kit.webhooks.certs.harden`: TLS
+1.2 or later, HTTP/1.1 only).
+
+Where the numbers come from:
+
+- kube-apiserver refuses a request body over 3 MiB (``MaxRequestBodyBytes``, k8s.io/apiserver
+  ``server/config.go``), and an AdmissionReview carries the object and, on UPDATE, the old
+  object, plus less than 1 MiB around them: controller-runtime's admission handler reads at
+  most 7 MiB (``maxRequestSize`` in ``pkg/webhook/admission/http.go``); so does the
+  webhook server here (:data:`MAX_ADMISSION_BODY`), answering 413 beyond it.
+- kube-apiserver waits at most 30 s for a webhook (``timeoutSeconds`` is 1 to 30, default
+  10): an answer later than that is thrown away, so a request is cut off after
+  :data:`REQUEST_TIMEOUT` seconds with 503 (as Go's ``http.TimeoutHandler`` answers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+from aiohttp.typedefs import Middleware
+
+__all__ = ["MAX_ADMISSION_BODY", "MAX_SCRAPE_BODY", "REQUEST_TIMEOUT", "request_timeout"]
+
+log = logging.getLogger("reconcile_kit.webhooks")
+
+MAX_ADMISSION_BODY = 7 * 1024 * 1024
+"""Bytes of a webhook request body (two objects of kube-apiserver's 3 MiB limit and the
+review around them; controller-runtime's ``maxRequestSize``); a larger one gets 413."""
+
+MAX_SCRAPE_BODY = 64 * 1024
+"""Bytes of a request body the metrics server reads (a scrape is a GET: it has none)."""
+
+REQUEST_TIMEOUT = 30.0
+"""Seconds one request may take, from its headers to its answer: kube-apiserver's largest
+webhook ``timeoutSeconds``."""
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def request_timeout(seconds: float) -> Middleware:
+    """An aiohttp middleware that answers 503 when a request (reading its body and the
+    handler's work) takes longer than ``seconds`` (a positive float), as Go's
+    ``http.TimeoutHandler``; the handler is cancelled. Raises ValueError for
+    ``seconds <= 0``."""
+    if seconds <= 0:
+        raise ValueError(f"a request timeout is positive, not {seconds!r}")
+
+    @web.middleware
+    async def bounded(request: web.Request, handler: Handler) -> web.StreamResponse:
+        deadline = asyncio.timeout(seconds)
+        try:
+            async with deadline:
+                return await handler(request)
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            log.warning("%s %s: no answer within %g s", request.method, request.path, seconds)
+            return web.Response(status=503, text=f"request timed out after {seconds:g} s")
+
+    return bounded
