@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+from .redaction import redact_text
+
 __all__ = [
     "APIError",
     "APIUnavailableError",
@@ -157,7 +159,8 @@ class APIError(ObjectError):
     Attributes:
         status: the HTTP status (0 when no answer came: see :class:`APIUnavailableError`).
         reason: the Status ``reason`` (``NotFound``, ``Conflict``, ``Invalid``...), or "".
-        server_message: the Status ``message`` (the response body when it is no Status).
+        server_message: the Status ``message`` (the response body when it is no Status),
+            bearer tokens removed (:func:`~reconcile_kit.client.redaction.redact_text`).
         causes: ``details.causes`` of the Status (``{"field", "reason", "message"}`` maps).
         retry_after: seconds the server asked to wait (``Retry-After``), or None.
         method: the request's HTTP method; path: its URL path.
@@ -179,7 +182,7 @@ class APIError(ObjectError):
     ) -> None:
         self.status = status
         self.reason = reason
-        self.server_message = server_message
+        self.server_message = redact_text(server_message)  # never a bearer token in a log
         self.causes = [dict(c) for c in causes]
         self.retry_after = retry_after
         self.method = method

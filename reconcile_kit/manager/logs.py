@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from ..client.redaction import RedactingFilter
 from ..meta.time import format_micro_time
 
 __all__ = ["JsonFormatter", "TextFormatter", "configure_logging"]
@@ -37,6 +38,8 @@ class TextFormatter(logging.Formatter):
         line = f"{stamp} {record.levelname:<7} {record.name}: {prefix}{record.getMessage()}"
         if record.exc_info:
             line += "\n" + self.formatException(record.exc_info)
+        elif record.exc_text:  # a traceback RedactingFilter cleaned
+            line += "\n" + record.exc_text
         return line
 
 
@@ -56,11 +59,15 @@ class JsonFormatter(logging.Formatter):
                 entry[field] = value
         if record.exc_info:
             entry["error"] = self.formatException(record.exc_info)
+        elif record.exc_text:  # a traceback RedactingFilter cleaned
+            entry["error"] = record.exc_text
         return orjson.dumps(entry, default=str).decode()
 
 
 def configure_logging(fmt: str = "text", level: int | str = logging.INFO) -> None:
-    """Send the root logger to stderr in ``fmt`` (``text`` or ``json``).
+    """Send the root logger to stderr in ``fmt`` (``text`` or ``json``), every record
+    passed through :class:`~reconcile_kit.client.redaction.RedactingFilter` (no bearer
+    token is written, whichever library logs it).
 
     Raises ValueError for another format.
     """
@@ -69,6 +76,7 @@ def configure_logging(fmt: str = "text", level: int | str = logging.INFO) -> Non
         raise ValueError(f"log format must be 'text' or 'json', not {fmt!r}")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(formatters[fmt]())
+    handler.addFilter(RedactingFilter())  # no bearer token reaches the output, whoever logs it
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)

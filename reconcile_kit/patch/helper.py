@@ -39,6 +39,7 @@ from ..client.errors import (
     InvalidError,
     PatchError,
 )
+from ..client.redaction import redact_pair, redact_patch
 from ..client.request import Reply, Target, is_safe_to_repeat, send
 from ..meta.conditions import conflicting_conditions, merge_conditions
 from ..meta.objects import edit_list
@@ -135,11 +136,14 @@ class PatchHelper:
         return bool(patch)
 
     def changes(self) -> str:
-        """A human-readable description of what changed since the snapshot (deepdiff)."""
+        """A human-readable description of what changed since the snapshot (deepdiff). A
+        Secret's ``data``/``stringData`` values are not shown: which keys were added,
+        removed or changed is (:func:`~reconcile_kit.client.redaction.redact_pair`)."""
         from deepdiff import DeepDiff
 
         now = orjson.loads(self._dump())
-        diff = DeepDiff(self._snapshot.document(), now, verbose_level=2)
+        before, after = redact_pair(self._snapshot.document(), now)
+        diff = DeepDiff(before, after, verbose_level=2)
         text: str = diff.pretty()
         return text
 
@@ -318,6 +322,11 @@ class PatchHelper:
             content = orjson.dumps(body)
         except TypeError as err:
             raise self._unserializable(err) from err
+        if log.isEnabledFor(logging.DEBUG):
+            kind = self._snapshot.document().get("kind")
+            shown = redact_patch(body, kind)
+            where = f"{self._describe()}{'/' + subresource if subresource else ''}"
+            log.debug("%s: PATCH %s %s", where, content_type, orjson.dumps(shown).decode())
         try:
             reply = await send(
                 self.obj.api,
