@@ -16,7 +16,8 @@ examples/ippool.py for the operators themselves):
   the controllers; a standby takes over when the leader stops renewing it.
 - **Probes and metrics.** ``/healthz`` and ``/readyz`` on the health port, ``/metrics`` on
   the metrics port; the ports come from ``EXAMPLES_HEALTH_PORT`` / ``EXAMPLES_METRICS_PORT``
-  (default 8081 / 8443, ``off`` to disable; metrics over HTTPS to an authorized bearer token), or ``--health-port`` / ``--metrics-port``.
+  (default 8081 / 8443, ``off`` to disable), or ``--health-port`` / ``--metrics-port``;
+  metrics are served over HTTPS to a bearer token allowed ``get`` on ``/metrics``.
 """
 
 from __future__ import annotations

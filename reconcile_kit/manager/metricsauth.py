@@ -51,6 +51,7 @@ __all__ = [
     "REVIEW_TIMEOUT",
     "DelegatingAuth",
     "ReviewedUser",
+    "SecureMetricsServer",
 ]
 
 log = logging.getLogger("reconcile_kit.manager.metrics")

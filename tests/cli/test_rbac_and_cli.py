@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import click
 import kr8s.asyncio
 import pytest
 import yaml
@@ -657,3 +658,25 @@ async def test_apiserver_fail_option_fails_that_share_of_requests(tmp_path: Path
         await asyncio.wait_for(proc.wait(), 30)
     result = CliRunner().invoke(main, ["apiserver", "--fail", "200:0.5"])
     assert result.exit_code == 2 and "STATUS one of" in result.output
+
+
+def test_run_metrics_flags_configure_the_manager(tmp_path: Path) -> None:
+    """``run --metrics-secure=false`` serves plain HTTP, ``--metrics-cert-dir`` names the
+    certificate files, and secure metrics refuse the probes' port."""
+    from reconcile_kit.cli.commands import _RunOptions
+    from reconcile_kit.webhooks import CertificateFiles
+
+    manager = Manager(name="m")
+    assert manager.metrics_secure  # the default
+    _RunOptions(metrics_port=8443, metrics_cert_dir=str(tmp_path)).configure(manager)
+    assert manager.metrics_port == 8443
+    assert isinstance(manager.metrics_certificates, CertificateFiles)
+    assert manager.metrics_certificates.directory == tmp_path
+    _RunOptions(metrics_secure=False, metrics_port=8081, health_port=8081).configure(manager)
+    assert not manager.metrics_secure
+    with pytest.raises(click.UsageError, match="--metrics-cert-dir needs secure metrics"):
+        _RunOptions(metrics_cert_dir=str(tmp_path)).configure(manager)
+    with pytest.raises(click.UsageError, match="a port other than --health-port"):
+        _RunOptions(metrics_secure=True, metrics_port=8081, health_port=8081).configure(
+            Manager(name="n")
+        )

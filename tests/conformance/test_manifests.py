@@ -88,6 +88,8 @@ async def test_generated_manifests_are_accepted_by_the_api_server(
         "ClusterRoleBinding",
         "Role",
         "RoleBinding",
+        "ClusterRoleBinding",  # secure metrics: the operator's system:auth-delegator
+        "ClusterRole",  # and <name>-metrics-reader, for the scraper
         "Secret",
         "Deployment",
         "Service",
@@ -97,6 +99,10 @@ async def test_generated_manifests_are_accepted_by_the_api_server(
     ]
     (crd,) = docs[:1]
     assert crd["spec"]["conversion"]["strategy"] == "Webhook"
+    metrics, _ = [doc for doc in docs if doc["kind"] == "Service"]
+    assert metrics["metadata"]["name"] == "website-metrics"
+    assert metrics["spec"]["ports"] == [{"name": "https", "port": 8443, "targetPort": 8443}]
+    assert metrics["metadata"]["labels"]["app.kubernetes.io/component"] == "metrics"
     assert crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"]["path"] == "/convert"
     out = await dry_run(backend, tmp_path, yaml.safe_dump_all(docs))
     assert out.count("(server dry run)") == len(docs), out
@@ -149,8 +155,9 @@ def test_kustomize_directory(tmp_path: Path) -> None:
         "certificates.yaml",
     ]
     certificates = list(yaml.safe_load_all((out / "certificates.yaml").read_text()))
-    assert [doc["kind"] for doc in certificates] == ["Issuer", "Certificate"]
+    assert [doc["kind"] for doc in certificates] == ["Issuer", "Certificate", "Certificate"]
     assert certificates[1]["spec"]["secretName"] == "website-webhook-tls"
+    assert certificates[2]["spec"]["secretName"] == "website-metrics-tls"
 
 
 def stub_crd(plural: str, kind: str) -> dict[str, Any]:
@@ -187,6 +194,6 @@ async def test_cert_manager_manifests_are_accepted(backend: Backend, tmp_path: P
         backend.api, stub_crd("issuers", "Issuer"), stub_crd("certificates", "Certificate")
     )
     docs = await generate_in_subprocess("--namespace", backend.namespace, "--cert-manager")
-    assert [doc["kind"] for doc in docs][-2:] == ["Issuer", "Certificate"]
+    assert [doc["kind"] for doc in docs][-3:] == ["Issuer", "Certificate", "Certificate"]
     out = await dry_run(backend, tmp_path, yaml.safe_dump_all(docs))
     assert out.count("(server dry run)") == len(docs), out

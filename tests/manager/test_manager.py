@@ -8,6 +8,7 @@ from typing import Any
 import aiohttp
 import httpx
 import kr8s
+import pytest
 from kr8s.asyncio.objects import ConfigMap, Secret
 
 from reconcile_kit import Context, Controller, Manager, set_controller_reference
@@ -372,3 +373,10 @@ async def test_the_managers_transport_choice_holds_for_its_controllers(
     assert kube._session is not None
     assert isinstance(kube._session._transport, httpx.AsyncHTTPTransport)
     await stopped(mgr, task)
+
+
+async def test_secure_metrics_need_a_port_of_their_own(kube: kr8s.asyncio.Api) -> None:
+    """The probes stay plain HTTP: secure metrics on the health port are refused at run."""
+    mgr = Manager(kube, health_port=18081, metrics_port=18081, handle_signals=False)
+    with pytest.raises(ValueError, match="secure metrics \\(HTTPS\\) need a port of their own"):
+        await asyncio.wait_for(mgr.run(), 30)
