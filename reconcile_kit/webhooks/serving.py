@@ -33,7 +33,8 @@ MAX_ADMISSION_BODY = 7 * 1024 * 1024
 review around them; controller-runtime's ``maxRequestSize``); a larger one gets 413."""
 
 MAX_SCRAPE_BODY = 64 * 1024
-"""Bytes of a request body the metrics server reads (a scrape is a GET: it has none)."""
+"""Bytes of a request body the metrics server would read (aiohttp's ``client_max_size``);
+its handler reads none: a scrape is a GET."""
 
 REQUEST_TIMEOUT = 30.0
 """Seconds one request may take, from its headers to its answer: kube-apiserver's largest
