@@ -34,6 +34,8 @@ async def test_rbac_output_is_accepted(backend: Backend) -> None:
         "ClusterRoleBinding",
         "Role",
         "RoleBinding",
+        "ClusterRoleBinding",  # secure metrics: <name>-auth-delegator
+        "ClusterRole",  # and <name>-metrics-reader
     ]
     try:
         for doc in docs:
@@ -48,3 +50,5 @@ async def test_rbac_output_is_accepted(backend: Backend) -> None:
     finally:
         for plural in ("clusterroles", "clusterrolebindings"):
             await req(backend, "DELETE", f"{BASE}/{plural}/{name}")
+        await req(backend, "DELETE", f"{BASE}/clusterrolebindings/{name}-auth-delegator")
+        await req(backend, "DELETE", f"{BASE}/clusterroles/{name}-metrics-reader")
