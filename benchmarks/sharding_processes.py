@@ -149,7 +149,9 @@ class Replica:
         }
         command = [str(Path(sys.executable).parent / "reconcile-kit"), "run"]
         command += ["--kubeconfig", str(kubeconfig), "--namespace", "default"]
-        command += ["--metrics-port", str(self.port), f"{workdir / 'operator.py'}:manager"]
+        # plain HTTP: this harness reads the gauges without a ServiceAccount token
+        command += ["--metrics-port", str(self.port), "--metrics-secure=false"]
+        command += [f"{workdir / 'operator.py'}:manager"]
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
 
