@@ -24,7 +24,8 @@ import orjson
 from ..client.errors import APIError, ExpiredError
 from ..client.request import Target, send, stream
 from .resources import ResourceInfo
-from .store import IndexFunc, Obj, Store, key_of, resource_version
+from .store import IndexFunc, Obj, key_of, resource_version
+from .storewriter import StoreWriter
 
 __all__ = [
     "ADDED",
@@ -162,11 +163,12 @@ class Reflector:
         self.page_size = page_size
         self.timeout_seconds = timeout_seconds
         self.backoff = backoff or Backoff()
-        self.store = Store(indexers, compact=not metadata_only if compact is None else compact)
+        compact = not metadata_only if compact is None else compact
+        self._writer = StoreWriter(indexers, compact=compact)
+        self.store = self._writer.store  # read-only: what everyone else gets
         self.lists = 0
         self.watches = 0
         self._rv = ""
-        self._synced = asyncio.Event()
         self._handlers: list[Handler] = []
         self._task: asyncio.Task[None] | None = None
 
@@ -185,10 +187,11 @@ class Reflector:
 
     def has_synced(self) -> bool:
         """Whether the first LIST has been stored (client-go HasSynced)."""
-        return self._synced.is_set()
+        return self.store.has_synced()
 
     async def wait_synced(self) -> None:
-        await self._synced.wait()
+        """Wait (without limit) until the first LIST is stored."""
+        await self.store.wait_synced()
 
     def last_sync_resource_version(self) -> str:
         """The resourceVersion the store is current to (client-go LastSyncResourceVersion)."""
@@ -279,7 +282,7 @@ class Reflector:
                 items, token = [], ""  # the continue token expired: start over
                 continue
             page = reply.json()
-            encode = self.store.encode
+            encode = self._writer.encode
             items.extend(encode(self._prepare(item)) for item in page.get("items") or ())
             meta = page.get("metadata") or {}
             token = meta.get("continue") or ""
@@ -296,20 +299,20 @@ class Reflector:
         otherwise hold the loop for seconds (issue 19)."""
         seen = set()
         for done, encoded in enumerate(items, 1):
-            obj = self.store.decode(encoded)
+            obj = self._writer.decode(encoded)
             seen.add(key_of(obj))
-            stored, old = self.store.update(obj, encoded)
+            stored, old = self._writer.update(obj, encoded)
             if stored:
                 self._dispatch(ReflectorEvent(ADDED if old is None else MODIFIED, obj, old))
             if done % REPLACE_CHUNK == 0:
                 await asyncio.sleep(0)
         for key in self.store.list_keys():
             if key not in seen:
-                gone = self.store.delete(key)
+                gone = self._writer.delete(key)
                 assert gone is not None
                 self._dispatch(ReflectorEvent(DELETED, gone, gone))
         self._rv = rv
-        self._synced.set()
+        self._writer.mark_synced()
 
     def _prepare(self, obj: Obj) -> Obj:
         obj.setdefault("apiVersion", self.info.api_version)
@@ -362,10 +365,10 @@ class Reflector:
             return
         obj = self._prepare(obj)
         if kind == DELETED:
-            old = self.store.remove(obj)
+            old = self._writer.remove(obj)
             self._dispatch(ReflectorEvent(DELETED, obj, old))
         elif kind in (ADDED, MODIFIED):
-            old = self.store.put(obj)
+            old = self._writer.put(obj)
             self._dispatch(ReflectorEvent(ADDED if old is None else MODIFIED, obj, old))
         self._rv = rv or self._rv
 
