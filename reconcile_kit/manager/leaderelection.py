@@ -52,13 +52,14 @@ Differences from client-go, all deliberate:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import math
 import random
 import socket
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -353,6 +354,31 @@ class LeaderElection:
             finally:
                 self._running = False
                 self._done.set()
+
+    @contextlib.asynccontextmanager
+    async def campaign(self, api: Any, graceful: Callable[[], bool]) -> AsyncIterator[None]:
+        """Campaign (:meth:`run`) in the background while the ``async with`` block runs;
+        at its end stop campaigning: on a graceful stop (``graceful()`` true then; the work
+        the lease gates is already down) release the lease so that a standby takes over at
+        once (client-go's ``ReleaseOnCancel``), then :meth:`stop`; otherwise cancel the
+        campaign (a lost lease, a failure: others take over when it expires). Returns once
+        the campaign has ended. The one ending of every campaign a manager runs (its
+        leadership, a ring's membership and its sharder).
+
+        Args:
+            api: a kr8s asyncio Api.
+            graceful: called once the block ends: whether it ended by a graceful stop.
+        """
+        task = asyncio.create_task(self.run(api))
+        try:
+            yield
+        finally:
+            if graceful():
+                await self.release()
+                await self.stop()
+            else:
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
     async def leading(self) -> None:
         """Wait until this candidate leads (returns at once if it does)."""
