@@ -82,7 +82,8 @@ if typing.TYPE_CHECKING:
     )
     from .patch.helper import PatchHelper
     from .runtime.context import Context
-    from .runtime.controller import Action, Controller, ReconcileReason
+    from .runtime.controller import Action, Controller
+    from .runtime.reasons import ReconcileReason
     from .runtime.events import EventRecorder
     from .runtime.finalizer import finalizer
     from .runtime.predicates import (
@@ -132,7 +133,7 @@ _EXPORTS: dict[str, str] = {
     "PatchHelper": "patch.helper",
     "Reasons": "meta.conditions",
     "ReconcileKitError": "client.errors",
-    "ReconcileReason": "runtime.controller",
+    "ReconcileReason": "runtime.reasons",
     "Reflector": "runtime.reflector",
     "ReflectorPool": "runtime.sources",
     "RetryPolicy": "runtime.queue",

@@ -10,7 +10,6 @@ is edited in place), a plain dict (edited in place), or a typed model (a
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable, Mapping, MutableMapping, MutableSequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard, TypeVar, cast
@@ -20,6 +19,7 @@ import orjson
 from ..client.errors import describe
 
 __all__ = [
+    "MODEL_MARKER",
     "KubeObject",
     "ObjectRef",
     "TypedObject",
@@ -28,12 +28,16 @@ __all__ = [
     "edit_list",
     "identity",
     "is_model",
+    "is_model_class",
     "nested_list",
     "raw_of",
     "view_of",
 ]
 
-_TYPED_MODULE = "reconcile_kit.typed.resource"
+MODEL_MARKER = "__reconcile_kit_model__"
+"""A class attribute, True on :class:`~reconcile_kit.typed.CustomResource` and its
+subclasses: how the layers below ``typed`` recognise a typed model (or its class) without
+importing it, and so pydantic, when no typed model was ever defined."""
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -57,10 +61,19 @@ ObjectLike = KubeObject | TypedObject | MutableMapping[str, Any]
 
 
 def is_model(obj: object) -> TypeGuard[TypedObject]:
-    """Whether ``obj`` is a typed model (a ``reconcile_kit.typed.CustomResource``); never
-    imports pydantic when no typed model was ever defined."""
-    module = sys.modules.get(_TYPED_MODULE)
-    return module is not None and isinstance(obj, module.CustomResource)
+    """Whether ``obj`` is a typed model (a ``reconcile_kit.typed.CustomResource``), by its
+    class's :data:`MODEL_MARKER`."""
+    return getattr(type(obj), MODEL_MARKER, False) is True
+
+
+def is_model_class(kind: object) -> bool:
+    """Whether ``kind`` is a concrete typed model class (a CustomResource subclass declaring
+    its kind), by :data:`MODEL_MARKER`."""
+    return (
+        isinstance(kind, type)
+        and getattr(kind, MODEL_MARKER, False) is True
+        and "resource" in kind.__dict__
+    )
 
 
 def raw_of(obj: ObjectLike) -> MutableMapping[str, Any]:

@@ -16,8 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import orjson
 from kr8s.asyncio import Api
@@ -50,6 +49,7 @@ from .queue import (
     RetryPolicyLike,
     WorkQueue,
 )
+from .reasons import ReconcileReason
 from .reflector import ADDED, DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import ResourceInfo, resolve_kind
 from .sharding import ShardFilter, ShardSide
@@ -87,33 +87,6 @@ reconciles that send nothing (no-ops after a restart) never suspend, and a queue
 FENCED_RETRY = 1.0
 """Seconds before a key is looked at again when the replica's Lease was not valid (the
 manager stops the controller meanwhile, or the Lease is renewed)."""
-
-
-class ReconcileReason(StrEnum):
-    """Why a key was queued; ``ctx.reasons`` holds those since the key's previous run.
-
-    Members are strings (``ReconcileReason.CHILD == "child"``), so they log and compare
-    as their values.
-    """
-
-    CREATED = "created"
-    """The primary object appeared in the cache."""
-    UPDATED = "updated"
-    """The primary object changed."""
-    DELETED = "deleted"
-    """The primary object is gone (``on_delete`` runs)."""
-    CHILD = "child"
-    """An owned child changed (``owns``)."""
-    MAPPED = "mapped"
-    """A watched object mapped to this key changed (``watches``)."""
-    REQUEUE = "requeue"
-    """The previous reconcile returned ``Action.requeue``."""
-    RETRY = "retry"
-    """The previous reconcile failed."""
-    HANDOVER = "handover"
-    """The replica hands its objects over to other members of its ring (sharding)."""
-    RESYNC = "resync"
-    """A periodic resync or ``reconcile_all_on`` trigger."""
 
 
 class ControllerMetrics(Protocol):
@@ -753,7 +726,7 @@ class Controller:
             self.metrics.set_active_workers(self.name, self.stats.active)
 
     def _context(self, key: ObjectRef, reasons: frozenset[str], data: Any) -> Context:
-        assert self.reflector is not None
+        assert self.reflector is not None and self.api is not None
         attempt = self.queue.attempts(key) + 1
         extra = {"controller": self.name, "key": str(key), "attempt": attempt}
         return Context(
@@ -762,7 +735,7 @@ class Controller:
             api=self.api,
             key=key,
             attempt=attempt,
-            reasons=reasons,
+            reasons=cast(frozenset[ReconcileReason], reasons),  # queued as its members
             store=self.reflector.store,
             data=data,
             log=logging.LoggerAdapter(log, extra),

@@ -8,12 +8,24 @@ from __future__ import annotations
 
 from collections.abc import MutableMapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from kr8s.asyncio import Api
+from kr8s.asyncio.objects import APIObject
 
 from ..meta.objects import ObjectRef
 from ..patch.snapshot import build_object
 
-__all__ = ["ResourceInfo", "info_from_class", "resolve_kind"]
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
+
+__all__ = ["KindLike", "ResourceInfo", "info_from_class", "resolve_kind"]
+
+KindLike: TypeAlias = "str | type[APIObject] | type[CustomResource]"
+"""A kind as controllers, caches and webhooks take it: a kr8s APIObject class, a typed
+model class (a :class:`~reconcile_kit.typed.CustomResource` subclass), or a string the
+API server resolves (``"ConfigMap"``, ``"Widget.example.com"``, ``"widgets"``,
+``"Widget.example.com/v1"``)."""
 
 
 @dataclass(frozen=True)
@@ -32,7 +44,7 @@ class ResourceInfo:
     kind: str
     plural: str
     namespaced: bool
-    cls: Any
+    cls: type[APIObject]
 
     @property
     def group(self) -> str:
@@ -47,18 +59,19 @@ class ResourceInfo:
         meta = raw.get("metadata") or {}
         return ObjectRef(self.ref_kind, meta.get("namespace") or "", meta.get("name", ""))
 
-    def build(self, raw: dict[str, Any], api: Any) -> Any:
+    def build(self, raw: dict[str, Any], api: Api | None) -> APIObject:
         """A kr8s object of this kind around ``raw``, shared (never mutated) through a
         copy-on-access :class:`~reconcile_kit.patch.snapshot.LazyBox`."""
-        return build_object(self.cls, raw, api)
+        obj: APIObject = build_object(self.cls, raw, api)
+        return obj
 
 
-def info_from_class(cls: Any) -> ResourceInfo:
+def info_from_class(cls: type[APIObject]) -> ResourceInfo:
     """ResourceInfo of a kr8s APIObject class (``kr8s.asyncio.objects.Deployment``...)."""
     return ResourceInfo(cls.version, cls.kind, cls.endpoint, bool(cls.namespaced), cls)
 
 
-async def resolve_kind(api: Any, kind: Any) -> ResourceInfo:
+async def resolve_kind(api: Api, kind: str | type[APIObject]) -> ResourceInfo:
     """Resolve a kr8s class or a kind string (``Deployment``, ``Widget.example.com``,
     ``widgets``, ``Widget.example.com/v1``) through API discovery.
 

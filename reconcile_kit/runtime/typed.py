@@ -3,30 +3,27 @@ fit it (the runtime side of :mod:`reconcile_kit.typed`)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..client.errors import InvalidObjectError
+from ..meta.objects import is_model_class as is_model_class_of
+
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
+    from ..typed.reuse import ModelCache
 
 __all__ = ["invalid_object_error", "is_model_class", "model_cache"]
 
-_MODULE = "reconcile_kit.typed.resource"
 
-
-def is_model_class(kind: Any) -> bool:
-    """Whether ``kind`` is a CustomResource subclass (without importing pydantic when no
+def is_model_class(kind: object) -> TypeGuard[type[CustomResource]]:
+    """Whether ``kind`` is a CustomResource subclass declaring its kind (by
+    :data:`~reconcile_kit.meta.objects.MODEL_MARKER`: pydantic is not imported when no
     typed resource was ever defined)."""
-    module = sys.modules.get(_MODULE)
-    return (
-        module is not None
-        and isinstance(kind, type)
-        and issubclass(kind, module.CustomResource)
-        and "resource" in kind.__dict__
-    )
+    return is_model_class_of(kind)
 
 
-def model_cache(model: Any, size: int) -> Any:
+def model_cache(model: type[CustomResource], size: int) -> ModelCache[CustomResource]:
     """The ``typed.reuse.ModelCache`` of a controller of ``model`` keeping ``size`` models."""
     from ..typed.reuse import ModelCache
 

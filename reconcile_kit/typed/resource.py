@@ -195,6 +195,7 @@ class CustomResource(KubeModel):
     """
 
     resource: ClassVar[ResourceInfo]
+    __reconcile_kit_model__: ClassVar[bool] = True  # meta.objects.MODEL_MARKER
     _kr8s_classes: ClassVar[dict[type, Any]] = {}
     _rule_schemas: ClassVar[dict[type, dict[str, Any] | None]] = {}
 

@@ -12,7 +12,10 @@ without reuse. A model the reconcile changed, or whose cached state has moved on
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Hashable
 from typing import Any, Generic, TypeVar
+
+from kr8s.asyncio.objects import APIObject
 
 from .resource import CustomResource
 from .tracking import Tracker, track, untrack
@@ -58,14 +61,14 @@ class ModelCache(Generic[M]):
             raise ValueError(f"ModelCache size must be >= 0, got {size}")
         self.model_class = model_class
         self.size = size
-        self._entries: OrderedDict[Any, _Entry] = OrderedDict()
+        self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
         self.validations = 0
         self.reuses = 0
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, key: Any, raw: dict[str, Any], obj: Any) -> M:
+    def get(self, key: Hashable, raw: dict[str, Any], obj: APIObject) -> M:
         """The model of ``raw`` (a cached object: a JSON dict) for ``key``, bound to the
         kr8s object ``obj``. Raises pydantic's ValidationError when ``raw`` does not fit
         the model."""
@@ -90,7 +93,7 @@ class ModelCache(Generic[M]):
             entry.model, entry.tracker = model, tracker
         return model
 
-    def release(self, key: Any, model: Any) -> None:
+    def release(self, key: Hashable, model: M) -> None:
         """After a reconcile of ``key`` with ``model``: keep it only when the reconcile left
         it as read."""
         entry = self._entries.get(key)
@@ -99,7 +102,7 @@ class ModelCache(Generic[M]):
         if entry.tracker is None or entry.tracker.dirty:
             entry.drop_model()
 
-    def forget(self, key: Any) -> None:
+    def forget(self, key: Hashable) -> None:
         """Drop what is kept for ``key`` (its object was deleted, or changed)."""
         entry = self._entries.pop(key, None)
         if entry is not None:
@@ -111,11 +114,11 @@ class ModelCache(Generic[M]):
             entry.drop_model()
         self._entries.clear()
 
-    def _validate(self, raw: dict[str, Any], obj: Any) -> M:
+    def _validate(self, raw: dict[str, Any], obj: APIObject) -> M:
         self.validations += 1
         return self.model_class.from_raw(raw, obj)
 
-    def _remember(self, key: Any, entry: _Entry) -> None:
+    def _remember(self, key: Hashable, entry: _Entry) -> None:
         self._entries[key] = entry
         if len(self._entries) > self.size:
             _, oldest = self._entries.popitem(last=False)

@@ -28,6 +28,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from kr8s.asyncio.objects import new_class
+
 from ...meta.shards import MEMBER_LABEL, RING_LABEL
 from ...runtime.reflector import DELETED, Backoff, Reflector, ReflectorEvent
 from ...runtime.resources import ResourceInfo
@@ -42,7 +44,13 @@ LEAVING_ANNOTATION = "reconcile-kit.io/leaving"
 """On a membership Lease: the member is stopping gracefully. It takes no new objects and
 moves its objects to their new owners itself; the sharder leaves them to it (until its
 Lease is released or expires)."""
-LEASE = ResourceInfo("coordination.k8s.io/v1", "Lease", "leases", True, None)
+LEASE = ResourceInfo(
+    "coordination.k8s.io/v1",
+    "Lease",
+    "leases",
+    True,
+    new_class("Lease", "coordination.k8s.io/v1", namespaced=True, plural="leases"),
+)
 
 
 def membership_election(sharding: Sharding) -> LeaderElection:
