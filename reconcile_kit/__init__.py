@@ -83,7 +83,6 @@ if typing.TYPE_CHECKING:
     from .patch.helper import PatchHelper
     from .runtime.context import Context
     from .runtime.controller import Action, Controller
-    from .runtime.reasons import ReconcileReason
     from .runtime.events import EventRecorder
     from .runtime.finalizer import finalizer
     from .runtime.predicates import (
@@ -96,6 +95,7 @@ if typing.TYPE_CHECKING:
         resource_version_changed,
     )
     from .runtime.queue import RetryPolicy, WorkQueue
+    from .runtime.reasons import ReconcileReason
     from .runtime.reflector import Reflector
     from .runtime.sources import ReflectorPool
     from .runtime.store import Store
