@@ -83,7 +83,7 @@ if typing.TYPE_CHECKING:
     from .patch.helper import PatchHelper
     from .runtime.context import Context
     from .runtime.controller import Action, Controller
-    from .runtime.events import EventRecorder
+    from .runtime.events import EventRecorder, EventType
     from .runtime.finalizer import finalizer
     from .runtime.predicates import (
         annotations_changed,
@@ -113,6 +113,7 @@ _EXPORTS: dict[str, str] = {
     "Context": "runtime.context",
     "Controller": "runtime.controller",
     "EventRecorder": "runtime.events",
+    "EventType": "runtime.events",
     "ExpiredError": "client.errors",
     "FencedWriteError": "client.errors",
     "ForbiddenError": "client.errors",
@@ -186,6 +187,7 @@ __all__ = [
     "Context",
     "Controller",
     "EventRecorder",
+    "EventType",
     "ExpiredError",
     "FencedWriteError",
     "ForbiddenError",

@@ -15,6 +15,7 @@ import importlib.util
 import inspect
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from ..manager.manager import Manager
@@ -36,7 +37,7 @@ def _import(target: str) -> tuple[Any, str]:
     return getattr(module, attr), attr
 
 
-def import_module(spec: str, target: str) -> Any:
+def import_module(spec: str, target: str) -> ModuleType:
     """The module ``spec`` names: ``package.module`` or ``path/to/file.py``.
 
     Raises:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import orjson
 
@@ -39,6 +39,7 @@ __all__ = [
     "PatchError",
     "ReconcileKitError",
     "ServerTimeoutError",
+    "StatusDetails",
     "TooManyRequestsError",
     "UnauthorizedError",
     "describe",
@@ -151,6 +152,21 @@ class OwnershipLostError(FencedWriteError):
         self.owner = owner
 
 
+class StatusDetails(TypedDict, total=False):
+    """The keyword arguments of :class:`APIError` (a subclass's ``**kwargs``): the answer's
+    Status fields and the request they answer."""
+
+    status: int
+    reason: str
+    causes: Sequence[Mapping[str, Any]]
+    retry_after: float | None
+    method: str
+    path: str
+    kind: str | None
+    namespace: str | None
+    name: str | None
+
+
 class APIError(ObjectError):
     """The API server refused a request or could not be reached.
 
@@ -214,7 +230,7 @@ class ForbiddenError(APIError):
         scope: where the rule is needed (``namespace x`` or ``cluster-wide``).
     """
 
-    def __init__(self, server_message: str, **kwargs: Any) -> None:
+    def __init__(self, server_message: str, **kwargs: Unpack[StatusDetails]) -> None:
         self.verb, self.group, self.resource, self.scope = _rbac_rule(
             str(kwargs.get("method", "")), str(kwargs.get("path", ""))
         )
@@ -259,7 +275,7 @@ class ConflictError(APIError):
             ``('"helm"', ".spec.replicas")`` or ``('"kubectl" using v1', ".data.x")``.
     """
 
-    def __init__(self, server_message: str, **kwargs: Any) -> None:
+    def __init__(self, server_message: str, **kwargs: Unpack[StatusDetails]) -> None:
         kwargs.setdefault("status", 409)
         kwargs.setdefault("reason", "Conflict")
         super().__init__(server_message, **kwargs)
@@ -311,10 +327,10 @@ class ListItemConflictError(InvalidError):
         server_message: str,
         *,
         field: str,
-        value: Any,
+        value: object,
         item: Mapping[str, Any],
         owners: Sequence[str],
-        **details: Any,
+        **details: Unpack[StatusDetails],
     ) -> None:
         self.field = field
         self.value = value

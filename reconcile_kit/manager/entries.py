@@ -46,7 +46,7 @@ class Entry:
     controller: Controller
     reconcile: Reconcile
     error_policy: ErrorPolicy | None
-    data: Any
+    data: object
     on_delete: OnDelete | None
     needs_leader: bool
     sharded: bool | None = None

@@ -64,6 +64,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from kr8s.asyncio import Api
+
 from ..client.errors import APIError, ReconcileKitError
 from ..client.request import Reply, Target, send
 from ..meta.time import format_micro_time
@@ -130,7 +132,7 @@ class _LeaseLock:
 
     def __init__(
         self,
-        api: Any,
+        api: Api,
         namespace: str,
         name: str,
         labels: dict[str, str] | None = None,
@@ -316,7 +318,7 @@ class LeaderElection:
         """The holder of the lease as last observed (None: unknown or released)."""
         return (self._record.holder or None) if self._record is not None else None
 
-    async def run(self, api: Any) -> None:
+    async def run(self, api: Api) -> None:
         """Campaign until :meth:`stop`: acquire the lease, renew it until lost, repeat.
 
         ``api`` is a kr8s asyncio Api. Returns after :meth:`stop` (at once if it was
@@ -356,7 +358,7 @@ class LeaderElection:
                 self._done.set()
 
     @contextlib.asynccontextmanager
-    async def campaign(self, api: Any, graceful: Callable[[], bool]) -> AsyncIterator[None]:
+    async def campaign(self, api: Api, graceful: Callable[[], bool]) -> AsyncIterator[None]:
         """Campaign (:meth:`run`) in the background while the ``async with`` block runs;
         at its end stop campaigning: on a graceful stop (``graceful()`` true then; the work
         the lease gates is already down) release the lease so that a standby takes over at

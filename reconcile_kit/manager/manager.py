@@ -168,7 +168,7 @@ class Manager:
         reconcile: Reconcile,
         *,
         error_policy: ErrorPolicy | None = None,
-        data: Any = None,
+        data: Any = None,  # Any: the user's, handed back as ctx.data as they typed it
         on_delete: OnDelete | None = None,
         needs_leader: bool = True,
         sharded: bool | None = None,
@@ -380,6 +380,7 @@ class Manager:
             else:
                 parts.append(self._until_stopped_or_failed(groups.every_replica))
             if self.sharding is not None:
+                assert self.api is not None
                 self.ring_member = RingMember(
                     self.sharding,
                     groups.sharded,
@@ -459,6 +460,7 @@ class Manager:
             return
         await self.webhooks.start()
         if self.webhooks.register_host is not None:
+            assert self.api is not None
             self._registered = True
             await register(self.api, self.webhooks, self.webhooks.url)
 
@@ -467,6 +469,7 @@ class Manager:
             return
         try:
             if self._registered:
+                assert self.api is not None
                 self._registered = False
                 await unregister(self.api, self.webhooks)
         finally:

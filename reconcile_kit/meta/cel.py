@@ -144,7 +144,7 @@ def _first_use(source: str, name: str) -> int:
     return match.start() if match else 0
 
 
-def evaluate(source: str, variables: dict[str, Any]) -> Any:
+def evaluate(source: str, variables: dict[str, Any]) -> object:
     """The value of ``source`` (compiled once) with ``variables``; raises CELError."""
     try:
         return _evaluate(source, variables)
@@ -157,7 +157,7 @@ def evaluate(source: str, variables: dict[str, Any]) -> Any:
 
 
 def rule_causes(
-    schema: dict[str, Any], new: Any, old: Any = _MISSING, *, transitions: bool = True
+    schema: dict[str, Any], new: object, old: object = _MISSING, *, transitions: bool = True
 ) -> list[dict[str, str]]:
     """The causes of the rules ``new`` (a custom resource) breaks; ``old``: the stored
     object on an update. ``transitions=False`` skips the rules naming ``oldSelf`` (a

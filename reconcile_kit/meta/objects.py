@@ -45,7 +45,7 @@ class KubeObject(Protocol):
     """What reconcile_kit needs of a kr8s APIObject (``raw``, ``kind``, ``version``)."""
 
     @property
-    def raw(self) -> Any: ...
+    def raw(self) -> Mapping[str, Any]: ...
 
 
 class TypedObject(Protocol):

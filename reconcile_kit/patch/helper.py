@@ -26,10 +26,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonpatch
 import orjson
+from kr8s.asyncio.objects import APIObject
 
 from ..client import discovery
 from ..client.contenttypes import JSON_PATCH, MERGE_PATCH
@@ -45,6 +46,9 @@ from ..meta.objects import edit_list
 from .mergepatch import apply_merge_patch, create_merge_patch
 from .snapshot import LazyBox, freeze
 from .typed import TypedTarget, is_typed
+
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
 
 __all__ = ["PatchHelper"]
 
@@ -87,7 +91,7 @@ class PatchHelper:
 
     def __init__(
         self,
-        obj: Any,
+        obj: APIObject | CustomResource,
         *,
         optimistic_lock: bool = False,
         owned_conditions: Iterable[str] = (),
@@ -95,7 +99,7 @@ class PatchHelper:
         observed_generation: bool = False,
         patch_on_error: bool = True,
     ) -> None:
-        self.obj = TypedTarget(obj) if is_typed(obj) else obj
+        self.obj: TypedTarget | APIObject = TypedTarget(obj) if is_typed(obj) else obj
         self.optimistic_lock = optimistic_lock
         self.owned_conditions = frozenset(owned_conditions)
         self.force_overwrite_conditions = force_overwrite_conditions

@@ -9,10 +9,11 @@ and the API client come from that kr8s object, or from the model's kind.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from kr8s.asyncio import Api
+from typing_extensions import TypeIs
 
 from ..meta.objects import is_model
 from .snapshot import set_raw
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["TypedTarget", "is_typed"]
 
 
-def is_typed(obj: object) -> TypeGuard[CustomResource]:
+def is_typed(obj: object) -> TypeIs[CustomResource]:
     """Whether ``obj`` is a typed resource (a CustomResource instance), by its class's
     :data:`~reconcile_kit.meta.objects.MODEL_MARKER` (pydantic is never imported for it)."""
     return is_model(obj)

@@ -323,7 +323,9 @@ class Applier:
     def _cached(self, child: Any) -> tuple[bool, Obj | None]:
         """Whether the controller caches the child's kind, and the child as cached (None:
         not watched, or not in the cache)."""
-        kind = type(child._object) if isinstance(child, TypedTarget) else type(child)
+        kind = cast(
+            "type[APIObject]", type(child._object if isinstance(child, TypedTarget) else child)
+        )
         try:
             store = self.cache.store_for(kind)
         except KeyError:

@@ -230,7 +230,7 @@ def _content(body: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def holds(want: Any, have: Any) -> bool:
+def holds(want: object, have: object) -> bool:
     """Whether ``have`` (a cached object) holds every value ``want`` sets: maps may have
     more keys, lists the same length item by item, scalars equal (a bool is no number)."""
     if isinstance(want, Mapping):

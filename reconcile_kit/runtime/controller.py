@@ -20,7 +20,6 @@ from typing import Any, Protocol, cast
 
 import orjson
 from kr8s.asyncio import Api
-from kr8s.asyncio.objects import APIObject
 
 from ..client.errors import (
     APIError,
@@ -51,7 +50,7 @@ from .queue import (
 )
 from .reasons import ReconcileReason
 from .reflector import ADDED, DELETED, MODIFIED, Reflector, ReflectorEvent
-from .resources import ResourceInfo, resolve_kind
+from .resources import KindLike, ResourceInfo, resolve_kind
 from .sharding import ShardFilter, ShardSide
 from .sources import CacheView, ReflectorPool, Source, owner_keys
 from .store import Obj
@@ -212,7 +211,7 @@ class Controller:
 
     def __init__(
         self,
-        kind: type[APIObject] | str | Any,
+        kind: KindLike,
         *,
         api: Api | None = None,
         namespace: str | None = None,
@@ -307,7 +306,7 @@ class Controller:
 
     def owns(
         self,
-        child_kind: Any,
+        child_kind: KindLike,
         *,
         all_owners: bool = False,
         namespace: str | None = None,
@@ -333,7 +332,7 @@ class Controller:
 
     def watches(
         self,
-        kind: Any,
+        kind: KindLike,
         mapper: Mapper,
         *,
         namespace: str | None = None,
@@ -376,7 +375,7 @@ class Controller:
         reconcile: Reconcile,
         *,
         error_policy: ErrorPolicy | None = None,
-        data: Any = None,
+        data: Any = None,  # Any: the user's, handed back as ctx.data as they typed it
         on_delete: OnDelete | None = None,
     ) -> None:
         """Watch, queue and reconcile until :meth:`shutdown`.
@@ -430,6 +429,7 @@ class Controller:
         if self.recorder is not None:
             return
         name = self.name if not qualified_name_errors(self.name) else "reconcile-kit"
+        assert self.api is not None
         self.recorder = self._own_recorder = EventRecorder(self.api, reporting_controller=name)
         await self.recorder.start()
 

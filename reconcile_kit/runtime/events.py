@@ -53,16 +53,22 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from types import TracebackType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import orjson
+from kr8s.asyncio import Api
+from kr8s.asyncio.objects import APIObject
 
 from ..client.contenttypes import JSON, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from ..client.request import retry_after_seconds, send
 from ..meta.objects import is_model
 from ..meta.time import format_micro_time, format_time
 from ..meta.validation import qualified_name_errors
+
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
 
 __all__ = [
     "CORE_GROUP",
@@ -72,7 +78,9 @@ __all__ = [
     "NOTE_LIMIT",
     "SERIES_INTERVAL",
     "SERIES_WINDOW",
+    "EventObject",
     "EventRecorder",
+    "EventType",
 ]
 
 log = logging.getLogger(__name__)
@@ -81,7 +89,24 @@ EVENTS_GROUP: Final = "events.k8s.io"
 """``api_group`` for events.k8s.io/v1 Events (the default)."""
 CORE_GROUP: Final = ""
 """``api_group`` for legacy core/v1 Events."""
-EVENT_TYPES: Final = ("Normal", "Warning")
+
+
+class EventType(StrEnum):
+    """An Event's type (kube-apiserver accepts these two). Members are strings, so
+    ``"Normal"`` and ``EventType.NORMAL`` are the same type."""
+
+    NORMAL = "Normal"
+    """Nothing wrong: something happened (``ScalingReplicaSet``, ``Created``)."""
+    WARNING = "Warning"
+    """Something went wrong or needs attention."""
+
+
+EVENT_TYPES: Final = tuple(EventType)
+"""The values an Event's type may take (``"Normal"``, ``"Warning"``)."""
+
+EventObject: TypeAlias = "APIObject | CustomResource | Mapping[str, Any]"
+"""What an event is about (``regarding``) or relates to: a kr8s object, a typed model, a
+raw object dict, or an ObjectReference-shaped dict."""
 NOTE_LIMIT: Final = 1024
 """Longest note/message in bytes (kube-apiserver's ``NoteLengthLimit``); longer ones are cut."""
 FIELD_LIMIT: Final = 128
@@ -177,7 +202,7 @@ class EventRecorder:
 
     def __init__(
         self,
-        api: Any,
+        api: Api,
         *,
         reporting_controller: str,
         reporting_instance: str | None = None,
@@ -222,13 +247,13 @@ class EventRecorder:
 
     def event(
         self,
-        obj: Any,
-        type: str,
+        obj: EventObject,
+        type: EventType | Literal["Normal", "Warning"],
         reason: str,
         message: str,
         *,
         action: str | None = None,
-        related: Any = None,
+        related: EventObject | None = None,
     ) -> None:
         """Record that ``reason`` happened to ``obj``; returns at once (no I/O).
 
@@ -237,7 +262,7 @@ class EventRecorder:
                 object, a raw object dict (``apiVersion``, ``kind``, ``metadata.name``,
                 ``metadata.namespace``, ``metadata.uid``, ``metadata.resourceVersion``), or an
                 ObjectReference-shaped dict (``kind``, ``name``, ``namespace``, ...).
-            type: ``"Normal"`` or ``"Warning"``.
+            type: an :class:`EventType` (``"Normal"`` or ``"Warning"``).
             reason: why, in UpperCamelCase (``ScalingReplicaSet``), at most 128 characters.
             message: human-readable text (the ``note``); cut to 1024 bytes.
             action: what was done or failed (``Scaling``), at most 128 characters; defaults

@@ -20,9 +20,10 @@ from typing import Any
 
 import httpx
 import orjson
+from kr8s.asyncio import Api
 
 from ..client.errors import APIError, ExpiredError
-from ..client.request import Target, send, stream
+from ..client.request import RequestLocation, Target, send, stream
 from .resources import ResourceInfo
 from .store import IndexFunc, Obj, key_of, resource_version
 from .storewriter import StoreWriter
@@ -136,7 +137,7 @@ class Reflector:
 
     def __init__(
         self,
-        api: Any,
+        api: Api,
         info: ResourceInfo,
         *,
         namespace: str | None = None,
@@ -248,7 +249,7 @@ class Reflector:
 
     # --- LIST ------------------------------------------------------------------------------
 
-    def _request(self, params: dict[str, str]) -> dict[str, Any]:
+    def _request(self, params: dict[str, str]) -> RequestLocation:
         if self.label_selector:
             params["labelSelector"] = self.label_selector
         if self.field_selector:

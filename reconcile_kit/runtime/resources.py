@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import MutableMapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
 from ..meta.objects import ObjectRef
 from ..patch.snapshot import build_object
+from .typed import is_model_class
 
 if TYPE_CHECKING:
     from ..typed.resource import CustomResource
@@ -71,14 +72,18 @@ def info_from_class(cls: type[APIObject]) -> ResourceInfo:
     return ResourceInfo(cls.version, cls.kind, cls.endpoint, bool(cls.namespaced), cls)
 
 
-async def resolve_kind(api: Api, kind: str | type[APIObject]) -> ResourceInfo:
-    """Resolve a kr8s class or a kind string (``Deployment``, ``Widget.example.com``,
-    ``widgets``, ``Widget.example.com/v1``) through API discovery.
+async def resolve_kind(api: Api, kind: KindLike) -> ResourceInfo:
+    """Resolve a kr8s class, a typed model class (its kr8s class) or a kind string
+    (``Deployment``, ``Widget.example.com``, ``widgets``, ``Widget.example.com/v1``; through
+    API discovery, as kubectl resolves ``kubectl get widgets.example.com``).
 
-    Raises ValueError naming the kind when the API server does not serve it.
+    Raises:
+        ValueError: the API server does not serve the kind (named).
     """
+    if is_model_class(kind):
+        return info_from_class(kind.kr8s_class())
     if not isinstance(kind, str):
-        return info_from_class(kind)
+        return info_from_class(cast("type[APIObject]", kind))
     from kr8s.asyncio.objects import get_class, new_class
 
     name, _, version = kind.partition("/")

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kr8s.asyncio import Api
+
 from ..client.contenttypes import MERGE_PATCH
 from ..client.errors import APIError, OwnershipLostError
 from ..client.fencing import WriteFence, fenced
@@ -89,7 +91,7 @@ class ShardFilter:
         return self.drain in labels
 
     async def acknowledge(
-        self, api: Any, info: ResourceInfo, obj: Obj, *, to: str | None = None
+        self, api: Api, info: ResourceInfo, obj: Obj, *, to: str | None = None
     ) -> Obj:
         """Let go of ``obj``: remove the drain label and set the shard label to ``to`` (a
         member name; None removes it, acknowledging a drain so that the sharder assigns
@@ -280,7 +282,7 @@ class ShardSide:
     async def _get(self, key: ObjectRef) -> Any:
         """GET ``key`` (a 404 answers, not raises)."""
         ctrl = self.controller
-        assert ctrl.info is not None
+        assert ctrl.info is not None and ctrl.api is not None
         namespace = key.namespace if ctrl.info.namespaced else None
         return await send(
             ctrl.api,
@@ -305,7 +307,7 @@ class ShardSide:
         in flight fails at once, and 10 retries a second for all of them (client-go's
         overall bucket) left objects unmoved for 18 s."""
         ctrl = self.controller
-        assert ctrl.info is not None
+        assert ctrl.info is not None and ctrl.api is not None
         self.moved.add(key)
         try:
             await self.shard.acknowledge(ctrl.api, ctrl.info, raw, to=to)

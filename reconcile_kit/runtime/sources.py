@@ -14,9 +14,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from kr8s.asyncio import Api
+
 from ..meta.objects import ObjectRef
 from .reflector import Reflector, ReflectorEvent, Transform, drop_managed_fields
-from .resources import ResourceInfo
+from .resources import KindLike, ResourceInfo
 from .store import Obj, Store
 from .typed import is_model_class
 
@@ -42,7 +44,7 @@ class Source:
             controller reference.
     """
 
-    kind: Any
+    kind: KindLike
     mapper: EventMapper | None
     namespace: str | None
     label_selector: str | None
@@ -85,7 +87,7 @@ class CacheView:
         name: str,
         primary: Store,
         sources: Iterable[Source],
-        kind: Any = None,
+        kind: KindLike | None = None,
         info: ResourceInfo | None = None,
     ) -> None:
         self.name = name
@@ -94,7 +96,7 @@ class CacheView:
         self._kind = kind
         self._info = info
 
-    def store_for(self, kind: Any = None) -> Store:
+    def store_for(self, kind: KindLike | None = None) -> Store:
         """The store of ``kind`` (a kr8s class, a kind, ``Kind.group`` or plural), or the
         primary store when None or the primary kind. Raises KeyError for a kind the
         controller does not watch. A typed model class (a CustomResource) names its kind."""
@@ -132,7 +134,7 @@ class ReflectorPool:
 
     def acquire(
         self,
-        api: Any,
+        api: Api,
         info: ResourceInfo,
         *,
         namespace: str | None = None,

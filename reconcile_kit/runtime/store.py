@@ -77,9 +77,9 @@ class Store:
 
     def __init__(
         self,
-        items: dict[Key, Any],
+        items: dict[Key, Obj | bytes],
         indexes: dict[str, dict[str, set[Key]]],
-        decode: Callable[[Any], Obj],
+        decode: Callable[[Obj | bytes], Obj],
         synced: asyncio.Event,
         compact: bool,
     ) -> None:

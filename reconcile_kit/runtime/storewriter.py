@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from typing import Any
 
 import orjson
 
@@ -47,7 +46,7 @@ class StoreWriter:
         self, indexers: dict[str, IndexFunc] | None = None, *, compact: bool = False
     ) -> None:
         self.compact = compact
-        self._items: dict[Key, Any] = {}  # Obj, or its JSON bytes when compact
+        self._items: dict[Key, Obj | bytes] = {}  # Obj, or its JSON bytes when compact
         self._indexers: dict[str, IndexFunc] = {"namespace": namespace_index, "owner": owner_index}
         self._indexes: dict[str, dict[str, set[Key]]] = {}
         self._synced = asyncio.Event()
@@ -66,7 +65,7 @@ class StoreWriter:
                 index.setdefault(value, set()).add(key)
         self._indexes[name] = index
 
-    def encode(self, obj: Obj) -> Any:
+    def encode(self, obj: Obj) -> Obj | bytes:
         """What the store keeps of ``obj``: its JSON bytes when compact, else ``obj``."""
         if self.compact:
             # copied: orjson's own bytes keep its output buffer's capacity (16 KiB for a
@@ -74,12 +73,12 @@ class StoreWriter:
             return bytes(memoryview(orjson.dumps(obj)))
         return obj
 
-    def decode(self, stored: Any) -> Obj:
+    def decode(self, stored: Obj | bytes) -> Obj:
         """The object from what :meth:`encode` made of it (a new dict when compact)."""
-        if self.compact:
+        if isinstance(stored, bytes):  # compact
             obj: Obj = orjson.loads(stored)
             return obj
-        return stored  # type: ignore[no-any-return]
+        return stored
 
     def mark_synced(self) -> None:
         """Record that the first LIST is stored (:meth:`Store.wait_synced` returns)."""
@@ -97,7 +96,7 @@ class StoreWriter:
         key = key_of(obj)
         return self._put(key, obj, self.encode(obj), self.store.get(*key))
 
-    def update(self, obj: Obj, encoded: Any = None) -> tuple[bool, Obj | None]:
+    def update(self, obj: Obj, encoded: Obj | bytes | None = None) -> tuple[bool, Obj | None]:
         """Store ``obj`` unless the stored object has its resourceVersion (a relist's
         unchanged object); returns whether it was stored, and the previous object.
         ``encoded``: ``encode(obj)`` when the caller has it."""
@@ -113,7 +112,7 @@ class StoreWriter:
             return False, old
         return True, self._put(key, obj, value, old)
 
-    def _put(self, key: Key, obj: Obj, value: Any, old: Obj | None) -> Obj | None:
+    def _put(self, key: Key, obj: Obj, value: Obj | bytes, old: Obj | None) -> Obj | None:
         """Store ``value`` (``obj`` encoded) at ``key`` in place of ``old``, the decoded
         object stored there (None: nothing)."""
         if old is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from types import ModuleType
 from typing import Any
 
 from .resource import CustomResource, ResourceInfo
@@ -174,7 +175,7 @@ def _plain_descriptions(node: Any) -> None:
             _plain_descriptions(item)
 
 
-def custom_resources(module: Any, attr: str = "") -> list[type[CustomResource]]:
+def custom_resources(module: ModuleType, attr: str = "") -> list[type[CustomResource]]:
     """The CustomResource classes of ``module``: the one named ``attr``, or (no attr)
     every kind defined there. Raises ValueError when there is none."""
     if attr:

@@ -33,6 +33,8 @@ from datetime import datetime
 from typing import Any, ClassVar, Literal, Self
 
 import orjson
+from kr8s.asyncio import Api
+from kr8s.asyncio.objects import APIObject
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 from pydantic.alias_generators import to_camel
 
@@ -196,13 +198,13 @@ class CustomResource(KubeModel):
 
     resource: ClassVar[ResourceInfo]
     __reconcile_kit_model__: ClassVar[bool] = True  # meta.objects.MODEL_MARKER
-    _kr8s_classes: ClassVar[dict[type, Any]] = {}
+    _kr8s_classes: ClassVar[dict[type, type[APIObject]]] = {}
     _rule_schemas: ClassVar[dict[type, dict[str, Any] | None]] = {}
 
     api_version: str = ""
     kind: str = ""
     metadata: ObjectMeta = Field(default_factory=ObjectMeta)
-    _object: Any = PrivateAttr(default=None)
+    _object: APIObject | None = PrivateAttr(default=None)
 
     def __init_subclass__(cls, **keywords: Any) -> None:
         super().__init_subclass__()
@@ -262,7 +264,7 @@ class CustomResource(KubeModel):
             CustomResource._rule_schemas[cls] = schema if has_rules else None
         return CustomResource._rule_schemas[cls]
 
-    def model_post_init(self, context: Any, /) -> None:
+    def model_post_init(self, context: Any, /) -> None:  # Any: pydantic's signature
         info = type(self).resource
         if not self.api_version:
             self.api_version = info.api_version
@@ -270,7 +272,7 @@ class CustomResource(KubeModel):
             self.kind = info.kind
 
     @classmethod
-    def from_raw(cls, raw: dict[str, Any], obj: Any = None) -> Self:
+    def from_raw(cls, raw: dict[str, Any], obj: APIObject | None = None) -> Self:
         """The typed object of a JSON dict (as the API serves it), bound to ``obj`` (the
         kr8s object it was read as, if any); pydantic's ValidationError when it does not
         fit the model."""
@@ -279,7 +281,7 @@ class CustomResource(KubeModel):
         return typed
 
     @classmethod
-    def kr8s_class(cls) -> Any:
+    def kr8s_class(cls) -> type[APIObject]:
         """The kr8s APIObject class of this kind (made once, with kr8s's ``new_class``)."""
         found = CustomResource._kr8s_classes.get(cls)
         if found is None:
@@ -295,7 +297,7 @@ class CustomResource(KubeModel):
             CustomResource._kr8s_classes[cls] = found
         return found
 
-    async def create(self, api: Any, *, namespace: str | None = None) -> Self:
+    async def create(self, api: Api, *, namespace: str | None = None) -> Self:
         """Create this object on the server (one POST of ``to_raw()``) and become the
         server's answer, bound to a kr8s object on ``api`` (so ``PatchHelper(self)`` and
         ``self.object`` work at once); returns ``self``.
@@ -329,7 +331,7 @@ class CustomResource(KubeModel):
         return self
 
     @classmethod
-    async def get(cls, api: Any, name: str, namespace: str | None = None) -> Self:
+    async def get(cls, api: Api, name: str, namespace: str | None = None) -> Self:
         """The object ``name`` as the server holds it now (one GET), bound to a kr8s
         object on ``api``. ``namespace``: for a namespaced kind (default: the api's).
 
@@ -353,7 +355,7 @@ class CustomResource(KubeModel):
         answer: dict[str, Any] = reply.json()
         return cls.from_raw(answer, cls.kr8s_class()(answer, api=api))
 
-    def _namespace(self, api: Any, namespace: str | None) -> str | None:
+    def _namespace(self, api: Api, namespace: str | None) -> str | None:
         if type(self).resource.scope != "Namespaced":
             return None
         chosen = namespace or self.metadata.namespace or api.namespace
@@ -362,7 +364,7 @@ class CustomResource(KubeModel):
         return str(chosen)
 
     @property
-    def object(self) -> Any:
+    def object(self) -> APIObject | None:
         """The kr8s object this one was read as (None for one built in code), for code that
         wants kr8s's API; it holds the state of the last write through the toolkit."""
         return self._object

@@ -19,17 +19,18 @@ import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import jsonpatch
 import orjson
 
 from ..meta.objects import raw_of
 from ..patch.snapshot import build_object, freeze
+from ..runtime.resources import KindLike
 from ..runtime.typed import invalid_object_error, is_model_class
 from .review import AdmissionRequest, Denied, admission_response
 
-__all__ = ["AdmissionWebhook", "Handler", "KindInfo", "kind_info"]
+__all__ = ["AdmissionWebhook", "Handler", "KindInfo", "WebhookOptions", "kind_info"]
 
 log = logging.getLogger("reconcile_kit.webhooks")
 
@@ -53,7 +54,22 @@ class KindInfo:
         return f"{self.group}/{self.version}" if self.group else self.version
 
 
-def kind_info(kind: Any) -> KindInfo:
+class WebhookOptions(TypedDict, total=False):
+    """The optional settings of a webhook registration (``WebhookServer.validating`` and
+    ``mutating`` keywords): the :class:`AdmissionWebhook` attributes of the same names."""
+
+    name: str
+    path: str
+    subresources: tuple[str, ...]
+    failure_policy: str
+    side_effects: str
+    timeout_seconds: int
+    namespace_selector: dict[str, Any] | None
+    object_selector: dict[str, Any] | None
+    reinvocation_policy: str
+
+
+def kind_info(kind: KindLike) -> KindInfo:
     """KindInfo of a CustomResource class or a kr8s APIObject class; TypeError else."""
     if is_model_class(kind):
         info = kind.resource

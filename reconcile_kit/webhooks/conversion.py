@@ -15,10 +15,13 @@ import copy
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..client.errors import describe
 from ..runtime.typed import invalid_object_error, is_model_class
+
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
 
 __all__ = ["ConversionError", "Converters", "conversion_response"]
 
@@ -26,6 +29,7 @@ REVIEW_API_VERSION = "apiextensions.k8s.io/v1"
 
 log = logging.getLogger("reconcile_kit.webhooks")
 
+# Any: a converter takes one model class and returns another (its own types, unknown here)
 Converter = Callable[[Any], Any]
 
 
@@ -41,7 +45,9 @@ class Converters:
         self._classes: dict[tuple[str, str, str], Any] = {}  # (group, kind, version) -> model
         self._edges: dict[tuple[str, str], dict[str, dict[str, Converter]]] = {}
 
-    def add(self, source: Any, target: Any, function: Converter) -> None:
+    def add(
+        self, source: type[CustomResource], target: type[CustomResource], function: Converter
+    ) -> None:
         """Register ``function`` converting a ``source`` model into a ``target`` model
         (CustomResource classes of one group and kind); TypeError/ValueError otherwise."""
         for cls in (source, target):
@@ -118,7 +124,7 @@ class Converters:
         return None
 
 
-def conversion_response(review: Any, converters: Converters) -> dict[str, Any]:
+def conversion_response(review: object, converters: Converters) -> dict[str, Any]:
     """The ConversionReview answer to ``review``: every object converted, or a Failure
     naming the first that could not be. ValueError when ``review`` is not a v1
     ConversionReview."""

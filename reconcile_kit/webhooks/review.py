@@ -4,6 +4,7 @@ webhook and the response it expects back (Kubernetes docs, "Dynamic Admission Co
 from __future__ import annotations
 
 import base64
+import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,7 +78,7 @@ class AdmissionRequest:
     raw: dict[str, Any]
 
     @classmethod
-    def from_review(cls, review: Any) -> AdmissionRequest:
+    def from_review(cls, review: builtins.object) -> AdmissionRequest:
         """The request of an AdmissionReview body; ValueError naming what is missing."""
         if not isinstance(review, dict) or not isinstance(review.get("request"), dict):
             raise ValueError("not an AdmissionReview: no request")

@@ -23,16 +23,20 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import orjson
 from aiohttp import web
 
 from ..client.tracing import server_span
-from .admission import AdmissionWebhook, Handler, kind_info
+from ..runtime.resources import KindLike
+from .admission import AdmissionWebhook, Handler, WebhookOptions, kind_info
 from .certs import Certificates, SelfSignedCertificates
-from .conversion import Converters, conversion_response
+from .conversion import Converter, Converters, conversion_response
 from .review import AdmissionRequest
+
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
 
 __all__ = ["WebhookServer"]
 
@@ -101,10 +105,10 @@ class WebhookServer:
 
     def validating(
         self,
-        kind: Any,
+        kind: KindLike,
         *,
         operations: tuple[str, ...] = ("CREATE", "UPDATE"),
-        **options: Any,
+        **options: Unpack[WebhookOptions],
     ) -> Callable[[Handler], Handler]:
         """Decorator registering a validating handler for ``kind`` (a CustomResource class
         or a kr8s APIObject class). ``options``: the :class:`AdmissionWebhook` attributes
@@ -115,27 +119,33 @@ class WebhookServer:
 
     def mutating(
         self,
-        kind: Any,
+        kind: KindLike,
         *,
         operations: tuple[str, ...] = ("CREATE", "UPDATE"),
-        **options: Any,
+        **options: Unpack[WebhookOptions],
     ) -> Callable[[Handler], Handler]:
         """Decorator registering a mutating handler for ``kind``; as :meth:`validating`,
         plus ``reinvocation_policy`` (``Never`` or ``IfNeeded``)."""
         return self._register(kind, True, operations, options)
 
-    def converter(self, source: Any, target: Any) -> Callable[[Callable[[Any], Any]], Any]:
+    def converter(
+        self, source: type[CustomResource], target: type[CustomResource]
+    ) -> Callable[[Converter], Converter]:
         """Decorator registering a function converting a ``source`` model into a ``target``
         model (two versions of one CustomResource kind), served at ``/convert``."""
 
-        def register(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def register(function: Converter) -> Converter:
             self.converters.add(source, target, function)
             return function
 
         return register
 
     def _register(
-        self, kind: Any, mutating: bool, operations: tuple[str, ...], options: dict[str, Any]
+        self,
+        kind: KindLike,
+        mutating: bool,
+        operations: tuple[str, ...],
+        options: WebhookOptions,
     ) -> Callable[[Handler], Handler]:
         info = kind_info(kind)
         prefix = "mutate" if mutating else "validate"
@@ -148,15 +158,15 @@ class WebhookServer:
         if not mutating and "reinvocation_policy" in options:
             raise ValueError("reinvocation_policy is for mutating webhooks")
 
+        settings: WebhookOptions = {**options, "name": name, "path": path}
+
         def register(handler: Handler) -> Handler:
             webhook = AdmissionWebhook(
                 kind=info,
                 handler=handler,
                 mutating=mutating,
-                name=name,
-                path=path,
                 operations=tuple(operations),
-                **options,
+                **settings,
             )
             self.webhooks.append(webhook)
             return handler

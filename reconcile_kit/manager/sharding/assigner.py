@@ -50,13 +50,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from kr8s.asyncio import Api
+
 from ...client.contenttypes import MERGE_PATCH
 from ...client.errors import APIError
 from ...client.request import Target, send
 from ...meta.shards import MEMBER_LABEL, RING_LABEL, drain_label, shard_label
 from ...meta.time import format_micro_time
 from ...runtime.reflector import DELETED, Reflector, ReflectorEvent
-from ...runtime.resources import ResourceInfo, resolve_kind
+from ...runtime.resources import KindLike, ResourceInfo, resolve_kind
 from ...runtime.store import Obj
 from . import ring
 from .membership import LEASE, RingView
@@ -89,7 +91,7 @@ class ShardedKind:
         field_selector: only objects matching it.
     """
 
-    kind: Any
+    kind: KindLike
     namespace: str | None = None
     label_selector: str | None = None
     field_selector: str | None = None
@@ -150,7 +152,7 @@ class Assigner:
 
     def __init__(
         self,
-        api: Any,
+        api: Api,
         ring: str,
         identity: str,
         view: RingView,

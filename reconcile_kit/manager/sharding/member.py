@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+
+from kr8s.asyncio import Api
 
 from ...meta.objects import ObjectRef
 from ..entries import (
@@ -63,7 +64,7 @@ class RingMember:
         sharding: Sharding,
         entries: list[Entry],
         *,
-        api: Any,
+        api: Api,
         stop: asyncio.Event,
         metrics: Metrics,
         name: str,

@@ -28,6 +28,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from kr8s.asyncio import Api
 from kr8s.asyncio.objects import new_class
 
 from ...meta.shards import MEMBER_LABEL, RING_LABEL
@@ -95,7 +96,7 @@ class RingView:
 
     def __init__(
         self,
-        api: Any,
+        api: Api,
         ring: str,
         namespace: str,
         *,
