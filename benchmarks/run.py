@@ -167,6 +167,7 @@ async def run_controller_until(
     concurrency: int,
 ) -> Any:
     from reconcile_kit import Controller, generation_changed
+    from reconcile_kit.runtime.config import ControllerConfig
     from reconcile_kit.runtime.sources import ReflectorPool
 
     controller = Controller(
@@ -175,7 +176,7 @@ async def run_controller_until(
         namespace=NAMESPACE,
         concurrency=concurrency,
         predicates=[generation_changed],
-        pool=ReflectorPool(),
+        config=ControllerConfig(pool=ReflectorPool()),
     )
     runner = asyncio.create_task(controller.run(reconcile))
     try:

@@ -81,6 +81,7 @@ if typing.TYPE_CHECKING:
         set_owner_reference,
     )
     from .patch.helper import PatchHelper
+    from .runtime.config import ControllerConfig
     from .runtime.context import Context
     from .runtime.controller import Action, Controller
     from .runtime.events import EventRecorder, EventType
@@ -112,6 +113,7 @@ _EXPORTS: dict[str, str] = {
     "ConflictError": "client.errors",
     "Context": "runtime.context",
     "Controller": "runtime.controller",
+    "ControllerConfig": "runtime.config",
     "EventRecorder": "runtime.events",
     "EventType": "runtime.events",
     "ExpiredError": "client.errors",
@@ -186,6 +188,7 @@ __all__ = [
     "ConflictError",
     "Context",
     "Controller",
+    "ControllerConfig",
     "EventRecorder",
     "EventType",
     "ExpiredError",

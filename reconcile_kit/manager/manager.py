@@ -32,6 +32,7 @@ from ..client.transport import (
     close_session,
     release_transport,
 )
+from ..runtime.config import ControllerConfig
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 from ..runtime.events import EventRecorder
 from ..runtime.sharding import ShardFilter
@@ -352,14 +353,19 @@ class Manager:
 
     def _bind_controllers(self) -> None:
         sharded = self._groups().sharded
+        # the api is shared: one transport and rate limit govern; one pool, metrics, recorder
+        config = ControllerConfig(
+            transport=self.transport,
+            qps=self.qps,
+            burst=self.burst,
+            pool=self.pool,
+            recorder=self.recorder,
+            metrics=self.metrics,
+        )
         for entry in self._entries:
             controller = entry.controller
             controller.api = self.api
-            controller.transport = self.transport  # the api is shared: one choice governs
-            controller.qps, controller.burst = self.qps, self.burst
-            controller.pool = self.pool
-            controller.metrics = self.metrics
-            controller.recorder = self.recorder
+            controller.config = config
             if controller.namespace is None:
                 controller.namespace = self.namespace
             sharding = self.sharding

@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 import orjson
 from kr8s.asyncio import Api
@@ -28,21 +28,20 @@ from ..client.errors import (
     ReconcileKitError,
 )
 from ..client.fencing import WriteFence, fenced
-from ..client.ratelimit import checked_rate_limit, install_rate_limit
+from ..client.ratelimit import install_rate_limit
 from ..client.transport import (
     acquire_transport,
-    checked_transport,
     close_session,
     release_transport,
 )
 from ..meta.objects import ObjectRef
 from ..meta.validation import qualified_name_errors
 from .apply import AppliedIntents
+from .config import ControllerConfig
 from .context import Context
 from .events import EventRecorder
 from .queue import (
     DEFAULT_RETRY_RATE_LIMIT,
-    QueueMetrics,
     QueueShutDown,
     RetryPolicy,
     RetryPolicyLike,
@@ -52,7 +51,7 @@ from .reasons import ReconcileReason
 from .reflector import ADDED, DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import KindLike, ResourceInfo, resolve_kind
 from .sharding import ShardFilter, ShardSide
-from .sources import CacheView, ReflectorPool, Source, owner_keys
+from .sources import CacheView, Source, owner_keys
 from .store import Obj
 from .tracing import traced
 from .typed import invalid_object_error, is_model_class, model_cache
@@ -60,7 +59,6 @@ from .typed import invalid_object_error, is_model_class, model_cache
 __all__ = [
     "Action",
     "Controller",
-    "ControllerMetrics",
     "ErrorPolicy",
     "Mapper",
     "OnDelete",
@@ -78,7 +76,6 @@ ErrorPolicy = Callable[[Any, BaseException, Context], "Action | Awaitable[Action
 OnDelete = Callable[[Any, Context], Awaitable[None]]
 Mapper = Callable[[Obj], Iterable["ObjectRef | tuple[str, str]"]]
 
-DEFAULT_POOL = ReflectorPool()
 WORKER_TURN = 0.001
 """Seconds a worker may run reconciles back to back without yielding to the event loop:
 reconciles that send nothing (no-ops after a restart) never suspend, and a queue of
@@ -86,17 +83,6 @@ reconciles that send nothing (no-ops after a restart) never suspend, and a queue
 FENCED_RETRY = 1.0
 """Seconds before a key is looked at again when the replica's Lease was not valid (the
 manager stops the controller meanwhile, or the Lease is renewed)."""
-
-
-class ControllerMetrics(Protocol):
-    """What a controller reports to (the manager's Prometheus metrics implement it)."""
-
-    @property
-    def queue(self) -> QueueMetrics: ...
-
-    def observe_reconcile(self, controller: str, result: str, seconds: float) -> None: ...
-
-    def set_active_workers(self, controller: str, count: int) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -163,23 +149,11 @@ class Controller:
             :mod:`reconcile_kit.runtime.predicates`); all must pass.
         name: the controller's name in logs and metrics (default: the kind in lower case).
         resync: reconcile every cached object this often, in seconds (None: never).
-        pool: where reflectors are shared (default: one pool per process).
-        transport: ``"aiohttp"`` (default) sends the api's requests over aiohttp under
-            kr8s's httpx client, about 1.7 times the requests per CPU second (see
-            :mod:`reconcile_kit.client.transport`); ``"httpx"`` leaves the api as it is.
-        recorder: the :class:`~reconcile_kit.runtime.events.EventRecorder` behind
-            ``ctx.recorder`` (started and stopped by whoever made it). None: one the
-            controller creates for its api when it runs (reporting as the controller's
-            name) and stops, flushed, when the run ends. A manager gives its controllers
-            its own recorder.
-
-        qps: client-side rate limit of the api's requests, in requests per second (a
-            token bucket in front of every request, client-go's ``rest.Config.QPS``); None
-            (default): no limit, as controller-runtime since 0.21. See
-            :mod:`reconcile_kit.client.ratelimit`.
-        burst: requests at once before ``qps`` applies (client-go's ``rest.Config.Burst``);
-            None: 10 (client-go's default) when ``qps`` is set. In a Manager, the manager's
-            ``qps`` and ``burst`` govern (its api is shared), as with ``transport``.
+        config: how the controller reaches the API server and where it reports
+            (transport, ``qps``/``burst`` rate limit, reflector pool, event recorder,
+            metrics: :class:`~reconcile_kit.runtime.config.ControllerConfig`); default
+            ``ControllerConfig()``. A Manager replaces it with its own for the controllers
+            it runs.
         on_invalid: for a typed ``kind``: ``(obj, error, ctx)`` (plain or async) called
             with the kr8s object and its
             :class:`~reconcile_kit.client.errors.InvalidObjectError` when a cached object
@@ -222,11 +196,7 @@ class Controller:
         predicates: Iterable[Predicate] = (),
         name: str | None = None,
         resync: float | None = None,
-        pool: ReflectorPool | None = None,
-        transport: str = "aiohttp",
-        recorder: EventRecorder | None = None,
-        qps: float | None = None,
-        burst: int | None = None,
+        config: ControllerConfig | None = None,
         retry_rate_limit: tuple[float, int] | None = DEFAULT_RETRY_RATE_LIMIT,
         on_invalid: Callable[[Any, InvalidObjectError, Context], Any] | None = None,
         reuse_models: int = 256,
@@ -240,8 +210,7 @@ class Controller:
         self.on_invalid = on_invalid
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
-        self.transport = checked_transport(transport)
-        self.qps, self.burst = checked_rate_limit(qps, burst)
+        self.config = config if config is not None else ControllerConfig()
         self.api = api
         self.kind = kind
         self.namespace = namespace
@@ -252,10 +221,10 @@ class Controller:
         self.predicates = tuple(predicates)
         self.name = name or (kind if isinstance(kind, str) else kind.kind).lower()
         self.resync = resync
-        self.pool = pool or DEFAULT_POOL
         self.stats = Stats()
-        self.metrics: ControllerMetrics | None = None
-        self.recorder: EventRecorder | None = recorder
+        self.recorder: EventRecorder | None = self.config.recorder
+        """The recorder behind ``ctx.recorder`` while the controller runs (the config's, or
+        one of its own)."""
         self.intents = AppliedIntents()
         """What ctx.apply last applied to each child (see runtime/apply.py)."""
         self.shard: ShardFilter | None = None
@@ -290,6 +259,21 @@ class Controller:
         self._completed = 0
         self._running = False
         self._synced = False
+
+    @property
+    def transport(self) -> str:
+        """The transport in effect (:attr:`config`'s)."""
+        return self.config.transport
+
+    @property
+    def qps(self) -> float | None:
+        """The client-side rate limit in effect, requests per second (:attr:`config`'s)."""
+        return self.config.qps
+
+    @property
+    def burst(self) -> int | None:
+        """Requests at once before :attr:`qps` applies (:attr:`config`'s)."""
+        return self.config.burst
 
     @property
     def running(self) -> bool:
@@ -415,7 +399,7 @@ class Controller:
         (a manager restarts its controllers when it regains leadership)."""
         self.queue = WorkQueue(
             name=self.name,
-            metrics=self.metrics.queue if self.metrics else None,
+            metrics=self.config.metrics.queue if self.config.metrics else None,
             retry_rate_limit=self.retry_rate_limit,
         )
         self._stopped = asyncio.Event()
@@ -426,7 +410,8 @@ class Controller:
         self.intents.clear()  # a restart (leadership regained) applies each child once
 
     async def _start_recorder(self) -> None:
-        if self.recorder is not None:
+        if self.config.recorder is not None:
+            self.recorder = self.config.recorder  # its owner starts and stops it
             return
         name = self.name if not qualified_name_errors(self.name) else "reconcile-kit"
         assert self.api is not None
@@ -435,9 +420,9 @@ class Controller:
 
     async def _start_sources(self) -> None:
         assert self.api is not None
-        await acquire_transport(self.api, self.transport)
+        await acquire_transport(self.api, self.config.transport)
         self._transport_users.append(self.api)
-        install_rate_limit(self.api, self.qps, self.burst)
+        install_rate_limit(self.api, self.config.qps, self.config.burst)
         primary, *others = await self._acquire_reflectors()
         self._held += [primary, *others]
         self._unsubscribe.append(primary.subscribe(self._on_primary))
@@ -453,7 +438,7 @@ class Controller:
         assert self.api is not None
         self.info = await resolve_kind(self.api, self.kind)
         shard = self.shard
-        self.reflector = self.pool.acquire(
+        self.reflector = self.config.reflector_pool.acquire(
             self.api,
             self.info,
             namespace=self.namespace,
@@ -463,7 +448,7 @@ class Controller:
         acquired = [self.reflector]
         for source in self.sources:
             source.info = await resolve_kind(self.api, source.kind)
-            source.reflector = self.pool.acquire(
+            source.reflector = self.config.reflector_pool.acquire(
                 self.api,
                 source.info,
                 namespace=self.namespace if source.namespace is None else source.namespace,
@@ -486,12 +471,12 @@ class Controller:
         """
         assert self.api is not None
         api = self.api
-        await acquire_transport(api, self.transport)
+        await acquire_transport(api, self.config.transport)
         held = await self._acquire_reflectors()
 
         async def cool() -> None:
             for reflector in held:
-                await self.pool.release(reflector)
+                await self.config.reflector_pool.release(reflector)
             await release_transport(api)
 
         return cool
@@ -577,7 +562,7 @@ class Controller:
             for unsubscribe in self._unsubscribe:
                 unsubscribe()
             while self._held:  # only what this run acquired (not a previous run's)
-                await self.pool.release(self._held.pop())
+                await self.config.reflector_pool.release(self._held.pop())
             if self._own_recorder is not None:
                 recorder, self._own_recorder = self._own_recorder, None
                 if self.recorder is recorder:
@@ -722,8 +707,8 @@ class Controller:
 
     def _set_active(self, delta: int) -> None:
         self.stats.active += delta
-        if self.metrics is not None:
-            self.metrics.set_active_workers(self.name, self.stats.active)
+        if self.config.metrics is not None:
+            self.config.metrics.set_active_workers(self.name, self.stats.active)
 
     def _context(self, key: ObjectRef, reasons: frozenset[str], data: Any) -> Context:
         assert self.reflector is not None and self.api is not None
@@ -927,8 +912,8 @@ class Controller:
 
     def _observe(self, result: str, started: float) -> None:
         self.stats.results[result] = self.stats.results.get(result, 0) + 1
-        if self.metrics is not None:
-            self.metrics.observe_reconcile(self.name, result, time.monotonic() - started)
+        if self.config.metrics is not None:
+            self.config.metrics.observe_reconcile(self.name, result, time.monotonic() - started)
 
     async def _next_reconcile(self, seen: int) -> None:
         """Wait until more than ``seen`` reconciles have completed."""

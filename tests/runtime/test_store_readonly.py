@@ -10,6 +10,7 @@ import kr8s
 from kr8s.asyncio.objects import ConfigMap, Secret
 
 from reconcile_kit import Context, Controller
+from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.runtime.store import Store
 from reconcile_kit.testing import run_until
@@ -38,7 +39,9 @@ async def test_a_reconcile_cannot_write_the_caches_it_reads(kube: kr8s.asyncio.A
         await ctx.store.wait_synced(timeout=5)
         seen[obj.name + "/keys"] = ctx.store.list_keys()
 
-    ctrl = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        ConfigMap, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     ctrl.owns(Secret)
     assert await run_until(ctrl, reconcile, lambda: len(seen) == 4)
     assert "put" in seen["a"]
