@@ -4,7 +4,8 @@ docstring (issue 30).
 Public: a function, class or method whose name and module path have no leading
 underscore, defined in the package (not re-exported from elsewhere). Counted per
 parameter (``self``/``cls`` excluded) and the return annotation. Run:
-``python tools/api_audit.py [--package reconcile_kit] [--include-testing] [--list]``.
+``python tools/api_audit.py [--package reconcile_kit] [--core] [--list]`` (``--core``:
+without ``reconcile_kit.testing``; the embedded API server is internal either way).
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
+
+
+# internal: the embedded API server, whose public entry is reconcile_kit.testing.APIServer
+# (tests/test_public_api.py)
+INTERNAL = ("reconcile_kit.testing.apiserver",)
 
 
 @dataclass
@@ -34,7 +40,9 @@ def public_modules(package: str, include_testing: bool) -> Iterator[ModuleType]:
         parts = info.name.split(".")
         if any(p.startswith("_") for p in parts[1:]):
             continue
-        if not include_testing and (".testing" in info.name or ".examples" in info.name):
+        if info.name.startswith(INTERNAL) or ".examples" in info.name:
+            continue
+        if not include_testing and ".testing" in info.name:
             continue
         yield importlib.import_module(info.name)
 
@@ -64,7 +72,7 @@ def _functions(module: ModuleType) -> Iterator[tuple[str, Callable[..., object]]
             yield f"{module.__name__}.{name}", value
 
 
-def audit(package: str, include_testing: bool = False) -> Audit:
+def audit(package: str, include_testing: bool = True) -> Audit:
     result = Audit()
     seen: set[str] = set()
     for module in public_modules(package, include_testing):
@@ -95,10 +103,10 @@ def audit(package: str, include_testing: bool = False) -> Audit:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--package", default="reconcile_kit")
-    parser.add_argument("--include-testing", action="store_true")
+    parser.add_argument("--core", action="store_true", help="leave reconcile_kit.testing out")
     parser.add_argument("--list", action="store_true", help="print each finding")
     args = parser.parse_args()
-    result = audit(args.package, args.include_testing)
+    result = audit(args.package, include_testing=not args.core)
     print(f"public parameters and returns: {result.parameters}")
     print(f"typed Any: {len(result.any_parameters)}")
     print(f"undocumented public functions and classes: {len(result.undocumented)}")

@@ -24,7 +24,8 @@ _NAME = re.compile(r"^[a-z]([a-z0-9-]*[a-z0-9])?$")
 class ProjectNames:
     """The names a project derives from its NAME (a DNS label: ``guestbook-operator``).
 
-    Raises ValueError naming NAME when it is not a DNS label or gives no kind.
+    Raises:
+        ValueError: NAME is not a DNS label or gives no kind (named).
     """
 
     def __init__(self, name: str, kind: str | None = None, group: str | None = None) -> None:
@@ -45,6 +46,7 @@ class ProjectNames:
         self.plural = self.kind.lower() + "s"
 
     def substitutions(self) -> dict[str, str]:
+        """The ``{placeholder: value}`` map the scaffold's templates are filled with."""
         return {
             "name": self.name,
             "package": self.package,
@@ -69,7 +71,11 @@ def _requirement() -> str:
 
 def scaffold(directory: Path, names: ProjectNames) -> list[Path]:
     """Write the project into ``directory`` (created; must be empty or absent); returns
-    the files written. Raises FileExistsError naming the directory when it is not empty."""
+    the files written.
+
+    Raises:
+        FileExistsError: ``directory`` is not empty (named).
+    """
     if directory.exists() and any(directory.iterdir()):
         raise FileExistsError(f"{directory} is not empty: init writes a new project")
     values = names.substitutions()

@@ -79,7 +79,8 @@ def _import_failed(target: str, error: Exception) -> TargetError:
 async def load_manager(target: str) -> Manager:
     """The Manager TARGET defines (wrapping bare controllers in a new Manager).
 
-    Raises TargetError naming TARGET when it cannot be imported or is of the wrong type.
+    Raises:
+        TargetError: TARGET cannot be imported or is of the wrong type (named).
     """
     value, attr = _import(target)
     if callable(value) and not isinstance(value, Manager | Controller):

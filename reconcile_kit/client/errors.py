@@ -282,6 +282,8 @@ class ConflictError(APIError):
 
     @property
     def field_conflicts(self) -> list[tuple[str, str]]:
+        """A server-side apply conflict's ``(manager, field path)`` pairs, from the Status
+        causes of reason ``FieldManagerConflict`` (empty for other conflicts)."""
         return [
             (str(c.get("message", "")).removeprefix("conflict with "), str(c.get("field", "")))
             for c in self.causes

@@ -68,6 +68,7 @@ from kr8s.asyncio import Api
 
 from ..client.errors import APIError, ReconcileKitError
 from ..client.request import Reply, Target, send
+from ..meta.objects import metadata_of
 from ..meta.time import format_micro_time
 
 __all__ = ["LeaderElection", "LeaseError"]
@@ -178,7 +179,7 @@ class _LeaseLock:
     async def update(self, record: _Record) -> None:
         if self.lease is None:
             raise LeaseError(f"lease {self.describe()} not read yet: get or create it first")
-        metadata = self._metadata(self.lease.get("metadata") or {})
+        metadata = self._metadata(metadata_of(self.lease))
         reply = await self._send(
             "PUT",
             f"leases/{self.name}",

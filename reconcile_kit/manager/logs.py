@@ -24,6 +24,7 @@ class TextFormatter(logging.Formatter):
     """``time level logger [controller key attempt=n] message``."""
 
     def format(self, record: logging.LogRecord) -> str:
+        """``record`` as one line (see the class)."""
         context = [
             str(getattr(record, f))
             for f in ("controller", "key")
@@ -44,6 +45,7 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, context fields, error."""
 
     def format(self, record: logging.LogRecord) -> str:
+        """``record`` as one line (see the class)."""
         entry: dict[str, Any] = {
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(),
             "level": record.levelname.lower(),
@@ -62,7 +64,8 @@ class JsonFormatter(logging.Formatter):
 def configure_logging(fmt: str = "text", level: int | str = logging.INFO) -> None:
     """Send the root logger to stderr in ``fmt`` (``text`` or ``json``).
 
-    Raises ValueError for another format.
+    Raises:
+        ValueError: ``fmt`` is neither ``text`` nor ``json``.
     """
     formatters: dict[str, type[logging.Formatter]] = {"text": TextFormatter, "json": JsonFormatter}
     if fmt not in formatters:

@@ -161,6 +161,7 @@ class Manager:
 
     @property
     def controllers(self) -> list[Controller]:
+        """The controllers added (:meth:`add`), in order."""
         return [entry.controller for entry in self._entries]
 
     def add(
@@ -268,11 +269,15 @@ class Manager:
     # --- running ---------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Run until SIGTERM/SIGINT or :meth:`stop`; raises if a controller fails to start.
+        """Run until SIGTERM/SIGINT or :meth:`stop`.
 
         In order: signal handlers, the api (kr8s discovery when None), the probe and
         metrics servers, the on_start hooks, then the controllers (leader-only ones while
-        leading). Raises RuntimeError when already running.
+        leading).
+
+        Raises:
+            RuntimeError: the manager is already running, or a controller failed (from
+                its error).
         """
         if self._stop is not None:
             raise RuntimeError(f"manager {self.name} is already running")

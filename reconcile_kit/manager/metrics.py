@@ -165,6 +165,7 @@ class Metrics:
         self.reconcile_time.labels(controller).observe(seconds)
 
     def set_active_workers(self, controller: str, count: int) -> None:
+        """Set ``controller_runtime_active_workers`` of ``controller`` to ``count``."""
         self.active_workers.labels(controller).set(count)
 
     def instrument(self, api: Api) -> None:

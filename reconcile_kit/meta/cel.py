@@ -145,7 +145,11 @@ def _first_use(source: str, name: str) -> int:
 
 
 def evaluate(source: str, variables: dict[str, Any]) -> object:
-    """The value of ``source`` (compiled once) with ``variables``; raises CELError."""
+    """The value of ``source`` (compiled once) with ``variables``.
+
+    Raises:
+        CELError: ``source`` does not compile, or its evaluation fails.
+    """
     try:
         return _evaluate(source, variables)
     except ZeroDivisionError as exc:

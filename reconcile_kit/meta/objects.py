@@ -29,6 +29,7 @@ __all__ = [
     "identity",
     "is_model",
     "is_model_class",
+    "metadata_of",
     "nested_list",
     "raw_of",
     "view_of",
@@ -45,19 +46,32 @@ class KubeObject(Protocol):
     """What reconcile_kit needs of a kr8s APIObject (``raw``, ``kind``, ``version``)."""
 
     @property
-    def raw(self) -> Mapping[str, Any]: ...
+    def raw(self) -> Mapping[str, Any]:
+        """The object's JSON (kr8s: a Box, edited in place)."""
+        ...
 
 
 class TypedObject(Protocol):
     """What reconcile_kit needs of a typed model (a ``CustomResource``): its JSON and a way
     to become new JSON."""
 
-    def to_raw(self) -> dict[str, Any]: ...
+    def to_raw(self) -> dict[str, Any]:
+        """The model's JSON, as the API server would serve it (a new dict)."""
+        ...
 
-    def replace_with(self, raw: dict[str, Any]) -> None: ...
+    def replace_with(self, raw: dict[str, Any]) -> None:
+        """Become ``raw`` (validated), in place."""
+        ...
 
 
 ObjectLike = KubeObject | TypedObject | MutableMapping[str, Any]
+
+
+def metadata_of(obj: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``obj``'s ``metadata`` mapping, or an empty dict when it has none (or ``obj`` is
+    None). The mapping itself, not a copy: what reads it shares it."""
+    meta: dict[str, Any] = (obj or {}).get("metadata") or {}
+    return meta
 
 
 def is_model(obj: object) -> TypeGuard[TypedObject]:
@@ -138,7 +152,11 @@ def nested_list(
 ) -> MutableSequence[Any] | None:
     """``raw[parent][field]`` as the mutable list it is (``metadata.finalizers``,
     ``status.conditions``...); None when absent, unless ``create`` makes it (and the parent
-    map). Raises TypeError naming the object and field when either has the wrong type."""
+    map).
+
+    Raises:
+        TypeError: the parent or the field has the wrong type (naming the object and field).
+    """
     raw = raw_of(obj)
     if raw.get(parent) is None:
         if not create:

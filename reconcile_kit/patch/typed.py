@@ -44,6 +44,7 @@ class TypedTarget:
 
     @property
     def raw(self) -> dict[str, Any]:
+        """The model's JSON now (``to_raw()``: a new dict at each read)."""
         raw: dict[str, Any] = self.model.to_raw()
         return raw
 

@@ -22,7 +22,7 @@ from ..client import discovery
 from ..client.contenttypes import APPLY_PATCH, MERGE_PATCH
 from ..client.errors import InvalidError
 from ..client.request import Target, send
-from ..meta.objects import ObjectRef, describe_object, raw_of
+from ..meta.objects import ObjectRef, describe_object, metadata_of, raw_of
 from ..meta.owners import controller_of
 from ..meta.shards import copy_shard_labels
 from ..patch.mergepatch import apply_merge_patch, create_merge_patch
@@ -35,7 +35,7 @@ from .apply import (
     check_controller,
     digest,
     duplicate_item_error,
-    key_of,
+    intent_key,
     names_controller,
     refused_second_controller,
     status_body,
@@ -136,7 +136,7 @@ class Applier:
         if ref is None or not ref.get("uid"):
             return
         owner = self.cache.primary.get(self.key.namespace, self.key.name)
-        if owner is not None and (owner.get("metadata") or {}).get("uid") == ref["uid"]:
+        if owner is not None and metadata_of(owner).get("uid") == ref["uid"]:
             copy_shard_labels(owner, body)
 
     async def apply_status(
@@ -162,7 +162,7 @@ class Applier:
         if not watched and names_controller(body):
             cached = await self._live(obj)  # no cache to ask: who controls it now?
         check_controller(body, cached)
-        key = key_of(body, manager + (f"/{subresource}" if subresource else ""))
+        key = intent_key(body, manager + (f"/{subresource}" if subresource else ""))
         body_digest = digest(body)
         intents = self.intents if watched else None  # unwatched: nothing to compare with
         if intents is not None and intents.unchanged(key, body_digest, cached, body):
@@ -334,7 +334,10 @@ class Applier:
 
     async def patch_status(self, obj: APIObject, status: dict[str, Any]) -> None:
         """Merge-patch ``status`` into ``obj``'s status (``/status`` where the kind has it).
-        Raises APIError when refused."""
+
+        Raises:
+            APIError: the server refused.
+        """
         separate = await discovery.has_status_subresource(obj.api, obj.version, obj.endpoint)
         url = f"{obj.endpoint}/{obj.name}" + ("/status" if separate else "")
         reply = await send(
@@ -410,10 +413,10 @@ async def _call(mutate: Callable[[Any], object] | None, obj: Any) -> None:
 def _merge_owner_references(desired: dict[str, Any], current: Any) -> None:
     """``desired``'s ownerReferences merged by uid onto the existing ones (a merge patch
     would replace the list and drop another owner's reference)."""
-    mine = (desired.get("metadata") or {}).get("ownerReferences")
+    mine = metadata_of(desired).get("ownerReferences")
     if mine is None:
         return
-    refs = {r.get("uid"): r for r in (current.get("metadata") or {}).get("ownerReferences") or []}
+    refs = {r.get("uid"): r for r in metadata_of(current).get("ownerReferences") or []}
     refs.update({r.get("uid"): r for r in mine})
     desired["metadata"]["ownerReferences"] = list(refs.values())
 

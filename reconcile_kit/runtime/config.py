@@ -25,11 +25,18 @@ class ControllerMetrics(Protocol):
     """What a controller reports to (the manager's Prometheus metrics implement it)."""
 
     @property
-    def queue(self) -> QueueMetrics: ...
+    def queue(self) -> QueueMetrics:
+        """Where the controller's work queue reports (client-go's workqueue metrics)."""
+        ...
 
-    def observe_reconcile(self, controller: str, result: str, seconds: float) -> None: ...
+    def observe_reconcile(self, controller: str, result: str, seconds: float) -> None:
+        """Count one reconcile of ``controller`` ending with ``result`` (``success``,
+        ``error``, ``requeue``...) after ``seconds``."""
+        ...
 
-    def set_active_workers(self, controller: str, count: int) -> None: ...
+    def set_active_workers(self, controller: str, count: int) -> None:
+        """``count`` reconciles of ``controller`` are running now."""
+        ...
 
 
 @dataclass

@@ -94,7 +94,11 @@ class Context:
         dict, or, when ``kind`` is a typed model class (a CustomResource), that model (a
         copy bound to a kr8s object on the controller's api: ``PatchHelper`` takes it);
         None when the cache does not hold it. ``namespace`` defaults to the reconciled
-        object's. KeyError for a kind the controller does not watch."""
+        object's.
+
+        Raises:
+            KeyError: the controller does not watch ``kind``.
+        """
         ns = self.key.namespace if namespace is None else namespace
         found = self.cache.store_for(kind).get(ns, name)
         if found is None or not is_model_class(kind):

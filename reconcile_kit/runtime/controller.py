@@ -34,7 +34,7 @@ from ..client.transport import (
     close_session,
     release_transport,
 )
-from ..meta.objects import ObjectRef
+from ..meta.objects import ObjectRef, metadata_of
 from ..meta.validation import qualified_name_errors
 from .apply import AppliedIntents
 from .config import ControllerConfig
@@ -97,18 +97,32 @@ class Action:
 
     @classmethod
     def requeue(cls, seconds: float) -> Action:
+        """Reconcile this object again after ``seconds`` (unless a change comes first), as
+        kube-rs's ``Action::requeue`` and controller-runtime's ``Result.RequeueAfter``.
+
+        Raises:
+            ValueError: ``seconds`` is negative.
+        """
         if seconds < 0:
             raise ValueError(f"requeue delay must be >= 0 seconds, got {seconds}")
         return cls(float(seconds))
 
     @classmethod
     def await_change(cls) -> Action:
+        """Reconcile this object again only when it (or a child, or a watched object
+        mapped to it) changes, as kube-rs's ``Action::await_change``. Watches can miss
+        nothing the cache ends up holding, but a desync (a change the controller's inputs
+        do not show, e.g. in an external system) is only caught by a periodic requeue or
+        ``resync``: use :meth:`requeue` when the state lives outside Kubernetes."""
         return cls(None)
 
 
 @dataclass
 class Stats:
-    """Counters of one controller (the manager exposes them as Prometheus metrics)."""
+    """Counters of one controller in this process (``controller.stats``), for tests, logs
+    and benchmarks. The Prometheus metrics are reported apart, as they happen, through
+    ``ControllerConfig.metrics`` (a manager's :class:`~reconcile_kit.manager.metrics.Metrics`);
+    only ``drains`` feeds one (the shard handover counter, at each scrape)."""
 
     reconciles: int = 0
     errors: int = 0
@@ -166,7 +180,7 @@ class Controller:
             whose cached state did not change, when the reconcile left the model as read
             (mutations are tracked: ``reconcile_kit.typed.tracking``); such a reconcile
             skips validation and its PatchHelper sends nothing without serializing the
-            model. 0: validate for every reconcile. Raises ValueError when negative.
+            model. 0: validate for every reconcile.
 
     ``shard`` (an attribute, set by a :class:`~reconcile_kit.manager.Manager` with
     ``sharding=``; None: not sharded) is a
@@ -181,6 +195,10 @@ class Controller:
 
     ``kind`` may be a typed resource (a :class:`~reconcile_kit.typed.CustomResource`
     subclass): the reconcile then gets an instance of it, read from the cache.
+
+    Raises:
+        ValueError: ``concurrency < 1``, a negative ``reuse_models``, or (from ``config``)
+            an unknown transport or an invalid rate limit.
     """
 
     def __init__(
@@ -369,8 +387,9 @@ class Controller:
         ``on_delete(last_known_obj, ctx)`` runs (best effort) once an object is gone.
         ``data`` is handed to reconciles as ``ctx.data``.
 
-        Raises RuntimeError when already running, ValueError for a kind the API server
-        does not serve.
+        Raises:
+            RuntimeError: the controller is already running.
+            ValueError: the API server does not serve the kind.
         """
         if self._running:
             raise RuntimeError(f"controller {self.name} is already running")
@@ -864,12 +883,12 @@ class Controller:
         the cache does not hold that write yet (its watch event may come first)."""
         if obj is None:
             return
-        rv = (obj.raw.get("metadata") or {}).get("resourceVersion")
-        if rv is None or rv == (built_from.get("metadata") or {}).get("resourceVersion"):
+        rv = metadata_of(obj.raw).get("resourceVersion")
+        if rv is None or rv == metadata_of(built_from).get("resourceVersion"):
             return
         assert self.reflector is not None
         cached = self.reflector.store.get(key.namespace, key.name)
-        if cached is not None and str((cached.get("metadata") or {}).get("resourceVersion")) == rv:
+        if cached is not None and str(metadata_of(cached).get("resourceVersion")) == rv:
             return
         state: Obj = orjson.loads(orjson.dumps(obj.raw))
         if _newer(state, built_from) and (cached is None or _newer(state, cached)):

@@ -173,6 +173,27 @@ class _Series:
         return f"{self.namespace}/{self.name}"
 
 
+def _checked(type: str, reason: str, action: str, message: str) -> str:
+    """``action`` once the arguments of :meth:`EventRecorder.event` are valid.
+
+    Raises:
+        ValueError: ``type``, ``reason`` or ``action`` is not valid (naming it).
+        TypeError: ``message`` is not a string.
+    """
+    if type not in EVENT_TYPES:
+        raise ValueError(f"type {type!r}: must be one of {', '.join(EVENT_TYPES)}")
+    if not isinstance(reason, str) or not _REASON.fullmatch(reason) or len(reason) > FIELD_LIMIT:
+        raise ValueError(
+            f"reason {reason!r}: must be UpperCamelCase ([A-Z][A-Za-z0-9]*), "
+            f"at most {FIELD_LIMIT} characters"
+        )
+    if not isinstance(action, str) or not action or len(action) > FIELD_LIMIT:
+        raise ValueError(f"action {action!r}: must be 1-{FIELD_LIMIT} characters")
+    if not isinstance(message, str):
+        raise TypeError(f"message must be a str, got {message.__class__.__name__}")
+    return action
+
+
 class EventRecorder:
     """Records Kubernetes Events about objects, aggregating repeats into one Event.
 
@@ -191,13 +212,14 @@ class EventRecorder:
         series_window: seconds after an occurrence during which a repeat joins its series.
         series_interval: least seconds between two writes of one series (``flush`` skips it).
 
-    Raises ValueError naming the argument for an invalid ``reporting_controller``,
-    ``reporting_instance`` or ``api_group``.
-
     Use ``await start()`` / ``await stop()`` (or ``async with``) around the recorder's life;
     :meth:`flush` also works without ``start``. Call :meth:`event` from the event loop's
     thread. Semantics follow client-go ``tools/events`` and ``tools/record``; see the
     module docstring.
+
+    Raises:
+        ValueError: an invalid ``reporting_controller``, ``reporting_instance`` or
+            ``api_group`` (named).
     """
 
     def __init__(
@@ -269,26 +291,14 @@ class EventRecorder:
                 to ``reason``.
             related: an optional second object, same shapes as ``obj``.
 
-        Raises ValueError naming the field (``type``, ``reason``, ``action``, ``obj``,
-        ``related``) for invalid arguments, TypeError for a non-string message or an
-        unusable object. Write failures are logged, never raised.
+        Write failures are logged, never raised.
+
+        Raises:
+            ValueError: an invalid ``type``, ``reason``, ``action``, ``obj`` or ``related``
+                (named).
+            TypeError: a non-string ``message``, or an unusable object.
         """
-        if type not in EVENT_TYPES:
-            raise ValueError(f"type {type!r}: must be one of {', '.join(EVENT_TYPES)}")
-        if (
-            not isinstance(reason, str)
-            or not _REASON.fullmatch(reason)
-            or len(reason) > FIELD_LIMIT
-        ):
-            raise ValueError(
-                f"reason {reason!r}: must be UpperCamelCase ([A-Z][A-Za-z0-9]*), "
-                f"at most {FIELD_LIMIT} characters"
-            )
-        action = reason if action is None else action
-        if not isinstance(action, str) or not action or len(action) > FIELD_LIMIT:
-            raise ValueError(f"action {action!r}: must be 1-{FIELD_LIMIT} characters")
-        if not isinstance(message, str):
-            raise TypeError(f"message must be a str, got {message.__class__.__name__}")
+        action = _checked(type, reason, reason if action is None else action, message)
         regarding = _reference(obj, "obj")
         related_ref = None if related is None else _reference(related, "related")
         note = _truncate(message)
@@ -310,13 +320,33 @@ class EventRecorder:
             reason,
             note,
         )
+        if not self._repeat(key, now):
+            self._record(key, regarding, related_ref, type, reason, action, note, now)
+
+    def _repeat(self, key: _Key, now: datetime) -> bool:
+        """Count another occurrence of the series ``key`` when it is within the series
+        window (client-go's EventSeries); False: a new series."""
         series = self._cache.get(key)
-        if series is not None and (now - series.last).total_seconds() <= self.series_window:
-            series.count += 1
-            series.last = max(series.last, now)
-            self._cache.move_to_end(key)
-            self._mark(series)
-            return
+        if series is None or (now - series.last).total_seconds() > self.series_window:
+            return False
+        series.count += 1
+        series.last = max(series.last, now)
+        self._cache.move_to_end(key)
+        self._mark(series)
+        return True
+
+    def _record(
+        self,
+        key: _Key,
+        regarding: dict[str, str],
+        related_ref: dict[str, str] | None,
+        type: str,
+        reason: str,
+        action: str,
+        note: str,
+        now: datetime,
+    ) -> None:
+        """Start the series ``key`` (dropped with an ERROR line when too many wait)."""
         if len(self._pending) >= MAX_PENDING:
             log.error(
                 "dropped event %s on %s %s/%s: %d events are waiting to be written",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 from kr8s.asyncio.objects import APIObject
 
 from ..meta.finalizers import add_finalizer, has_finalizer, remove_finalizer
-from ..meta.objects import view_of
+from ..meta.objects import metadata_of, view_of
 from ..patch.helper import PatchHelper
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ async def finalizer(
         APIError: the PATCH adding or removing the finalizer was refused (see
             :class:`PatchHelper`); whatever ``apply`` or ``cleanup`` raise.
     """
-    deleting = bool((view_of(obj).get("metadata") or {}).get("deletionTimestamp"))
+    deleting = bool(metadata_of(view_of(obj)).get("deletionTimestamp"))
     if deleting:
         if not has_finalizer(obj, name):
             return None

@@ -16,7 +16,7 @@ import logging
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import httpx
 import orjson
@@ -24,6 +24,7 @@ from kr8s.asyncio import Api
 
 from ..client.errors import APIError, ExpiredError
 from ..client.request import RequestLocation, Target, send, stream
+from ..meta.objects import metadata_of
 from .resources import ResourceInfo
 from .store import IndexFunc, Obj, key_of, resource_version
 from .storewriter import StoreWriter
@@ -41,6 +42,7 @@ __all__ = [
     "ReflectorEvent",
     "Transform",
     "WatchError",
+    "WatchScope",
     "drop_managed_fields",
 ]
 
@@ -100,16 +102,28 @@ class Backoff:
         self._current = initial
 
     def next(self) -> float:
+        """The next delay in seconds (jittered, capped at ``maximum``); grows the base."""
         delay = min(self._current * (1 + self.jitter * self._rng()), self.maximum)
         self._current = min(self._current * self.factor, self.maximum)
         return delay
 
     def reset(self) -> None:
+        """Back to the ``initial`` delay (the server answered)."""
         self._current = self.initial
 
 
 class WatchError(APIError):
     """A watch stream ended with an ERROR event (its Status code and message)."""
+
+
+class WatchScope(TypedDict, total=False):
+    """What a :class:`Reflector` lists and watches of its kind (its arguments of the same
+    names): a namespace, server-side selectors, and the transform of what it stores."""
+
+    namespace: str | None
+    label_selector: str | None
+    field_selector: str | None
+    transform: Transform | None
 
 
 class Reflector:
@@ -209,6 +223,8 @@ class Reflector:
         return self._task
 
     async def stop(self) -> None:
+        """Stop listing and watching (cancel :meth:`start`'s task and wait for it); the store
+        keeps what it holds. Idempotent."""
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
@@ -285,7 +301,7 @@ class Reflector:
             page = reply.json()
             encode = self._writer.encode
             items.extend(encode(self._prepare(item)) for item in page.get("items") or ())
-            meta = page.get("metadata") or {}
+            meta = metadata_of(page)
             token = meta.get("continue") or ""
             if not token:
                 break

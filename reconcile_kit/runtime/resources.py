@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
-from ..meta.objects import ObjectRef
+from ..meta.objects import ObjectRef, metadata_of
 from ..patch.snapshot import build_object
 from .typed import is_model_class
 
@@ -49,6 +49,7 @@ class ResourceInfo:
 
     @property
     def group(self) -> str:
+        """The API group (``""`` for the core group)."""
         return self.api_version.rpartition("/")[0]
 
     @property
@@ -57,7 +58,8 @@ class ResourceInfo:
         return f"{self.kind}.{self.group}" if self.group else self.kind
 
     def ref(self, raw: MutableMapping[str, Any] | dict[str, Any]) -> ObjectRef:
-        meta = raw.get("metadata") or {}
+        """The ObjectRef of ``raw``, an object of this kind."""
+        meta = metadata_of(raw)
         return ObjectRef(self.ref_kind, meta.get("namespace") or "", meta.get("name", ""))
 
     def build(self, raw: dict[str, Any], api: Api | None) -> APIObject:

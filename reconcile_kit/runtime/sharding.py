@@ -36,7 +36,7 @@ from ..client.contenttypes import MERGE_PATCH
 from ..client.errors import APIError, OwnershipLostError
 from ..client.fencing import WriteFence, fenced
 from ..client.request import Target, send
-from ..meta.objects import ObjectRef
+from ..meta.objects import ObjectRef, metadata_of
 from ..meta.shards import drain_label, shard_label
 from .reflector import ADDED, DELETED, ReflectorEvent
 from .resources import ResourceInfo
@@ -87,7 +87,7 @@ class ShardFilter:
 
     def draining(self, obj: Obj) -> bool:
         """Whether ``obj`` (a raw object) is marked to move away from its owner."""
-        labels = (obj.get("metadata") or {}).get("labels") or {}
+        labels = metadata_of(obj).get("labels") or {}
         return self.drain in labels
 
     async def acknowledge(
@@ -102,7 +102,7 @@ class ShardFilter:
                 brings the current state).
             APIError: other refusals (NotFoundError when it is gone).
         """
-        meta = obj.get("metadata") or {}
+        meta = metadata_of(obj)
         namespace = meta.get("namespace") if info.namespaced else None
         patch = {
             "metadata": {
@@ -246,7 +246,7 @@ class ShardSide:
             name=key.name,
             label=self.shard.label,
             member=self.shard.member,
-            resource_version=(raw.get("metadata") or {}).get("resourceVersion"),
+            resource_version=metadata_of(raw).get("resourceVersion"),
         )
 
     async def lost(self, key: ObjectRef, error: Exception, fence: WriteFence, ctx: Context) -> bool:

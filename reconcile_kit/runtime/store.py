@@ -26,6 +26,8 @@ import builtins
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..meta.objects import metadata_of
+
 __all__ = [
     "IndexFunc",
     "Key",
@@ -54,13 +56,13 @@ def owner_index(obj: Obj) -> Iterable[str]:
 
 def resource_version(obj: Obj) -> str:
     """The object's ``metadata.resourceVersion`` ("" when it has none)."""
-    rv: str = (obj.get("metadata") or {}).get("resourceVersion", "")
+    rv: str = metadata_of(obj).get("resourceVersion", "")
     return rv
 
 
 def key_of(obj: Obj) -> Key:
     """The store key of ``obj``: (namespace, or "" when cluster-scoped; name)."""
-    meta = obj.get("metadata") or {}
+    meta = metadata_of(obj)
     return (meta.get("namespace") or "", meta.get("name", ""))
 
 

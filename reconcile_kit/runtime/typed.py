@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ..client.errors import InvalidObjectError
 from ..meta.objects import is_model_class as is_model_class_of
+from ..meta.objects import metadata_of
 
 if TYPE_CHECKING:
     from ..typed.resource import CustomResource
@@ -32,7 +33,7 @@ def model_cache(model: type[CustomResource], size: int) -> ModelCache[CustomReso
 
 def invalid_object_error(raw: Mapping[str, Any], error: Exception) -> InvalidObjectError:
     """An InvalidObjectError naming the object and the fields of pydantic's ``error``."""
-    meta = raw.get("metadata") or {}
+    meta = metadata_of(raw)
     problems = []
     for item in getattr(error, "errors", lambda: [])():
         where = ".".join(str(part) for part in item.get("loc", ()))

@@ -16,9 +16,12 @@ __all__ = ["crd_document", "custom_resources", "openapi_schema", "plain_text"]
 
 def crd_document(*classes: type[CustomResource]) -> dict[str, Any]:
     """The apiextensions.k8s.io/v1 CRD of ``classes``: one version each, all of one group
-    and kind (with one class, every defined version of its kind). Raises SchemaError for a
-    model no structural schema can express, or for versions that disagree (group, kind,
-    names, scope) or do not name exactly one storage version."""
+    and kind (with one class, every defined version of its kind).
+
+    Raises:
+        SchemaError: a model no structural schema can express, or versions that disagree
+            (group, kind, names, scope) or do not name exactly one storage version.
+    """
     if len(classes) == 1:
         classes = tuple(_versions_of(classes[0]))
     infos = [c.resource for c in classes]
@@ -177,7 +180,11 @@ def _plain_descriptions(node: Any) -> None:
 
 def custom_resources(module: ModuleType, attr: str = "") -> list[type[CustomResource]]:
     """The CustomResource classes of ``module``: the one named ``attr``, or (no attr)
-    every kind defined there. Raises ValueError when there is none."""
+    every kind defined there.
+
+    Raises:
+        ValueError: there is none.
+    """
     if attr:
         found = getattr(module, attr, None)
         if not (inspect.isclass(found) and issubclass(found, CustomResource)):

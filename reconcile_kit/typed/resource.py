@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, 
 from pydantic.alias_generators import to_camel
 
 from ..client.errors import describe
+from ..meta.objects import metadata_of
 from .tracking import assigning, mark, track_extra
 
 __all__ = [
@@ -136,6 +137,7 @@ class PrinterColumn:
     format: str | None = None
 
     def document(self) -> dict[str, Any]:
+        """This column as an ``additionalPrinterColumns`` entry of the CRD."""
         out: dict[str, Any] = {"name": self.name, "type": self.type, "jsonPath": self.json_path}
         for key, value in (
             ("description", self.description),
@@ -177,10 +179,12 @@ class ResourceInfo:
 
     @property
     def api_version(self) -> str:
+        """``group/version``."""
         return f"{self.group}/{self.version}"
 
     @property
     def crd_name(self) -> str:
+        """The CustomResourceDefinition's name, ``plural.group``."""
         return f"{self.plural}.{self.group}"
 
 
@@ -193,7 +197,8 @@ class CustomResource(KubeModel):
     ``storage`` (several versions of one kind: exactly one is stored), ``deprecated``.
     A ``status`` field gives the status subresource.
 
-    Raises TypeError at class creation when a required keyword is missing.
+    Raises:
+        TypeError: at class creation, when a required keyword is missing.
     """
 
     resource: ClassVar[ResourceInfo]
@@ -247,7 +252,7 @@ class CustomResource(KubeModel):
         document = self.model_dump(mode="json", by_alias=True, exclude_none=True)
         failed = rule_causes(schema, document, transitions=False)
         if failed:
-            meta = document.get("metadata") or {}
+            meta = metadata_of(document)
             where = describe(type(self).resource.kind, meta.get("namespace"), meta.get("name"))
             problems = "; ".join(f"{c['field'] or '<root>'}: {c['message']}" for c in failed)
             raise ValueError(f"{where}: {problems}")
@@ -265,6 +270,8 @@ class CustomResource(KubeModel):
         return CustomResource._rule_schemas[cls]
 
     def model_post_init(self, context: Any, /) -> None:  # Any: pydantic's signature
+        """Fill ``apiVersion`` and ``kind`` from the class when not given (pydantic's hook
+        after validation)."""
         info = type(self).resource
         if not self.api_version:
             self.api_version = info.api_version
@@ -371,7 +378,11 @@ class CustomResource(KubeModel):
 
     def replace_with(self, raw: dict[str, Any]) -> None:
         """Become ``raw`` (the server's answer) in place, staying bound to the same kr8s
-        object; ValidationError when ``raw`` does not fit the model."""
+        object.
+
+        Raises:
+            ValidationError: ``raw`` does not fit the model (pydantic's).
+        """
         fresh = type(self).model_validate(raw, context=_FROM_SERVER)
         mark(self)
         for name in type(self).model_fields:

@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from kr8s.asyncio.objects import APIObject
 
+from ..meta.objects import metadata_of
 from .resource import CustomResource
 from .tracking import Tracker, track, untrack
 
@@ -53,7 +54,8 @@ class ModelCache(Generic[M]):
         size: how many keys to remember (least recently reconciled dropped first); 0
             keeps none (every reconcile validates).
 
-    Raises ValueError when ``size`` is negative.
+    Raises:
+        ValueError: ``size`` is negative.
     """
 
     def __init__(self, model_class: type[M], size: int = DEFAULT_SIZE) -> None:
@@ -72,7 +74,7 @@ class ModelCache(Generic[M]):
         """The model of ``raw`` (a cached object: a JSON dict) for ``key``, bound to the
         kr8s object ``obj``. Raises pydantic's ValidationError when ``raw`` does not fit
         the model."""
-        version = (raw.get("metadata") or {}).get("resourceVersion")
+        version = metadata_of(raw).get("resourceVersion")
         entry = self._entries.get(key)
         if entry is None or version is None or entry.version != version:
             if entry is not None:

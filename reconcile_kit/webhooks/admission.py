@@ -51,6 +51,7 @@ class KindInfo:
 
     @property
     def api_version(self) -> str:
+        """``group/version`` (``version`` alone for the core group)."""
         return f"{self.group}/{self.version}" if self.group else self.version
 
 

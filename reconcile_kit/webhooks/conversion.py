@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..client.errors import describe
+from ..meta.objects import metadata_of
 from ..runtime.typed import invalid_object_error, is_model_class
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ class Converters:
             return obj
         group, _, version = api_version.rpartition("/")
         desired_group, _, desired = desired_api_version.rpartition("/")
-        meta = obj.get("metadata") or {}
+        meta = metadata_of(obj)
         where = describe(kind, meta.get("namespace"), meta.get("name", ""))
         if group != desired_group:
             raise ConversionError(f"{where}: cannot convert {api_version} to {desired_api_version}")
@@ -102,7 +103,7 @@ class Converters:
                 )
         out: dict[str, Any] = model.to_raw()
         out["apiVersion"], out["kind"] = desired_api_version, kind
-        out["metadata"] = _metadata(obj.get("metadata") or {}, out.get("metadata") or {})
+        out["metadata"] = _metadata(metadata_of(obj), metadata_of(out))
         return out
 
     def _chain(

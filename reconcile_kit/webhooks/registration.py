@@ -105,8 +105,10 @@ async def register(api: Api, server: WebhookServer, base_url: str) -> None:
     """Apply ``server``'s configurations pointing at ``base_url`` (server-side apply, field
     manager ``server.name``) and set the CRDs' conversion to its ``/convert``.
 
-    Raises APIError (ForbiddenError: the ServiceAccount needs create/patch on the
-    webhook configurations, patch on customresourcedefinitions)."""
+    Raises:
+        APIError: the server refused (ForbiddenError: the ServiceAccount needs create and
+            patch on the webhook configurations, patch on customresourcedefinitions).
+    """
     for document in configurations(server, base_url):
         await send(
             api,

@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from ..client.errors import describe
+from ..meta.objects import metadata_of
 
 __all__ = ["AdmissionRequest", "Denied", "UserInfo", "admission_response"]
 
@@ -114,7 +115,7 @@ class AdmissionRequest:
     def where(self) -> str:
         """``Kind namespace/name`` of the object, for messages."""
         obj = self.object or self.old_object or {}
-        meta = obj.get("metadata") or {}
+        meta = metadata_of(obj)
         kind = self.kind.get("kind") or obj.get("kind", "?")
         name = self.name or meta.get("name") or meta.get("generateName", "")
         return describe(kind, self.namespace or meta.get("namespace", ""), name)

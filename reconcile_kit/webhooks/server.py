@@ -113,8 +113,11 @@ class WebhookServer:
         """Decorator registering a validating handler for ``kind`` (a CustomResource class
         or a kr8s APIObject class). ``options``: the :class:`AdmissionWebhook` attributes
         ``name``, ``path``, ``subresources``, ``failure_policy``, ``side_effects``,
-        ``timeout_seconds``, ``namespace_selector``, ``object_selector``. Raises
-        ValueError for a path already served or invalid settings."""
+        ``timeout_seconds``, ``namespace_selector``, ``object_selector``.
+
+        Raises:
+            ValueError: a path already served, or invalid settings.
+        """
         return self._register(kind, False, operations, options)
 
     def mutating(
@@ -181,7 +184,11 @@ class WebhookServer:
         return self.port is not None
 
     async def start(self) -> None:
-        """Listen on ``host:port`` over TLS; RuntimeError when already started."""
+        """Listen on ``host:port`` over TLS.
+
+        Raises:
+            RuntimeError: the server is already started.
+        """
         if self._runner is not None:
             raise RuntimeError("the webhook server is already started")
         app = web.Application(client_max_size=MAX_BODY)

@@ -293,7 +293,7 @@ async def test_in_a_manager_the_managers_setting_governs(
         seen.append(obj.name)
 
     manager = Manager(kube, namespace="default", qps=0.01, burst=500)
-    own = manager.add(Controller(ConfigMap, qps=1, burst=1), reconcile)
+    own = manager.add(Controller(ConfigMap, config=ControllerConfig(qps=1, burst=1)), reconcile)
     task = asyncio.create_task(manager.run())
     try:
         await ConfigMap({"metadata": {"name": "a"}}, api=kube).create()

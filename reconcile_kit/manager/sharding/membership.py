@@ -31,6 +31,7 @@ from typing import Any
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import new_class
 
+from ...meta.objects import metadata_of
 from ...meta.shards import MEMBER_LABEL, RING_LABEL
 from ...runtime.reflector import DELETED, Backoff, Reflector, ReflectorEvent
 from ...runtime.resources import ResourceInfo
@@ -178,7 +179,7 @@ class RingView:
         await self.reflector.stop()
 
     def _on_event(self, event: ReflectorEvent) -> None:
-        name = (event.obj.get("metadata") or {}).get("name", "")
+        name = metadata_of(event.obj).get("name", "")
         if event.type == DELETED:
             self._observed.pop(name, None)
         else:
@@ -197,7 +198,7 @@ class RingView:
         next_expiry: float | None = None
         for name, (spec, seen) in self._observed.items():
             lease = self.reflector.store.get(self.namespace, name) or {}
-            meta = lease.get("metadata") or {}
+            meta = metadata_of(lease)
             member = (meta.get("labels") or {}).get(MEMBER_LABEL) or ""
             holder = spec.get("holderIdentity") or ""
             if not member or holder != member:
