@@ -38,6 +38,7 @@ __all__ = [
     "OwnershipLostError",
     "PatchError",
     "ReconcileKitError",
+    "RequestDetails",
     "ServerTimeoutError",
     "StatusDetails",
     "TooManyRequestsError",
@@ -152,19 +153,25 @@ class OwnershipLostError(FencedWriteError):
         self.owner = owner
 
 
-class StatusDetails(TypedDict, total=False):
-    """The keyword arguments of :class:`APIError` (a subclass's ``**kwargs``): the answer's
-    Status fields and the request they answer."""
+class RequestDetails(TypedDict, total=False):
+    """What an :class:`APIError` says of the request it answers: the ``Retry-After`` it
+    got (seconds), the method and path, and the object (kind, namespace, name)."""
 
-    status: int
-    reason: str
-    causes: Sequence[Mapping[str, Any]]
     retry_after: float | None
     method: str
     path: str
     kind: str | None
     namespace: str | None
     name: str | None
+
+
+class StatusDetails(RequestDetails, total=False):
+    """The keyword arguments of :class:`APIError` (a subclass's ``**kwargs``): the answer's
+    Status fields and the request they answer."""
+
+    status: int
+    reason: str
+    causes: Sequence[Mapping[str, Any]]
 
 
 class APIError(ObjectError):
@@ -376,18 +383,11 @@ _BY_STATUS: dict[int, type[APIError]] = {
 
 
 def error_from_status(
-    status: int,
-    body: str | bytes,
-    *,
-    retry_after: float | None = None,
-    method: str = "",
-    path: str = "",
-    kind: str | None = None,
-    namespace: str | None = None,
-    name: str | None = None,
+    status: int, body: str | bytes, **request: Unpack[RequestDetails]
 ) -> APIError:
     """The :class:`APIError` subclass for an HTTP ``status`` and its body (a Kubernetes
-    Status object, or anything else), naming the object when given."""
+    Status object, or anything else), naming the object when given (``request``: the
+    :class:`RequestDetails`)."""
     document = _status_document(body)
     reason = str(document.get("reason") or "")
     message = str(document.get("message") or (body.decode() if isinstance(body, bytes) else body))
@@ -397,18 +397,7 @@ def error_from_status(
     elif reason in ("Timeout", "ServerTimeout"):
         cls = ServerTimeoutError
     causes = (document.get("details") or {}).get("causes") or ()
-    return cls(
-        message.strip(),
-        status=status,
-        reason=reason,
-        causes=causes,
-        retry_after=retry_after,
-        method=method,
-        path=path,
-        kind=kind,
-        namespace=namespace,
-        name=name,
-    )
+    return cls(message.strip(), status=status, reason=reason, causes=causes, **request)
 
 
 def _status_document(body: str | bytes) -> dict[str, Any]:

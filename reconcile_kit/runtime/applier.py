@@ -119,16 +119,24 @@ class Applier:
             APIError: any other refusal (InvalidError, ForbiddenError...), naming ``obj``;
                 never a PatchError (the one rule of every write helper: docs/errors.md).
         """
-        if isinstance(obj, MutableMapping):
-            written = await self._object_of(obj)
-            await self.apply(written, field_manager=field_manager, force=force)
-            _copy_into(obj, written)
-            return obj
-        target: Any = TypedTarget(obj, self.api) if is_typed(obj) else obj
-        body = apply_body(target.raw if target is not obj else raw_of(cast(APIObject, obj)))
+        target, raw = await self._target(obj)
+        body = apply_body(raw)
         self._label_like_owner(body)
         await self._apply(target, body, field_manager, force, "")
+        if isinstance(obj, MutableMapping):
+            _copy_into(obj, target)
         return obj
+
+    async def _target(self, obj: Writable) -> tuple[Any, Obj]:
+        """What an apply writes through (a kr8s object; a typed model's TypedTarget; for a
+        dict, a kr8s object of its kind holding a copy) and its JSON now."""
+        if isinstance(obj, MutableMapping):
+            written = await self._object_of(obj)
+            return written, cast(Obj, raw_of(written))
+        if is_typed(obj):
+            target = TypedTarget(obj, self.api)
+            return target, target.raw
+        return obj, cast(Obj, raw_of(cast(APIObject, obj)))
 
     def _label_like_owner(self, body: Obj) -> None:
         """Copy the reconciled object's shard labels onto a child it controls."""
@@ -144,14 +152,10 @@ class Applier:
     ) -> Writable:
         """Server-side apply ``obj``'s ``status`` to its ``/status`` subresource (identity
         and status only), as :meth:`apply` (its arguments, skipping and errors)."""
-        if isinstance(obj, MutableMapping):
-            written = await self._object_of(obj)
-            await self.apply_status(written, field_manager=field_manager, force=force)
-            _copy_into(obj, written)
-            return obj
-        target: Any = TypedTarget(obj, self.api) if is_typed(obj) else obj
-        raw = target.raw if target is not obj else raw_of(cast(APIObject, obj))
+        target, raw = await self._target(obj)
         await self._apply(target, status_body(raw), field_manager, force, "status")
+        if isinstance(obj, MutableMapping):
+            _copy_into(obj, target)
         return obj
 
     async def _apply(

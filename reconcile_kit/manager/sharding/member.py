@@ -253,15 +253,7 @@ class RingMember:
     ) -> None:
         """Campaign for the ring's sharder Lease and run the assigner while holding it,
         until ``done``."""
-        election = LeaderElection(
-            sharding.sharder_lease,
-            namespace=sharding.namespace,
-            identity=sharding.identity,
-            lease_duration=sharding.lease_duration,
-            renew_deadline=sharding.renew_deadline,
-            retry_period=sharding.retry_period,
-            release_on_cancel=False,
-        )
+        election = sharding.election(sharding.sharder_lease)
         async with election.campaign(self.api, self.stop.is_set):
             while not done.is_set():
                 if not await first(election.leading(), done.wait()):

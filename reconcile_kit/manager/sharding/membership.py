@@ -59,15 +59,8 @@ def membership_election(sharding: Sharding) -> LeaderElection:
     """The LeaderElection holding this replica's membership Lease (not released on
     cancellation: a crash leaves it to expire; :class:`~reconcile_kit.manager.Manager`
     releases it on a graceful stop)."""
-    election = LeaderElection(
-        sharding.member_lease,
-        namespace=sharding.namespace,
-        identity=sharding.identity,
-        lease_duration=sharding.lease_duration,
-        renew_deadline=sharding.renew_deadline,
-        retry_period=sharding.retry_period,
-        release_on_cancel=False,
-        labels={RING_LABEL: sharding.ring, MEMBER_LABEL: sharding.identity},
+    election = sharding.election(
+        sharding.member_lease, {RING_LABEL: sharding.ring, MEMBER_LABEL: sharding.identity}
     )
     election.annotations[LEAVING_ANNOTATION] = None  # a previous process's mark goes
     return election
