@@ -20,7 +20,7 @@ from .typed import is_model_class
 if TYPE_CHECKING:
     from ..typed.resource import CustomResource
 
-__all__ = ["KindLike", "ResourceInfo", "info_from_class", "resolve_kind"]
+__all__ = ["KindLike", "ResourceInfo", "info_from_class", "info_of_model", "resolve_kind"]
 
 KindLike: TypeAlias = "str | type[APIObject] | type[CustomResource]"
 """A kind as controllers, caches and webhooks take it: a kr8s APIObject class, a typed
@@ -39,6 +39,8 @@ class ResourceInfo:
         plural: the resource name in URLs (``deployments``).
         namespaced: whether objects live in namespaces.
         cls: the kr8s APIObject class used to hand objects to reconcilers.
+        model: the typed model class of the kind, when it was given as one (a
+            :class:`~reconcile_kit.typed.CustomResource` subclass); None otherwise.
     """
 
     api_version: str
@@ -46,11 +48,17 @@ class ResourceInfo:
     plural: str
     namespaced: bool
     cls: type[APIObject]
+    model: type[CustomResource] | None = None
 
     @property
     def group(self) -> str:
         """The API group (``""`` for the core group)."""
         return self.api_version.rpartition("/")[0]
+
+    @property
+    def version(self) -> str:
+        """The version within the group (``v1``)."""
+        return self.api_version.rpartition("/")[2]
 
     @property
     def ref_kind(self) -> str:
@@ -74,6 +82,19 @@ def info_from_class(cls: type[APIObject]) -> ResourceInfo:
     return ResourceInfo(cls.version, cls.kind, cls.endpoint, bool(cls.namespaced), cls)
 
 
+def info_of_model(model: type[CustomResource]) -> ResourceInfo:
+    """ResourceInfo of a typed model class (its kr8s class, and the model itself)."""
+    declared = model.resource
+    return ResourceInfo(
+        declared.api_version,
+        declared.kind,
+        declared.plural,
+        declared.scope == "Namespaced",
+        model.kr8s_class(),
+        model,
+    )
+
+
 async def resolve_kind(api: Api, kind: KindLike) -> ResourceInfo:
     """Resolve a kr8s class, a typed model class (its kr8s class) or a kind string
     (``Deployment``, ``Widget.example.com``, ``widgets``, ``Widget.example.com/v1``; through
@@ -83,7 +104,7 @@ async def resolve_kind(api: Api, kind: KindLike) -> ResourceInfo:
         ValueError: the API server does not serve the kind (named).
     """
     if is_model_class(kind):
-        return info_from_class(kind.kr8s_class())
+        return info_of_model(kind)
     if not isinstance(kind, str):
         return info_from_class(cast("type[APIObject]", kind))
     from kr8s.asyncio.objects import get_class, new_class

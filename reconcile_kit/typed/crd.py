@@ -8,7 +8,7 @@ import re
 from types import ModuleType
 from typing import Any
 
-from .resource import CustomResource, ResourceInfo
+from .resource import CustomResource, CustomResourceInfo
 from .schema import SchemaError, structural_schema
 
 __all__ = ["crd_document", "custom_resources", "openapi_schema", "plain_text"]
@@ -67,7 +67,7 @@ def _subclasses(cls: type[CustomResource]) -> list[type[CustomResource]]:
     return out
 
 
-def _is_storage(cls: type[CustomResource], infos: list[ResourceInfo]) -> bool:
+def _is_storage(cls: type[CustomResource], infos: list[CustomResourceInfo]) -> bool:
     if len(infos) == 1:
         return True
     stored = [i for i in infos if i.storage]
@@ -76,7 +76,7 @@ def _is_storage(cls: type[CustomResource], infos: list[ResourceInfo]) -> bool:
     return cls.resource.storage is True
 
 
-def _names(info: ResourceInfo) -> dict[str, Any]:
+def _names(info: CustomResourceInfo) -> dict[str, Any]:
     names: dict[str, Any] = {
         "kind": info.kind,
         "listKind": f"{info.kind}List",

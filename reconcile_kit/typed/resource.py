@@ -45,11 +45,11 @@ from .tracking import assigning, mark, track_extra
 __all__ = [
     "Condition",
     "CustomResource",
+    "CustomResourceInfo",
     "KubeModel",
     "ObjectMeta",
     "OwnerReference",
     "PrinterColumn",
-    "ResourceInfo",
     "Scale",
 ]
 
@@ -160,7 +160,7 @@ class Scale:
 
 
 @dataclass(frozen=True)
-class ResourceInfo:
+class CustomResourceInfo:
     """What a CustomResource class says about its kind (from its class keywords)."""
 
     group: str
@@ -201,7 +201,7 @@ class CustomResource(KubeModel):
         TypeError: at class creation, when a required keyword is missing.
     """
 
-    resource: ClassVar[ResourceInfo]
+    resource: ClassVar[CustomResourceInfo]
     __reconcile_kit_model__: ClassVar[bool] = True  # meta.objects.MODEL_MARKER
     _kr8s_classes: ClassVar[dict[type, type[APIObject]]] = {}
     _rule_schemas: ClassVar[dict[type, dict[str, Any] | None]] = {}
@@ -220,7 +220,7 @@ class CustomResource(KubeModel):
             raise TypeError(f"{cls.__name__}: CustomResource needs {', '.join(missing)}")
         kind = keywords.pop("kind")
         columns = tuple(keywords.pop("printer_columns", ()))
-        cls.resource = ResourceInfo(
+        cls.resource = CustomResourceInfo(
             group=keywords.pop("group"),
             version=keywords.pop("version"),
             kind=kind,
