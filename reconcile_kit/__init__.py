@@ -81,9 +81,10 @@ if typing.TYPE_CHECKING:
         set_owner_reference,
     )
     from .patch.helper import PatchHelper
+    from .runtime.action import Action
     from .runtime.config import ControllerConfig
     from .runtime.context import Context
-    from .runtime.controller import Action, Controller
+    from .runtime.controller import Controller
     from .runtime.events import EventRecorder, EventType
     from .runtime.finalizer import finalizer
     from .runtime.predicates import (
@@ -105,7 +106,7 @@ if typing.TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "APIError": "client.errors",
     "APIUnavailableError": "client.errors",
-    "Action": "runtime.controller",
+    "Action": "runtime.action",
     "AlreadyExistsError": "client.errors",
     "AlreadyOwnedError": "client.errors",
     "BadRequestError": "client.errors",

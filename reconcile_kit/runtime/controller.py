@@ -16,10 +16,10 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-import orjson
 from kr8s.asyncio import Api
+from kr8s.asyncio.objects import APIObject
 
 from ..client.errors import (
     APIError,
@@ -34,12 +34,14 @@ from ..client.transport import (
     close_session,
     release_transport,
 )
-from ..meta.objects import ObjectRef, metadata_of
+from ..meta.objects import ObjectRef
 from ..meta.validation import qualified_name_errors
+from .action import Action
 from .apply import AppliedIntents
 from .config import ControllerConfig
 from .context import Context
 from .events import EventRecorder
+from .ownwrites import OwnWrites
 from .queue import (
     DEFAULT_RETRY_RATE_LIMIT,
     QueueShutDown,
@@ -54,7 +56,11 @@ from .sharding import ShardFilter, ShardSide
 from .sources import CacheView, Source, owner_keys
 from .store import Obj
 from .tracing import traced
-from .typed import invalid_object_error, is_model_class, model_cache
+from .typed import ModelSide, is_model_class
+
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
+    from ..typed.reuse import ModelCache
 
 __all__ = [
     "Action",
@@ -83,38 +89,6 @@ reconciles that send nothing (no-ops after a restart) never suspend, and a queue
 FENCED_RETRY = 1.0
 """Seconds before a key is looked at again when the replica's Lease was not valid (the
 manager stops the controller meanwhile, or the Lease is renewed)."""
-
-
-@dataclass(frozen=True)
-class Action:
-    """What a reconcile asks for next (kube-rs ``Action``).
-
-    ``Action.requeue(seconds)`` reconciles again after that many seconds (unless a change
-    comes first); ``Action.await_change()`` (or returning None) waits for the next event.
-    """
-
-    requeue_after: float | None = None
-
-    @classmethod
-    def requeue(cls, seconds: float) -> Action:
-        """Reconcile this object again after ``seconds`` (unless a change comes first), as
-        kube-rs's ``Action::requeue`` and controller-runtime's ``Result.RequeueAfter``.
-
-        Raises:
-            ValueError: ``seconds`` is negative.
-        """
-        if seconds < 0:
-            raise ValueError(f"requeue delay must be >= 0 seconds, got {seconds}")
-        return cls(float(seconds))
-
-    @classmethod
-    def await_change(cls) -> Action:
-        """Reconcile this object again only when it (or a child, or a watched object
-        mapped to it) changes, as kube-rs's ``Action::await_change``. Watches can miss
-        nothing the cache ends up holding, but a desync (a change the controller's inputs
-        do not show, e.g. in an external system) is only caught by a periodic requeue or
-        ``resync``: use :meth:`requeue` when the state lives outside Kubernetes."""
-        return cls(None)
 
 
 @dataclass
@@ -219,13 +193,11 @@ class Controller:
         on_invalid: Callable[[Any, InvalidObjectError, Context], Any] | None = None,
         reuse_models: int = 256,
     ) -> None:
-        model: Any = kind
-        self.model: Any = model if is_model_class(model) else None
-        self.models: Any = None
-        if self.model is not None:
-            kind = model.kr8s_class()  # the typed kind's kr8s class: watched as any other
-            self.models = model_cache(model, reuse_models)
-        self.on_invalid = on_invalid
+        self.typed: ModelSide | None = None
+        """The typed side when ``kind`` is a CustomResource class (None otherwise)."""
+        if is_model_class(kind):
+            self.typed = ModelSide(kind, on_invalid, reuse_models)
+            kind = kind.kr8s_class()  # the typed kind's kr8s class: watched as any other
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
         self.config = config if config is not None else ControllerConfig()
@@ -268,7 +240,7 @@ class Controller:
         self._triggers: list[AsyncIterator[Any]] = []
         self._background: list[Callable[[Controller], Awaitable[None]]] = []
         self._deleted: dict[ObjectRef, Obj] = {}
-        self._written: dict[ObjectRef, Obj] = {}
+        self._written: OwnWrites | None = None  # this run's (see runtime/ownwrites.py)
         self._tasks: list[asyncio.Task[Any]] = []
         self._workers: list[asyncio.Task[None]] = []
         self._unsubscribe: list[Callable[[], None]] = []
@@ -277,6 +249,16 @@ class Controller:
         self._completed = 0
         self._running = False
         self._synced = False
+
+    @property
+    def model(self) -> type[CustomResource] | None:
+        """The CustomResource class given as ``kind`` (None: a kr8s class or a kind name)."""
+        return self.typed.model if self.typed is not None else None
+
+    @property
+    def models(self) -> ModelCache[CustomResource] | None:
+        """The typed side's model cache (:mod:`reconcile_kit.typed.reuse`; None: untyped)."""
+        return self.typed.models if self.typed is not None else None
 
     @property
     def transport(self) -> str:
@@ -424,7 +406,7 @@ class Controller:
         self._stopped = asyncio.Event()
         self._workers, self._tasks, self._unsubscribe = [], [], []
         self._deleted.clear()
-        self._written.clear()
+        self._written = None
         self._shard = ShardSide(self.shard, self) if self.shard is not None else None
         self.intents.clear()  # a restart (leadership regained) applies each child once
 
@@ -464,6 +446,7 @@ class Controller:
             label_selector=shard.selector(self.label_selector) if shard else self.label_selector,
             field_selector=self.field_selector,
         )
+        self._written = OwnWrites(self.reflector.store, self.reflector.transform)
         acquired = [self.reflector]
         for source in self.sources:
             source.info = await resolve_kind(self.api, source.kind)
@@ -588,8 +571,8 @@ class Controller:
                     self.recorder = None
                 await recorder.stop()  # writes what is queued: before the connections close
         finally:
-            if self.models is not None:
-                self.models.clear()  # the models it kept stop being tracked
+            if self.typed is not None:
+                self.typed.models.clear()  # the models it kept stop being tracked
             await self._close_what_it_opened()
             self._running = False
             log.info("%s: stopped", self.name)
@@ -608,10 +591,10 @@ class Controller:
         assert self.info is not None
         if event.type == DELETED:
             self.intents.forget_object(event.obj)  # what apply_status remembered for it
-            if self.models is not None:
-                self.models.forget(self.info.ref(event.obj))
+            if self.typed is not None:
+                self.typed.models.forget(self.info.ref(event.obj))
         if self._written:
-            self._forget_write(self.info.ref(event.obj), event)
+            self._written.observe(self.info.ref(event.obj), event)
         key = self.info.ref(event.obj)
         if self._shard is not None and self._shard.on_primary(key, event):
             return
@@ -625,14 +608,6 @@ class Controller:
             # an object that just arrived (the initial list, moved in from another replica)
             # waits behind changes to objects already reconciled (controller-runtime 0.20)
             self.queue.add(key, reason, low_priority=event.type == ADDED)
-
-    def _forget_write(self, key: ObjectRef, event: ReflectorEvent) -> None:
-        """Drop this controller's own copy of a write once the cache holds that write or a
-        later state (before predicates: a status write that ``generation_changed`` filters
-        out would otherwise keep its copy until the key's next reconcile)."""
-        mine = self._written.get(key)
-        if mine is not None and (event.type == DELETED or not _newer(mine, event.obj)):
-            del self._written[key]
 
     def _source_handler(self, source: Source) -> Callable[[ReflectorEvent], None]:
         def handle(event: ReflectorEvent) -> None:
@@ -782,11 +757,11 @@ class Controller:
         fence = self._fence(key, raw)
         try:
             obj = self.info.build(raw, self.api)
-            if self.model is None:
+            if self.typed is None:
                 with fenced(fence):
                     action = await reconcile(obj, ctx)
             else:
-                typed = await self._typed(key, obj, raw, ctx)
+                typed = await self.typed.build(key, obj, raw, ctx, ctx.log, self._report_invalid)
                 if typed is None:
                     self.queue.forget(key)
                     self._observe("invalid", started)
@@ -795,7 +770,7 @@ class Controller:
                     with fenced(fence):
                         action = await reconcile(typed, ctx)
                 finally:
-                    self.models.release(key, typed)
+                    self.typed.models.release(key, typed)
         except asyncio.CancelledError:
             raise
         except Exception as error:
@@ -846,54 +821,21 @@ class Controller:
             self.queue.retry(key, self.retry_policy, ctx, error)
             return False
 
-    async def _typed(self, key: ObjectRef, obj: Any, raw: Obj, ctx: Context) -> Any:
-        """The typed object of ``raw`` (the previous reconcile's when it left it as read:
-        ``typed.reuse``), or None when it does not fit the model (reported: log, Event,
-        ``on_invalid``)."""
-        try:
-            return self.models.get(key, raw, obj)
-        except ValueError as err:  # pydantic's ValidationError
-            error = invalid_object_error(raw, err)
-        ctx.log.error("%s; not reconciled until it changes", error)
+    def _report_invalid(self, obj: APIObject, error: InvalidObjectError) -> None:
+        """A Warning Event ``InvalidObject`` on an object that does not fit the model."""
         if self.recorder is not None:
             self.recorder.event(obj, "Warning", "InvalidObject", str(error.problems[0]))
-        if self.on_invalid is not None:
-            try:
-                result = self.on_invalid(obj, error, ctx)
-                if inspect.isawaitable(result):
-                    await result
-            except Exception:
-                ctx.log.exception("on_invalid failed")
-        return None
 
     def _latest(self, key: ObjectRef, cached: Obj | None) -> Obj | None:
-        """The cached object, or this controller's own later write of it (read your writes,
-        as client-go's MutationCache): a reconcile right after a write must not plan on a
-        copy older than that write. Own writes are dropped once the cache catches up."""
-        mine = self._written.get(key)
-        if mine is None:
-            return cached
-        if cached is None or not _newer(mine, cached):
-            del self._written[key]
-            return cached
-        return mine
+        """The cached object, or this controller's own later write of it (read your
+        writes: :mod:`reconcile_kit.runtime.ownwrites`)."""
+        return cached if self._written is None else self._written.latest(key, cached)
 
     def _remember(self, key: ObjectRef, obj: Any, built_from: Obj) -> None:
-        """Keep ``obj``'s state when a reconcile wrote it (its resourceVersion moved on) and
-        the cache does not hold that write yet (its watch event may come first)."""
-        if obj is None:
-            return
-        rv = metadata_of(obj.raw).get("resourceVersion")
-        if rv is None or rv == metadata_of(built_from).get("resourceVersion"):
-            return
-        assert self.reflector is not None
-        cached = self.reflector.store.get(key.namespace, key.name)
-        if cached is not None and str(metadata_of(cached).get("resourceVersion")) == rv:
-            return
-        state: Obj = orjson.loads(orjson.dumps(obj.raw))
-        if _newer(state, built_from) and (cached is None or _newer(state, cached)):
-            transform = self.reflector.transform
-            self._written[key] = transform(state) if transform is not None else state
+        """Keep ``obj``'s state when a reconcile wrote it and the cache does not hold that
+        write yet."""
+        if obj is not None and self._written is not None:
+            self._written.remember(key, obj.raw, built_from)
 
     async def _failed(
         self,
@@ -957,15 +899,6 @@ class Controller:
                     await self._next_reconcile(seen)
         except TimeoutError:
             return bool(await check())
-
-
-def _newer(a: Obj, b: Obj) -> bool:
-    """Whether ``a`` has a later resourceVersion than ``b`` (compared as integers, as
-    client-go's MutationCache does; False when either is not an integer)."""
-    try:
-        return int(a["metadata"]["resourceVersion"]) > int(b["metadata"]["resourceVersion"])
-    except (KeyError, TypeError, ValueError):
-        return False
 
 
 def _log_failure(ctx: Context, error: Exception) -> None:

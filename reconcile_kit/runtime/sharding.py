@@ -327,7 +327,8 @@ class ShardSide:
         self.failures.pop(key, None)
         ctrl.queue.forget(key)
         ctrl.stats.drains += 1
-        ctrl._written.pop(key, None)  # the controller's copy of its own write goes
+        if ctrl._written is not None:
+            ctrl._written.forget(key)  # the controller's copy of its own write goes
         ctx.log.debug("handed over to %s", to or "the sharder (drain acknowledged)")
 
     async def hand_over(self, owner: Callable[[ObjectRef], str | None], movers: int) -> None:
