@@ -31,6 +31,8 @@ import sys
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from .paths import resource_of
+
 if TYPE_CHECKING:  # the tracing extra; never imported for the types alone
     from opentelemetry.trace import Span, Tracer, TracerProvider
 
@@ -83,8 +85,6 @@ def request_span(
         yield None
         return
     from opentelemetry import propagate, trace
-
-    from .request import resource_of
 
     resource = resource_of(path)
     with found.start_as_current_span(

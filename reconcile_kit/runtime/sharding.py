@@ -28,7 +28,7 @@ import logging
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kr8s.asyncio import Api
 
@@ -38,13 +38,48 @@ from ..client.fencing import WriteFence, fenced
 from ..client.request import Target, send
 from ..meta.objects import ObjectRef, metadata_of
 from ..meta.shards import drain_label, shard_label
-from .reflector import ADDED, DELETED, ReflectorEvent
+from .ownwrites import OwnWrites
+from .queue import WorkQueue
+from .reflector import ADDED, DELETED, Reflector, ReflectorEvent
 from .resources import ResourceInfo
 from .store import Obj
 
 if TYPE_CHECKING:
     from .context import Context
-    from .controller import Controller
+
+
+class _Counts(Protocol):
+    drains: int
+    lost_ownership: int
+
+
+class ShardedController(Protocol):
+    """What a :class:`ShardSide` uses of its
+    :class:`~reconcile_kit.runtime.controller.Controller` (a protocol, so that this
+    module does not import the controller's)."""
+
+    name: str
+    api: Api | None
+    info: ResourceInfo | None
+    queue: WorkQueue[ObjectRef]
+    reflector: Reflector | None
+    lease: Callable[[], bool] | None
+    lease_holder: str
+    _written: OwnWrites | None
+
+    @property
+    def stats(self) -> _Counts:
+        """The controller's counters."""
+        ...
+
+    def _context(self, key: ObjectRef, reasons: frozenset[str], data: Any) -> Context:
+        """The context of a reconcile of ``key``."""
+        ...
+
+    def _latest(self, key: ObjectRef, cached: Obj | None) -> Obj | None:
+        """The cached object of ``key``, or the controller's own later write of it."""
+        ...
+
 
 __all__ = ["Handover", "ShardFilter", "ShardSide"]
 
@@ -170,7 +205,7 @@ class ShardSide:
         controller: the controller it serves (its queue, cache and request context).
     """
 
-    def __init__(self, shard: ShardFilter, controller: Controller) -> None:
+    def __init__(self, shard: ShardFilter, controller: ShardedController) -> None:
         self.shard = shard
         self.controller = controller
         self.moved: set[ObjectRef] = set()  # drains acknowledged, leaving the watch
