@@ -81,7 +81,7 @@ class ShardedController(Protocol):
         ...
 
 
-__all__ = ["Handover", "ShardFilter", "ShardSide"]
+__all__ = ["Handover", "ShardFilter", "ShardSide", "ShardedController"]
 
 log = logging.getLogger(__name__)
 FIRST_RETRY = 0.05
