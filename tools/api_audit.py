@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
 
-
 # internal: the embedded API server, whose public entry is reconcile_kit.testing.APIServer
 # (tests/test_public_api.py)
 INTERNAL = ("reconcile_kit.testing.apiserver",)
