@@ -173,6 +173,35 @@ class _Series:
         return f"{self.namespace}/{self.name}"
 
 
+@dataclass(frozen=True)
+class _Occurrence:
+    """One call of :meth:`EventRecorder.event`, checked: what a series is made of."""
+
+    regarding: dict[str, str]
+    related: dict[str, str] | None
+    type: str
+    reason: str
+    action: str
+    note: str
+
+    def key(self) -> _Key:
+        """The series this occurrence joins (client-go's event aggregation key)."""
+        related = self.related
+        return (
+            tuple(self.regarding.get(f, "") for f in _KEY_FIELDS),
+            None if related is None else tuple(related.get(f, "") for f in _KEY_FIELDS),
+            self.type,
+            self.reason,
+            self.action,
+            self.note,
+        )
+
+    def about(self) -> str:
+        """``Kind namespace/name`` of the object it is about, for log lines."""
+        regarding = self.regarding
+        return f"{regarding['kind']} {regarding.get('namespace', '')}/{regarding['name']}"
+
+
 def _checked(type: str, reason: str, action: str, message: str) -> str:
     """``action`` once the arguments of :meth:`EventRecorder.event` are valid.
 
@@ -299,29 +328,21 @@ class EventRecorder:
             TypeError: a non-string ``message``, or an unusable object.
         """
         action = _checked(type, reason, reason if action is None else action, message)
-        regarding = _reference(obj, "obj")
-        related_ref = None if related is None else _reference(related, "related")
-        note = _truncate(message)
-        now = self._now()
-        key = (
-            tuple(regarding.get(f, "") for f in _KEY_FIELDS),
-            None if related_ref is None else tuple(related_ref.get(f, "") for f in _KEY_FIELDS),
+        occurrence = _Occurrence(
+            _reference(obj, "obj"),
+            None if related is None else _reference(related, "related"),
             type,
             reason,
             action,
-            note,
+            _truncate(message),
         )
+        now = self._now()
         log.debug(
-            "Event(%s %s/%s): type %s reason %s: %s",
-            regarding["kind"],
-            regarding.get("namespace", ""),
-            regarding["name"],
-            type,
-            reason,
-            note,
+            "Event(%s): type %s reason %s: %s", occurrence.about(), type, reason, occurrence.note
         )
+        key = occurrence.key()
         if not self._repeat(key, now):
-            self._record(key, regarding, related_ref, type, reason, action, note, now)
+            self._record(key, occurrence, now)
 
     def _repeat(self, key: _Key, now: datetime) -> bool:
         """Count another occurrence of the series ``key`` when it is within the series
@@ -335,44 +356,30 @@ class EventRecorder:
         self._mark(series)
         return True
 
-    def _record(
-        self,
-        key: _Key,
-        regarding: dict[str, str],
-        related_ref: dict[str, str] | None,
-        type: str,
-        reason: str,
-        action: str,
-        note: str,
-        now: datetime,
-    ) -> None:
+    def _record(self, key: _Key, occurrence: _Occurrence, now: datetime) -> None:
         """Start the series ``key`` (dropped with an ERROR line when too many wait)."""
         if len(self._pending) >= MAX_PENDING:
             log.error(
-                "dropped event %s on %s %s/%s: %d events are waiting to be written",
-                reason,
-                regarding["kind"],
-                regarding.get("namespace", ""),
-                regarding["name"],
+                "dropped event %s on %s: %d events are waiting to be written",
+                occurrence.reason,
+                occurrence.about(),
                 len(self._pending),
             )
             return
-        series = self._new_series(regarding, related_ref, type, reason, action, note, now)
+        series = self._new_series(occurrence, now)
         self._cache[key] = series
         self._cache.move_to_end(key)
         self._mark(series)
         self._prune(now)
 
-    def _new_series(
-        self,
-        regarding: dict[str, str],
-        related: dict[str, str] | None,
-        type: str,
-        reason: str,
-        action: str,
-        note: str,
-        now: datetime,
-    ) -> _Series:
+    def _new_series(self, occurrence: _Occurrence, now: datetime) -> _Series:
+        regarding, related = occurrence.regarding, occurrence.related
+        type, reason, action, note = (
+            occurrence.type,
+            occurrence.reason,
+            occurrence.action,
+            occurrence.note,
+        )
         namespace = regarding.get("namespace") or "default"
         name = self._event_name(regarding["name"], now)
         meta = {"name": name, "namespace": namespace}
