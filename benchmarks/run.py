@@ -603,7 +603,7 @@ async def child_controller_memory(api: Any, objects: int) -> dict[str, Any]:
         "rss_before": rss0,
         "rss_after": sizes["rss_after"],
         "cached": len(counted.seen),
-        "written": len(controller._written),
+        "written": len(controller._written or ()),
     }
 
 

@@ -39,8 +39,8 @@ class OwnWrites:
         self._transform = transform
         self._written: dict[ObjectRef, Obj] = {}
 
-    def __bool__(self) -> bool:
-        return bool(self._written)
+    def __len__(self) -> int:
+        return len(self._written)
 
     def forget(self, key: ObjectRef) -> None:
         """Forget the kept write of ``key`` (the object left this replica)."""
