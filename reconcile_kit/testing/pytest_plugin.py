@@ -1,4 +1,5 @@
-"""pytest plugin (entry point ``reconcile_kit``): fixtures ``apiserver`` and ``kube``.
+"""pytest plugin (loaded by the entry point ``reconcile_kit``, :mod:`.pytest_entry`, when the
+``[testing]`` extra is installed): fixtures ``apiserver`` and ``kube``.
 
 ``apiserver`` is a fresh embedded :class:`~reconcile_kit.testing.APIServer` per test;
 ``kube`` is a kr8s asyncio Api bound to it. Both need pytest-asyncio.

@@ -22,7 +22,11 @@ A model checks its CEL ``Rule``s when it is validated (``Website(...)``,
 ``Website.model_validate(raw)``), with the evaluator the embedded server uses
 (:mod:`reconcile_kit.meta.cel`), so a model accepts what the API servers accept; objects
 read from the server (``from_raw``) are not checked again, and transition rules (naming
-``oldSelf``) are left to the server. ``await site.create(api)`` creates one,
+``oldSelf``) are left to the server. The evaluator is common-expression-language, in the
+``[cel]`` extra (``pip install 'reconcile-kit[cel]'``; ``[testing]`` includes it): validating
+a model that carries rules (``Rule``) without it raises
+:class:`~reconcile_kit.client.extras.MissingExtraError` (a ``ModuleNotFoundError``) naming
+the extra; models without rules never need it. ``await site.create(api)`` creates one,
 ``await Website.get(api, name, namespace)`` reads one.
 """
 
@@ -233,7 +237,8 @@ class CustomResource(KubeModel):
     @model_validator(mode="after")
     def _check_rules(self, info: ValidationInfo) -> Self:
         """The model's CEL Rules on the object as the server would see it (ValueError naming
-        the object and each field whose rule fails); not for objects the server served."""
+        the object and each field whose rule fails); not for objects the server served.
+        MissingExtraError when the model has rules and the ``[cel]`` extra is missing."""
         if info.context and info.context.get("from_server"):
             return self
         schema = type(self)._rules_schema()

@@ -11,7 +11,12 @@ import copy
 import re
 from typing import Any
 
-import jsonschema
+from ...client.extras import missing_extra
+
+try:
+    import jsonschema
+except ModuleNotFoundError as _error:  # pip install reconcile-kit (no extras)
+    raise missing_extra(_error, extra="testing", feature="The embedded API server") from _error
 
 from ...meta.time import now_time
 from . import errors
