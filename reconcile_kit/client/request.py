@@ -47,6 +47,7 @@ from . import direct, tracing
 from .contenttypes import APPLY_PATCH, JSON, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from .errors import APIError, APIUnavailableError, ServerTimeoutError, error_from_status
 from .fencing import current_fence
+from .paths import resource_of
 from .ratelimit import rate_limit_of
 
 __all__ = [
@@ -136,26 +137,6 @@ def remove_request_observer(api: Any, observer: RequestObserver) -> None:
     observers: list[RequestObserver] = getattr(api, _OBSERVERS, None) or []
     if observer in observers:
         observers.remove(observer)
-
-
-def resource_of(path: str) -> str:
-    """The resource (and subresource) a Kubernetes API path addresses:
-    ``/api/v1/namespaces/ns/pods/a/status`` -> ``pods/status``; the path itself for
-    non-resource URLs."""
-    parts = [p for p in path.split("/") if p]
-    if parts[:1] == ["api"] and len(parts) >= 3:
-        rest = parts[2:]
-    elif parts[:1] == ["apis"] and len(parts) >= 4:
-        rest = parts[3:]
-    else:
-        return path
-    if rest[:1] == ["watch"]:
-        rest = rest[1:]
-    if len(rest) >= 2 and rest[0] == "namespaces" and len(rest) != 2:
-        rest = rest[2:]  # namespaced: namespaces/<ns>/<resource>/...
-    if not rest:
-        return path
-    return rest[0] + (f"/{rest[2]}" if len(rest) >= 3 else "")
 
 
 def _notify(

@@ -31,6 +31,8 @@ import sys
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any
 
+from .paths import resource_of
+
 __all__ = [
     "answered",
     "configure_from_environment",
@@ -78,8 +80,6 @@ def request_span(
         yield None
         return
     from opentelemetry import propagate, trace
-
-    from .request import resource_of
 
     resource = resource_of(path)
     with found.start_as_current_span(

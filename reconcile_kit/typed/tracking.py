@@ -31,6 +31,7 @@ from pydantic import BaseModel
 __all__ = [
     "TrackedDict",
     "TrackedList",
+    "TrackedModel",
     "Tracker",
     "assigning",
     "mark",
@@ -186,11 +187,9 @@ def track(model: BaseModel) -> Tracker | None:
     containers become tracked ones, in place. Returns its Tracker, or None when the tree
     holds a value no tracker can watch (what was converted then marks a tracker that
     counts as changed: the model is never taken for unchanged)."""
-    from .resource import KubeModel
-
     tracker = Tracker(model)
     try:
-        _Walker(tracker, KubeModel).model(model)
+        _Walker(tracker, TrackedModel).model(model)
     except _Untrackable:
         tracker.dirty = True
         return None
@@ -325,6 +324,32 @@ def track_extra(model: BaseModel) -> None:
         tracked = TrackedDict(extra)
         tracked._tracker = tracker
         object.__setattr__(model, "__pydantic_extra__", tracked)
+
+
+class TrackedModel(BaseModel):
+    """The pydantic base whose models :func:`track` can watch: assigning or deleting a
+    field marks the model's tracker (:func:`mark`; an equal scalar assigned to a field
+    already set changes nothing), and ``model_extra`` is tracked as it is handed out.
+    ``KubeModel`` (:mod:`.resource`) derives from it; a model of any other class in a tree
+    makes the tree untrackable."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if assigning(self, name, value):
+            return  # an equal scalar: nothing changes, a tracked model stays clean
+        if name[0] != "_":  # private attributes are not the object's data
+            mark(self)  # (validate_assignment replaces __dict__ rather than writing to it)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name[0] != "_":
+            mark(self)
+        super().__delattr__(name)
+
+    @property
+    def model_extra(self) -> dict[str, Any] | None:
+        """The fields the model does not declare (pydantic's ``model_extra``)."""
+        track_extra(self)
+        return self.__pydantic_extra__
 
 
 _EXTRA = operator.attrgetter("__pydantic_extra__")
