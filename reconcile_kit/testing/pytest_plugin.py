@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 import kr8s.asyncio
 import pytest_asyncio
 
+from ..client.transport import close_session
 from .apiserver.server import APIServer
 from .backends import (  # hooks and fixtures re-exported for pytest
     backend,
@@ -48,6 +49,4 @@ async def kube(apiserver: APIServer) -> AsyncIterator[kr8s.asyncio.Api]:
     """A kr8s asyncio Api bound to the ``apiserver`` fixture's kubeconfig."""
     api = await apiserver.api()
     yield api
-    session = getattr(api, "_session", None)
-    if session is not None:
-        await session.aclose()
+    await close_session(api)
