@@ -17,12 +17,6 @@ import pytest
 TYPE_CHECKING_CYCLES: list[list[str]] = [
     # ShardSide (runtime/sharding.py) annotates its controller; Controller builds it
     ["reconcile_kit.runtime.controller", "reconcile_kit.runtime.sharding"],
-    # the embedded server's admission chain, Cluster and CRD conversion annotate each other
-    [
-        "reconcile_kit.testing.apiserver.admission",
-        "reconcile_kit.testing.apiserver.cluster",
-        "reconcile_kit.testing.apiserver.crdconversion",
-    ],
 ]
 
 

@@ -23,6 +23,11 @@ from . import errors
 from .resources import ResourceType, ScalePaths
 from .store import Obj
 
+CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions"
+"""The storage key of CustomResourceDefinitions."""
+CRD_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
+"""The finalizer a CRD's first DELETE adds: its custom resources are deleted first."""
+
 _VERSION_RE = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
 
