@@ -25,7 +25,14 @@ from .structured import duplicate_causes
 from .validation import kind_causes, update_causes
 from .writes import WriteOptions
 
-__all__ = ["check_namespace", "decode", "decode_fields", "strict_error", "validate"]
+__all__ = [
+    "check_namespace",
+    "decode",
+    "decode_fields",
+    "strict_error",
+    "validate",
+    "validate_custom",
+]
 
 
 def strict_error(rt: ResourceType, texts: list[str]) -> str:
@@ -37,6 +44,11 @@ def strict_error(rt: ResourceType, texts: list[str]) -> str:
 
 
 def decode(rt: ResourceType, namespace: str | None, body: Any) -> Obj:
+    """The object of a write's ``body`` as ``rt`` stores it: apiVersion and kind checked
+    against the URL's (400, or a custom resource's 422) and set, the namespace from the URL
+    (400 when the body names another; dropped for cluster-scoped kinds), a Secret's
+    ``stringData`` folded into ``data``, quantities made canonical (400 when one does not
+    parse). Raises APIError."""
     if not isinstance(body, dict):
         raise errors.bad_request("the body of the request must be a JSON object")
     obj: Obj = body
@@ -94,6 +106,9 @@ def decode(rt: ResourceType, namespace: str | None, body: Any) -> Obj:
 
 
 def check_namespace(store: Store, rt: ResourceType, obj: Obj, creating: bool) -> None:
+    """A namespaced write's namespace: required (400), existing in ``store`` (404), and,
+    when ``creating``, not being terminated (403 with a NamespaceTerminating cause).
+    Raises APIError."""
     if not rt.namespaced:
         return
     ns = obj["metadata"].get("namespace") or ""
@@ -163,6 +178,9 @@ def decode_fields(rt: ResourceType, obj: Obj, opts: WriteOptions) -> list[str]:
 
 
 def validate_custom(rt: ResourceType, obj: Obj, opts: WriteOptions) -> list[str]:
+    """A custom resource's decoding: fields its schema does not declare pruned, defaults
+    applied; the unknown fields' warnings (``fieldValidation=Warn``), none (``Ignore``), or
+    a 400 APIError (``Strict``)."""
     assert rt.schema is not None
     unknown = crds.prune(obj, rt.schema)
     crds.apply_defaults(obj, rt.schema)

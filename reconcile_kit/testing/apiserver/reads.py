@@ -113,12 +113,16 @@ class ClusterReads:
         return obj
 
     def get(self, rt: ResourceType, namespace: str | None, name: str) -> Obj:
+        """The stored object ``name`` as ``rt``'s version serves it; 404 APIError if none."""
         obj = self.store.get(rt.storage_key, namespace or "", name)
         if obj is None:
             raise errors.not_found(rt.group, rt.plural, name)
         return self.present(rt, obj)
 
     def check_field_selector(self, rt: ResourceType, selector: FieldSelector) -> None:
+        """A 400 APIError, worded as kube-apiserver 1.32's, when ``selector`` names a field
+        ``rt`` has no field label for (``metadata.name`` and ``metadata.namespace`` always
+        work)."""
         allowed = {"metadata.name", "metadata.namespace", *rt.field_labels}
         for path in sorted(selector.fields()):
             if path not in allowed:

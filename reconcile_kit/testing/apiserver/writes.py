@@ -82,6 +82,7 @@ CONTROLLER_WRITE = WriteOptions(field_manager="kube-controller-manager")
 
 
 def without_managed_fields(obj: Obj) -> Obj:
+    """``obj`` without ``metadata.managedFields`` (a shallow copy)."""
     meta = {k: v for k, v in obj.get("metadata", {}).items() if k != "managedFields"}
     return {**obj, "metadata": meta}
 
@@ -93,6 +94,7 @@ def clone(obj: Obj) -> Obj:
 
 
 def get_path(obj: Obj, path: str) -> Any:
+    """The value at dotted ``path`` (``.spec.replicas``) in ``obj``, None when absent."""
     value: Any = obj
     for part in path.strip(".").split("."):
         if not isinstance(value, dict):
@@ -102,6 +104,7 @@ def get_path(obj: Obj, path: str) -> Any:
 
 
 def set_path(obj: Obj, path: str, value: Any) -> None:
+    """Set the value at dotted ``path`` in ``obj``, creating the objects on the way."""
     parts = path.strip(".").split(".")
     for part in parts[:-1]:
         obj = obj.setdefault(part, {})
