@@ -2,7 +2,8 @@
 ``kubebuilder init`` + ``create api`` and ``operator-sdk init`` give (here one typed
 resource owning a ConfigMap, which runs on the embedded API server).
 
-Files: ``pyproject.toml`` (the dependency, pytest settings), ``src/<package>/operator.py``
+Files: ``pyproject.toml`` (``reconcile-kit`` for the operator, ``reconcile-kit[testing]``
+(the embedded API server) in its ``test`` extra, pytest settings), ``src/<package>/operator.py``
 (the typed resource, its reconcile, controller and manager), ``tests/test_operator.py``
 (the pytest plugin's ``kube`` fixture), ``Dockerfile`` (slim Python, non-root, ``reconcile-kit
 run``), ``.dockerignore`` and ``README.md``.
@@ -54,19 +55,23 @@ class ProjectNames:
             "group": self.group,
             "plural": self.plural,
             "requirement": _requirement(),
+            "testing_requirement": _requirement("testing"),
         }
 
 
-def _requirement() -> str:
+def _requirement(extra: str = "") -> str:
     """``reconcile-kit>=`` the version running ``init`` (its public part: a local label
-    cannot appear in ``>=``). A development or pre-release version names itself, so pip
-    accepts it (PEP 440: a specifier naming a pre-release admits pre-releases); ``>=0.1``
-    excluded 0.1.0.dev0 and the scaffold did not install."""
+    cannot appear in ``>=``), with ``[extra]`` when given (``reconcile-kit[testing]>=...``:
+    the project's tests need the embedded API server; its runtime needs only the core). A
+    development or pre-release version names itself, so pip accepts it (PEP 440: a
+    specifier naming a pre-release admits pre-releases); ``>=0.1`` excluded 0.1.0.dev0 and
+    the scaffold did not install."""
+    name = f"reconcile-kit[{extra}]" if extra else "reconcile-kit"
     try:
         current = version("reconcile-kit")
     except PackageNotFoundError:  # pragma: no cover - running from an unpacked tree
-        return "reconcile-kit"
-    return f"reconcile-kit>={current.split('+', 1)[0]}"
+        return name
+    return f"{name}>={current.split('+', 1)[0]}"
 
 
 def scaffold(directory: Path, names: ProjectNames) -> list[Path]:
@@ -101,7 +106,8 @@ requires-python = ">=3.11"
 dependencies = ["$requirement"]
 
 [project.optional-dependencies]
-test = ["pytest>=8", "pytest-asyncio>=0.24"]
+# the embedded API server the tests run on (the operator itself needs only the core)
+test = ["$testing_requirement", "pytest>=8", "pytest-asyncio>=0.24"]
 
 [tool.setuptools.packages.find]
 where = ["src"]

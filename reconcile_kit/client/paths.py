@@ -1,4 +1,6 @@
-"""What a Kubernetes API path addresses (for metrics, traces and logs)."""
+"""Kubernetes API paths: which resource a request path addresses (the metric label of
+requests and the name of their trace spans). Imported by :mod:`.request` and
+:mod:`.tracing`, so neither imports the other for it."""
 
 from __future__ import annotations
 

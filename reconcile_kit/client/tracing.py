@@ -36,6 +36,8 @@ from .paths import resource_of
 if TYPE_CHECKING:  # the tracing extra; never imported for the types alone
     from opentelemetry.trace import Span, Tracer, TracerProvider
 
+from .paths import resource_of
+
 __all__ = [
     "answered",
     "configure_from_environment",

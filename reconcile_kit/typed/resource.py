@@ -22,7 +22,11 @@ A model checks its CEL ``Rule``s when it is validated (``Website(...)``,
 ``Website.model_validate(raw)``), with the evaluator the embedded server uses
 (:mod:`reconcile_kit.meta.cel`), so a model accepts what the API servers accept; objects
 read from the server (``from_raw``) are not checked again, and transition rules (naming
-``oldSelf``) are left to the server. ``await site.create(api)`` creates one,
+``oldSelf``) are left to the server. The evaluator is common-expression-language, in the
+``[cel]`` extra (``pip install 'reconcile-kit[cel]'``; ``[testing]`` includes it): validating
+a model that carries rules (``Rule``) without it raises
+:class:`~reconcile_kit.client.extras.MissingExtraError` (a ``ModuleNotFoundError``) naming
+the extra; models without rules never need it. ``await site.create(api)`` creates one,
 ``await Website.get(api, name, namespace)`` reads one.
 """
 
@@ -35,22 +39,24 @@ from typing import Any, ClassVar, Literal, Self
 import orjson
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 from pydantic.alias_generators import to_camel
 
 from ..client.errors import describe
 from ..meta.objects import metadata_of
-from .tracking import assigning, mark, track_extra
+from .schema import SchemaError, openapi_schema
+from .tracking import TrackedModel, mark
 
 __all__ = [
     "Condition",
     "CustomResource",
-    "CustomResourceInfo",
     "KubeModel",
     "ObjectMeta",
     "OwnerReference",
     "PrinterColumn",
+    "CustomResourceInfo",
     "Scale",
+    "crd_document",
 ]
 
 
@@ -58,31 +64,14 @@ _FROM_SERVER = {"from_server": True}
 """Validation context of objects the API server served (its own checks are not redone)."""
 
 
-class KubeModel(BaseModel):
+class KubeModel(TrackedModel):
     """Base for spec and status models: camelCase JSON names (``container_port`` is
-    ``containerPort``), names or aliases accepted, unknown fields kept."""
+    ``containerPort``), names or aliases accepted, unknown fields kept; changes are tracked
+    (:class:`~reconcile_kit.typed.tracking.TrackedModel`)."""
 
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="allow", serialize_by_alias=True
     )
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if assigning(self, name, value):
-            return  # an equal scalar: nothing changes, a tracked model stays clean
-        if name[0] != "_":  # private attributes are not the object's data
-            mark(self)  # (validate_assignment replaces __dict__ rather than writing to it)
-        super().__setattr__(name, value)
-
-    def __delattr__(self, name: str) -> None:
-        if name[0] != "_":
-            mark(self)
-        super().__delattr__(name)
-
-    @property
-    def model_extra(self) -> dict[str, Any] | None:
-        """The fields the model does not declare (pydantic's ``model_extra``)."""
-        track_extra(self)
-        return self.__pydantic_extra__
 
 
 class OwnerReference(KubeModel):
@@ -241,7 +230,8 @@ class CustomResource(KubeModel):
     @model_validator(mode="after")
     def _check_rules(self, info: ValidationInfo) -> Self:
         """The model's CEL Rules on the object as the server would see it (ValueError naming
-        the object and each field whose rule fails); not for objects the server served."""
+        the object and each field whose rule fails); not for objects the server served.
+        MissingExtraError when the model has rules and the ``[cel]`` extra is missing."""
         if info.context and info.context.get("from_server"):
             return self
         schema = type(self)._rules_schema()
@@ -262,8 +252,6 @@ class CustomResource(KubeModel):
     def _rules_schema(cls) -> dict[str, Any] | None:
         """The openAPIV3Schema of this class when it carries CEL rules (once per class)."""
         if cls not in CustomResource._rule_schemas:
-            from .crd import openapi_schema
-
             schema = openapi_schema(cls)
             has_rules = b"x-kubernetes-validations" in orjson.dumps(schema)
             CustomResource._rule_schemas[cls] = schema if has_rules else None
@@ -362,7 +350,7 @@ class CustomResource(KubeModel):
         answer: dict[str, Any] = reply.json()
         return cls.from_raw(answer, cls.kr8s_class()(answer, api=api))
 
-    def _namespace(self, api: Api, namespace: str | None) -> str | None:
+    def _namespace(self, api: Any, namespace: str | None) -> str | None:
         if type(self).resource.scope != "Namespaced":
             return None
         chosen = namespace or self.metadata.namespace or api.namespace
@@ -401,6 +389,108 @@ class CustomResource(KubeModel):
     def crd(cls) -> dict[str, Any]:
         """This kind's CustomResourceDefinition (all CustomResource classes of its group
         and kind that are defined, one version each). See :func:`crd_document`."""
-        from .crd import crd_document
-
         return crd_document(cls)
+
+
+def crd_document(*classes: type[CustomResource]) -> dict[str, Any]:
+    """The apiextensions.k8s.io/v1 CRD of ``classes``: one version each, all of one group
+    and kind (with one class, every defined version of its kind).
+
+    Raises:
+        SchemaError: a model no structural schema can express, or versions that disagree
+            (group, kind, names, scope) or do not name exactly one storage version.
+    """
+    if len(classes) == 1:
+        classes = tuple(_versions_of(classes[0]))
+    infos = [c.resource for c in classes]
+    first = infos[0]
+    for info in infos[1:]:
+        if (info.group, info.kind, info.plural, info.scope) != (
+            first.group,
+            first.kind,
+            first.plural,
+            first.scope,
+        ):
+            raise SchemaError(f"{first.kind}: versions disagree on group, kind, plural or scope")
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": first.crd_name},
+        "spec": {
+            "group": first.group,
+            "names": _names(first),
+            "scope": first.scope,
+            "versions": [_version(c, _is_storage(c, infos)) for c in classes],
+        },
+    }
+
+
+def _versions_of(cls: type[CustomResource]) -> list[type[CustomResource]]:
+    info = cls.resource
+    found = [
+        c
+        for c in _subclasses(CustomResource)
+        if "resource" in c.__dict__
+        and (c.resource.group, c.resource.kind) == (info.group, info.kind)
+    ]
+    by_version = {c.resource.version: c for c in found}  # a module loaded twice: the latest
+    by_version[info.version] = cls
+    return list(by_version.values())
+
+
+def _subclasses(cls: type[CustomResource]) -> list[type[CustomResource]]:
+    out = []
+    for sub in cls.__subclasses__():
+        out += [sub, *_subclasses(sub)]
+    return out
+
+
+def _is_storage(cls: type[CustomResource], infos: list[CustomResourceInfo]) -> bool:
+    if len(infos) == 1:
+        return True
+    stored = [i for i in infos if i.storage]
+    if len(stored) != 1:
+        raise SchemaError(f"{infos[0].kind}: exactly one version needs storage=True")
+    return cls.resource.storage is True
+
+
+def _names(info: CustomResourceInfo) -> dict[str, Any]:
+    names: dict[str, Any] = {
+        "kind": info.kind,
+        "listKind": f"{info.kind}List",
+        "plural": info.plural,
+        "singular": info.singular,
+    }
+    if info.short_names:
+        names["shortNames"] = list(info.short_names)
+    if info.categories:
+        names["categories"] = list(info.categories)
+    return names
+
+
+def _version(cls: type[CustomResource], storage: bool) -> dict[str, Any]:
+    info = cls.resource
+    version: dict[str, Any] = {
+        "name": info.version,
+        "served": info.served,
+        "storage": storage,
+        "schema": {"openAPIV3Schema": openapi_schema(cls)},
+    }
+    if info.deprecated:
+        version["deprecated"] = True
+    subresources: dict[str, Any] = {}
+    if "status" in cls.model_fields:
+        subresources["status"] = {}
+    if info.scale is not None:
+        scale = {
+            "specReplicasPath": info.scale.spec_replicas_path,
+            "statusReplicasPath": info.scale.status_replicas_path,
+        }
+        if info.scale.label_selector_path:
+            scale["labelSelectorPath"] = info.scale.label_selector_path
+        subresources["scale"] = scale
+    if subresources:
+        version["subresources"] = subresources
+    if info.printer_columns:
+        version["additionalPrinterColumns"] = [c.document() for c in info.printer_columns]
+    return version

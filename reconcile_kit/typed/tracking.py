@@ -5,8 +5,8 @@ A controller validates the cached object into its model once per cached state an
 that same model to every reconcile of the state for as long as no reconcile changed it
 (``reuse.ModelCache``): validating a 5.5 KB object costs about 100 us, checking a flag
 costs nothing. :func:`track` walks a freshly validated model once, turning its lists and
-dicts (fields, ``model_extra`` and anything nested in them) into :class:`_TrackedList` and
-:class:`_TrackedDict`, whose mutating methods mark the model's :class:`Tracker` dirty, and
+dicts (fields, ``model_extra`` and anything nested in them) into tracked ``list`` and
+``dict`` subclasses, whose mutating methods mark the model's :class:`Tracker` dirty, and
 registers each model of the tree, so that ``KubeModel.__setattr__``/``__delattr__`` mark
 it when a field is assigned or deleted (an equal scalar assigned to a field already set
 changes nothing and passes unmarked). A model that
@@ -29,6 +29,7 @@ from typing import Annotated, Any, Literal, SupportsIndex, Union, get_args, get_
 from pydantic import BaseModel
 
 __all__ = [
+    "TrackedModel",
     "Tracker",
     "assigning",
     "mark",
@@ -184,11 +185,9 @@ def track(model: BaseModel) -> Tracker | None:
     containers become tracked ones, in place. Returns its Tracker, or None when the tree
     holds a value no tracker can watch (what was converted then marks a tracker that
     counts as changed: the model is never taken for unchanged)."""
-    from .resource import KubeModel
-
     tracker = Tracker(model)
     try:
-        _Walker(tracker, KubeModel).model(model)
+        _Walker(tracker, TrackedModel).model(model)
     except _Untrackable:
         tracker.dirty = True
         return None
@@ -323,6 +322,32 @@ def track_extra(model: BaseModel) -> None:
         tracked = _TrackedDict(extra)
         tracked._tracker = tracker
         object.__setattr__(model, "__pydantic_extra__", tracked)
+
+
+class TrackedModel(BaseModel):
+    """The pydantic base whose models :func:`track` can watch: assigning or deleting a
+    field marks the model's tracker (:func:`mark`; an equal scalar assigned to a field
+    already set changes nothing), and ``model_extra`` is tracked as it is handed out.
+    ``KubeModel`` (:mod:`.resource`) derives from it; a model of any other class in a tree
+    makes the tree untrackable."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if assigning(self, name, value):
+            return  # an equal scalar: nothing changes, a tracked model stays clean
+        if name[0] != "_":  # private attributes are not the object's data
+            mark(self)  # (validate_assignment replaces __dict__ rather than writing to it)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name[0] != "_":
+            mark(self)
+        super().__delattr__(name)
+
+    @property
+    def model_extra(self) -> dict[str, Any] | None:
+        """The fields the model does not declare (pydantic's ``model_extra``)."""
+        track_extra(self)
+        return self.__pydantic_extra__
 
 
 _EXTRA = operator.attrgetter("__pydantic_extra__")
