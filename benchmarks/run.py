@@ -167,6 +167,7 @@ async def run_controller_until(
     concurrency: int,
 ) -> Any:
     from reconcile_kit import Controller, generation_changed
+    from reconcile_kit.runtime.config import ControllerConfig
     from reconcile_kit.runtime.sources import ReflectorPool
 
     controller = Controller(
@@ -175,7 +176,7 @@ async def run_controller_until(
         namespace=NAMESPACE,
         concurrency=concurrency,
         predicates=[generation_changed],
-        pool=ReflectorPool(),
+        config=ControllerConfig(pool=ReflectorPool()),
     )
     runner = asyncio.create_task(controller.run(reconcile))
     try:
@@ -602,7 +603,7 @@ async def child_controller_memory(api: Any, objects: int) -> dict[str, Any]:
         "rss_before": rss0,
         "rss_after": sizes["rss_after"],
         "cached": len(counted.seen),
-        "written": len(controller._written),
+        "written": len(controller._written or ()),
     }
 
 

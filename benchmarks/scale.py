@@ -123,6 +123,7 @@ async def child(kubeconfig: str, objects: int) -> dict[str, Any]:
     from kr8s.asyncio.objects import ConfigMap
 
     from reconcile_kit import Controller
+    from reconcile_kit.runtime.config import ControllerConfig
     from reconcile_kit.runtime.sources import ReflectorPool
 
     api = await kr8s.asyncio.api(kubeconfig=kubeconfig)
@@ -140,7 +141,11 @@ async def child(kubeconfig: str, objects: int) -> dict[str, Any]:
     gc.callbacks.append(pauses)
     monitor = StallMonitor()
     controller = Controller(
-        ConfigMap, api=api, namespace="default", concurrency=10, pool=ReflectorPool()
+        ConfigMap,
+        api=api,
+        namespace="default",
+        concurrency=10,
+        config=ControllerConfig(pool=ReflectorPool()),
     )
     started = time.perf_counter()
     monitor.start()

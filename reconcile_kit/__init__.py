@@ -81,9 +81,11 @@ if typing.TYPE_CHECKING:
         set_owner_reference,
     )
     from .patch.helper import PatchHelper
+    from .runtime.action import Action
+    from .runtime.config import ControllerConfig
     from .runtime.context import Context
-    from .runtime.controller import Action, Controller, ReconcileReason
-    from .runtime.events import EventRecorder
+    from .runtime.controller import Controller
+    from .runtime.events import EventRecorder, EventType
     from .runtime.finalizer import finalizer
     from .runtime.predicates import (
         annotations_changed,
@@ -95,6 +97,7 @@ if typing.TYPE_CHECKING:
         resource_version_changed,
     )
     from .runtime.queue import RetryPolicy, WorkQueue
+    from .runtime.reasons import ReconcileReason
     from .runtime.reflector import Reflector
     from .runtime.sources import ReflectorPool
     from .runtime.store import Store
@@ -103,7 +106,7 @@ if typing.TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "APIError": "client.errors",
     "APIUnavailableError": "client.errors",
-    "Action": "runtime.controller",
+    "Action": "runtime.action",
     "AlreadyExistsError": "client.errors",
     "AlreadyOwnedError": "client.errors",
     "BadRequestError": "client.errors",
@@ -111,7 +114,9 @@ _EXPORTS: dict[str, str] = {
     "ConflictError": "client.errors",
     "Context": "runtime.context",
     "Controller": "runtime.controller",
+    "ControllerConfig": "runtime.config",
     "EventRecorder": "runtime.events",
+    "EventType": "runtime.events",
     "ExpiredError": "client.errors",
     "FencedWriteError": "client.errors",
     "ForbiddenError": "client.errors",
@@ -132,7 +137,7 @@ _EXPORTS: dict[str, str] = {
     "PatchHelper": "patch.helper",
     "Reasons": "meta.conditions",
     "ReconcileKitError": "client.errors",
-    "ReconcileReason": "runtime.controller",
+    "ReconcileReason": "runtime.reasons",
     "Reflector": "runtime.reflector",
     "ReflectorPool": "runtime.sources",
     "RetryPolicy": "runtime.queue",
@@ -184,7 +189,9 @@ __all__ = [
     "ConflictError",
     "Context",
     "Controller",
+    "ControllerConfig",
     "EventRecorder",
+    "EventType",
     "ExpiredError",
     "FencedWriteError",
     "ForbiddenError",

@@ -26,6 +26,7 @@ from reconcile_kit import (
     finalizer,
 )
 from reconcile_kit.client.errors import error_tree
+from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer, run_until
 
@@ -119,7 +120,9 @@ async def test_a_refused_write_raises_the_api_error_of_its_status(
         else:
             raised.append(AssertionError(f"{helper} raised nothing"))
 
-    ctrl = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        ConfigMap, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     ctrl.owns(Secret)
     assert await run_until(ctrl, reconcile, lambda: bool(raised), timeout=10)
     (error,) = raised

@@ -95,6 +95,7 @@ def apiserver(
     latencies: list[tuple[float, float]],
 ) -> None:
     """Serve the embedded Kubernetes API server until SIGINT or SIGTERM."""
+    _require_embedded_server("reconcile-kit apiserver")
     from ..testing.apiserver.server import APIServer
 
     server = APIServer(
@@ -113,6 +114,17 @@ def apiserver(
     for seconds, fraction in latencies:
         server.faults.latency(seconds, fraction=fraction)
     asyncio.run(_serve(server))
+
+
+def _require_embedded_server(command: str) -> None:
+    """A ClickException (exit code 1, no traceback) naming ``pip install
+    'reconcile-kit[testing]'`` when the embedded API server's packages are missing."""
+    from ..client.extras import MissingExtraError, require_extra
+
+    try:
+        require_extra("testing", feature=f"{command} (the embedded API server)")
+    except MissingExtraError as error:
+        raise click.ClickException(str(error)) from error
 
 
 def _failures(values: tuple[str, ...]) -> list[tuple[int, float]]:
@@ -292,6 +304,8 @@ def run(
     from ..client.tracing import configure_from_environment
     from ..manager.logs import configure_logging
 
+    if embedded:
+        _require_embedded_server("reconcile-kit run --embedded")
     configure_logging(log_format, log_level.upper())
     try:
         configure_from_environment()  # OTEL_TRACES_EXPORTER & co. (the tracing extra)
@@ -667,6 +681,7 @@ def crd(target: str) -> None:
 @click.option("--timeout", default=120.0, show_default=True, help="Seconds to converge.")
 def demo(objects: int, keep: bool, timeout: float) -> None:
     """Run the example operators on an embedded API server and watch them converge."""
+    _require_embedded_server("reconcile-kit demo")
     from .demo import run_demo
 
     raise SystemExit(run_demo(objects, keep, timeout))

@@ -13,7 +13,11 @@ __all__ = ["render_crds"]
 
 def render_crds(target: str) -> str:
     """The CRDs of TARGET (``module``, ``path.py``, ``module:Class``) as one YAML stream,
-    one CRD per kind. Raises ValueError when TARGET names no CustomResource class."""
+    one CRD per kind.
+
+    Raises:
+        ValueError: TARGET names no CustomResource class.
+    """
     spec, _, attr = target.rpartition(":") if ":" in target else (target, "", "")
     classes = custom_resources(import_module(spec, target), attr)
     kinds: dict[tuple[str, str], list[type[CustomResource]]] = {}

@@ -118,6 +118,7 @@ class Demo:
         return problems
 
     def converged_count(self) -> int:
+        """How many generators and pools are converged in the server's store now."""
         store = self._store()
         done = sum(1 for g in store.items(GENERATORS) if self._generator_pending(g) is None)
         return done + sum(1 for p in store.items(POOLS) if self._pool_pending(p) is None)
@@ -125,6 +126,8 @@ class Demo:
     # --- running ---------------------------------------------------------------------------
 
     async def run(self) -> int:
+        """Run the demo: the embedded API server, the example operators in a manager, the
+        sample objects; returns the exit status (0: everything converged and checked)."""
         examples = load_examples()
         async with self.server:
             api = await self.server.api()

@@ -2,7 +2,8 @@
 ``kubebuilder init`` + ``create api`` and ``operator-sdk init`` give (here one typed
 resource owning a ConfigMap, which runs on the embedded API server).
 
-Files: ``pyproject.toml`` (the dependency, pytest settings), ``src/<package>/operator.py``
+Files: ``pyproject.toml`` (``reconcile-kit`` for the operator, ``reconcile-kit[testing]``
+(the embedded API server) in its ``test`` extra, pytest settings), ``src/<package>/operator.py``
 (the typed resource, its reconcile, controller and manager), ``tests/test_operator.py``
 (the pytest plugin's ``kube`` fixture), ``Dockerfile`` (slim Python, non-root, ``reconcile-kit
 run``), ``.dockerignore`` and ``README.md``.
@@ -24,7 +25,8 @@ _NAME = re.compile(r"^[a-z]([a-z0-9-]*[a-z0-9])?$")
 class ProjectNames:
     """The names a project derives from its NAME (a DNS label: ``guestbook-operator``).
 
-    Raises ValueError naming NAME when it is not a DNS label or gives no kind.
+    Raises:
+        ValueError: NAME is not a DNS label or gives no kind (named).
     """
 
     def __init__(self, name: str, kind: str | None = None, group: str | None = None) -> None:
@@ -45,6 +47,7 @@ class ProjectNames:
         self.plural = self.kind.lower() + "s"
 
     def substitutions(self) -> dict[str, str]:
+        """The ``{placeholder: value}`` map the scaffold's templates are filled with."""
         return {
             "name": self.name,
             "package": self.package,
@@ -52,24 +55,32 @@ class ProjectNames:
             "group": self.group,
             "plural": self.plural,
             "requirement": _requirement(),
+            "testing_requirement": _requirement("testing"),
         }
 
 
-def _requirement() -> str:
+def _requirement(extra: str = "") -> str:
     """``reconcile-kit>=`` the version running ``init`` (its public part: a local label
-    cannot appear in ``>=``). A development or pre-release version names itself, so pip
-    accepts it (PEP 440: a specifier naming a pre-release admits pre-releases); ``>=0.1``
-    excluded 0.1.0.dev0 and the scaffold did not install."""
+    cannot appear in ``>=``), with ``[extra]`` when given (``reconcile-kit[testing]>=...``:
+    the project's tests need the embedded API server; its runtime needs only the core). A
+    development or pre-release version names itself, so pip accepts it (PEP 440: a
+    specifier naming a pre-release admits pre-releases); ``>=0.1`` excluded 0.1.0.dev0 and
+    the scaffold did not install."""
+    name = f"reconcile-kit[{extra}]" if extra else "reconcile-kit"
     try:
         current = version("reconcile-kit")
     except PackageNotFoundError:  # pragma: no cover - running from an unpacked tree
-        return "reconcile-kit"
-    return f"reconcile-kit>={current.split('+', 1)[0]}"
+        return name
+    return f"{name}>={current.split('+', 1)[0]}"
 
 
 def scaffold(directory: Path, names: ProjectNames) -> list[Path]:
     """Write the project into ``directory`` (created; must be empty or absent); returns
-    the files written. Raises FileExistsError naming the directory when it is not empty."""
+    the files written.
+
+    Raises:
+        FileExistsError: ``directory`` is not empty (named).
+    """
     if directory.exists() and any(directory.iterdir()):
         raise FileExistsError(f"{directory} is not empty: init writes a new project")
     values = names.substitutions()
@@ -95,7 +106,8 @@ requires-python = ">=3.11"
 dependencies = ["$requirement"]
 
 [project.optional-dependencies]
-test = ["pytest>=8", "pytest-asyncio>=0.24"]
+# the embedded API server the tests run on (the operator itself needs only the core)
+test = ["$testing_requirement", "pytest>=8", "pytest-asyncio>=0.24"]
 
 [tool.setuptools.packages.find]
 where = ["src"]

@@ -15,6 +15,7 @@ import importlib.util
 import inspect
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from ..manager.manager import Manager
@@ -36,7 +37,7 @@ def _import(target: str) -> tuple[Any, str]:
     return getattr(module, attr), attr
 
 
-def import_module(spec: str, target: str) -> Any:
+def import_module(spec: str, target: str) -> ModuleType:
     """The module ``spec`` names: ``package.module`` or ``path/to/file.py``.
 
     Raises:
@@ -78,7 +79,8 @@ def _import_failed(target: str, error: Exception) -> TargetError:
 async def load_manager(target: str) -> Manager:
     """The Manager TARGET defines (wrapping bare controllers in a new Manager).
 
-    Raises TargetError naming TARGET when it cannot be imported or is of the wrong type.
+    Raises:
+        TargetError: TARGET cannot be imported or is of the wrong type (named).
     """
     value, attr = _import(target)
     if callable(value) and not isinstance(value, Manager | Controller):

@@ -10,7 +10,8 @@ version answers, as envtest's ``WaitForCRDs`` does.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+
+from kr8s.asyncio import Api
 
 from .request import send
 
@@ -19,7 +20,7 @@ __all__ = ["CRD_VERSION", "is_served", "wait_until_served"]
 CRD_VERSION = "apiextensions.k8s.io/v1"
 
 
-async def is_served(api: Any, name: str) -> bool:
+async def is_served(api: Api, name: str) -> bool:
     """Whether the CRD ``name`` (``<plural>.<group>``) is Established and a LIST of its
     storage version answers 200, through ``api`` (a kr8s asyncio Api). False while it does
     not exist. An identity that may not list the resource cluster-wide (a namespaced
@@ -44,7 +45,7 @@ async def is_served(api: Any, name: str) -> bool:
     return listing.status in (200, 403)  # 403: not ours to list cluster-wide; Established
 
 
-async def wait_until_served(api: Any, *names: str, timeout: float = 30.0) -> None:
+async def wait_until_served(api: Api, *names: str, timeout: float = 30.0) -> None:
     """Wait until every CRD of ``names`` is Established and served (:func:`is_served`).
 
     Raises:

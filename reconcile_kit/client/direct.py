@@ -23,6 +23,7 @@ from typing import Any
 import aiohttp
 import httpx
 
+from . import kr8s_internals
 from .ratelimit import request_hooks_are_ours
 from .transport import AiohttpFirstTransport
 
@@ -55,7 +56,7 @@ def route(api: Any) -> Route | None:
     """The direct route of ``api`` (a ``kr8s.asyncio.Api``), or None when its requests must
     go through httpx (no aiohttp transport, client closed, proxy, SNI override, foreign
     request or response hooks)."""
-    session = getattr(api, "_session", None)
+    session = kr8s_internals.session(api)
     if session is None or session.is_closed:
         return None
     if session.event_hooks["response"] or not request_hooks_are_ours(session):

@@ -12,6 +12,8 @@ import time
 import weakref
 from typing import Any
 
+from kr8s.asyncio import Api
+
 from .request import send
 
 __all__ = ["has_status_subresource", "resource_names"]
@@ -27,13 +29,13 @@ def _discovery_path(api_version: str) -> tuple[str, str]:
     return ("/apis", api_version) if "/" in api_version else ("/api", api_version)
 
 
-async def _fetch(api: Any, api_version: str) -> frozenset[str]:
+async def _fetch(api: Api, api_version: str) -> frozenset[str]:
     base, version = _discovery_path(api_version)
     doc = (await send(api, "GET", version=version, base=base)).json()
     return frozenset(r["name"] for r in doc.get("resources", []))
 
 
-async def resource_names(api: Any, api_version: str, plural: str) -> frozenset[str]:
+async def resource_names(api: Api, api_version: str, plural: str) -> frozenset[str]:
     """Resource names (``deployments``, ``deployments/status``...) served at ``api_version``.
 
     Raises :class:`~reconcile_kit.client.errors.APIError` when discovery fails.
@@ -46,6 +48,6 @@ async def resource_names(api: Any, api_version: str, plural: str) -> frozenset[s
     return cached[1]
 
 
-async def has_status_subresource(api: Any, api_version: str, plural: str) -> bool:
+async def has_status_subresource(api: Api, api_version: str, plural: str) -> bool:
     """Whether ``plural`` at ``api_version`` has a ``/status`` subresource."""
     return f"{plural}/status" in await resource_names(api, api_version, plural)

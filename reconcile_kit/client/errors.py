@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import orjson
 
@@ -40,7 +40,9 @@ __all__ = [
     "OwnershipLostError",
     "PatchError",
     "ReconcileKitError",
+    "RequestDetails",
     "ServerTimeoutError",
+    "StatusDetails",
     "TooManyRequestsError",
     "UnauthorizedError",
     "describe",
@@ -153,6 +155,27 @@ class OwnershipLostError(FencedWriteError):
         self.owner = owner
 
 
+class RequestDetails(TypedDict, total=False):
+    """What an :class:`APIError` says of the request it answers: the ``Retry-After`` it
+    got (seconds), the method and path, and the object (kind, namespace, name)."""
+
+    retry_after: float | None
+    method: str
+    path: str
+    kind: str | None
+    namespace: str | None
+    name: str | None
+
+
+class StatusDetails(RequestDetails, total=False):
+    """The keyword arguments of :class:`APIError` (a subclass's ``**kwargs``): the answer's
+    Status fields and the request they answer."""
+
+    status: int
+    reason: str
+    causes: Sequence[Mapping[str, Any]]
+
+
 class APIError(ObjectError):
     """The API server refused a request or could not be reached.
 
@@ -217,7 +240,7 @@ class ForbiddenError(APIError):
         scope: where the rule is needed (``namespace x`` or ``cluster-wide``).
     """
 
-    def __init__(self, server_message: str, **kwargs: Any) -> None:
+    def __init__(self, server_message: str, **kwargs: Unpack[StatusDetails]) -> None:
         self.verb, self.group, self.resource, self.scope = _rbac_rule(
             str(kwargs.get("method", "")), str(kwargs.get("path", ""))
         )
@@ -262,13 +285,15 @@ class ConflictError(APIError):
             ``('"helm"', ".spec.replicas")`` or ``('"kubectl" using v1', ".data.x")``.
     """
 
-    def __init__(self, server_message: str, **kwargs: Any) -> None:
+    def __init__(self, server_message: str, **kwargs: Unpack[StatusDetails]) -> None:
         kwargs.setdefault("status", 409)
         kwargs.setdefault("reason", "Conflict")
         super().__init__(server_message, **kwargs)
 
     @property
     def field_conflicts(self) -> list[tuple[str, str]]:
+        """A server-side apply conflict's ``(manager, field path)`` pairs, from the Status
+        causes of reason ``FieldManagerConflict`` (empty for other conflicts)."""
         return [
             (str(c.get("message", "")).removeprefix("conflict with "), str(c.get("field", "")))
             for c in self.causes
@@ -314,10 +339,10 @@ class ListItemConflictError(InvalidError):
         server_message: str,
         *,
         field: str,
-        value: Any,
+        value: object,
         item: Mapping[str, Any],
         owners: Sequence[str],
-        **details: Any,
+        **details: Unpack[StatusDetails],
     ) -> None:
         self.field = field
         self.value = value
@@ -361,18 +386,11 @@ _BY_STATUS: dict[int, type[APIError]] = {
 
 
 def error_from_status(
-    status: int,
-    body: str | bytes,
-    *,
-    retry_after: float | None = None,
-    method: str = "",
-    path: str = "",
-    kind: str | None = None,
-    namespace: str | None = None,
-    name: str | None = None,
+    status: int, body: str | bytes, **request: Unpack[RequestDetails]
 ) -> APIError:
     """The :class:`APIError` subclass for an HTTP ``status`` and its body (a Kubernetes
-    Status object, or anything else), naming the object when given."""
+    Status object, or anything else), naming the object when given (``request``: the
+    :class:`RequestDetails`)."""
     document = _status_document(body)
     reason = str(document.get("reason") or "")
     message = str(document.get("message") or (body.decode() if isinstance(body, bytes) else body))
@@ -382,18 +400,7 @@ def error_from_status(
     elif reason in ("Timeout", "ServerTimeout"):
         cls = ServerTimeoutError
     causes = (document.get("details") or {}).get("causes") or ()
-    return cls(
-        message.strip(),
-        status=status,
-        reason=reason,
-        causes=causes,
-        retry_after=retry_after,
-        method=method,
-        path=path,
-        kind=kind,
-        namespace=namespace,
-        name=name,
-    )
+    return cls(message.strip(), status=status, reason=reason, causes=causes, **request)
 
 
 def _status_document(body: str | bytes) -> dict[str, Any]:

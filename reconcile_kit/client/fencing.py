@@ -126,13 +126,13 @@ class WriteFence:
             owner=self.owner,
         )
 
-    def precondition(self, method: str, content_type: str, body: Any) -> Any:
+    def precondition(self, method: str, content_type: str, body: object) -> object:
         """``body`` of a write to the fenced object with this fence's precondition added
         (bytes stay bytes; a body that already carries one is left as it is)."""
         if method not in WRITES or method == "POST":
             return body
         raw = isinstance(body, bytes)
-        document = orjson.loads(body) if raw and body else body
+        document: Any = orjson.loads(body) if isinstance(body, bytes) and body else body
         if method == "DELETE":
             document = dict(document or {})
             if not (document.get("preconditions") or {}).get("resourceVersion"):
@@ -155,7 +155,7 @@ class WriteFence:
                 document = {**document, "metadata": meta}
         return orjson.dumps(document) if raw else document
 
-    def observe(self, obj: Any) -> None:
+    def observe(self, obj: object) -> None:
         """Learn from an answer about the fenced object: its resourceVersion while it still
         carries this replica's label, or that another owner has it."""
         if not isinstance(obj, dict) or obj.get("kind") != self.kind:

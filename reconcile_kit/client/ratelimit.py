@@ -26,6 +26,8 @@ from typing import Any
 
 import httpx
 
+from . import kr8s_internals
+
 __all__ = [
     "DEFAULT_BURST",
     "TokenBucket",
@@ -197,8 +199,10 @@ def install_rate_limit(api: Any, qps: float | None, burst: int | None = None) ->
 
     Raises:
         TypeError, ValueError: as :func:`checked_rate_limit`.
-        RuntimeError: this kr8s has no ``_create_session`` (the kr8s internal this relies
-            on, as :mod:`reconcile_kit.client.transport`; checked with kr8s 0.20).
+        RuntimeError: ``api`` has no session hook (the kr8s internals this relies on,
+            :func:`~reconcile_kit.client.kr8s_internals.has_session_hook`), or kr8s is a
+            version whose internals are not supported (UnsupportedKr8sError, a
+            RuntimeError: :mod:`reconcile_kit.client.kr8s_internals`).
     """
     qps, burst = checked_rate_limit(qps, burst)
     hook: _WaitForToken | None = getattr(api, _INSTALLED, None)
@@ -209,19 +213,18 @@ def install_rate_limit(api: Any, qps: float | None, burst: int | None = None) ->
         if (hook.bucket.qps, hook.bucket.burst) != (qps, burst):
             hook.bucket = TokenBucket(qps, burst)
         return hook.bucket
-    original = getattr(api, "_create_session", None)
-    if original is None or not hasattr(api, "_session"):
-        raise RuntimeError("this kr8s Api has no _create_session: cannot rate limit its client")
+    if not kr8s_internals.has_session_hook(api):
+        raise RuntimeError("this kr8s Api has no session hook: cannot rate limit its client")
     hook = _WaitForToken(TokenBucket(qps, burst))
 
-    async def create_session() -> None:
-        await original()
-        _attach(api._session, hook)
+    async def attach(session: httpx.AsyncClient) -> None:
+        _attach(session, hook)
 
-    api._create_session = create_session
+    kr8s_internals.after_new_session(api, attach)
     setattr(api, _INSTALLED, hook)
-    if api._session is not None:
-        _attach(api._session, hook)
+    session = kr8s_internals.session(api)
+    if session is not None:
+        _attach(session, hook)
     return hook.bucket
 
 

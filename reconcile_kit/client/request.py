@@ -36,30 +36,33 @@ from collections.abc import AsyncIterator, Callable, Container, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack, cast
 
 import aiohttp
 import httpx
 import kr8s
 import orjson
+from kr8s.asyncio import Api
 
 from . import direct, tracing
 from .contenttypes import APPLY_PATCH, JSON, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from .errors import APIError, APIUnavailableError, ServerTimeoutError, error_from_status
 from .fencing import current_fence
+from .paths import resource_of
 from .ratelimit import rate_limit_of
 
 __all__ = [
     "MAX_RETRY_AFTER",
     "MAX_TRIES",
     "Reply",
+    "RequestLocation",
     "RequestObservation",
     "RequestObserver",
+    "StreamRequest",
     "Target",
     "add_request_observer",
     "is_safe_to_repeat",
     "remove_request_observer",
-    "resource_of",
     "retry_after_seconds",
     "send",
     "stream",
@@ -116,7 +119,7 @@ _OBSERVED_HERE: contextvars.ContextVar[bool] = contextvars.ContextVar(
 )
 
 
-def add_request_observer(api: Any, observer: RequestObserver) -> None:
+def add_request_observer(api: Api, observer: RequestObserver) -> None:
     """Report every request ``api`` (a ``kr8s.asyncio.Api``) sends from now on to
     ``observer`` (see :class:`RequestObservation`): the toolkit's own (:func:`send`,
     :func:`stream`, on either route) and kr8s's (``call_api`` is wrapped once per api).
@@ -131,35 +134,15 @@ def add_request_observer(api: Any, observer: RequestObserver) -> None:
         observers.append(observer)
 
 
-def remove_request_observer(api: Any, observer: RequestObserver) -> None:
+def remove_request_observer(api: Api, observer: RequestObserver) -> None:
     """Stop reporting ``api``'s requests to ``observer`` (nothing when it was not added)."""
     observers: list[RequestObserver] = getattr(api, _OBSERVERS, None) or []
     if observer in observers:
         observers.remove(observer)
 
 
-def resource_of(path: str) -> str:
-    """The resource (and subresource) a Kubernetes API path addresses:
-    ``/api/v1/namespaces/ns/pods/a/status`` -> ``pods/status``; the path itself for
-    non-resource URLs."""
-    parts = [p for p in path.split("/") if p]
-    if parts[:1] == ["api"] and len(parts) >= 3:
-        rest = parts[2:]
-    elif parts[:1] == ["apis"] and len(parts) >= 4:
-        rest = parts[3:]
-    else:
-        return path
-    if rest[:1] == ["watch"]:
-        rest = rest[1:]
-    if len(rest) >= 2 and rest[0] == "namespaces" and len(rest) != 2:
-        rest = rest[2:]  # namespaced: namespaces/<ns>/<resource>/...
-    if not rest:
-        return path
-    return rest[0] + (f"/{rest[2]}" if len(rest) >= 3 else "")
-
-
 def _notify(
-    api: Any,
+    api: Api,
     method: str,
     path: str,
     status: int,
@@ -180,7 +163,7 @@ def _notify(
             log.exception("request observer %r failed", observer)
 
 
-def _wrap_call_api(api: Any, observers: list[RequestObserver]) -> None:
+def _wrap_call_api(api: Api, observers: list[RequestObserver]) -> None:
     """Make kr8s's own ``call_api`` requests observed (the toolkit's are observed in
     ``_call``, which marks its own call with ``_OBSERVED_HERE``)."""
     original = api.call_api
@@ -206,7 +189,7 @@ def _wrap_call_api(api: Any, observers: list[RequestObserver]) -> None:
                 _notify(api, method, path, status, started)
             raise
 
-    api.call_api = call_api
+    api.call_api = call_api  # type: ignore[method-assign]  # observing every request
 
 
 @dataclass(frozen=True)
@@ -218,13 +201,32 @@ class Target:
     name: str | None = None
 
     @classmethod
-    def of(cls, obj: Any) -> Target:
-        """The target of a kr8s object (its kind, namespace and name)."""
-        raw = obj.raw if hasattr(obj, "raw") else obj
+    def of(cls, obj: object) -> Target:
+        """The target of an object with a ``raw`` mapping (a kr8s object, a typed model's
+        patch target) or of a raw mapping itself: its kind, namespace and name."""
+        raw = cast(Mapping[str, Any], getattr(obj, "raw", obj))
         meta = raw.get("metadata") or {}
         return cls(
             raw.get("kind") or getattr(obj, "kind", None), meta.get("namespace"), meta.get("name")
         )
+
+
+class RequestLocation(TypedDict, total=False):
+    """Where a request goes, as :func:`send`'s arguments of the same names."""
+
+    version: str
+    base: str
+    namespace: str | None
+    url: str
+    params: Mapping[str, str] | None
+
+
+class StreamRequest(RequestLocation, total=False):
+    """A streaming request (:func:`stream`): where it goes, its client-side timeout and
+    headers, as :func:`send`'s arguments of the same names."""
+
+    timeout: httpx.Timeout | None
+    headers: Mapping[str, str]
 
 
 @dataclass(frozen=True)
@@ -238,7 +240,7 @@ class Reply:
     method: str = ""
     path: str = ""
 
-    def json(self) -> Any:
+    def json(self) -> Any:  # Any: the server's JSON, shaped as the caller's request says
         """The body decoded as JSON."""
         return orjson.loads(self.text)
 
@@ -259,7 +261,7 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
-def is_safe_to_repeat(method: str, content_type: str | None, body: Any) -> bool:
+def is_safe_to_repeat(method: str, content_type: str | None, body: object) -> bool:
     """Whether sending the request twice has the effect of sending it once (or fails on a
     precondition): reads, PUT, DELETE, merge/strategic/apply patches, and JSON patches
     starting with a ``test`` operation."""
@@ -280,7 +282,7 @@ def is_safe_to_repeat(method: str, content_type: str | None, body: Any) -> bool:
 
 
 async def send(
-    api: Any,
+    api: Api,
     method: str,
     *,
     version: str = "v1",
@@ -288,12 +290,12 @@ async def send(
     namespace: str | None = None,
     url: str = "",
     params: Mapping[str, str] | None = None,
-    body: Any = None,
+    body: object = None,
     content_type: str = JSON,
     target: Target | None = None,
     accept: Container[int] = (),
     retry: bool | None = None,
-    timeout: Any = None,
+    timeout: httpx.Timeout | None = None,
     headers: Mapping[str, str] | None = None,
 ) -> Reply:
     """Send one request through ``api`` (a ``kr8s.asyncio.Api``) and return its 2xx answer,
@@ -386,12 +388,12 @@ def _document(text: str) -> Any:
 
 @contextlib.asynccontextmanager
 async def stream(
-    api: Any,
+    api: Api,
     method: str = "GET",
     *,
     target: Target | None = None,
     accept: Container[int] = (),
-    **request: Any,
+    **request: Unpack[StreamRequest],
 ) -> AsyncIterator[httpx.Response]:
     """Open a streaming request (a watch) through ``api``; yields the httpx response once
     its status is 2xx or in ``accept``. Takes :func:`send`'s URL arguments (``version``,
@@ -418,7 +420,7 @@ class _Answer:
 
 @contextlib.asynccontextmanager
 async def _call(
-    api: Any, method: str, target: Target, *, retry_reads: bool, attempt: int = 1, **request: Any
+    api: Api, method: str, target: Target, *, retry_reads: bool, attempt: int = 1, **request: Any
 ) -> AsyncIterator[httpx.Response | _Answer | None]:
     """:func:`_call_untraced`, in a CLIENT span carrying the trace context when tracing is
     on (:mod:`.tracing`)."""
@@ -446,7 +448,7 @@ async def _call(
 
 @contextlib.asynccontextmanager
 async def _call_untraced(
-    api: Any, method: str, target: Target, *, retry_reads: bool, attempt: int = 1, **request: Any
+    api: Api, method: str, target: Target, *, retry_reads: bool, attempt: int = 1, **request: Any
 ) -> AsyncIterator[httpx.Response | _Answer | None]:
     """kr8s's ``call_api`` without raising for status, its transport failures mapped;
     yields None for a read whose connection was reset when it may be retried. A whole
@@ -486,7 +488,7 @@ async def _call_untraced(
 
 async def _call_direct(
     way: direct.Route,
-    api: Any,
+    api: Api,
     method: str,
     target: Target,
     *,
@@ -629,7 +631,7 @@ def _was_reset(failure: BaseException) -> bool:
     )
 
 
-def _path(api: Any, request: Mapping[str, Any]) -> str:
+def _path(api: Api, request: Mapping[str, Any]) -> str:
     try:
         url = api._construct_url(
             request.get("version", "v1"),

@@ -29,7 +29,14 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator, Mapping, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from .paths import resource_of
+
+if TYPE_CHECKING:  # the tracing extra; never imported for the types alone
+    from opentelemetry.trace import Span, Tracer, TracerProvider
+
+from .paths import resource_of
 
 __all__ = [
     "answered",
@@ -44,7 +51,7 @@ _NAME = "reconcile_kit"
 _provider: Any = None
 
 
-def use_tracer_provider(provider: Any) -> None:
+def use_tracer_provider(provider: TracerProvider | None) -> None:
     """Record reconcile_kit's spans with ``provider`` (an OpenTelemetry TracerProvider)
     instead of the global one; None goes back to the global one. For tests (an SDK
     provider with an in-memory exporter) and applications keeping several providers."""
@@ -52,25 +59,27 @@ def use_tracer_provider(provider: Any) -> None:
     _provider = provider
 
 
-def tracer() -> Any:
+def tracer() -> Tracer | None:
     """The reconcile_kit tracer when a tracer provider is configured (:func:`use_tracer_provider`
     or the global one), else None (nothing is recorded). Never imports opentelemetry when
     the application did not."""
     if _provider is not None:
-        return _provider.get_tracer(_NAME)
+        found: Tracer = _provider.get_tracer(_NAME)
+        return found
     trace = sys.modules.get("opentelemetry.trace")
     if trace is None:
         return None
     provider = trace.get_tracer_provider()
     if isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
         return None
-    return provider.get_tracer(_NAME)
+    global_tracer: Tracer = provider.get_tracer(_NAME)
+    return global_tracer
 
 
 @contextlib.contextmanager
 def request_span(
     method: str, path: str, headers: MutableMapping[str, str], attempt: int = 1
-) -> Iterator[Any]:
+) -> Iterator[Span | None]:
     """A CLIENT span around one API request (None when tracing is off); puts the trace
     context into ``headers``. The caller sets the status code with :func:`answered`."""
     found = tracer()
@@ -78,8 +87,6 @@ def request_span(
         yield None
         return
     from opentelemetry import propagate, trace
-
-    from .request import resource_of
 
     resource = resource_of(path)
     with found.start_as_current_span(
@@ -96,7 +103,7 @@ def request_span(
         yield span
 
 
-def answered(span: Any, status: int) -> None:
+def answered(span: Span | None, status: int) -> None:
     """Record an answer's HTTP ``status`` on a request span (0: none came; >= 400: error)."""
     if span is None:
         return

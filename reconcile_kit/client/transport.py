@@ -21,6 +21,8 @@ import aiohttp
 import httpx
 from httpx_aiohttp import AiohttpTransport
 
+from . import kr8s_internals
+
 __all__ = [
     "AiohttpFirstTransport",
     "acquire_transport",
@@ -93,32 +95,32 @@ async def use_aiohttp_transport(api: Any) -> bool:
     """Make ``api`` (a ``kr8s.asyncio.Api``) send its requests over aiohttp, now and after
     kr8s re-creates its httpx client (it does on re-authentication).
 
-    Returns False, changing nothing, when the api goes through a proxy or this kr8s has no
-    ``_create_session`` hook (kr8s internals this relies on, checked with kr8s 0.20).
-    Idempotent.
+    Returns False, changing nothing, when the api goes through a proxy or has no session
+    hook (:func:`~reconcile_kit.client.kr8s_internals.has_session_hook`: the kr8s internals
+    this relies on). Raises UnsupportedKr8sError on a kr8s whose internals are not
+    supported (:mod:`reconcile_kit.client.kr8s_internals`). Idempotent.
     """
     if getattr(api, _INSTALLED, False):
         return True
-    original = getattr(api, "_create_session", None)
-    if original is None or not hasattr(api, "_session") or api.auth.proxy:
+    if not kr8s_internals.has_session_hook(api) or api.auth.proxy:
         log.info("keeping kr8s's default httpx transport")
         return False
 
-    async def create_session() -> None:
-        await original()
-        await _swap(api)
+    async def swap(session: httpx.AsyncClient) -> None:
+        await _swap(api, session)
 
-    api._create_session = create_session
+    kr8s_internals.after_new_session(api, swap)
     setattr(api, _INSTALLED, True)
-    if api._session is not None and not api._session.is_closed:
-        await _swap(api)
+    session = kr8s_internals.session(api)
+    if session is not None and not session.is_closed:
+        await _swap(api, session)
     return True
 
 
 async def release_aiohttp_transport(api: Any) -> None:
     """Close ``api``'s aiohttp connections, if it has the transport (see
     :meth:`AiohttpFirstTransport.release`); the manager does this when it stops."""
-    session = getattr(api, "_session", None)
+    session = kr8s_internals.session(api)
     transport = getattr(session, "_transport", None)
     if isinstance(transport, AiohttpFirstTransport):
         await transport.release()
@@ -144,13 +146,12 @@ async def release_transport(api: Any) -> None:
 async def close_session(api: Any) -> None:
     """Close ``api``'s httpx client with every connection under it (aiohttp's and httpx's),
     for whoever created the api; kr8s opens a new client on the next request."""
-    session = getattr(api, "_session", None)
+    session = kr8s_internals.session(api)
     if session is not None and not session.is_closed:
         await session.aclose()
 
 
-async def _swap(api: Any) -> None:
-    session: httpx.AsyncClient = api._session
+async def _swap(api: Any, session: httpx.AsyncClient) -> None:
     if not isinstance(session._transport, AiohttpFirstTransport):
         verify = await api.auth.ssl_context()
         session._transport = AiohttpFirstTransport(session._transport, verify)

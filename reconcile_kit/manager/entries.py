@@ -1,13 +1,19 @@
 """The controllers a :class:`~reconcile_kit.manager.Manager` runs, and running a group of
 them: start, notice one failing, stop (draining), as the manager's leader-elected,
-sharded and unconditional groups all do."""
+sharded and unconditional groups all do (controller-runtime's runnable groups).
+
+:class:`RunnableGroups` sorts the entries once by where they run; :func:`run_together`
+runs the manager's parts (the leader-elected group, the ring membership) in one
+``asyncio.TaskGroup``; :func:`warmed` warms a group's caches while it waits.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
@@ -19,14 +25,17 @@ log = logging.getLogger("reconcile_kit.manager.manager")  # its lines read as th
 
 __all__ = [
     "Entry",
+    "RunnableGroups",
     "failure",
     "fence_by",
     "first",
     "raise_failures",
+    "run_together",
     "shutdown",
     "start",
     "stepping_down_timeout",
     "warm",
+    "warmed",
 ]
 
 
@@ -37,12 +46,66 @@ class Entry:
     controller: Controller
     reconcile: Reconcile
     error_policy: ErrorPolicy | None
-    data: Any
+    data: object
     on_delete: OnDelete | None
     needs_leader: bool
     sharded: bool | None = None
     task: asyncio.Task[None] | None = None
     drains_reported: int = 0
+
+
+@dataclass
+class RunnableGroups:
+    """A manager's entries by where they run, sorted once when it starts.
+
+    Attributes:
+        every_replica: run on every replica from the start (``needs_leader=False``, or no
+            leader election), outside any ring.
+        leader_only: run while this replica holds the leadership Lease.
+        sharded: run while this replica is a member of the ring.
+    """
+
+    every_replica: list[Entry] = field(default_factory=list)
+    leader_only: list[Entry] = field(default_factory=list)
+    sharded: list[Entry] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, entries: Sequence[Entry], leader_election: bool, sharding: bool) -> RunnableGroups:
+        """Sort ``entries``: with ``sharding``, those not ``sharded=False`` are sharded;
+        of the rest, those needing the leader are leader-only when ``leader_election``."""
+        groups = cls()
+        for entry in entries:
+            if sharding and entry.sharded is not False:
+                groups.sharded.append(entry)
+            elif entry.needs_leader and leader_election:
+                groups.leader_only.append(entry)
+            else:
+                groups.every_replica.append(entry)
+        return groups
+
+
+async def run_together(parts: Sequence[Awaitable[None]], stop: asyncio.Event) -> None:
+    """Run ``parts`` in one ``asyncio.TaskGroup`` until all return. The first to fail sets
+    ``stop`` (the others stop gracefully, as on :meth:`Manager.stop`, instead of being
+    cancelled as a TaskGroup would) and its error is raised once all are done.
+
+    Raises:
+        Exception: the first part's error.
+    """
+    errors: list[BaseException] = []
+
+    async def part(work: Awaitable[None]) -> None:
+        try:
+            await work
+        except Exception as err:
+            errors.append(err)
+            stop.set()
+
+    async with asyncio.TaskGroup() as group:
+        for work in parts:
+            group.create_task(part(work))
+    if errors:
+        raise errors[0]
 
 
 def start(entries: list[Entry]) -> None:
@@ -136,3 +199,18 @@ async def warm(entries: list[Entry], cools: list[Callable[[], Awaitable[None]]])
             raise
         except Exception:
             log.warning("%s: warming its caches failed", entry.controller.name, exc_info=True)
+
+
+@contextlib.asynccontextmanager
+async def warmed(entries: list[Entry]) -> AsyncIterator[None]:
+    """Warm ``entries``' caches in the background (:func:`warm`) while the ``async with``
+    block runs; at its end stop warming and release what was warmed."""
+    cools: list[Callable[[], Awaitable[None]]] = []
+    warming = asyncio.create_task(warm(entries, cools))
+    try:
+        yield
+    finally:
+        warming.cancel()
+        await asyncio.gather(warming, return_exceptions=True)
+        for cool in cools:
+            await cool()

@@ -52,19 +52,23 @@ Differences from client-go, all deliberate:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import math
 import random
 import socket
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from kr8s.asyncio import Api
+
 from ..client.errors import APIError, ReconcileKitError
 from ..client.request import Reply, Target, send
+from ..meta.objects import metadata_of
 from ..meta.time import format_micro_time
 
 __all__ = ["LeaderElection", "LeaseError"]
@@ -129,7 +133,7 @@ class _LeaseLock:
 
     def __init__(
         self,
-        api: Any,
+        api: Api,
         namespace: str,
         name: str,
         labels: dict[str, str] | None = None,
@@ -175,7 +179,7 @@ class _LeaseLock:
     async def update(self, record: _Record) -> None:
         if self.lease is None:
             raise LeaseError(f"lease {self.describe()} not read yet: get or create it first")
-        metadata = self._metadata(self.lease.get("metadata") or {})
+        metadata = self._metadata(metadata_of(self.lease))
         reply = await self._send(
             "PUT",
             f"leases/{self.name}",
@@ -315,7 +319,7 @@ class LeaderElection:
         """The holder of the lease as last observed (None: unknown or released)."""
         return (self._record.holder or None) if self._record is not None else None
 
-    async def run(self, api: Any) -> None:
+    async def run(self, api: Api) -> None:
         """Campaign until :meth:`stop`: acquire the lease, renew it until lost, repeat.
 
         ``api`` is a kr8s asyncio Api. Returns after :meth:`stop` (at once if it was
@@ -353,6 +357,31 @@ class LeaderElection:
             finally:
                 self._running = False
                 self._done.set()
+
+    @contextlib.asynccontextmanager
+    async def campaign(self, api: Api, graceful: Callable[[], bool]) -> AsyncIterator[None]:
+        """Campaign (:meth:`run`) in the background while the ``async with`` block runs;
+        at its end stop campaigning: on a graceful stop (``graceful()`` true then; the work
+        the lease gates is already down) release the lease so that a standby takes over at
+        once (client-go's ``ReleaseOnCancel``), then :meth:`stop`; otherwise cancel the
+        campaign (a lost lease, a failure: others take over when it expires). Returns once
+        the campaign has ended. The one ending of every campaign a manager runs (its
+        leadership, a ring's membership and its sharder).
+
+        Args:
+            api: a kr8s asyncio Api.
+            graceful: called once the block ends: whether it ended by a graceful stop.
+        """
+        task = asyncio.create_task(self.run(api))
+        try:
+            yield
+        finally:
+            if graceful():
+                await self.release()
+                await self.stop()
+            else:
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
     async def leading(self) -> None:
         """Wait until this candidate leads (returns at once if it does)."""

@@ -25,6 +25,7 @@ class TextFormatter(logging.Formatter):
     """``time level logger [controller key attempt=n] message``."""
 
     def format(self, record: logging.LogRecord) -> str:
+        """``record`` as one line (see the class)."""
         context = [
             str(getattr(record, f))
             for f in ("controller", "key")
@@ -47,6 +48,7 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, context fields, error."""
 
     def format(self, record: logging.LogRecord) -> str:
+        """``record`` as one line (see the class)."""
         entry: dict[str, Any] = {
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(),
             "level": record.levelname.lower(),
@@ -69,7 +71,8 @@ def configure_logging(fmt: str = "text", level: int | str = logging.INFO) -> Non
     passed through :class:`~reconcile_kit.client.redaction.RedactingFilter` (no bearer
     token is written, whichever library logs it).
 
-    Raises ValueError for another format.
+    Raises:
+        ValueError: ``fmt`` is neither ``text`` nor ``json``.
     """
     formatters: dict[str, type[logging.Formatter]] = {"text": TextFormatter, "json": JsonFormatter}
     if fmt not in formatters:

@@ -32,6 +32,7 @@ from ..client.transport import (
     close_session,
     release_transport,
 )
+from ..runtime.config import ControllerConfig
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 from ..runtime.events import EventRecorder
 from ..runtime.sharding import ShardFilter
@@ -41,14 +42,16 @@ from ..webhooks.registration import register, unregister
 from ..webhooks.server import WebhookServer
 from .entries import (
     Entry,
+    RunnableGroups,
     failure,
     fence_by,
     first,
     raise_failures,
+    run_together,
     shutdown,
     start,
     stepping_down_timeout,
-    warm,
+    warmed,
 )
 from .leaderelection import LeaderElection
 from .metrics import Metrics
@@ -176,6 +179,7 @@ class Manager:
 
     @property
     def controllers(self) -> list[Controller]:
+        """The controllers added (:meth:`add`), in order."""
         return [entry.controller for entry in self._entries]
 
     def add(
@@ -184,7 +188,7 @@ class Manager:
         reconcile: Reconcile,
         *,
         error_policy: ErrorPolicy | None = None,
-        data: Any = None,
+        data: Any = None,  # Any: the user's, handed back as ctx.data as they typed it
         on_delete: OnDelete | None = None,
         needs_leader: bool = True,
         sharded: bool | None = None,
@@ -261,17 +265,15 @@ class Manager:
             return ["webhook server not serving"]
         if self.sharding is not None and not self._member():
             return [f"not a member of ring {self.sharding.ring}"]
+        groups = self._groups()
+        here = groups.every_replica + (groups.leader_only if self._leading else [])
+        here += groups.sharded if self._member() else []
         return [
             f"controller {entry.controller.name}: caches not synced"
             for entry in self._entries
-            if self._runs_here(entry)
+            if entry in here
             and (entry.task is None or entry.task.done() or not entry.controller.synced)
         ]
-
-    def _runs_here(self, entry: Entry) -> bool:
-        if self._sharded(entry):
-            return self._member()
-        return not entry.needs_leader or self.leader_election is None or self._leading
 
     def _member(self) -> bool:
         return self.ring_member is not None and self.ring_member.member
@@ -282,17 +284,18 @@ class Manager:
         :meth:`run` runs (``membership.is_leader``: a member)."""
         return self.ring_member.membership if self.ring_member is not None else None
 
-    def _sharded(self, entry: Entry) -> bool:
-        return self.sharding is not None and entry.sharded is not False
-
     # --- running ---------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Run until SIGTERM/SIGINT or :meth:`stop`; raises if a controller fails to start.
+        """Run until SIGTERM/SIGINT or :meth:`stop`.
 
         In order: signal handlers, the api (kr8s discovery when None), the probe and
         metrics servers, the on_start hooks, then the controllers (leader-only ones while
-        leading). Raises RuntimeError when already running.
+        leading).
+
+        Raises:
+            RuntimeError: the manager is already running, or a controller failed (from
+                its error).
         """
         if self._stop is not None:
             raise RuntimeError(f"manager {self.name} is already running")
@@ -375,43 +378,44 @@ class Manager:
                     await close_session(self._own_api)
 
     def _bind_controllers(self) -> None:
+        sharded = self._groups().sharded
+        # the api is shared: one transport and rate limit govern; one pool, metrics, recorder
+        config = ControllerConfig(
+            transport=self.transport,
+            qps=self.qps,
+            burst=self.burst,
+            pool=self.pool,
+            recorder=self.recorder,
+            metrics=self.metrics,
+        )
         for entry in self._entries:
             controller = entry.controller
             controller.api = self.api
-            controller.transport = self.transport  # the api is shared: one choice governs
-            controller.qps, controller.burst = self.qps, self.burst
-            controller.pool = self.pool
-            controller.metrics = self.metrics
-            controller.recorder = self.recorder
+            controller.config = config
             if controller.namespace is None:
                 controller.namespace = self.namespace
             sharding = self.sharding
             controller.shard = (
                 ShardFilter(sharding.ring, sharding.identity)
-                if sharding is not None and self._sharded(entry)
+                if sharding is not None and entry in sharded
                 else None
             )
 
     async def _run_controllers(self) -> None:
         assert self._stop is not None
-        sharded = [e for e in self._entries if self._sharded(e)]
-        free = [
-            e
-            for e in self._entries
-            if e not in sharded and (not e.needs_leader or self.leader_election is None)
-        ]
-        gated = [e for e in self._entries if e not in free and e not in sharded]
-        start(free)
+        groups = self._groups()
+        start(groups.every_replica)
         try:
             parts: list[Awaitable[None]] = []
             if self.leader_election is not None:
-                parts.append(self._lead_and_run(self.leader_election, gated))
+                parts.append(self._lead_and_run(self.leader_election, groups.leader_only))
             else:
-                parts.append(self._until_stopped_or_failed(free))
+                parts.append(self._until_stopped_or_failed(groups.every_replica))
             if self.sharding is not None:
+                assert self.api is not None
                 self.ring_member = RingMember(
                     self.sharding,
-                    sharded,
+                    groups.sharded,
                     api=self.api,
                     stop=self._stop,
                     metrics=self.metrics,
@@ -419,66 +423,39 @@ class Manager:
                     graceful_shutdown_timeout=self.graceful_shutdown_timeout,
                 )
                 parts.append(self.ring_member.run())
-            await self._together(parts)
+            await run_together(parts, self._stop)
         finally:
-            await shutdown(free, self.graceful_shutdown_timeout)
+            # ordered stop: the leader-only and sharded groups are down; now the rest
+            await shutdown(groups.every_replica, self.graceful_shutdown_timeout)
 
-    async def _together(self, parts: list[Awaitable[None]]) -> None:
-        """Run ``parts`` until all return; the first to fail stops the others (as
-        :meth:`stop` does) and its error is raised once they are done."""
-        assert self._stop is not None
-        if len(parts) == 1:
-            await parts[0]
-            return
-        tasks = [asyncio.ensure_future(part) for part in parts]
-        try:
-            pending = set(tasks)
-            while pending:
-                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                if any(not t.cancelled() and t.exception() is not None for t in done):
-                    self._stop.set()
-        finally:
-            for task in tasks:
-                if not task.done():
-                    task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-        for task in tasks:
-            task.result()
+    def _groups(self) -> RunnableGroups:
+        return RunnableGroups.of(
+            self._entries, self.leader_election is not None, self.sharding is not None
+        )
 
     async def _lead_and_run(self, election: LeaderElection, gated: list[Entry]) -> None:
         assert self._stop is not None and self.api is not None
+        stop = self._stop
         gauge = self.metrics.leader.labels(election.name)
         election.on_status_change.append(lambda leading: gauge.set(1 if leading else 0))
         fence_by(gated, election, f"leadership Lease {election.name}")
-        campaign = asyncio.create_task(election.run(self.api))
-        cools: list[Callable[[], Awaitable[None]]] = []
-        warming = asyncio.create_task(warm(gated, cools))
         stepping_down = stepping_down_timeout(self.graceful_shutdown_timeout, election)
-        try:
-            while not self._stop.is_set():
-                if not await first(election.leading(), self._stop.wait()):
-                    break
-                log.info("%s: leading (%s); starting controllers", self.name, election.identity)
-                self._leading = True
-                start(gated)
-                stopped = await first(self._stop.wait(), election.lost(), failure(gated))
-                await shutdown(gated, self.graceful_shutdown_timeout if stopped else stepping_down)
+        async with warmed(gated), election.campaign(self.api, graceful=stop.is_set):
+            try:
+                while not stop.is_set():
+                    if not await first(election.leading(), stop.wait()):
+                        break
+                    log.info("%s: leading (%s); starting controllers", self.name, election.identity)
+                    self._leading = True
+                    start(gated)
+                    stopped = await first(stop.wait(), election.lost(), failure(gated))
+                    timeout = self.graceful_shutdown_timeout if stopped else stepping_down
+                    await shutdown(gated, timeout)
+                    self._leading = False
+                    raise_failures(gated)
+            finally:
+                await shutdown(gated, stepping_down)
                 self._leading = False
-                raise_failures(gated)
-        finally:
-            await shutdown(gated, stepping_down)
-            self._leading = False
-            if self._stop.is_set():
-                # graceful: controllers are down, so give the lease up for a standby now
-                await election.release()
-                await election.stop()
-            else:
-                campaign.cancel()
-            await asyncio.gather(campaign, return_exceptions=True)
-            warming.cancel()
-            await asyncio.gather(warming, return_exceptions=True)
-            for cool in cools:
-                await cool()
 
     async def _until_stopped_or_failed(self, entries: list[Entry]) -> None:
         assert self._stop is not None
@@ -531,6 +508,7 @@ class Manager:
             return
         await self.webhooks.start()
         if self.webhooks.register_host is not None:
+            assert self.api is not None
             self._registered = True
             await register(self.api, self.webhooks, self.webhooks.url)
 
@@ -539,6 +517,7 @@ class Manager:
             return
         try:
             if self._registered:
+                assert self.api is not None
                 self._registered = False
                 await unregister(self.api, self.webhooks)
         finally:

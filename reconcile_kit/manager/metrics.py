@@ -33,8 +33,7 @@ object needs an owner to its label being written, drains included).
 
 from __future__ import annotations
 
-from typing import Any
-
+from kr8s.asyncio import Api
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from ..client.request import RequestObservation, add_request_observer
@@ -166,9 +165,10 @@ class Metrics:
         self.reconcile_time.labels(controller).observe(seconds)
 
     def set_active_workers(self, controller: str, count: int) -> None:
+        """Set ``controller_runtime_active_workers`` of ``controller`` to ``count``."""
         self.active_workers.labels(controller).set(count)
 
-    def instrument(self, api: Any) -> None:
+    def instrument(self, api: Api) -> None:
         """Count every request ``api`` sends from now on (see the module docstring); once
         per api, however often called."""
         add_request_observer(api, self.observe_request)

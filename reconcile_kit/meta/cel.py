@@ -17,6 +17,10 @@ Kubernetes string and list extensions as methods; neither library ships those
 extensions, so the ones CRDs commonly use are defined below. Not done: cost estimation
 (kube-apiserver refuses CRDs whose rules may cost too much), the url/ip/quantity
 libraries.
+
+common-expression-language is not a core dependency: ``reconcile-kit[cel]`` (or
+``[testing]``) installs it; without it, importing this module raises
+:class:`~reconcile_kit.client.extras.MissingExtraError` naming the extra.
 """
 
 from __future__ import annotations
@@ -26,7 +30,16 @@ import re
 from functools import cache
 from typing import Any
 
-import cel
+from ..client.extras import missing_extra
+
+try:
+    import cel
+except ModuleNotFoundError as _error:  # pip install reconcile-kit (no extras)
+    raise missing_extra(
+        _error,
+        extra="cel",
+        feature="Evaluating CEL rules (x-kubernetes-validations; [testing] includes [cel])",
+    ) from _error
 
 __all__ = ["CELError", "cause", "compile_error", "evaluate", "rule_causes"]
 
@@ -144,8 +157,12 @@ def _first_use(source: str, name: str) -> int:
     return match.start() if match else 0
 
 
-def evaluate(source: str, variables: dict[str, Any]) -> Any:
-    """The value of ``source`` (compiled once) with ``variables``; raises CELError."""
+def evaluate(source: str, variables: dict[str, Any]) -> object:
+    """The value of ``source`` (compiled once) with ``variables``.
+
+    Raises:
+        CELError: ``source`` does not compile, or its evaluation fails.
+    """
     try:
         return _evaluate(source, variables)
     except ZeroDivisionError as exc:
@@ -157,7 +174,7 @@ def evaluate(source: str, variables: dict[str, Any]) -> Any:
 
 
 def rule_causes(
-    schema: dict[str, Any], new: Any, old: Any = _MISSING, *, transitions: bool = True
+    schema: dict[str, Any], new: object, old: object = _MISSING, *, transitions: bool = True
 ) -> list[dict[str, str]]:
     """The causes of the rules ``new`` (a custom resource) breaks; ``old``: the stored
     object on an update. ``transitions=False`` skips the rules naming ``oldSelf`` (a

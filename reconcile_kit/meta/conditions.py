@@ -254,7 +254,9 @@ def mark_reconciling(
 
     kstatus: Reconciling (abnormal-true) means the controller is working on the latest
     changes. Removing Stalled follows Flux's ``conditions.MarkReconciling``.
-    Raises ValueError as ``set_condition`` does.
+
+    Raises:
+        ValueError: as :func:`set_condition`.
     """
     return _mark(obj, RECONCILING, TRUE, reason, message, observed_generation, clock, (STALLED,))
 
@@ -272,7 +274,10 @@ def mark_stalled(
 
     kstatus: Stalled (abnormal-true) means reconciling hit an error or made insufficient
     progress; kstatus then reports the object Failed. Removing Reconciling follows Flux's
-    ``conditions.MarkStalled``. Raises ValueError as ``set_condition`` does.
+    ``conditions.MarkStalled``.
+
+    Raises:
+        ValueError: as :func:`set_condition`.
     """
     return _mark(obj, STALLED, TRUE, reason, message, observed_generation, clock, (RECONCILING,))
 
@@ -289,7 +294,9 @@ def mark_ready(
     """Set ``Ready=True`` and remove ``Reconciling`` and ``Stalled``; True if anything changed.
 
     With neither abnormal-true condition present kstatus reports the object Current.
-    Raises ValueError as ``set_condition`` does.
+
+    Raises:
+        ValueError: as :func:`set_condition`.
     """
     return _mark(
         obj, READY, TRUE, reason, message, observed_generation, clock, (RECONCILING, STALLED)
@@ -307,7 +314,8 @@ def mark_not_ready(
 ) -> bool:
     """Set ``Ready=False``; True if anything changed. Reconciling/Stalled are left alone.
 
-    Raises ValueError as ``set_condition`` does.
+    Raises:
+        ValueError: as :func:`set_condition`.
     """
     return _mark(obj, READY, FALSE, reason, message, observed_generation, clock, ())
 

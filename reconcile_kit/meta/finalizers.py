@@ -119,9 +119,12 @@ def has_finalizer(obj: ObjectLike, name: str) -> bool:
 
 
 def validate_finalizer_name(name: str, obj: ObjectLike | None = None) -> None:
-    """Raise ValueError unless ``name`` is a qualified name (apimachinery's IsQualifiedName).
+    """Check that ``name`` is a qualified name (apimachinery's IsQualifiedName); ``obj``,
+    when given, is named in the message.
 
-    ``obj``, when given, is named in the message. Raises TypeError if ``name`` is not a str.
+    Raises:
+        ValueError: ``name`` is not a qualified name.
+        TypeError: ``name`` is not a str.
     """
     if not isinstance(name, str):
         raise TypeError(f"a finalizer name must be a string, not {type(name).__name__}")

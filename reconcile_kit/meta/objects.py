@@ -10,7 +10,6 @@ is edited in place), a plain dict (edited in place), or a typed model (a
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable, Mapping, MutableMapping, MutableSequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard, TypeVar, cast
@@ -20,6 +19,7 @@ import orjson
 from ..client.errors import describe
 
 __all__ = [
+    "MODEL_MARKER",
     "KubeObject",
     "ObjectRef",
     "TypedObject",
@@ -28,12 +28,17 @@ __all__ = [
     "edit_list",
     "identity",
     "is_model",
+    "is_model_class",
+    "metadata_of",
     "nested_list",
     "raw_of",
     "view_of",
 ]
 
-_TYPED_MODULE = "reconcile_kit.typed.resource"
+MODEL_MARKER = "__reconcile_kit_model__"
+"""A class attribute, True on :class:`~reconcile_kit.typed.CustomResource` and its
+subclasses: how the layers below ``typed`` recognise a typed model (or its class) without
+importing it, and so pydantic, when no typed model was ever defined."""
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -41,26 +46,48 @@ class KubeObject(Protocol):
     """What reconcile_kit needs of a kr8s APIObject (``raw``, ``kind``, ``version``)."""
 
     @property
-    def raw(self) -> Any: ...
+    def raw(self) -> Mapping[str, Any]:
+        """The object's JSON (kr8s: a Box, edited in place)."""
+        ...
 
 
 class TypedObject(Protocol):
     """What reconcile_kit needs of a typed model (a ``CustomResource``): its JSON and a way
     to become new JSON."""
 
-    def to_raw(self) -> dict[str, Any]: ...
+    def to_raw(self) -> dict[str, Any]:
+        """The model's JSON, as the API server would serve it (a new dict)."""
+        ...
 
-    def replace_with(self, raw: dict[str, Any]) -> None: ...
+    def replace_with(self, raw: dict[str, Any]) -> None:
+        """Become ``raw`` (validated), in place."""
+        ...
 
 
 ObjectLike = KubeObject | TypedObject | MutableMapping[str, Any]
 
 
+def metadata_of(obj: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``obj``'s ``metadata`` mapping, or an empty dict when it has none (or ``obj`` is
+    None). The mapping itself, not a copy: what reads it shares it."""
+    meta: dict[str, Any] = (obj or {}).get("metadata") or {}
+    return meta
+
+
 def is_model(obj: object) -> TypeGuard[TypedObject]:
-    """Whether ``obj`` is a typed model (a ``reconcile_kit.typed.CustomResource``); never
-    imports pydantic when no typed model was ever defined."""
-    module = sys.modules.get(_TYPED_MODULE)
-    return module is not None and isinstance(obj, module.CustomResource)
+    """Whether ``obj`` is a typed model (a ``reconcile_kit.typed.CustomResource``), by its
+    class's :data:`MODEL_MARKER`."""
+    return getattr(type(obj), MODEL_MARKER, False) is True
+
+
+def is_model_class(kind: object) -> bool:
+    """Whether ``kind`` is a concrete typed model class (a CustomResource subclass declaring
+    its kind), by :data:`MODEL_MARKER`."""
+    return (
+        isinstance(kind, type)
+        and getattr(kind, MODEL_MARKER, False) is True
+        and "resource" in kind.__dict__
+    )
 
 
 def raw_of(obj: ObjectLike) -> MutableMapping[str, Any]:
@@ -125,7 +152,11 @@ def nested_list(
 ) -> MutableSequence[Any] | None:
     """``raw[parent][field]`` as the mutable list it is (``metadata.finalizers``,
     ``status.conditions``...); None when absent, unless ``create`` makes it (and the parent
-    map). Raises TypeError naming the object and field when either has the wrong type."""
+    map).
+
+    Raises:
+        TypeError: the parent or the field has the wrong type (naming the object and field).
+    """
     raw = raw_of(obj)
     if raw.get(parent) is None:
         if not create:

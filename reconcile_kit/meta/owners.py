@@ -188,7 +188,11 @@ def _upsert(child: ObjectLike, ref: dict[str, Any]) -> None:
 
 
 def _reference(owner: ObjectLike, *, need_uid: bool = True) -> dict[str, Any]:
-    """``{apiVersion, kind, name, uid}`` of ``owner``; raises OwnerReferenceError if lacking."""
+    """``{apiVersion, kind, name, uid}`` of ``owner``.
+
+    Raises:
+        OwnerReferenceError: ``owner`` lacks one of them.
+    """
     raw, meta = raw_of(owner), _meta(owner)
     ref = {
         "apiVersion": raw.get("apiVersion"),

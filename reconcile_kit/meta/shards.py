@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .objects import ObjectLike, accepts_models, raw_of, view_of
+from .objects import ObjectLike, accepts_models, metadata_of, raw_of, view_of
 
 __all__ = [
     "DRAIN_LABEL_PREFIX",
@@ -55,7 +55,7 @@ def shard_of(obj: ObjectLike | Mapping[str, Any], ring: str) -> str | None:
     """The member of ``ring`` that ``obj`` (a kr8s object, a dict or a typed model) is
     assigned to, or None when it is unassigned."""
     raw = obj if isinstance(obj, Mapping) else view_of(obj)
-    labels = (raw.get("metadata") or {}).get("labels") or {}
+    labels = metadata_of(raw).get("labels") or {}
     value = labels.get(shard_label(ring))
     return str(value) if value else None
 
@@ -69,7 +69,7 @@ def copy_shard_labels(owner: ObjectLike, child: ObjectLike) -> None:
     labels are not copied. Both arguments are kr8s objects or dicts; ``child`` is changed
     in place, and only when ``owner`` carries a shard label.
     """
-    owner_labels = (raw_of(owner).get("metadata") or {}).get("labels") or {}
+    owner_labels = metadata_of(raw_of(owner)).get("labels") or {}
     shards = {
         key: value for key, value in owner_labels.items() if key.startswith(SHARD_LABEL_PREFIX)
     }

@@ -26,10 +26,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonpatch
 import orjson
+from kr8s.asyncio.objects import APIObject
 
 from ..client import discovery
 from ..client.contenttypes import JSON_PATCH, MERGE_PATCH
@@ -42,10 +43,13 @@ from ..client.errors import (
 from ..client.redaction import redact_pair, redact_patch
 from ..client.request import Reply, Target, is_safe_to_repeat, send
 from ..meta.conditions import conflicting_conditions, merge_conditions
-from ..meta.objects import edit_list
+from ..meta.objects import edit_list, metadata_of
 from .mergepatch import apply_merge_patch, create_merge_patch
 from .snapshot import LazyBox, freeze
 from .typed import TypedTarget, is_typed
+
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
 
 __all__ = ["PatchHelper"]
 
@@ -88,7 +92,7 @@ class PatchHelper:
 
     def __init__(
         self,
-        obj: Any,
+        obj: APIObject | CustomResource,
         *,
         optimistic_lock: bool = False,
         owned_conditions: Iterable[str] = (),
@@ -96,7 +100,7 @@ class PatchHelper:
         observed_generation: bool = False,
         patch_on_error: bool = True,
     ) -> None:
-        self.obj = TypedTarget(obj) if is_typed(obj) else obj
+        self.obj: TypedTarget | APIObject = TypedTarget(obj) if is_typed(obj) else obj
         self.optimistic_lock = optimistic_lock
         self.owned_conditions = frozenset(owned_conditions)
         self.force_overwrite_conditions = force_overwrite_conditions
@@ -261,16 +265,16 @@ class PatchHelper:
         """This reconcile's changes (before -> after) applied onto ``base``."""
         patch, _ = create_merge_patch(before, after)
         result: JSONDict = apply_merge_patch(base, patch)
-        meta_b, meta_a = before.get("metadata") or {}, after.get("metadata") or {}
+        meta_b, meta_a = metadata_of(before), metadata_of(after)
         for field in _GUARDED_META:
             if meta_b.get(field) != meta_a.get(field):
                 merged = edit_list(
-                    _meta(base).get(field) or [],
+                    metadata_of(base).get(field) or [],
                     meta_b.get(field) or [],
                     meta_a.get(field) or [],
                     _ref_key,
                 )
-                result["metadata"] = meta = dict(result.get("metadata") or {})
+                result["metadata"] = meta = dict(metadata_of(result))
                 _set_or_drop(meta, field, merged)
         local_b, local_a = _conditions(before), _conditions(after)
         if local_b != local_a:
@@ -373,7 +377,7 @@ class PatchHelper:
 
     def _gone_is_fine(self) -> bool:
         """A 404 is expected once an object being deleted has no finalizers (Cluster API)."""
-        meta = self.obj.raw.get("metadata") or {}
+        meta = metadata_of(self.obj.raw)
         return bool(meta.get("deletionTimestamp")) and not meta.get("finalizers")
 
     async def _status_is_separate(self) -> bool:
@@ -418,7 +422,7 @@ class PatchHelper:
     def _generation_observed(self) -> bool:
         doc = self._snapshot.document()
         status = doc.get("status") or {}
-        generation = (doc.get("metadata") or {}).get("generation")
+        generation = metadata_of(doc).get("generation")
         return generation is None or status.get("observedGeneration") == generation
 
     def _dump(self, raw: Any = None) -> bytes:
@@ -441,7 +445,7 @@ class PatchHelper:
     def _set_observed_generation(
         self, target: Any, source: Mapping[str, Any] | None = None
     ) -> None:
-        generation = ((source or target).get("metadata") or {}).get("generation")
+        generation = metadata_of(source or target).get("generation")
         if generation is not None:
             status = target.get("status")
             if status is None:
@@ -464,7 +468,7 @@ class PatchHelper:
 
     def _describe(self) -> str:
         raw = self._snapshot.document() if hasattr(self, "_snapshot") else {}
-        meta = raw.get("metadata") or {}
+        meta = metadata_of(raw)
         where = (
             f"{meta.get('namespace')}/{meta.get('name')}"
             if meta.get("namespace")
@@ -474,7 +478,7 @@ class PatchHelper:
 
     def _error(self, cls: type[PatchError] | type[ConflictError], message: str) -> Exception:
         raw = self.obj.raw
-        meta = raw.get("metadata") or {}
+        meta = metadata_of(raw)
         return cls(
             message,
             kind=str(raw.get("kind", "?")),
@@ -547,12 +551,7 @@ def _top(key: str) -> Callable[[JSONDict], Any]:
 
 
 def _metafield(key: str) -> Callable[[JSONDict], Any]:
-    return lambda doc: (doc.get("metadata") or {}).get(key)
-
-
-def _meta(doc: JSONDict) -> JSONDict:
-    meta: JSONDict = doc.get("metadata") or {}
-    return meta
+    return lambda doc: metadata_of(doc).get(key)
 
 
 def _without_status(doc: JSONDict, split: bool) -> JSONDict:
@@ -573,7 +572,7 @@ def _conditions(doc: JSONDict) -> list[JSONDict]:
 
 
 def _guarded_changes(before: JSONDict, after: JSONDict) -> bool:
-    meta_b, meta_a = _meta(before), _meta(after)
+    meta_b, meta_a = metadata_of(before), metadata_of(after)
     if any(meta_b.get(f) != meta_a.get(f) for f in _GUARDED_META):
         return True
     return "status" in after and _conditions(before) != _conditions(after)

@@ -9,7 +9,7 @@ patch is exact; callers fall back to an RFC 6902 JSON patch when it is not.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, overload
 
 __all__ = ["apply_merge_patch", "create_merge_patch"]
 
@@ -69,14 +69,27 @@ def _has_null(value: Mapping[str, Any]) -> bool:
     return False
 
 
-def apply_merge_patch(target: Any, patch: Any) -> Any:
+@overload
+def apply_merge_patch(target: object, patch: Mapping[str, Any]) -> dict[str, Any]: ...
+
+
+@overload
+def apply_merge_patch(target: object, patch: object) -> object: ...
+
+
+def apply_merge_patch(target: object, patch: object) -> object:
     """RFC 7386 MergePatch: ``null`` deletes, objects merge recursively, others replace.
 
-    Returns a new document; ``target`` is not modified (unchanged subtrees are shared).
+    Args:
+        target: a JSON document (a dict for an object).
+        patch: the merge patch; a non-object patch replaces ``target`` whole.
+
+    Returns a new document (a dict when ``patch`` is an object); ``target`` is not modified
+    (unchanged subtrees are shared).
     """
     if not isinstance(patch, Mapping):
         return patch
-    result = dict(target) if isinstance(target, Mapping) else {}
+    result: dict[str, Any] = dict(target) if isinstance(target, Mapping) else {}
     for key, value in patch.items():
         if value is None:
             result.pop(key, None)

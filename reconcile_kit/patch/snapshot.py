@@ -23,7 +23,9 @@ from collections.abc import ItemsView, Mapping, ValuesView
 from typing import Any
 
 from box import Box, BoxList
-from kr8s._objects import APIObject
+
+from ..client.kr8s_internals import APIOBJECT_INIT, assemble_object
+from ..client.kr8s_internals import set_raw as _set_raw
 
 __all__ = ["LazyBox", "LazyBoxList", "build_object", "freeze", "set_raw", "wrap"]
 
@@ -138,15 +140,12 @@ def build_object(cls: Any, document: dict[str, Any], api: Any) -> Any:
     the raw state and the api) at a few microseconds instead of a full Box conversion. A
     class with its own ``__init__`` is built by calling it, as kr8s would.
     """
-    if cls.__init__ is not APIObject.__init__:
+    if cls.__init__ is not APIOBJECT_INIT:
         return cls(document, api=api)
-    obj = cls.__new__(cls)
-    obj._raw = LazyBox.over(document)
-    obj._api = api
-    return obj
+    return assemble_object(cls, LazyBox.over(document), api)
 
 
 def set_raw(obj: Any, document: dict[str, Any]) -> None:
     """Replace a kr8s object's state with ``document`` (shared, not copied), as
     ``obj.raw = document`` does without converting it."""
-    obj._raw = LazyBox.over(document)
+    _set_raw(obj, LazyBox.over(document))

@@ -9,29 +9,31 @@ and the API client come from that kr8s object, or from the model's kind.
 
 from __future__ import annotations
 
-import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
+from kr8s.asyncio import Api
+from typing_extensions import TypeIs
 
+from ..meta.objects import is_model
 from .snapshot import set_raw
+
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
 
 __all__ = ["TypedTarget", "is_typed"]
 
-_MODULE = "reconcile_kit.typed.resource"
 
-
-def is_typed(obj: Any) -> bool:
-    """Whether ``obj`` is a typed resource (a CustomResource instance); never imports
-    pydantic when no typed resource was ever defined."""
-    module = sys.modules.get(_MODULE)
-    return module is not None and isinstance(obj, module.CustomResource)
+def is_typed(obj: object) -> TypeIs[CustomResource]:
+    """Whether ``obj`` is a typed resource (a CustomResource instance), by its class's
+    :data:`~reconcile_kit.meta.objects.MODEL_MARKER` (pydantic is never imported for it)."""
+    return is_model(obj)
 
 
 class TypedTarget:
     """What the PatchHelper edits for a typed object ``model``."""
 
-    def __init__(self, model: Any, api: Any = None) -> None:
+    def __init__(self, model: CustomResource, api: Api | None = None) -> None:
         from ..typed.tracking import tracker_of
 
         self.model = model
@@ -42,6 +44,7 @@ class TypedTarget:
 
     @property
     def raw(self) -> dict[str, Any]:
+        """The model's JSON now (``to_raw()``: a new dict at each read)."""
         raw: dict[str, Any] = self.model.to_raw()
         return raw
 

@@ -44,6 +44,7 @@ from typing import Any
 import orjson
 
 from ..client.errors import AlreadyOwnedError, InvalidError, ListItemConflictError
+from ..meta.objects import metadata_of
 
 __all__ = [
     "TWO_CONTROLLERS",
@@ -53,7 +54,7 @@ __all__ = [
     "digest",
     "duplicate_item_error",
     "holds",
-    "key_of",
+    "intent_key",
     "names_controller",
     "refused_second_controller",
     "status_body",
@@ -89,7 +90,7 @@ def apply_body(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 def status_body(raw: Mapping[str, Any]) -> dict[str, Any]:
     """The applied configuration of ``raw``'s status: identity and ``status`` only."""
-    meta = raw.get("metadata") or {}
+    meta = metadata_of(raw)
     identity = {k: meta[k] for k in ("name", "namespace") if meta.get(k)}
     body = {"apiVersion": raw.get("apiVersion"), "kind": raw.get("kind"), "metadata": identity}
     body["status"] = orjson.loads(orjson.dumps(dict(raw.get("status") or {})))
@@ -97,7 +98,7 @@ def status_body(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _controller(raw: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    refs = ((raw or {}).get("metadata") or {}).get("ownerReferences") or ()
+    refs = metadata_of(raw).get("ownerReferences") or ()
     return next((r for r in refs if r.get("controller")), None)
 
 
@@ -107,7 +108,7 @@ def check_controller(desired: Mapping[str, Any], current: Mapping[str, Any] | No
     mine, theirs = _controller(desired), _controller(current)
     if mine is None or theirs is None or mine.get("uid") == theirs.get("uid"):
         return
-    meta = desired.get("metadata") or {}
+    meta = metadata_of(desired)
     raise AlreadyOwnedError(
         f"controlled by {theirs.get('kind')} {theirs.get('name')} (uid {theirs.get('uid')});"
         f" not applied for {mine.get('kind')} {mine.get('name')} (uid {mine.get('uid')})",
@@ -126,7 +127,7 @@ def refused_second_controller(desired: Mapping[str, Any], server_message: str) -
     set to true" to an apply of ``desired``: the other controller as the server names it
     (kube-apiserver: ``Kind/name``; the reference list it also prints is left out)."""
     mine = _controller(desired) or {}
-    meta = desired.get("metadata") or {}
+    meta = metadata_of(desired)
     found = _FOUND.search(server_message)
     named = found["refs"] if found else server_message
     return AlreadyOwnedError(
@@ -180,7 +181,7 @@ class AppliedIntents:
         entry = self._entries.get(_child(key), {}).get(key[4])
         if entry is None or cached is None or entry[0] != body_digest:
             return False
-        version = str((cached.get("metadata") or {}).get("resourceVersion") or "")
+        version = str(metadata_of(cached).get("resourceVersion") or "")
         if entry[1] and version == entry[1]:
             return True
         if body is None or not holds(_content(body), cached):
@@ -190,7 +191,7 @@ class AppliedIntents:
 
     def remember(self, key: Key, body_digest: bytes, answer: Mapping[str, Any]) -> None:
         """Record an apply the server answered with ``answer`` (the child after it)."""
-        version = str((answer.get("metadata") or {}).get("resourceVersion") or "")
+        version = str(metadata_of(answer).get("resourceVersion") or "")
         child = _child(key)
         self._entries.setdefault(child, {})[key[4]] = (body_digest, version)
         self._entries.move_to_end(child)
@@ -208,7 +209,7 @@ class AppliedIntents:
     def forget_object(self, raw: Mapping[str, Any]) -> None:
         """Drop every intent remembered for the object ``raw`` (a deleted child, any
         field manager; matched by API group, kind, namespace and name)."""
-        self._entries.pop(_child(key_of(raw, "")), None)
+        self._entries.pop(_child(intent_key(raw, "")), None)
 
     def clear(self) -> None:
         """Drop everything (a controller that stops forgets what it applied)."""
@@ -224,13 +225,13 @@ def _child(key: Key) -> ChildKey:
 def _content(body: Mapping[str, Any]) -> dict[str, Any]:
     """``body`` without its identity (apiVersion, kind, name, namespace)."""
     out = {k: v for k, v in body.items() if k not in ("apiVersion", "kind", "metadata")}
-    meta = {k: v for k, v in (body.get("metadata") or {}).items() if k not in ("name", "namespace")}
+    meta = {k: v for k, v in metadata_of(body).items() if k not in ("name", "namespace")}
     if meta:
         out["metadata"] = meta
     return out
 
 
-def holds(want: Any, have: Any) -> bool:
+def holds(want: object, have: object) -> bool:
     """Whether ``have`` (a cached object) holds every value ``want`` sets: maps may have
     more keys, lists the same length item by item, scalars equal (a bool is no number)."""
     if isinstance(want, Mapping):
@@ -248,9 +249,9 @@ def holds(want: Any, have: Any) -> bool:
     return bool(want == have)
 
 
-def key_of(raw: Mapping[str, Any], manager: str) -> Key:
+def intent_key(raw: Mapping[str, Any], manager: str) -> Key:
     """The intents key of an applied configuration and its field manager."""
-    meta = raw.get("metadata") or {}
+    meta = metadata_of(raw)
     return (
         str(raw.get("apiVersion", "")),
         str(raw.get("kind", "")),
@@ -294,7 +295,7 @@ def duplicate_item_error(
         )
         mine = {k: applied[k] for k in key if k in applied} or dict(applied)
         theirs = {k: others[0][k] for k in key if k in others[0]} or dict(others[0])
-        meta = desired.get("metadata") or {}
+        meta = metadata_of(desired)
         who = ", ".join(owners) if owners else "no field manager"
         message = (
             f"{field}: Duplicate value {orjson.dumps(value).decode()}: the applied item "
@@ -348,7 +349,7 @@ def _owners(
     managers other than ``manager`` owning it, as ``manager (Operation)``."""
     key: list[str] = []
     owners: list[str] = []
-    for entry in (live.get("metadata") or {}).get("managedFields") or []:
+    for entry in metadata_of(live).get("managedFields") or []:
         node: Any = entry.get("fieldsV1") or {}
         for name in list_path:
             node = node.get(f"f:{name}") if isinstance(node, Mapping) else None

@@ -8,47 +8,37 @@
 
 from __future__ import annotations
 
-import inspect
 import logging
-from collections.abc import Callable, MutableMapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import orjson
+from kr8s.asyncio import Api
+from kr8s.asyncio.objects import APIObject
 
-from ..client import discovery
-from ..client.contenttypes import APPLY_PATCH, MERGE_PATCH
-from ..client.errors import InvalidError
-from ..client.request import Target, send
-from ..meta.objects import ObjectRef, describe_object, raw_of
-from ..meta.owners import controller_of
-from ..meta.shards import copy_shard_labels
-from ..patch.mergepatch import apply_merge_patch, create_merge_patch
-from ..patch.snapshot import set_raw
-from ..patch.typed import TypedTarget, is_typed
-from .apply import (
-    TWO_CONTROLLERS,
-    AppliedIntents,
-    apply_body,
-    check_controller,
-    digest,
-    duplicate_item_error,
-    key_of,
-    names_controller,
-    refused_second_controller,
-    status_body,
-)
-from .resources import resolve_kind
+from ..meta.objects import ObjectRef
+from .applier import Applier, Writable
+from .apply import AppliedIntents
+from .events import EventRecorder
+from .reasons import ReconcileReason
+from .resources import KindLike
 from .sources import CacheView
 from .store import Obj, Store
 from .typed import is_model_class
 
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
+
 __all__ = ["Context"]
+
+Model = TypeVar("Model", bound="CustomResource")
 
 
 @dataclass
 class Context:
-    """Handed to every reconcile.
+    """Handed to every reconcile: what triggered it, the caches (read-only), and the
+    write helpers (those of its :class:`~reconcile_kit.runtime.applier.Applier`).
 
     Attributes:
         controller_name: the running controller's name.
@@ -57,408 +47,119 @@ class Context:
         key: the ObjectRef being reconciled.
         attempt: 1 for a first try, n for the n-th try after failures.
         reasons: why this run happened since the key's previous run (see
-            :class:`~reconcile_kit.runtime.controller.ReconcileReason`).
-        store: the primary kind's cache.
+            :class:`~reconcile_kit.runtime.reasons.ReconcileReason`).
+        store: the primary kind's cache (read-only).
         data: the ``data`` object given to ``run`` (or ``Manager.add``).
         log: a logger adapter carrying the controller name, key and attempt.
         recorder: the controller's EventRecorder (``ctx.recorder.event(obj, type, reason,
             message)``): the manager's in a manager, else the controller's own.
         intents: what this controller last applied to each child (lets an unchanged
             :meth:`apply` send nothing); None: always send.
+        applier: the writes of this reconcile (:meth:`apply` and the others call it).
     """
 
     controller_name: str
     cache: CacheView
-    api: Any
+    api: Api
     key: ObjectRef
     attempt: int
-    reasons: frozenset[str]
+    reasons: frozenset[ReconcileReason]
     store: Store
+    # Any: whatever the user handed to run()/Manager.add(), read back as they typed it
     data: Any
     log: logging.LoggerAdapter[logging.Logger]
-    recorder: Any = None
+    recorder: EventRecorder | None = None
     intents: AppliedIntents | None = None
+    applier: Applier = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.applier = Applier(self.controller_name, self.api, self.key, self.cache, self.intents)
 
     # --- reading the caches ----------------------------------------------------------------
 
-    def _store_for(self, kind: Any) -> Store:
-        return self.cache.store_for(kind)
+    @overload
+    def get(
+        self, name: str, namespace: str | None = None, *, kind: type[Model]
+    ) -> Model | None: ...
 
-    def get(self, name: str, namespace: str | None = None, kind: Any = None) -> Any:
+    @overload
+    def get(
+        self, name: str, namespace: str | None = None, kind: str | type[APIObject] | None = None
+    ) -> Obj | None: ...
+
+    def get(
+        self, name: str, namespace: str | None = None, kind: KindLike | None = None
+    ) -> Obj | CustomResource | None:
         """A cached object of the primary kind or of an owned/watched ``kind``: a read-only
         dict, or, when ``kind`` is a typed model class (a CustomResource), that model (a
         copy bound to a kr8s object on the controller's api: ``PatchHelper`` takes it);
         None when the cache does not hold it. ``namespace`` defaults to the reconciled
-        object's. KeyError for a kind the controller does not watch."""
+        object's.
+
+        Raises:
+            KeyError: the controller does not watch ``kind``.
+        """
         ns = self.key.namespace if namespace is None else namespace
-        found = self._store_for(kind).get(ns, name)
+        found = self.cache.store_for(kind).get(ns, name)
         if found is None or not is_model_class(kind):
             return found
         return self._model(kind, found)
 
-    def list(self, namespace: str | None = None, kind: Any = None) -> list[Any]:
+    @overload
+    def list(self, namespace: str | None = None, *, kind: type[Model]) -> list[Model]: ...
+
+    @overload
+    def list(
+        self, namespace: str | None = None, kind: str | type[APIObject] | None = None
+    ) -> list[Obj]: ...
+
+    def list(
+        self, namespace: str | None = None, kind: KindLike | None = None
+    ) -> list[Any]:  # list[Obj] or list[Model], as the overloads say
         """Cached objects, optionally of one namespace: read-only dicts, or models of a
         typed ``kind`` (as :meth:`get`)."""
-        found = self._store_for(kind).list(namespace)
+        found = self.cache.store_for(kind).list(namespace)
         if not is_model_class(kind):
             return found
         return [self._model(kind, raw) for raw in found]
 
-    def _model(self, kind: Any, raw: Obj) -> Any:
+    def _model(self, kind: type[Model], raw: Obj) -> Model:
         """The typed model of cached ``raw`` (a copy), bound to a kr8s object on the api."""
         state = orjson.loads(orjson.dumps(raw))
         return kind.from_raw(
             state, kind.kr8s_class()(orjson.loads(orjson.dumps(raw)), api=self.api)
         )
 
-    # --- writing ---------------------------------------------------------------------------
+    # --- writing (the applier's) -------------------------------------------------------------
 
-    async def apply(self, obj: Any, *, field_manager: str | None = None, force: bool = True) -> Any:
-        """Server-side apply ``obj`` (a kr8s object, a typed model or a dict with apiVersion
-        and kind, holding the fields this reconcile sets):
-        one PATCH ``application/apply-patch+yaml`` with ``fieldManager`` = the controller's
-        name unless ``field_manager`` is given, ``force=true`` unless ``force`` is False.
-        Creates the object or updates the fields this manager owns; fields it applied before
-        and no longer sets are removed (unless another manager owns them); lists and maps
-        merge as their schema says. ``obj`` then holds the server's answer. As
-        controller-runtime's ``client.Apply`` (Kubernetes docs, "Server-Side Apply").
-
-        A child whose controller reference names the object being reconciled gets that
-        object's shard labels (``shard.reconcile-kit.io/<ring>``, see
-        :mod:`reconcile_kit.meta.shards`), so a sharded controller's ``owns()`` watch sees
-        it and it follows its owner when the owner moves to another replica.
-
-        Sends nothing when the same intent was applied before and the controller's cache
-        (the kind is ``owns``-ed) still holds the child at the resourceVersion that apply
-        returned, or later values that still hold the intent (the rules:
-        :mod:`reconcile_kit.runtime.apply`).
-
-        Raises:
-            AlreadyOwnedError: ``obj`` names a controller (``set_controller_reference``) and
-                the child is controlled by another object (another uid): nothing is sent
-                or changed. Checked on the cached child (a kind the controller does not
-                watch costs one GET first: ``owns`` it), and from the server's 422 "Only
-                one reference can have Controller set to true". Names the child and both
-                controllers.
-            ConflictError: with ``force=False``, fields other managers own
-                (``field_conflicts`` lists managers and paths).
-            ListItemConflictError: an InvalidError (422 "Duplicate value") because a list
-                item of ``obj`` repeats the name of an item another field manager owns
-                (someone changed a list-map key, e.g. a Service port): names the field,
-                the value, that item's key and its owners (one GET to find them). The same
-                apply fails until that item changes: report it (Stalled), do not retry.
-            APIError: any other refusal (InvalidError, ForbiddenError...), naming ``obj``;
-                never a PatchError (the one rule of every write helper: docs/errors.md).
-        """
-        if isinstance(obj, MutableMapping):
-            written = await self._object_of(obj)
-            await self.apply(written, field_manager=field_manager, force=force)
-            _copy_into(obj, written)
-            return obj
-        target = TypedTarget(obj, self.api) if is_typed(obj) else obj
-        body = apply_body(target.raw if target is not obj else raw_of(obj))
-        self._label_like_owner(body)
-        await self._apply(target, body, field_manager, force, "")
-        return obj
-
-    def _label_like_owner(self, body: Obj) -> None:
-        """Copy the reconciled object's shard labels onto a child it controls."""
-        ref = controller_of(body)
-        if ref is None or not ref.get("uid"):
-            return
-        owner = self.store.get(self.key.namespace, self.key.name)
-        if owner is not None and (owner.get("metadata") or {}).get("uid") == ref["uid"]:
-            copy_shard_labels(owner, body)
+    async def apply(
+        self, obj: Writable, *, field_manager: str | None = None, force: bool = True
+    ) -> Writable:
+        """Server-side apply ``obj``: :meth:`Applier.apply
+        <reconcile_kit.runtime.applier.Applier.apply>` (its arguments and errors)."""
+        return await self.applier.apply(obj, field_manager=field_manager, force=force)
 
     async def apply_status(
-        self, obj: Any, *, field_manager: str | None = None, force: bool = True
-    ) -> Any:
-        """Server-side apply ``obj``'s ``status`` to its ``/status`` subresource (identity
-        and status only), as :meth:`apply` (its arguments, skipping and errors)."""
-        if isinstance(obj, MutableMapping):
-            written = await self._object_of(obj)
-            await self.apply_status(written, field_manager=field_manager, force=force)
-            _copy_into(obj, written)
-            return obj
-        target = TypedTarget(obj, self.api) if is_typed(obj) else obj
-        raw = target.raw if target is not obj else raw_of(obj)
-        await self._apply(target, status_body(raw), field_manager, force, "status")
-        return obj
+        self, obj: Writable, *, field_manager: str | None = None, force: bool = True
+    ) -> Writable:
+        """Server-side apply ``obj``'s status: :meth:`Applier.apply_status
+        <reconcile_kit.runtime.applier.Applier.apply_status>`."""
+        return await self.applier.apply_status(obj, field_manager=field_manager, force=force)
 
-    async def _apply(
-        self, obj: Any, body: Obj, field_manager: str | None, force: bool, subresource: str
-    ) -> Any:
-        manager = field_manager or self.controller_name
-        watched, cached = self._cached(obj)
-        if not watched and names_controller(body):
-            cached = await self._live(obj)  # no cache to ask: who controls it now?
-        check_controller(body, cached)
-        key = key_of(body, manager + (f"/{subresource}" if subresource else ""))
-        body_digest = digest(body)
-        intents = self.intents if watched else None  # unwatched: nothing to compare with
-        if intents is not None and intents.unchanged(key, body_digest, cached, body):
-            assert cached is not None
-            _adopt(obj, dict(cached))  # applied before, and the cache still holds it
-            return obj
-        params = {"fieldManager": manager, **({"force": "true"} if force else {})}
-        url = f"{obj.endpoint}/{obj.name}" + (f"/{subresource}" if subresource else "")
-        try:
-            reply = await send(
-                obj.api,
-                "PATCH",
-                url=url,
-                params=params,
-                body=body,
-                content_type=APPLY_PATCH,
-                **_where(obj),
-            )
-        except InvalidError as err:
-            if TWO_CONTROLLERS in err.server_message:
-                raise refused_second_controller(body, err.server_message) from err
-            if not any(c.get("reason") == "FieldValueDuplicate" for c in err.causes):
-                raise
-            # who holds the other item? one GET, only on this refusal
-            conflict = duplicate_item_error(body, await self._live(obj), err, manager)
-            if conflict is None:
-                raise
-            raise conflict from err
-        answer = reply.json()
-        if intents is not None:
-            intents.remember(key, body_digest, answer)
-        _adopt(obj, answer)
-        return obj
+    async def create_or_patch(
+        self, obj: Writable, mutate: Callable[[Writable], object] | None = None
+    ) -> str:
+        """Create or merge-patch ``obj``: :meth:`Applier.create_or_patch
+        <reconcile_kit.runtime.applier.Applier.create_or_patch>`; returns ``"created"``,
+        ``"updated"`` or ``"unchanged"``."""
+        return await self.applier.create_or_patch(obj, mutate)
 
-    async def _live(self, obj: Any) -> Obj | None:
-        """GET ``obj`` (None when it does not exist)."""
-        url = f"{obj.endpoint}/{obj.name}"
-        reply = await send(obj.api, "GET", url=url, accept=(404,), **_where(obj))
-        return None if reply.status == 404 else dict(reply.json())
+    async def patch_status(self, obj: APIObject, status: dict[str, Any]) -> None:
+        """Merge-patch ``status`` into ``obj``'s status: :meth:`Applier.patch_status
+        <reconcile_kit.runtime.applier.Applier.patch_status>`."""
+        await self.applier.patch_status(obj, status)
 
-    async def create_or_patch(self, obj: Any, mutate: Callable[[Any], Any] | None = None) -> str:
-        """Create ``obj`` (a kr8s object, a typed model or a dict with apiVersion and kind;
-        ``mutate`` gets it in the same form) or merge-patch the existing one, as
-        controller-runtime's ``controllerutil.CreateOrPatch``: read it, then a POST, a
-        PATCH, or nothing.
-
-        The existing object is read from the controller's cache when it watches the kind
-        (``owns``; as controller-runtime's cached client: nothing sent when unchanged), else
-        (or when the cache does not hold it yet) by one GET. Without ``mutate``, the fields
-        ``obj`` sets are patched onto the existing object (keys it leaves out are kept;
-        ``ownerReferences`` merged by uid, so another owner's reference survives). With
-        ``mutate`` (``Callable[[obj], None]``, plain or async), ``obj`` is first filled
-        with the existing object (if any), ``mutate(obj)`` changes it, and the difference
-        is patched; on create, ``mutate`` gets ``obj`` as given. ``status`` is not written
-        (:meth:`apply_status`, :meth:`patch_status`).
-
-        The limits of merge patches (RFC 7386): a list is replaced whole, so another
-        writer's list items (containers, ports, tolerations...) added since the read are
-        lost; a key is removed only by ``mutate`` deleting it. :meth:`apply` (server-side
-        apply) has neither limit: prefer it.
-
-        Returns:
-            ``"created"``, ``"updated"`` or ``"unchanged"`` (controller-runtime's
-            ``OperationResult`` values).
-
-        Raises:
-            AlreadyOwnedError: ``obj`` names a controller and another object (another uid)
-                controls the existing one; nothing is sent.
-            APIError: the server refused (ConflictError/AlreadyExistsError when another
-                writer created it between the read and the POST).
-        """
-        if isinstance(obj, MutableMapping) or is_typed(obj):
-            return await self._create_or_patch_form(obj, mutate)
-        where = _where(obj)
-        _, current = self._cached(obj)
-        if current is None:
-            current = await self._live(obj)
-        if current is None:
-            await _call(mutate, obj)
-            created = await send(
-                obj.api, "POST", url=obj.endpoint, body=_desired(raw_of(obj)), **where
-            )
-            set_raw(obj, created.json())
-            return "created"
-        if mutate is None:
-            desired = _desired(raw_of(obj))
-            check_controller(desired, current)
-            _merge_owner_references(desired, current)
-            patch, _ = create_merge_patch(_restricted(current, desired), desired)
-        else:
-            set_raw(obj, orjson.loads(orjson.dumps(current)))
-            await _call(mutate, obj)
-            desired = _without_status(raw_of(obj))
-            check_controller(desired, current)
-            patch, _ = create_merge_patch(_without_status(current), desired)
-        if not patch or apply_merge_patch(dict(current), patch) == current:
-            set_raw(obj, dict(current))
-            return "unchanged"
-        patched = await send(
-            obj.api,
-            "PATCH",
-            url=f"{obj.endpoint}/{obj.name}",
-            body=patch,
-            content_type=MERGE_PATCH,
-            **where,
-        )
-        set_raw(obj, patched.json())
-        return "updated"
-
-    async def _create_or_patch_form(self, obj: Any, mutate: Callable[[Any], Any] | None) -> str:
-        """:meth:`create_or_patch` of a dict or a typed model: done on a kr8s object of its
-        kind; ``mutate`` gets ``obj`` itself, filled with the existing object; ``obj`` ends
-        as the server's answer."""
-        if isinstance(obj, MutableMapping):
-            written = await self._object_of(obj)
-        else:
-            written = obj.kr8s_class()(obj.to_raw(), api=self.api)
-
-        async def mutate_form(kobj: Any) -> None:
-            assert mutate is not None
-            _copy_into(obj, kobj)
-            await _call(mutate, obj)
-            set_raw(kobj, _json_of(obj))
-
-        result = await self.create_or_patch(written, None if mutate is None else mutate_form)
-        _copy_into(obj, written)
-        return result
-
-    async def _object_of(self, raw: MutableMapping[str, Any]) -> Any:
-        """A kr8s object of ``raw``'s kind on the controller's api, holding a copy of it:
-        kr8s's class for the kind, else one made from API discovery.
-
-        Raises:
-            ValueError: ``raw`` lacks apiVersion or kind (naming the object), or the API
-                server does not serve that kind.
-        """
-        api_version, kind = raw.get("apiVersion"), raw.get("kind")
-        if not api_version or not kind:
-            raise ValueError(
-                f"{describe_object(raw)}: a dict written by a helper needs apiVersion and kind"
-            )
-        from kr8s.asyncio.objects import get_class
-
-        try:
-            cls = get_class(kind, api_version)
-        except KeyError:
-            group, _, version = str(api_version).rpartition("/")
-            info = await resolve_kind(self.api, f"{kind}.{group}/{version}" if group else kind)
-            cls = info.cls
-        return cls(orjson.loads(orjson.dumps(dict(raw))), api=self.api)
-
-    def _cached(self, child: Any) -> tuple[bool, Obj | None]:
-        """Whether the controller caches the child's kind, and the child as cached (None:
-        not watched, or not in the cache)."""
-        kind = type(child._object) if isinstance(child, TypedTarget) else type(child)
-        try:
-            store = self._store_for(kind)
-        except KeyError:
-            return False, None
-        return True, store.get(child.namespace if child.namespaced else "", child.name)
-
-    async def patch_status(self, obj: Any, status: dict[str, Any]) -> None:
-        """Merge-patch ``status`` into ``obj``'s status (``/status`` where the kind has it).
-        Raises APIError when refused."""
-        separate = await discovery.has_status_subresource(obj.api, obj.version, obj.endpoint)
-        url = f"{obj.endpoint}/{obj.name}" + ("/status" if separate else "")
-        reply = await send(
-            obj.api,
-            "PATCH",
-            url=url,
-            body={"status": status},
-            content_type=MERGE_PATCH,
-            **_where(obj),
-        )
-        set_raw(obj, reply.json())
-
-    async def update_status(self, obj: Any) -> None:
-        """PUT ``obj`` to its ``/status`` with its resourceVersion (ConflictError on 409,
-        another APIError when refused)."""
-        reply = await send(
-            obj.api,
-            "PUT",
-            url=f"{obj.endpoint}/{obj.name}/status",
-            body=raw_of(obj),
-            retry=False,  # a 409 means the object changed: the reconcile decides again
-            **_where(obj),
-        )
-        set_raw(obj, reply.json())
-
-
-def _where(obj: Any) -> dict[str, Any]:
-    """``send`` arguments locating ``obj`` (a kr8s object): version, namespace, target."""
-    namespace = obj.namespace if obj.namespaced else None
-    return {
-        "version": obj.version,
-        "namespace": namespace,
-        "target": Target.of(obj),
-    }
-
-
-def _adopt(obj: Any, state: dict[str, Any]) -> None:
-    """Make ``obj`` (a kr8s object, or a typed one's TypedTarget) hold ``state``."""
-    if isinstance(obj, TypedTarget):
-        obj.commit(state)
-    else:
-        set_raw(obj, state)
-
-
-def _json_of(obj: Any) -> dict[str, Any]:
-    """A JSON copy of a dict's, a typed model's or a kr8s object's state."""
-    state = obj.to_raw() if is_typed(obj) else dict(raw_of(obj))
-    loaded: dict[str, Any] = orjson.loads(orjson.dumps(state))
-    return loaded
-
-
-def _copy_into(obj: Any, written: Any) -> None:
-    """Make ``obj`` (a dict or a typed model) hold the state of the kr8s object
-    ``written``; a typed model is bound to it."""
-    if obj is written:
-        return
-    state = _json_of(written)
-    if isinstance(obj, MutableMapping):
-        obj.clear()
-        obj.update(state)
-    elif is_typed(obj):
-        obj.replace_with(state)
-        obj._object = written
-
-
-async def _call(mutate: Callable[[Any], Any] | None, obj: Any) -> None:
-    if mutate is not None:
-        result = mutate(obj)
-        if inspect.isawaitable(result):
-            await result
-
-
-def _merge_owner_references(desired: dict[str, Any], current: Any) -> None:
-    """``desired``'s ownerReferences merged by uid onto the existing ones (a merge patch
-    would replace the list and drop another owner's reference)."""
-    mine = (desired.get("metadata") or {}).get("ownerReferences")
-    if mine is None:
-        return
-    refs = {r.get("uid"): r for r in (current.get("metadata") or {}).get("ownerReferences") or []}
-    refs.update({r.get("uid"): r for r in mine})
-    desired["metadata"]["ownerReferences"] = list(refs.values())
-
-
-def _desired(raw: Any) -> dict[str, Any]:
-    """What create_or_patch writes: ``raw`` without server fields and status."""
-    return apply_body(raw)
-
-
-def _without_status(raw: Any) -> dict[str, Any]:
-    """``raw`` without its status (a shallow copy)."""
-    return {k: v for k, v in dict(raw).items() if k != "status"}
-
-
-def _restricted(current: Any, desired: dict[str, Any]) -> dict[str, Any]:
-    """The parts of ``current`` that ``desired`` sets (keys it leaves out are not touched)."""
-    result: dict[str, Any] = {}
-    for key, value in desired.items():
-        if key not in current:
-            continue
-        if isinstance(value, dict) and isinstance(current[key], dict):
-            result[key] = _restricted(current[key], value)
-        else:
-            result[key] = current[key]
-    return result
+    async def update_status(self, obj: APIObject) -> None:
+        """PUT ``obj``'s status: :meth:`Applier.update_status
+        <reconcile_kit.runtime.applier.Applier.update_status>`."""
+        await self.applier.update_status(obj)

@@ -16,10 +16,8 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, cast
 
-import orjson
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
@@ -30,38 +28,43 @@ from ..client.errors import (
     ReconcileKitError,
 )
 from ..client.fencing import WriteFence, fenced
-from ..client.ratelimit import checked_rate_limit, install_rate_limit
+from ..client.ratelimit import install_rate_limit
 from ..client.transport import (
     acquire_transport,
-    checked_transport,
     close_session,
     release_transport,
 )
 from ..meta.objects import ObjectRef
 from ..meta.validation import qualified_name_errors
+from .action import Action
 from .apply import AppliedIntents
+from .config import ControllerConfig
 from .context import Context
 from .events import EventRecorder
+from .ownwrites import OwnWrites
 from .queue import (
     DEFAULT_RETRY_RATE_LIMIT,
-    QueueMetrics,
     QueueShutDown,
     RetryPolicy,
     RetryPolicyLike,
     WorkQueue,
 )
+from .reasons import ReconcileReason
 from .reflector import ADDED, DELETED, MODIFIED, Reflector, ReflectorEvent
-from .resources import ResourceInfo, resolve_kind
+from .resources import KindLike, ResourceInfo, resolve_kind
 from .sharding import ShardFilter, ShardSide
-from .sources import CacheView, ReflectorPool, Source, owner_keys
+from .sources import CacheView, Source, owner_keys
 from .store import Obj
 from .tracing import traced
-from .typed import invalid_object_error, is_model_class, model_cache
+from .typed import ModelSide, is_model_class
+
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
+    from ..typed.reuse import ModelCache
 
 __all__ = [
     "Action",
     "Controller",
-    "ControllerMetrics",
     "ErrorPolicy",
     "Mapper",
     "OnDelete",
@@ -79,7 +82,6 @@ ErrorPolicy = Callable[[Any, BaseException, Context], "Action | Awaitable[Action
 OnDelete = Callable[[Any, Context], Awaitable[None]]
 Mapper = Callable[[Obj], Iterable["ObjectRef | tuple[str, str]"]]
 
-DEFAULT_POOL = ReflectorPool()
 WORKER_TURN = 0.001
 """Seconds a worker may run reconciles back to back without yielding to the event loop:
 reconciles that send nothing (no-ops after a restart) never suspend, and a queue of
@@ -89,68 +91,12 @@ FENCED_RETRY = 1.0
 manager stops the controller meanwhile, or the Lease is renewed)."""
 
 
-class ReconcileReason(StrEnum):
-    """Why a key was queued; ``ctx.reasons`` holds those since the key's previous run.
-
-    Members are strings (``ReconcileReason.CHILD == "child"``), so they log and compare
-    as their values.
-    """
-
-    CREATED = "created"
-    """The primary object appeared in the cache."""
-    UPDATED = "updated"
-    """The primary object changed."""
-    DELETED = "deleted"
-    """The primary object is gone (``on_delete`` runs)."""
-    CHILD = "child"
-    """An owned child changed (``owns``)."""
-    MAPPED = "mapped"
-    """A watched object mapped to this key changed (``watches``)."""
-    REQUEUE = "requeue"
-    """The previous reconcile returned ``Action.requeue``."""
-    RETRY = "retry"
-    """The previous reconcile failed."""
-    HANDOVER = "handover"
-    """The replica hands its objects over to other members of its ring (sharding)."""
-    RESYNC = "resync"
-    """A periodic resync or ``reconcile_all_on`` trigger."""
-
-
-class ControllerMetrics(Protocol):
-    """What a controller reports to (the manager's Prometheus metrics implement it)."""
-
-    @property
-    def queue(self) -> QueueMetrics: ...
-
-    def observe_reconcile(self, controller: str, result: str, seconds: float) -> None: ...
-
-    def set_active_workers(self, controller: str, count: int) -> None: ...
-
-
-@dataclass(frozen=True)
-class Action:
-    """What a reconcile asks for next (kube-rs ``Action``).
-
-    ``Action.requeue(seconds)`` reconciles again after that many seconds (unless a change
-    comes first); ``Action.await_change()`` (or returning None) waits for the next event.
-    """
-
-    requeue_after: float | None = None
-
-    @classmethod
-    def requeue(cls, seconds: float) -> Action:
-        if seconds < 0:
-            raise ValueError(f"requeue delay must be >= 0 seconds, got {seconds}")
-        return cls(float(seconds))
-
-    @classmethod
-    def await_change(cls) -> Action:
-        return cls(None)
-
-
 @dataclass
 class Stats:
-    """Counters of one controller (the manager exposes them as Prometheus metrics)."""
+    """Counters of one controller in this process (``controller.stats``), for tests, logs
+    and benchmarks. The Prometheus metrics are reported apart, as they happen, through
+    ``ControllerConfig.metrics`` (a manager's :class:`~reconcile_kit.manager.metrics.Metrics`);
+    only ``drains`` feeds one (the shard handover counter, at each scrape)."""
 
     reconciles: int = 0
     errors: int = 0
@@ -191,23 +137,11 @@ class Controller:
             :mod:`reconcile_kit.runtime.predicates`); all must pass.
         name: the controller's name in logs and metrics (default: the kind in lower case).
         resync: reconcile every cached object this often, in seconds (None: never).
-        pool: where reflectors are shared (default: one pool per process).
-        transport: ``"aiohttp"`` (default) sends the api's requests over aiohttp under
-            kr8s's httpx client, about 1.7 times the requests per CPU second (see
-            :mod:`reconcile_kit.client.transport`); ``"httpx"`` leaves the api as it is.
-        recorder: the :class:`~reconcile_kit.runtime.events.EventRecorder` behind
-            ``ctx.recorder`` (started and stopped by whoever made it). None: one the
-            controller creates for its api when it runs (reporting as the controller's
-            name) and stops, flushed, when the run ends. A manager gives its controllers
-            its own recorder.
-
-        qps: client-side rate limit of the api's requests, in requests per second (a
-            token bucket in front of every request, client-go's ``rest.Config.QPS``); None
-            (default): no limit, as controller-runtime since 0.21. See
-            :mod:`reconcile_kit.client.ratelimit`.
-        burst: requests at once before ``qps`` applies (client-go's ``rest.Config.Burst``);
-            None: 10 (client-go's default) when ``qps`` is set. In a Manager, the manager's
-            ``qps`` and ``burst`` govern (its api is shared), as with ``transport``.
+        config: how the controller reaches the API server and where it reports
+            (transport, ``qps``/``burst`` rate limit, reflector pool, event recorder,
+            metrics: :class:`~reconcile_kit.runtime.config.ControllerConfig`); default
+            ``ControllerConfig()``. A Manager replaces it with its own for the controllers
+            it runs.
         on_invalid: for a typed ``kind``: ``(obj, error, ctx)`` (plain or async) called
             with the kr8s object and its
             :class:`~reconcile_kit.client.errors.InvalidObjectError` when a cached object
@@ -220,7 +154,7 @@ class Controller:
             whose cached state did not change, when the reconcile left the model as read
             (mutations are tracked: ``reconcile_kit.typed.tracking``); such a reconcile
             skips validation and its PatchHelper sends nothing without serializing the
-            model. 0: validate for every reconcile. Raises ValueError when negative.
+            model. 0: validate for every reconcile.
 
     ``shard`` (an attribute, set by a :class:`~reconcile_kit.manager.Manager` with
     ``sharding=``; None: not sharded) is a
@@ -235,11 +169,15 @@ class Controller:
 
     ``kind`` may be a typed resource (a :class:`~reconcile_kit.typed.CustomResource`
     subclass): the reconcile then gets an instance of it, read from the cache.
+
+    Raises:
+        ValueError: ``concurrency < 1``, a negative ``reuse_models``, or (from ``config``)
+            an unknown transport or an invalid rate limit.
     """
 
     def __init__(
         self,
-        kind: type[APIObject] | str | Any,
+        kind: KindLike,
         *,
         api: Api | None = None,
         namespace: str | None = None,
@@ -250,26 +188,19 @@ class Controller:
         predicates: Iterable[Predicate] = (),
         name: str | None = None,
         resync: float | None = None,
-        pool: ReflectorPool | None = None,
-        transport: str = "aiohttp",
-        recorder: EventRecorder | None = None,
-        qps: float | None = None,
-        burst: int | None = None,
+        config: ControllerConfig | None = None,
         retry_rate_limit: tuple[float, int] | None = DEFAULT_RETRY_RATE_LIMIT,
         on_invalid: Callable[[Any, InvalidObjectError, Context], Any] | None = None,
         reuse_models: int = 256,
     ) -> None:
-        model: Any = kind
-        self.model: Any = model if is_model_class(model) else None
-        self.models: Any = None
-        if self.model is not None:
-            kind = model.kr8s_class()  # the typed kind's kr8s class: watched as any other
-            self.models = model_cache(model, reuse_models)
-        self.on_invalid = on_invalid
+        self.typed: ModelSide | None = None
+        """The typed side when ``kind`` is a CustomResource class (None otherwise)."""
+        if is_model_class(kind):
+            self.typed = ModelSide(kind, on_invalid, reuse_models)
+            kind = kind.kr8s_class()  # the typed kind's kr8s class: watched as any other
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
-        self.transport = checked_transport(transport)
-        self.qps, self.burst = checked_rate_limit(qps, burst)
+        self.config = config if config is not None else ControllerConfig()
         self.api = api
         self.kind = kind
         self.namespace = namespace
@@ -280,10 +211,10 @@ class Controller:
         self.predicates = tuple(predicates)
         self.name = name or (kind if isinstance(kind, str) else kind.kind).lower()
         self.resync = resync
-        self.pool = pool or DEFAULT_POOL
         self.stats = Stats()
-        self.metrics: ControllerMetrics | None = None
-        self.recorder: EventRecorder | None = recorder
+        self.recorder: EventRecorder | None = self.config.recorder
+        """The recorder behind ``ctx.recorder`` while the controller runs (the config's, or
+        one of its own)."""
         self.intents = AppliedIntents()
         """What ctx.apply last applied to each child (see runtime/apply.py)."""
         self.shard: ShardFilter | None = None
@@ -309,7 +240,7 @@ class Controller:
         self._triggers: list[AsyncIterator[Any]] = []
         self._background: list[Callable[[Controller], Awaitable[None]]] = []
         self._deleted: dict[ObjectRef, Obj] = {}
-        self._written: dict[ObjectRef, Obj] = {}
+        self._written: OwnWrites | None = None  # this run's (see runtime/ownwrites.py)
         self._tasks: list[asyncio.Task[Any]] = []
         self._workers: list[asyncio.Task[None]] = []
         self._unsubscribe: list[Callable[[], None]] = []
@@ -318,6 +249,31 @@ class Controller:
         self._completed = 0
         self._running = False
         self._synced = False
+
+    @property
+    def model(self) -> type[CustomResource] | None:
+        """The CustomResource class given as ``kind`` (None: a kr8s class or a kind name)."""
+        return self.typed.model if self.typed is not None else None
+
+    @property
+    def models(self) -> ModelCache[CustomResource] | None:
+        """The typed side's model cache (:mod:`reconcile_kit.typed.reuse`; None: untyped)."""
+        return self.typed.models if self.typed is not None else None
+
+    @property
+    def transport(self) -> str:
+        """The transport in effect (:attr:`config`'s)."""
+        return self.config.transport
+
+    @property
+    def qps(self) -> float | None:
+        """The client-side rate limit in effect, requests per second (:attr:`config`'s)."""
+        return self.config.qps
+
+    @property
+    def burst(self) -> int | None:
+        """Requests at once before :attr:`qps` applies (:attr:`config`'s)."""
+        return self.config.burst
 
     @property
     def running(self) -> bool:
@@ -334,7 +290,7 @@ class Controller:
 
     def owns(
         self,
-        child_kind: Any,
+        child_kind: KindLike,
         *,
         all_owners: bool = False,
         namespace: str | None = None,
@@ -360,7 +316,7 @@ class Controller:
 
     def watches(
         self,
-        kind: Any,
+        kind: KindLike,
         mapper: Mapper,
         *,
         namespace: str | None = None,
@@ -403,7 +359,7 @@ class Controller:
         reconcile: Reconcile,
         *,
         error_policy: ErrorPolicy | None = None,
-        data: Any = None,
+        data: Any = None,  # Any: the user's, handed back as ctx.data as they typed it
         on_delete: OnDelete | None = None,
     ) -> None:
         """Watch, queue and reconcile until :meth:`shutdown`.
@@ -413,8 +369,9 @@ class Controller:
         ``on_delete(last_known_obj, ctx)`` runs (best effort) once an object is gone.
         ``data`` is handed to reconciles as ``ctx.data``.
 
-        Raises RuntimeError when already running, ValueError for a kind the API server
-        does not serve.
+        Raises:
+            RuntimeError: the controller is already running.
+            ValueError: the API server does not serve the kind.
         """
         if self._running:
             raise RuntimeError(f"controller {self.name} is already running")
@@ -443,28 +400,30 @@ class Controller:
         (a manager restarts its controllers when it regains leadership)."""
         self.queue = WorkQueue(
             name=self.name,
-            metrics=self.metrics.queue if self.metrics else None,
+            metrics=self.config.metrics.queue if self.config.metrics else None,
             retry_rate_limit=self.retry_rate_limit,
         )
         self._stopped = asyncio.Event()
         self._workers, self._tasks, self._unsubscribe = [], [], []
         self._deleted.clear()
-        self._written.clear()
+        self._written = None
         self._shard = ShardSide(self.shard, self) if self.shard is not None else None
         self.intents.clear()  # a restart (leadership regained) applies each child once
 
     async def _start_recorder(self) -> None:
-        if self.recorder is not None:
+        if self.config.recorder is not None:
+            self.recorder = self.config.recorder  # its owner starts and stops it
             return
         name = self.name if not qualified_name_errors(self.name) else "reconcile-kit"
+        assert self.api is not None
         self.recorder = self._own_recorder = EventRecorder(self.api, reporting_controller=name)
         await self.recorder.start()
 
     async def _start_sources(self) -> None:
         assert self.api is not None
-        await acquire_transport(self.api, self.transport)
+        await acquire_transport(self.api, self.config.transport)
         self._transport_users.append(self.api)
-        install_rate_limit(self.api, self.qps, self.burst)
+        install_rate_limit(self.api, self.config.qps, self.config.burst)
         primary, *others = await self._acquire_reflectors()
         self._held += [primary, *others]
         self._unsubscribe.append(primary.subscribe(self._on_primary))
@@ -480,17 +439,18 @@ class Controller:
         assert self.api is not None
         self.info = await resolve_kind(self.api, self.kind)
         shard = self.shard
-        self.reflector = self.pool.acquire(
+        self.reflector = self.config.reflector_pool.acquire(
             self.api,
             self.info,
             namespace=self.namespace,
             label_selector=shard.selector(self.label_selector) if shard else self.label_selector,
             field_selector=self.field_selector,
         )
+        self._written = OwnWrites(self.reflector.store, self.reflector.transform)
         acquired = [self.reflector]
         for source in self.sources:
             source.info = await resolve_kind(self.api, source.kind)
-            source.reflector = self.pool.acquire(
+            source.reflector = self.config.reflector_pool.acquire(
                 self.api,
                 source.info,
                 namespace=self.namespace if source.namespace is None else source.namespace,
@@ -513,12 +473,12 @@ class Controller:
         """
         assert self.api is not None
         api = self.api
-        await acquire_transport(api, self.transport)
+        await acquire_transport(api, self.config.transport)
         held = await self._acquire_reflectors()
 
         async def cool() -> None:
             for reflector in held:
-                await self.pool.release(reflector)
+                await self.config.reflector_pool.release(reflector)
             await release_transport(api)
 
         return cool
@@ -604,15 +564,15 @@ class Controller:
             for unsubscribe in self._unsubscribe:
                 unsubscribe()
             while self._held:  # only what this run acquired (not a previous run's)
-                await self.pool.release(self._held.pop())
+                await self.config.reflector_pool.release(self._held.pop())
             if self._own_recorder is not None:
                 recorder, self._own_recorder = self._own_recorder, None
                 if self.recorder is recorder:
                     self.recorder = None
                 await recorder.stop()  # writes what is queued: before the connections close
         finally:
-            if self.models is not None:
-                self.models.clear()  # the models it kept stop being tracked
+            if self.typed is not None:
+                self.typed.models.clear()  # the models it kept stop being tracked
             await self._close_what_it_opened()
             self._running = False
             log.info("%s: stopped", self.name)
@@ -631,10 +591,10 @@ class Controller:
         assert self.info is not None
         if event.type == DELETED:
             self.intents.forget_object(event.obj)  # what apply_status remembered for it
-            if self.models is not None:
-                self.models.forget(self.info.ref(event.obj))
+            if self.typed is not None:
+                self.typed.models.forget(self.info.ref(event.obj))
         if self._written:
-            self._forget_write(self.info.ref(event.obj), event)
+            self._written.observe(self.info.ref(event.obj), event)
         key = self.info.ref(event.obj)
         if self._shard is not None and self._shard.on_primary(key, event):
             return
@@ -648,14 +608,6 @@ class Controller:
             # an object that just arrived (the initial list, moved in from another replica)
             # waits behind changes to objects already reconciled (controller-runtime 0.20)
             self.queue.add(key, reason, low_priority=event.type == ADDED)
-
-    def _forget_write(self, key: ObjectRef, event: ReflectorEvent) -> None:
-        """Drop this controller's own copy of a write once the cache holds that write or a
-        later state (before predicates: a status write that ``generation_changed`` filters
-        out would otherwise keep its copy until the key's next reconcile)."""
-        mine = self._written.get(key)
-        if mine is not None and (event.type == DELETED or not _newer(mine, event.obj)):
-            del self._written[key]
 
     def _source_handler(self, source: Source) -> Callable[[ReflectorEvent], None]:
         def handle(event: ReflectorEvent) -> None:
@@ -749,11 +701,11 @@ class Controller:
 
     def _set_active(self, delta: int) -> None:
         self.stats.active += delta
-        if self.metrics is not None:
-            self.metrics.set_active_workers(self.name, self.stats.active)
+        if self.config.metrics is not None:
+            self.config.metrics.set_active_workers(self.name, self.stats.active)
 
     def _context(self, key: ObjectRef, reasons: frozenset[str], data: Any) -> Context:
-        assert self.reflector is not None
+        assert self.reflector is not None and self.api is not None
         attempt = self.queue.attempts(key) + 1
         extra = {"controller": self.name, "key": str(key), "attempt": attempt}
         return Context(
@@ -762,7 +714,7 @@ class Controller:
             api=self.api,
             key=key,
             attempt=attempt,
-            reasons=reasons,
+            reasons=cast(frozenset[ReconcileReason], reasons),  # queued as its members
             store=self.reflector.store,
             data=data,
             log=logging.LoggerAdapter(log, extra),
@@ -805,11 +757,11 @@ class Controller:
         fence = self._fence(key, raw)
         try:
             obj = self.info.build(raw, self.api)
-            if self.model is None:
+            if self.typed is None:
                 with fenced(fence):
                     action = await reconcile(obj, ctx)
             else:
-                typed = await self._typed(key, obj, raw, ctx)
+                typed = await self.typed.build(key, obj, raw, ctx, ctx.log, self._report_invalid)
                 if typed is None:
                     self.queue.forget(key)
                     self._observe("invalid", started)
@@ -818,7 +770,7 @@ class Controller:
                     with fenced(fence):
                         action = await reconcile(typed, ctx)
                 finally:
-                    self.models.release(key, typed)
+                    self.typed.models.release(key, typed)
         except asyncio.CancelledError:
             raise
         except Exception as error:
@@ -869,54 +821,21 @@ class Controller:
             self.queue.retry(key, self.retry_policy, ctx, error)
             return False
 
-    async def _typed(self, key: ObjectRef, obj: Any, raw: Obj, ctx: Context) -> Any:
-        """The typed object of ``raw`` (the previous reconcile's when it left it as read:
-        ``typed.reuse``), or None when it does not fit the model (reported: log, Event,
-        ``on_invalid``)."""
-        try:
-            return self.models.get(key, raw, obj)
-        except ValueError as err:  # pydantic's ValidationError
-            error = invalid_object_error(raw, err)
-        ctx.log.error("%s; not reconciled until it changes", error)
+    def _report_invalid(self, obj: APIObject, error: InvalidObjectError) -> None:
+        """A Warning Event ``InvalidObject`` on an object that does not fit the model."""
         if self.recorder is not None:
             self.recorder.event(obj, "Warning", "InvalidObject", str(error.problems[0]))
-        if self.on_invalid is not None:
-            try:
-                result = self.on_invalid(obj, error, ctx)
-                if inspect.isawaitable(result):
-                    await result
-            except Exception:
-                ctx.log.exception("on_invalid failed")
-        return None
 
     def _latest(self, key: ObjectRef, cached: Obj | None) -> Obj | None:
-        """The cached object, or this controller's own later write of it (read your writes,
-        as client-go's MutationCache): a reconcile right after a write must not plan on a
-        copy older than that write. Own writes are dropped once the cache catches up."""
-        mine = self._written.get(key)
-        if mine is None:
-            return cached
-        if cached is None or not _newer(mine, cached):
-            del self._written[key]
-            return cached
-        return mine
+        """The cached object, or this controller's own later write of it (read your
+        writes: :mod:`reconcile_kit.runtime.ownwrites`)."""
+        return cached if self._written is None else self._written.latest(key, cached)
 
     def _remember(self, key: ObjectRef, obj: Any, built_from: Obj) -> None:
-        """Keep ``obj``'s state when a reconcile wrote it (its resourceVersion moved on) and
-        the cache does not hold that write yet (its watch event may come first)."""
-        if obj is None:
-            return
-        rv = (obj.raw.get("metadata") or {}).get("resourceVersion")
-        if rv is None or rv == (built_from.get("metadata") or {}).get("resourceVersion"):
-            return
-        assert self.reflector is not None
-        cached = self.reflector.store.get(key.namespace, key.name)
-        if cached is not None and str((cached.get("metadata") or {}).get("resourceVersion")) == rv:
-            return
-        state: Obj = orjson.loads(orjson.dumps(obj.raw))
-        if _newer(state, built_from) and (cached is None or _newer(state, cached)):
-            transform = self.reflector.transform
-            self._written[key] = transform(state) if transform is not None else state
+        """Keep ``obj``'s state when a reconcile wrote it and the cache does not hold that
+        write yet."""
+        if obj is not None and self._written is not None:
+            self._written.remember(key, obj.raw, built_from)
 
     async def _failed(
         self,
@@ -954,8 +873,8 @@ class Controller:
 
     def _observe(self, result: str, started: float) -> None:
         self.stats.results[result] = self.stats.results.get(result, 0) + 1
-        if self.metrics is not None:
-            self.metrics.observe_reconcile(self.name, result, time.monotonic() - started)
+        if self.config.metrics is not None:
+            self.config.metrics.observe_reconcile(self.name, result, time.monotonic() - started)
 
     async def _next_reconcile(self, seen: int) -> None:
         """Wait until more than ``seen`` reconciles have completed."""
@@ -980,15 +899,6 @@ class Controller:
                     await self._next_reconcile(seen)
         except TimeoutError:
             return bool(await check())
-
-
-def _newer(a: Obj, b: Obj) -> bool:
-    """Whether ``a`` has a later resourceVersion than ``b`` (compared as integers, as
-    client-go's MutationCache does; False when either is not an integer)."""
-    try:
-        return int(a["metadata"]["resourceVersion"]) > int(b["metadata"]["resourceVersion"])
-    except (KeyError, TypeError, ValueError):
-        return False
 
 
 def _log_failure(ctx: Context, error: Exception) -> None:

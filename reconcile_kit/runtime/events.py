@@ -53,16 +53,22 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from types import TracebackType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import orjson
+from kr8s.asyncio import Api
+from kr8s.asyncio.objects import APIObject
 
 from ..client.contenttypes import JSON, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from ..client.request import retry_after_seconds, send
 from ..meta.objects import is_model
 from ..meta.time import format_micro_time, format_time
 from ..meta.validation import qualified_name_errors
+
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
 
 __all__ = [
     "CORE_GROUP",
@@ -72,7 +78,9 @@ __all__ = [
     "NOTE_LIMIT",
     "SERIES_INTERVAL",
     "SERIES_WINDOW",
+    "EventObject",
     "EventRecorder",
+    "EventType",
 ]
 
 log = logging.getLogger(__name__)
@@ -81,7 +89,24 @@ EVENTS_GROUP: Final = "events.k8s.io"
 """``api_group`` for events.k8s.io/v1 Events (the default)."""
 CORE_GROUP: Final = ""
 """``api_group`` for legacy core/v1 Events."""
-EVENT_TYPES: Final = ("Normal", "Warning")
+
+
+class EventType(StrEnum):
+    """An Event's type (kube-apiserver accepts these two). Members are strings, so
+    ``"Normal"`` and ``EventType.NORMAL`` are the same type."""
+
+    NORMAL = "Normal"
+    """Nothing wrong: something happened (``ScalingReplicaSet``, ``Created``)."""
+    WARNING = "Warning"
+    """Something went wrong or needs attention."""
+
+
+EVENT_TYPES: Final = tuple(EventType)
+"""The values an Event's type may take (``"Normal"``, ``"Warning"``)."""
+
+EventObject: TypeAlias = "APIObject | CustomResource | Mapping[str, Any]"
+"""What an event is about (``regarding``) or relates to: a kr8s object, a typed model, a
+raw object dict, or an ObjectReference-shaped dict."""
 NOTE_LIMIT: Final = 1024
 """Longest note/message in bytes (kube-apiserver's ``NoteLengthLimit``); longer ones are cut."""
 FIELD_LIMIT: Final = 128
@@ -148,6 +173,56 @@ class _Series:
         return f"{self.namespace}/{self.name}"
 
 
+@dataclass(frozen=True)
+class _Occurrence:
+    """One call of :meth:`EventRecorder.event`, checked: what a series is made of."""
+
+    regarding: dict[str, str]
+    related: dict[str, str] | None
+    type: str
+    reason: str
+    action: str
+    note: str
+
+    def key(self) -> _Key:
+        """The series this occurrence joins (client-go's event aggregation key)."""
+        related = self.related
+        return (
+            tuple(self.regarding.get(f, "") for f in _KEY_FIELDS),
+            None if related is None else tuple(related.get(f, "") for f in _KEY_FIELDS),
+            self.type,
+            self.reason,
+            self.action,
+            self.note,
+        )
+
+    def about(self) -> str:
+        """``Kind namespace/name`` of the object it is about, for log lines."""
+        regarding = self.regarding
+        return f"{regarding['kind']} {regarding.get('namespace', '')}/{regarding['name']}"
+
+
+def _checked(type: str, reason: str, action: str, message: str) -> str:
+    """``action`` once the arguments of :meth:`EventRecorder.event` are valid.
+
+    Raises:
+        ValueError: ``type``, ``reason`` or ``action`` is not valid (naming it).
+        TypeError: ``message`` is not a string.
+    """
+    if type not in EVENT_TYPES:
+        raise ValueError(f"type {type!r}: must be one of {', '.join(EVENT_TYPES)}")
+    if not isinstance(reason, str) or not _REASON.fullmatch(reason) or len(reason) > FIELD_LIMIT:
+        raise ValueError(
+            f"reason {reason!r}: must be UpperCamelCase ([A-Z][A-Za-z0-9]*), "
+            f"at most {FIELD_LIMIT} characters"
+        )
+    if not isinstance(action, str) or not action or len(action) > FIELD_LIMIT:
+        raise ValueError(f"action {action!r}: must be 1-{FIELD_LIMIT} characters")
+    if not isinstance(message, str):
+        raise TypeError(f"message must be a str, got {message.__class__.__name__}")
+    return action
+
+
 class EventRecorder:
     """Records Kubernetes Events about objects, aggregating repeats into one Event.
 
@@ -166,18 +241,19 @@ class EventRecorder:
         series_window: seconds after an occurrence during which a repeat joins its series.
         series_interval: least seconds between two writes of one series (``flush`` skips it).
 
-    Raises ValueError naming the argument for an invalid ``reporting_controller``,
-    ``reporting_instance`` or ``api_group``.
-
     Use ``await start()`` / ``await stop()`` (or ``async with``) around the recorder's life;
     :meth:`flush` also works without ``start``. Call :meth:`event` from the event loop's
     thread. Semantics follow client-go ``tools/events`` and ``tools/record``; see the
     module docstring.
+
+    Raises:
+        ValueError: an invalid ``reporting_controller``, ``reporting_instance`` or
+            ``api_group`` (named).
     """
 
     def __init__(
         self,
-        api: Any,
+        api: Api,
         *,
         reporting_controller: str,
         reporting_instance: str | None = None,
@@ -222,13 +298,13 @@ class EventRecorder:
 
     def event(
         self,
-        obj: Any,
-        type: str,
+        obj: EventObject,
+        type: EventType | Literal["Normal", "Warning"],
         reason: str,
         message: str,
         *,
         action: str | None = None,
-        related: Any = None,
+        related: EventObject | None = None,
     ) -> None:
         """Record that ``reason`` happened to ``obj``; returns at once (no I/O).
 
@@ -237,87 +313,73 @@ class EventRecorder:
                 object, a raw object dict (``apiVersion``, ``kind``, ``metadata.name``,
                 ``metadata.namespace``, ``metadata.uid``, ``metadata.resourceVersion``), or an
                 ObjectReference-shaped dict (``kind``, ``name``, ``namespace``, ...).
-            type: ``"Normal"`` or ``"Warning"``.
+            type: an :class:`EventType` (``"Normal"`` or ``"Warning"``).
             reason: why, in UpperCamelCase (``ScalingReplicaSet``), at most 128 characters.
             message: human-readable text (the ``note``); cut to 1024 bytes.
             action: what was done or failed (``Scaling``), at most 128 characters; defaults
                 to ``reason``.
             related: an optional second object, same shapes as ``obj``.
 
-        Raises ValueError naming the field (``type``, ``reason``, ``action``, ``obj``,
-        ``related``) for invalid arguments, TypeError for a non-string message or an
-        unusable object. Write failures are logged, never raised.
+        Write failures are logged, never raised.
+
+        Raises:
+            ValueError: an invalid ``type``, ``reason``, ``action``, ``obj`` or ``related``
+                (named).
+            TypeError: a non-string ``message``, or an unusable object.
         """
-        if type not in EVENT_TYPES:
-            raise ValueError(f"type {type!r}: must be one of {', '.join(EVENT_TYPES)}")
-        if (
-            not isinstance(reason, str)
-            or not _REASON.fullmatch(reason)
-            or len(reason) > FIELD_LIMIT
-        ):
-            raise ValueError(
-                f"reason {reason!r}: must be UpperCamelCase ([A-Z][A-Za-z0-9]*), "
-                f"at most {FIELD_LIMIT} characters"
-            )
-        action = reason if action is None else action
-        if not isinstance(action, str) or not action or len(action) > FIELD_LIMIT:
-            raise ValueError(f"action {action!r}: must be 1-{FIELD_LIMIT} characters")
-        if not isinstance(message, str):
-            raise TypeError(f"message must be a str, got {message.__class__.__name__}")
-        regarding = _reference(obj, "obj")
-        related_ref = None if related is None else _reference(related, "related")
-        note = _truncate(message)
-        now = self._now()
-        key = (
-            tuple(regarding.get(f, "") for f in _KEY_FIELDS),
-            None if related_ref is None else tuple(related_ref.get(f, "") for f in _KEY_FIELDS),
+        action = _checked(type, reason, reason if action is None else action, message)
+        occurrence = _Occurrence(
+            _reference(obj, "obj"),
+            None if related is None else _reference(related, "related"),
             type,
             reason,
             action,
-            note,
+            _truncate(message),
         )
+        now = self._now()
         log.debug(
-            "Event(%s %s/%s): type %s reason %s: %s",
-            regarding["kind"],
-            regarding.get("namespace", ""),
-            regarding["name"],
-            type,
-            reason,
-            note,
+            "Event(%s): type %s reason %s: %s", occurrence.about(), type, reason, occurrence.note
         )
+        key = occurrence.key()
+        if not self._repeat(key, now):
+            self._record(key, occurrence, now)
+
+    def _repeat(self, key: _Key, now: datetime) -> bool:
+        """Count another occurrence of the series ``key`` when it is within the series
+        window (client-go's EventSeries); False: a new series."""
         series = self._cache.get(key)
-        if series is not None and (now - series.last).total_seconds() <= self.series_window:
-            series.count += 1
-            series.last = max(series.last, now)
-            self._cache.move_to_end(key)
-            self._mark(series)
-            return
+        if series is None or (now - series.last).total_seconds() > self.series_window:
+            return False
+        series.count += 1
+        series.last = max(series.last, now)
+        self._cache.move_to_end(key)
+        self._mark(series)
+        return True
+
+    def _record(self, key: _Key, occurrence: _Occurrence, now: datetime) -> None:
+        """Start the series ``key`` (dropped with an ERROR line when too many wait)."""
         if len(self._pending) >= MAX_PENDING:
             log.error(
-                "dropped event %s on %s %s/%s: %d events are waiting to be written",
-                reason,
-                regarding["kind"],
-                regarding.get("namespace", ""),
-                regarding["name"],
+                "dropped event %s on %s: %d events are waiting to be written",
+                occurrence.reason,
+                occurrence.about(),
                 len(self._pending),
             )
             return
-        series = self._new_series(regarding, related_ref, type, reason, action, note, now)
+        series = self._new_series(occurrence, now)
         self._cache[key] = series
         self._cache.move_to_end(key)
         self._mark(series)
         self._prune(now)
 
-    def _new_series(
-        self,
-        regarding: dict[str, str],
-        related: dict[str, str] | None,
-        type: str,
-        reason: str,
-        action: str,
-        note: str,
-        now: datetime,
-    ) -> _Series:
+    def _new_series(self, occurrence: _Occurrence, now: datetime) -> _Series:
+        regarding, related = occurrence.regarding, occurrence.related
+        type, reason, action, note = (
+            occurrence.type,
+            occurrence.reason,
+            occurrence.action,
+            occurrence.note,
+        )
         namespace = regarding.get("namespace") or "default"
         name = self._event_name(regarding["name"], now)
         meta = {"name": name, "namespace": namespace}

@@ -8,21 +8,29 @@ reconcile acts, so a deletion always waits for ``cleanup``; it is removed only a
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
+
+from kr8s.asyncio.objects import APIObject
 
 from ..meta.finalizers import add_finalizer, has_finalizer, remove_finalizer
-from ..meta.objects import view_of
+from ..meta.objects import metadata_of, view_of
 from ..patch.helper import PatchHelper
+
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
+
+Finalized = TypeVar("Finalized", bound="APIObject | CustomResource")
+Result = TypeVar("Result")
 
 __all__ = ["finalizer"]
 
 
 async def finalizer(
-    obj: Any,
+    obj: Finalized,
     name: str,
-    apply: Callable[[Any], Awaitable[Any]],
-    cleanup: Callable[[Any], Awaitable[Any]],
-) -> Any:
+    apply: Callable[[Finalized], Awaitable[Result]],
+    cleanup: Callable[[Finalized], Awaitable[Result]],
+) -> Result | None:
     """Reconcile with a finalizer, as kube-rs's ``finalizer()`` helper.
 
     While ``obj`` is not being deleted: make sure the finalizer ``name`` is on it (one
@@ -45,7 +53,7 @@ async def finalizer(
         APIError: the PATCH adding or removing the finalizer was refused (see
             :class:`PatchHelper`); whatever ``apply`` or ``cleanup`` raise.
     """
-    deleting = bool((view_of(obj).get("metadata") or {}).get("deletionTimestamp"))
+    deleting = bool(metadata_of(view_of(obj)).get("deletionTimestamp"))
     if deleting:
         if not has_finalizer(obj, name):
             return None

@@ -11,8 +11,8 @@ it unset, so ``generation_changed`` filters out every update of them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from ..meta.objects import metadata_of
 from ..meta.selectors import FieldSelector, LabelSelector
 from .reflector import MODIFIED, ReflectorEvent
 
@@ -29,44 +29,47 @@ __all__ = [
 Predicate = Callable[[ReflectorEvent], bool]
 
 
-def _meta(obj: dict[str, Any] | None) -> dict[str, Any]:
-    meta: dict[str, Any] = (obj or {}).get("metadata") or {}
-    return meta
+def _changed(event: ReflectorEvent, field: str) -> bool:
+    """Whether ``event`` passes a predicate on ``metadata.<field>``: anything but an update
+    (with its old state) passes; an update passes when the field changed."""
+    if event.type != MODIFIED or event.old is None:
+        return True
+    return bool(metadata_of(event.old).get(field) != metadata_of(event.obj).get(field))
 
 
-def _on_update(changed: Callable[[dict[str, Any], dict[str, Any]], bool]) -> Predicate:
-    def predicate(event: ReflectorEvent) -> bool:
-        if event.type != MODIFIED or event.old is None:
-            return True
-        return changed(_meta(event.old), _meta(event.obj))
-
-    return predicate
+def generation_changed(event: ReflectorEvent) -> bool:
+    """Updates pass only when ``metadata.generation`` changed (spec changes, not status);
+    creates and deletes pass. As controller-runtime's ``GenerationChangedPredicate``."""
+    return _changed(event, "generation")
 
 
-generation_changed: Predicate = _on_update(lambda a, b: a.get("generation") != b.get("generation"))
-"""Updates pass only when ``metadata.generation`` changed (spec changes, not status)."""
+def labels_changed(event: ReflectorEvent) -> bool:
+    """Updates pass only when ``metadata.labels`` changed; creates and deletes pass. As
+    controller-runtime's ``LabelChangedPredicate``."""
+    return _changed(event, "labels")
 
-labels_changed: Predicate = _on_update(lambda a, b: a.get("labels") != b.get("labels"))
-"""Updates pass only when ``metadata.labels`` changed."""
 
-annotations_changed: Predicate = _on_update(
-    lambda a, b: a.get("annotations") != b.get("annotations")
-)
-"""Updates pass only when ``metadata.annotations`` changed."""
+def annotations_changed(event: ReflectorEvent) -> bool:
+    """Updates pass only when ``metadata.annotations`` changed; creates and deletes pass.
+    As controller-runtime's ``AnnotationChangedPredicate``."""
+    return _changed(event, "annotations")
 
-resource_version_changed: Predicate = _on_update(
-    lambda a, b: a.get("resourceVersion") != b.get("resourceVersion")
-)
-"""Updates pass only when ``metadata.resourceVersion`` changed (drops relist echoes)."""
+
+def resource_version_changed(event: ReflectorEvent) -> bool:
+    """Updates pass only when ``metadata.resourceVersion`` changed (drops a relist's echoes
+    of unchanged objects); creates and deletes pass. As controller-runtime's
+    ``ResourceVersionChangedPredicate``."""
+    return _changed(event, "resourceVersion")
 
 
 def label_selector(selector: str) -> Predicate:
     """Events of objects whose labels match ``selector`` (Kubernetes syntax).
 
-    Raises ValueError (SelectorError) for a selector that does not parse.
+    Raises:
+        SelectorError: ``selector`` does not parse (a ValueError).
     """
     parsed = LabelSelector.parse(selector)
-    return lambda event: parsed.matches(_meta(event.obj).get("labels") or {})
+    return lambda event: parsed.matches(metadata_of(event.obj).get("labels") or {})
 
 
 def field_selector(selector: str) -> Predicate:

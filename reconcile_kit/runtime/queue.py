@@ -72,6 +72,7 @@ DEFAULT_RETRY_RATE_LIMIT = (10.0, 100)
 """``(qps, burst)`` of the default overall retry limiter: client-go's
 ``DefaultTypedControllerRateLimiter`` bucket (10 retries per second, bursts of 100)."""
 
+# Any: the caller's context (a controller's Context), as the user's function types it
 DelayFunction: TypeAlias = Callable[[int, Any, BaseException], float]
 """``(attempt, ctx, error) -> seconds``: a computed retry delay (attempt counts from 1)."""
 
@@ -188,7 +189,7 @@ class RetryPolicy:
             f"max_interval={self.max_interval}, max_retries={self.max_retries})"
         )
 
-    def delay(self, attempt: int, ctx: Any, error: BaseException) -> float | None:
+    def delay(self, attempt: int, ctx: object, error: BaseException) -> float | None:
         """Seconds to wait before retry number ``attempt`` (from 1), or None to give up.
 
         None is returned once ``attempt`` exceeds ``max_retries``. Otherwise the base delay
@@ -575,7 +576,7 @@ class WorkQueue(Generic[K]):
         self,
         key: K,
         policy: RetryPolicy,
-        ctx: Any,
+        ctx: object,
         error: BaseException,
         *,
         not_before: float = 0.0,

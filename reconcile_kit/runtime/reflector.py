@@ -16,15 +16,18 @@ import logging
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import httpx
 import orjson
+from kr8s.asyncio import Api
 
 from ..client.errors import APIError, ExpiredError
-from ..client.request import Target, send, stream
+from ..client.request import RequestLocation, Target, send, stream
+from ..meta.objects import metadata_of
 from .resources import ResourceInfo
-from .store import IndexFunc, Obj, Store, key_of, resource_version
+from .store import IndexFunc, Obj, key_of, resource_version
+from .storewriter import StoreWriter
 
 __all__ = [
     "ADDED",
@@ -39,6 +42,7 @@ __all__ = [
     "ReflectorEvent",
     "Transform",
     "WatchError",
+    "WatchScope",
     "drop_managed_fields",
 ]
 
@@ -98,16 +102,28 @@ class Backoff:
         self._current = initial
 
     def next(self) -> float:
+        """The next delay in seconds (jittered, capped at ``maximum``); grows the base."""
         delay = min(self._current * (1 + self.jitter * self._rng()), self.maximum)
         self._current = min(self._current * self.factor, self.maximum)
         return delay
 
     def reset(self) -> None:
+        """Back to the ``initial`` delay (the server answered)."""
         self._current = self.initial
 
 
 class WatchError(APIError):
     """A watch stream ended with an ERROR event (its Status code and message)."""
+
+
+class WatchScope(TypedDict, total=False):
+    """What a :class:`Reflector` lists and watches of its kind (its arguments of the same
+    names): a namespace, server-side selectors, and the transform of what it stores."""
+
+    namespace: str | None
+    label_selector: str | None
+    field_selector: str | None
+    transform: Transform | None
 
 
 class Reflector:
@@ -135,7 +151,7 @@ class Reflector:
 
     def __init__(
         self,
-        api: Any,
+        api: Api,
         info: ResourceInfo,
         *,
         namespace: str | None = None,
@@ -162,11 +178,12 @@ class Reflector:
         self.page_size = page_size
         self.timeout_seconds = timeout_seconds
         self.backoff = backoff or Backoff()
-        self.store = Store(indexers, compact=not metadata_only if compact is None else compact)
+        compact = not metadata_only if compact is None else compact
+        self._writer = StoreWriter(indexers, compact=compact)
+        self.store = self._writer.store  # read-only: what everyone else gets
         self.lists = 0
         self.watches = 0
         self._rv = ""
-        self._synced = asyncio.Event()
         self._handlers: list[Handler] = []
         self._task: asyncio.Task[None] | None = None
 
@@ -185,10 +202,11 @@ class Reflector:
 
     def has_synced(self) -> bool:
         """Whether the first LIST has been stored (client-go HasSynced)."""
-        return self._synced.is_set()
+        return self.store.has_synced()
 
     async def wait_synced(self) -> None:
-        await self._synced.wait()
+        """Wait (without limit) until the first LIST is stored."""
+        await self.store.wait_synced()
 
     def last_sync_resource_version(self) -> str:
         """The resourceVersion the store is current to (client-go LastSyncResourceVersion)."""
@@ -205,6 +223,8 @@ class Reflector:
         return self._task
 
     async def stop(self) -> None:
+        """Stop listing and watching (cancel :meth:`start`'s task and wait for it); the store
+        keeps what it holds. Idempotent."""
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
@@ -245,7 +265,7 @@ class Reflector:
 
     # --- LIST ------------------------------------------------------------------------------
 
-    def _request(self, params: dict[str, str]) -> dict[str, Any]:
+    def _request(self, params: dict[str, str]) -> RequestLocation:
         if self.label_selector:
             params["labelSelector"] = self.label_selector
         if self.field_selector:
@@ -279,9 +299,9 @@ class Reflector:
                 items, token = [], ""  # the continue token expired: start over
                 continue
             page = reply.json()
-            encode = self.store.encode
+            encode = self._writer.encode
             items.extend(encode(self._prepare(item)) for item in page.get("items") or ())
-            meta = page.get("metadata") or {}
+            meta = metadata_of(page)
             token = meta.get("continue") or ""
             if not token:
                 break
@@ -296,20 +316,20 @@ class Reflector:
         otherwise hold the loop for seconds (issue 19)."""
         seen = set()
         for done, encoded in enumerate(items, 1):
-            obj = self.store.decode(encoded)
+            obj = self._writer.decode(encoded)
             seen.add(key_of(obj))
-            stored, old = self.store.update(obj, encoded)
+            stored, old = self._writer.update(obj, encoded)
             if stored:
                 self._dispatch(ReflectorEvent(ADDED if old is None else MODIFIED, obj, old))
             if done % REPLACE_CHUNK == 0:
                 await asyncio.sleep(0)
         for key in self.store.list_keys():
             if key not in seen:
-                gone = self.store.delete(key)
+                gone = self._writer.delete(key)
                 assert gone is not None
                 self._dispatch(ReflectorEvent(DELETED, gone, gone))
         self._rv = rv
-        self._synced.set()
+        self._writer.mark_synced()
 
     def _prepare(self, obj: Obj) -> Obj:
         obj.setdefault("apiVersion", self.info.api_version)
@@ -362,10 +382,10 @@ class Reflector:
             return
         obj = self._prepare(obj)
         if kind == DELETED:
-            old = self.store.remove(obj)
+            old = self._writer.remove(obj)
             self._dispatch(ReflectorEvent(DELETED, obj, old))
         elif kind in (ADDED, MODIFIED):
-            old = self.store.put(obj)
+            old = self._writer.put(obj)
             self._dispatch(ReflectorEvent(ADDED if old is None else MODIFIED, obj, old))
         self._rv = rv or self._rv
 

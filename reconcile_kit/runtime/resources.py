@@ -8,12 +8,25 @@ from __future__ import annotations
 
 from collections.abc import MutableMapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
-from ..meta.objects import ObjectRef
+from kr8s.asyncio import Api
+from kr8s.asyncio.objects import APIObject
+
+from ..meta.objects import ObjectRef, metadata_of
 from ..patch.snapshot import build_object
+from .typed import is_model_class
 
-__all__ = ["ResourceInfo", "info_from_class", "resolve_kind"]
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
+
+__all__ = ["KindLike", "ResourceInfo", "info_from_class", "info_of_model", "resolve_kind"]
+
+KindLike: TypeAlias = "str | type[APIObject] | type[CustomResource]"
+"""A kind as controllers, caches and webhooks take it: a kr8s APIObject class, a typed
+model class (a :class:`~reconcile_kit.typed.CustomResource` subclass), or a string the
+API server resolves (``"ConfigMap"``, ``"Widget.example.com"``, ``"widgets"``,
+``"Widget.example.com/v1"``)."""
 
 
 @dataclass(frozen=True)
@@ -26,17 +39,26 @@ class ResourceInfo:
         plural: the resource name in URLs (``deployments``).
         namespaced: whether objects live in namespaces.
         cls: the kr8s APIObject class used to hand objects to reconcilers.
+        model: the typed model class of the kind, when it was given as one (a
+            :class:`~reconcile_kit.typed.CustomResource` subclass); None otherwise.
     """
 
     api_version: str
     kind: str
     plural: str
     namespaced: bool
-    cls: Any
+    cls: type[APIObject]
+    model: type[CustomResource] | None = None
 
     @property
     def group(self) -> str:
+        """The API group (``""`` for the core group)."""
         return self.api_version.rpartition("/")[0]
+
+    @property
+    def version(self) -> str:
+        """The version within the group (``v1``)."""
+        return self.api_version.rpartition("/")[2]
 
     @property
     def ref_kind(self) -> str:
@@ -44,28 +66,47 @@ class ResourceInfo:
         return f"{self.kind}.{self.group}" if self.group else self.kind
 
     def ref(self, raw: MutableMapping[str, Any] | dict[str, Any]) -> ObjectRef:
-        meta = raw.get("metadata") or {}
+        """The ObjectRef of ``raw``, an object of this kind."""
+        meta = metadata_of(raw)
         return ObjectRef(self.ref_kind, meta.get("namespace") or "", meta.get("name", ""))
 
-    def build(self, raw: dict[str, Any], api: Any) -> Any:
+    def build(self, raw: dict[str, Any], api: Api | None) -> APIObject:
         """A kr8s object of this kind around ``raw``, shared (never mutated) through a
         copy-on-access :class:`~reconcile_kit.patch.snapshot.LazyBox`."""
-        return build_object(self.cls, raw, api)
+        obj: APIObject = build_object(self.cls, raw, api)
+        return obj
 
 
-def info_from_class(cls: Any) -> ResourceInfo:
+def info_from_class(cls: type[APIObject]) -> ResourceInfo:
     """ResourceInfo of a kr8s APIObject class (``kr8s.asyncio.objects.Deployment``...)."""
     return ResourceInfo(cls.version, cls.kind, cls.endpoint, bool(cls.namespaced), cls)
 
 
-async def resolve_kind(api: Any, kind: Any) -> ResourceInfo:
-    """Resolve a kr8s class or a kind string (``Deployment``, ``Widget.example.com``,
-    ``widgets``, ``Widget.example.com/v1``) through API discovery.
+def info_of_model(model: type[CustomResource]) -> ResourceInfo:
+    """ResourceInfo of a typed model class (its kr8s class, and the model itself)."""
+    declared = model.resource
+    return ResourceInfo(
+        declared.api_version,
+        declared.kind,
+        declared.plural,
+        declared.scope == "Namespaced",
+        model.kr8s_class(),
+        model,
+    )
 
-    Raises ValueError naming the kind when the API server does not serve it.
+
+async def resolve_kind(api: Api, kind: KindLike) -> ResourceInfo:
+    """Resolve a kr8s class, a typed model class (its kr8s class) or a kind string
+    (``Deployment``, ``Widget.example.com``, ``widgets``, ``Widget.example.com/v1``; through
+    API discovery, as kubectl resolves ``kubectl get widgets.example.com``).
+
+    Raises:
+        ValueError: the API server does not serve the kind (named).
     """
+    if is_model_class(kind):
+        return info_of_model(kind)
     if not isinstance(kind, str):
-        return info_from_class(kind)
+        return info_from_class(cast("type[APIObject]", kind))
     from kr8s.asyncio.objects import get_class, new_class
 
     name, _, version = kind.partition("/")

@@ -28,23 +28,60 @@ import logging
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kr8s.asyncio import Api
 
 from ..client.contenttypes import MERGE_PATCH
 from ..client.errors import APIError, OwnershipLostError
 from ..client.fencing import WriteFence, fenced
 from ..client.request import Target, send
-from ..meta.objects import ObjectRef
+from ..meta.objects import ObjectRef, metadata_of
 from ..meta.shards import drain_label, shard_label
-from .reflector import ADDED, DELETED, ReflectorEvent
+from .ownwrites import OwnWrites
+from .queue import WorkQueue
+from .reflector import ADDED, DELETED, Reflector, ReflectorEvent
 from .resources import ResourceInfo
 from .store import Obj
 
 if TYPE_CHECKING:
     from .context import Context
-    from .controller import Controller
 
-__all__ = ["Handover", "ShardFilter", "ShardSide"]
+
+class _Counts(Protocol):
+    drains: int
+    lost_ownership: int
+
+
+class ShardedController(Protocol):
+    """What a :class:`ShardSide` uses of its
+    :class:`~reconcile_kit.runtime.controller.Controller` (a protocol, so that this
+    module does not import the controller's)."""
+
+    name: str
+    api: Api | None
+    info: ResourceInfo | None
+    queue: WorkQueue[ObjectRef]
+    reflector: Reflector | None
+    lease: Callable[[], bool] | None
+    lease_holder: str
+    _written: OwnWrites | None
+
+    @property
+    def stats(self) -> _Counts:
+        """The controller's counters."""
+        ...
+
+    def _context(self, key: ObjectRef, reasons: frozenset[str], data: Any) -> Context:
+        """The context of a reconcile of ``key``."""
+        ...
+
+    def _latest(self, key: ObjectRef, cached: Obj | None) -> Obj | None:
+        """The cached object of ``key``, or the controller's own later write of it."""
+        ...
+
+
+__all__ = ["Handover", "ShardFilter", "ShardSide", "ShardedController"]
 
 log = logging.getLogger(__name__)
 FIRST_RETRY = 0.05
@@ -85,11 +122,11 @@ class ShardFilter:
 
     def draining(self, obj: Obj) -> bool:
         """Whether ``obj`` (a raw object) is marked to move away from its owner."""
-        labels = (obj.get("metadata") or {}).get("labels") or {}
+        labels = metadata_of(obj).get("labels") or {}
         return self.drain in labels
 
     async def acknowledge(
-        self, api: Any, info: ResourceInfo, obj: Obj, *, to: str | None = None
+        self, api: Api, info: ResourceInfo, obj: Obj, *, to: str | None = None
     ) -> Obj:
         """Let go of ``obj``: remove the drain label and set the shard label to ``to`` (a
         member name; None removes it, acknowledging a drain so that the sharder assigns
@@ -100,7 +137,7 @@ class ShardFilter:
                 brings the current state).
             APIError: other refusals (NotFoundError when it is gone).
         """
-        meta = obj.get("metadata") or {}
+        meta = metadata_of(obj)
         namespace = meta.get("namespace") if info.namespaced else None
         patch = {
             "metadata": {
@@ -168,7 +205,7 @@ class ShardSide:
         controller: the controller it serves (its queue, cache and request context).
     """
 
-    def __init__(self, shard: ShardFilter, controller: Controller) -> None:
+    def __init__(self, shard: ShardFilter, controller: ShardedController) -> None:
         self.shard = shard
         self.controller = controller
         self.moved: set[ObjectRef] = set()  # drains acknowledged, leaving the watch
@@ -244,7 +281,7 @@ class ShardSide:
             name=key.name,
             label=self.shard.label,
             member=self.shard.member,
-            resource_version=(raw.get("metadata") or {}).get("resourceVersion"),
+            resource_version=metadata_of(raw).get("resourceVersion"),
         )
 
     async def lost(self, key: ObjectRef, error: Exception, fence: WriteFence, ctx: Context) -> bool:
@@ -280,7 +317,7 @@ class ShardSide:
     async def _get(self, key: ObjectRef) -> Any:
         """GET ``key`` (a 404 answers, not raises)."""
         ctrl = self.controller
-        assert ctrl.info is not None
+        assert ctrl.info is not None and ctrl.api is not None
         namespace = key.namespace if ctrl.info.namespaced else None
         return await send(
             ctrl.api,
@@ -305,7 +342,7 @@ class ShardSide:
         in flight fails at once, and 10 retries a second for all of them (client-go's
         overall bucket) left objects unmoved for 18 s."""
         ctrl = self.controller
-        assert ctrl.info is not None
+        assert ctrl.info is not None and ctrl.api is not None
         self.moved.add(key)
         try:
             await self.shard.acknowledge(ctrl.api, ctrl.info, raw, to=to)
@@ -325,7 +362,8 @@ class ShardSide:
         self.failures.pop(key, None)
         ctrl.queue.forget(key)
         ctrl.stats.drains += 1
-        ctrl._written.pop(key, None)  # the controller's copy of its own write goes
+        if ctrl._written is not None:
+            ctrl._written.forget(key)  # the controller's copy of its own write goes
         ctx.log.debug("handed over to %s", to or "the sharder (drain acknowledged)")
 
     async def hand_over(self, owner: Callable[[ObjectRef], str | None], movers: int) -> None:

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
-from ..meta.objects import ObjectRef
-from .reflector import Reflector, ReflectorEvent, Transform, drop_managed_fields
-from .resources import ResourceInfo
+from kr8s.asyncio import Api
+
+from ..meta.objects import ObjectRef, metadata_of
+from .reflector import Reflector, ReflectorEvent, WatchScope, drop_managed_fields
+from .resources import KindLike, ResourceInfo
 from .store import Obj, Store
 from .typed import is_model_class
 
@@ -42,7 +44,7 @@ class Source:
             controller reference.
     """
 
-    kind: Any
+    kind: KindLike
     mapper: EventMapper | None
     namespace: str | None
     label_selector: str | None
@@ -58,7 +60,7 @@ def owner_keys(child: Obj | None, owner: ResourceInfo, all_owners: bool) -> Iter
     group, as controller-runtime's ``EnqueueRequestForOwner``."""
     if child is None:
         return
-    meta = child.get("metadata") or {}
+    meta = metadata_of(child)
     namespace = meta.get("namespace", "") if owner.namespaced else ""
     for ref in meta.get("ownerReferences") or ():
         if not (all_owners or ref.get("controller")):
@@ -85,7 +87,7 @@ class CacheView:
         name: str,
         primary: Store,
         sources: Iterable[Source],
-        kind: Any = None,
+        kind: KindLike | None = None,
         info: ResourceInfo | None = None,
     ) -> None:
         self.name = name
@@ -94,10 +96,14 @@ class CacheView:
         self._kind = kind
         self._info = info
 
-    def store_for(self, kind: Any = None) -> Store:
+    def store_for(self, kind: KindLike | None = None) -> Store:
         """The store of ``kind`` (a kr8s class, a kind, ``Kind.group`` or plural), or the
-        primary store when None or the primary kind. Raises KeyError for a kind the
-        controller does not watch. A typed model class (a CustomResource) names its kind."""
+        primary store when None or the primary kind. A typed model class (a
+        CustomResource) names its kind.
+
+        Raises:
+            KeyError: the controller does not watch ``kind``.
+        """
         if kind is None or kind is self._kind:
             return self.primary
         if is_model_class(kind):
@@ -130,41 +136,32 @@ class ReflectorPool:
         self._reflectors: dict[tuple[Any, ...], Reflector] = {}
         self._users: dict[tuple[Any, ...], int] = {}
 
-    def acquire(
-        self,
-        api: Any,
-        info: ResourceInfo,
-        *,
-        namespace: str | None = None,
-        label_selector: str | None = None,
-        field_selector: str | None = None,
-        transform: Transform | None = drop_managed_fields,
-    ) -> Reflector:
+    def acquire(self, api: Api, info: ResourceInfo, **scope: Unpack[WatchScope]) -> Reflector:
+        """The started reflector of ``info`` in ``scope`` (created on first use, shared
+        after), one more user counted; give it back with :meth:`release`. ``scope``:
+        :class:`~reconcile_kit.runtime.reflector.Reflector`'s arguments of the same names
+        (``transform`` defaults to dropping managedFields, as there)."""
+        scope.setdefault("transform", drop_managed_fields)
+        namespace = scope.get("namespace")
         key = (
             id(api),
             info.api_version,
             info.plural,
             namespace if info.namespaced else None,
-            label_selector or "",
-            field_selector or "",
-            transform,
+            scope.get("label_selector") or "",
+            scope.get("field_selector") or "",
+            scope["transform"],
         )
         reflector = self._reflectors.get(key)
         if reflector is None:
-            reflector = Reflector(
-                api,
-                info,
-                namespace=namespace,
-                label_selector=label_selector,
-                field_selector=field_selector,
-                transform=transform,
-            )
+            reflector = Reflector(api, info, **scope)
             self._reflectors[key] = reflector
         self._users[key] = self._users.get(key, 0) + 1
         reflector.start()
         return reflector
 
     async def release(self, reflector: Reflector) -> None:
+        """One user fewer of ``reflector``; the last one stops it and drops its cache."""
         for key, known in list(self._reflectors.items()):
             if known is reflector:
                 self._users[key] -= 1

@@ -29,6 +29,7 @@ import kr8s.asyncio
 import pytest
 import pytest_asyncio
 
+from ..client.transport import close_session
 from .apiserver.server import APIServer
 from .controlplane import ControlPlane, ControlPlaneError, find_binaries
 
@@ -174,9 +175,7 @@ async def _client(server: APIServer | ControlPlane, namespace: str) -> kr8s.asyn
 
 
 async def _close(api: kr8s.asyncio.Api) -> None:
-    session = getattr(api, "_session", None)
-    if session is not None:
-        await session.aclose()
+    await close_session(api)
 
 
 @pytest_asyncio.fixture

@@ -455,7 +455,8 @@ class ControlPlane:
 
         Not kr8s's per-thread-and-loop cache (``kr8s.asyncio.api()``): a control plane may
         outlive event loops (session fixtures), and a cached client bound to a closed loop
-        would be handed out again. Close it with ``await api._session.aclose()`` if needed.
+        would be handed out again. Close it with
+        ``await reconcile_kit.client.transport.close_session(api)`` if needed.
         """
         if not self.kubeconfig:
             raise RuntimeError("the control plane is not running")

@@ -4,15 +4,23 @@ envtest's ``WaitForCRDs``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from kr8s.asyncio import Api
 
 from ..client.crds import CRD_VERSION, wait_until_served
 from ..client.request import send
 
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
+
 __all__ = ["install_crds"]
 
 
-async def install_crds(api: Any, *crds: Any, timeout: float = 30.0) -> None:
+async def install_crds(
+    api: Api, *crds: Mapping[str, Any] | type[CustomResource], timeout: float = 30.0
+) -> None:
     """Create each CRD (a CRD document, or a typed CustomResource class whose ``crd()`` is
     used) unless one of that name exists, then wait until every one is Established and its
     resources are served (a LIST of the storage version answers).
@@ -26,7 +34,7 @@ async def install_crds(api: Any, *crds: Any, timeout: float = 30.0) -> None:
         APIError: the server refused a CRD (InvalidError names the field).
         TimeoutError: a CRD was not usable within ``timeout`` seconds (names it).
     """
-    documents = [crd.crd() if hasattr(crd, "crd") else crd for crd in crds]
+    documents = [crd if isinstance(crd, Mapping) else crd.crd() for crd in crds]
     for document in documents:
         await send(
             api,

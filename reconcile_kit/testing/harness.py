@@ -22,7 +22,7 @@ async def run_until(
     *,
     timeout: float = 10.0,
     error_policy: ErrorPolicy | None = None,
-    data: Any = None,
+    data: Any = None,  # Any: the user's, handed back as ctx.data as they typed it
     on_delete: OnDelete | None = None,
     shutdown_timeout: float = 5.0,
 ) -> bool:

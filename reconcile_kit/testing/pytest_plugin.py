@@ -1,4 +1,5 @@
-"""pytest plugin (entry point ``reconcile_kit``): fixtures ``apiserver`` and ``kube``.
+"""pytest plugin (loaded by the entry point ``reconcile_kit``, :mod:`.pytest_entry`, when the
+``[testing]`` extra is installed): fixtures ``apiserver`` and ``kube``.
 
 ``apiserver`` is a fresh embedded :class:`~reconcile_kit.testing.APIServer` per test;
 ``kube`` is a kr8s asyncio Api bound to it. Both need pytest-asyncio.
@@ -15,6 +16,7 @@ from collections.abc import AsyncIterator
 import kr8s.asyncio
 import pytest_asyncio
 
+from ..client.transport import close_session
 from .apiserver.server import APIServer
 from .backends import (  # hooks and fixtures re-exported for pytest
     backend,
@@ -47,6 +49,4 @@ async def kube(apiserver: APIServer) -> AsyncIterator[kr8s.asyncio.Api]:
     """A kr8s asyncio Api bound to the ``apiserver`` fixture's kubeconfig."""
     api = await apiserver.api()
     yield api
-    session = getattr(api, "_session", None)
-    if session is not None:
-        await session.aclose()
+    await close_session(api)

@@ -37,6 +37,7 @@ class SchemaExtension:
     keys: tuple[tuple[str, Any], ...] = field(default=(), kw_only=True)
 
     def extra(self) -> dict[str, Any]:
+        """The keys this marker adds to the field's OpenAPI schema."""
         return dict(self.keys)
 
     def __get_pydantic_json_schema__(
@@ -83,10 +84,12 @@ class ListType(SchemaExtension):
 
     @staticmethod
     def atomic() -> ListType:
+        """``x-kubernetes-list-type: atomic``: server-side apply replaces the list whole."""
         return ListType(keys=(("x-kubernetes-list-type", "atomic"),))
 
     @staticmethod
     def set() -> ListType:
+        """``x-kubernetes-list-type: set``: scalar items, each owned on its own."""
         return ListType(keys=(("x-kubernetes-list-type", "set"),))
 
     @staticmethod
@@ -141,6 +144,7 @@ class Rule(SchemaExtension):
     optional_old_self: bool | None = None
 
     def extra(self) -> dict[str, Any]:
+        """The ``x-kubernetes-validations`` entry of this rule (the keys given)."""
         entry: dict[str, Any] = {"rule": self.rule}
         for key, value in (
             ("message", self.message),

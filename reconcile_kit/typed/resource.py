@@ -22,7 +22,11 @@ A model checks its CEL ``Rule``s when it is validated (``Website(...)``,
 ``Website.model_validate(raw)``), with the evaluator the embedded server uses
 (:mod:`reconcile_kit.meta.cel`), so a model accepts what the API servers accept; objects
 read from the server (``from_raw``) are not checked again, and transition rules (naming
-``oldSelf``) are left to the server. ``await site.create(api)`` creates one,
+``oldSelf``) are left to the server. The evaluator is common-expression-language, in the
+``[cel]`` extra (``pip install 'reconcile-kit[cel]'``; ``[testing]`` includes it): validating
+a model that carries rules (``Rule``) without it raises
+:class:`~reconcile_kit.client.extras.MissingExtraError` (a ``ModuleNotFoundError``) naming
+the extra; models without rules never need it. ``await site.create(api)`` creates one,
 ``await Website.get(api, name, namespace)`` reads one.
 """
 
@@ -33,11 +37,15 @@ from datetime import datetime
 from typing import Any, ClassVar, Literal, Self
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
+from kr8s.asyncio import Api
+from kr8s.asyncio.objects import APIObject
+from pydantic import ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 from pydantic.alias_generators import to_camel
 
 from ..client.errors import describe
-from .tracking import assigning, mark, track_extra
+from ..meta.objects import metadata_of
+from .schema import SchemaError, openapi_schema
+from .tracking import TrackedModel, mark
 
 __all__ = [
     "Condition",
@@ -46,8 +54,9 @@ __all__ = [
     "ObjectMeta",
     "OwnerReference",
     "PrinterColumn",
-    "ResourceInfo",
+    "CustomResourceInfo",
     "Scale",
+    "crd_document",
 ]
 
 
@@ -55,31 +64,14 @@ _FROM_SERVER = {"from_server": True}
 """Validation context of objects the API server served (its own checks are not redone)."""
 
 
-class KubeModel(BaseModel):
+class KubeModel(TrackedModel):
     """Base for spec and status models: camelCase JSON names (``container_port`` is
-    ``containerPort``), names or aliases accepted, unknown fields kept."""
+    ``containerPort``), names or aliases accepted, unknown fields kept; changes are tracked
+    (:class:`~reconcile_kit.typed.tracking.TrackedModel`)."""
 
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="allow", serialize_by_alias=True
     )
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if assigning(self, name, value):
-            return  # an equal scalar: nothing changes, a tracked model stays clean
-        if name[0] != "_":  # private attributes are not the object's data
-            mark(self)  # (validate_assignment replaces __dict__ rather than writing to it)
-        super().__setattr__(name, value)
-
-    def __delattr__(self, name: str) -> None:
-        if name[0] != "_":
-            mark(self)
-        super().__delattr__(name)
-
-    @property
-    def model_extra(self) -> dict[str, Any] | None:
-        """The fields the model does not declare (pydantic's ``model_extra``)."""
-        track_extra(self)
-        return self.__pydantic_extra__
 
 
 class OwnerReference(KubeModel):
@@ -134,6 +126,7 @@ class PrinterColumn:
     format: str | None = None
 
     def document(self) -> dict[str, Any]:
+        """This column as an ``additionalPrinterColumns`` entry of the CRD."""
         out: dict[str, Any] = {"name": self.name, "type": self.type, "jsonPath": self.json_path}
         for key, value in (
             ("description", self.description),
@@ -156,7 +149,7 @@ class Scale:
 
 
 @dataclass(frozen=True)
-class ResourceInfo:
+class CustomResourceInfo:
     """What a CustomResource class says about its kind (from its class keywords)."""
 
     group: str
@@ -175,10 +168,12 @@ class ResourceInfo:
 
     @property
     def api_version(self) -> str:
+        """``group/version``."""
         return f"{self.group}/{self.version}"
 
     @property
     def crd_name(self) -> str:
+        """The CustomResourceDefinition's name, ``plural.group``."""
         return f"{self.plural}.{self.group}"
 
 
@@ -191,17 +186,19 @@ class CustomResource(KubeModel):
     ``storage`` (several versions of one kind: exactly one is stored), ``deprecated``.
     A ``status`` field gives the status subresource.
 
-    Raises TypeError at class creation when a required keyword is missing.
+    Raises:
+        TypeError: at class creation, when a required keyword is missing.
     """
 
-    resource: ClassVar[ResourceInfo]
-    _kr8s_classes: ClassVar[dict[type, Any]] = {}
+    resource: ClassVar[CustomResourceInfo]
+    __reconcile_kit_model__: ClassVar[bool] = True  # meta.objects.MODEL_MARKER
+    _kr8s_classes: ClassVar[dict[type, type[APIObject]]] = {}
     _rule_schemas: ClassVar[dict[type, dict[str, Any] | None]] = {}
 
     api_version: str = ""
     kind: str = ""
     metadata: ObjectMeta = Field(default_factory=ObjectMeta)
-    _object: Any = PrivateAttr(default=None)
+    _object: APIObject | None = PrivateAttr(default=None)
 
     def __init_subclass__(cls, **keywords: Any) -> None:
         super().__init_subclass__()
@@ -212,7 +209,7 @@ class CustomResource(KubeModel):
             raise TypeError(f"{cls.__name__}: CustomResource needs {', '.join(missing)}")
         kind = keywords.pop("kind")
         columns = tuple(keywords.pop("printer_columns", ()))
-        cls.resource = ResourceInfo(
+        cls.resource = CustomResourceInfo(
             group=keywords.pop("group"),
             version=keywords.pop("version"),
             kind=kind,
@@ -233,7 +230,8 @@ class CustomResource(KubeModel):
     @model_validator(mode="after")
     def _check_rules(self, info: ValidationInfo) -> Self:
         """The model's CEL Rules on the object as the server would see it (ValueError naming
-        the object and each field whose rule fails); not for objects the server served."""
+        the object and each field whose rule fails); not for objects the server served.
+        MissingExtraError when the model has rules and the ``[cel]`` extra is missing."""
         if info.context and info.context.get("from_server"):
             return self
         schema = type(self)._rules_schema()
@@ -244,7 +242,7 @@ class CustomResource(KubeModel):
         document = self.model_dump(mode="json", by_alias=True, exclude_none=True)
         failed = rule_causes(schema, document, transitions=False)
         if failed:
-            meta = document.get("metadata") or {}
+            meta = metadata_of(document)
             where = describe(type(self).resource.kind, meta.get("namespace"), meta.get("name"))
             problems = "; ".join(f"{c['field'] or '<root>'}: {c['message']}" for c in failed)
             raise ValueError(f"{where}: {problems}")
@@ -254,14 +252,14 @@ class CustomResource(KubeModel):
     def _rules_schema(cls) -> dict[str, Any] | None:
         """The openAPIV3Schema of this class when it carries CEL rules (once per class)."""
         if cls not in CustomResource._rule_schemas:
-            from .crd import openapi_schema
-
             schema = openapi_schema(cls)
             has_rules = b"x-kubernetes-validations" in orjson.dumps(schema)
             CustomResource._rule_schemas[cls] = schema if has_rules else None
         return CustomResource._rule_schemas[cls]
 
-    def model_post_init(self, context: Any, /) -> None:
+    def model_post_init(self, context: Any, /) -> None:  # Any: pydantic's signature
+        """Fill ``apiVersion`` and ``kind`` from the class when not given (pydantic's hook
+        after validation)."""
         info = type(self).resource
         if not self.api_version:
             self.api_version = info.api_version
@@ -269,7 +267,7 @@ class CustomResource(KubeModel):
             self.kind = info.kind
 
     @classmethod
-    def from_raw(cls, raw: dict[str, Any], obj: Any = None) -> Self:
+    def from_raw(cls, raw: dict[str, Any], obj: APIObject | None = None) -> Self:
         """The typed object of a JSON dict (as the API serves it), bound to ``obj`` (the
         kr8s object it was read as, if any); pydantic's ValidationError when it does not
         fit the model."""
@@ -278,7 +276,7 @@ class CustomResource(KubeModel):
         return typed
 
     @classmethod
-    def kr8s_class(cls) -> Any:
+    def kr8s_class(cls) -> type[APIObject]:
         """The kr8s APIObject class of this kind (made once, with kr8s's ``new_class``)."""
         found = CustomResource._kr8s_classes.get(cls)
         if found is None:
@@ -294,7 +292,7 @@ class CustomResource(KubeModel):
             CustomResource._kr8s_classes[cls] = found
         return found
 
-    async def create(self, api: Any, *, namespace: str | None = None) -> Self:
+    async def create(self, api: Api, *, namespace: str | None = None) -> Self:
         """Create this object on the server (one POST of ``to_raw()``) and become the
         server's answer, bound to a kr8s object on ``api`` (so ``PatchHelper(self)`` and
         ``self.object`` work at once); returns ``self``.
@@ -328,7 +326,7 @@ class CustomResource(KubeModel):
         return self
 
     @classmethod
-    async def get(cls, api: Any, name: str, namespace: str | None = None) -> Self:
+    async def get(cls, api: Api, name: str, namespace: str | None = None) -> Self:
         """The object ``name`` as the server holds it now (one GET), bound to a kr8s
         object on ``api``. ``namespace``: for a namespaced kind (default: the api's).
 
@@ -361,14 +359,18 @@ class CustomResource(KubeModel):
         return str(chosen)
 
     @property
-    def object(self) -> Any:
+    def object(self) -> APIObject | None:
         """The kr8s object this one was read as (None for one built in code), for code that
         wants kr8s's API; it holds the state of the last write through the toolkit."""
         return self._object
 
     def replace_with(self, raw: dict[str, Any]) -> None:
         """Become ``raw`` (the server's answer) in place, staying bound to the same kr8s
-        object; ValidationError when ``raw`` does not fit the model."""
+        object.
+
+        Raises:
+            ValidationError: ``raw`` does not fit the model (pydantic's).
+        """
         fresh = type(self).model_validate(raw, context=_FROM_SERVER)
         mark(self)
         for name in type(self).model_fields:
@@ -387,6 +389,108 @@ class CustomResource(KubeModel):
     def crd(cls) -> dict[str, Any]:
         """This kind's CustomResourceDefinition (all CustomResource classes of its group
         and kind that are defined, one version each). See :func:`crd_document`."""
-        from .crd import crd_document
-
         return crd_document(cls)
+
+
+def crd_document(*classes: type[CustomResource]) -> dict[str, Any]:
+    """The apiextensions.k8s.io/v1 CRD of ``classes``: one version each, all of one group
+    and kind (with one class, every defined version of its kind).
+
+    Raises:
+        SchemaError: a model no structural schema can express, or versions that disagree
+            (group, kind, names, scope) or do not name exactly one storage version.
+    """
+    if len(classes) == 1:
+        classes = tuple(_versions_of(classes[0]))
+    infos = [c.resource for c in classes]
+    first = infos[0]
+    for info in infos[1:]:
+        if (info.group, info.kind, info.plural, info.scope) != (
+            first.group,
+            first.kind,
+            first.plural,
+            first.scope,
+        ):
+            raise SchemaError(f"{first.kind}: versions disagree on group, kind, plural or scope")
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": first.crd_name},
+        "spec": {
+            "group": first.group,
+            "names": _names(first),
+            "scope": first.scope,
+            "versions": [_version(c, _is_storage(c, infos)) for c in classes],
+        },
+    }
+
+
+def _versions_of(cls: type[CustomResource]) -> list[type[CustomResource]]:
+    info = cls.resource
+    found = [
+        c
+        for c in _subclasses(CustomResource)
+        if "resource" in c.__dict__
+        and (c.resource.group, c.resource.kind) == (info.group, info.kind)
+    ]
+    by_version = {c.resource.version: c for c in found}  # a module loaded twice: the latest
+    by_version[info.version] = cls
+    return list(by_version.values())
+
+
+def _subclasses(cls: type[CustomResource]) -> list[type[CustomResource]]:
+    out = []
+    for sub in cls.__subclasses__():
+        out += [sub, *_subclasses(sub)]
+    return out
+
+
+def _is_storage(cls: type[CustomResource], infos: list[CustomResourceInfo]) -> bool:
+    if len(infos) == 1:
+        return True
+    stored = [i for i in infos if i.storage]
+    if len(stored) != 1:
+        raise SchemaError(f"{infos[0].kind}: exactly one version needs storage=True")
+    return cls.resource.storage is True
+
+
+def _names(info: CustomResourceInfo) -> dict[str, Any]:
+    names: dict[str, Any] = {
+        "kind": info.kind,
+        "listKind": f"{info.kind}List",
+        "plural": info.plural,
+        "singular": info.singular,
+    }
+    if info.short_names:
+        names["shortNames"] = list(info.short_names)
+    if info.categories:
+        names["categories"] = list(info.categories)
+    return names
+
+
+def _version(cls: type[CustomResource], storage: bool) -> dict[str, Any]:
+    info = cls.resource
+    version: dict[str, Any] = {
+        "name": info.version,
+        "served": info.served,
+        "storage": storage,
+        "schema": {"openAPIV3Schema": openapi_schema(cls)},
+    }
+    if info.deprecated:
+        version["deprecated"] = True
+    subresources: dict[str, Any] = {}
+    if "status" in cls.model_fields:
+        subresources["status"] = {}
+    if info.scale is not None:
+        scale = {
+            "specReplicasPath": info.scale.spec_replicas_path,
+            "statusReplicasPath": info.scale.status_replicas_path,
+        }
+        if info.scale.label_selector_path:
+            scale["labelSelectorPath"] = info.scale.label_selector_path
+        subresources["scale"] = scale
+    if subresources:
+        version["subresources"] = subresources
+    if info.printer_columns:
+        version["additionalPrinterColumns"] = [c.document() for c in info.printer_columns]
+    return version

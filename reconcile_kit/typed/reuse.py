@@ -12,8 +12,12 @@ without reuse. A model the reconcile changed, or whose cached state has moved on
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Hashable
 from typing import Any, Generic, TypeVar
 
+from kr8s.asyncio.objects import APIObject
+
+from ..meta.objects import metadata_of
 from .resource import CustomResource
 from .tracking import Tracker, track, untrack
 
@@ -50,7 +54,8 @@ class ModelCache(Generic[M]):
         size: how many keys to remember (least recently reconciled dropped first); 0
             keeps none (every reconcile validates).
 
-    Raises ValueError when ``size`` is negative.
+    Raises:
+        ValueError: ``size`` is negative.
     """
 
     def __init__(self, model_class: type[M], size: int = DEFAULT_SIZE) -> None:
@@ -58,18 +63,18 @@ class ModelCache(Generic[M]):
             raise ValueError(f"ModelCache size must be >= 0, got {size}")
         self.model_class = model_class
         self.size = size
-        self._entries: OrderedDict[Any, _Entry] = OrderedDict()
+        self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
         self.validations = 0
         self.reuses = 0
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, key: Any, raw: dict[str, Any], obj: Any) -> M:
+    def get(self, key: Hashable, raw: dict[str, Any], obj: APIObject) -> M:
         """The model of ``raw`` (a cached object: a JSON dict) for ``key``, bound to the
         kr8s object ``obj``. Raises pydantic's ValidationError when ``raw`` does not fit
         the model."""
-        version = (raw.get("metadata") or {}).get("resourceVersion")
+        version = metadata_of(raw).get("resourceVersion")
         entry = self._entries.get(key)
         if entry is None or version is None or entry.version != version:
             if entry is not None:
@@ -90,7 +95,7 @@ class ModelCache(Generic[M]):
             entry.model, entry.tracker = model, tracker
         return model
 
-    def release(self, key: Any, model: Any) -> None:
+    def release(self, key: Hashable, model: M) -> None:
         """After a reconcile of ``key`` with ``model``: keep it only when the reconcile left
         it as read."""
         entry = self._entries.get(key)
@@ -99,7 +104,7 @@ class ModelCache(Generic[M]):
         if entry.tracker is None or entry.tracker.dirty:
             entry.drop_model()
 
-    def forget(self, key: Any) -> None:
+    def forget(self, key: Hashable) -> None:
         """Drop what is kept for ``key`` (its object was deleted, or changed)."""
         entry = self._entries.pop(key, None)
         if entry is not None:
@@ -111,11 +116,11 @@ class ModelCache(Generic[M]):
             entry.drop_model()
         self._entries.clear()
 
-    def _validate(self, raw: dict[str, Any], obj: Any) -> M:
+    def _validate(self, raw: dict[str, Any], obj: APIObject) -> M:
         self.validations += 1
         return self.model_class.from_raw(raw, obj)
 
-    def _remember(self, key: Any, entry: _Entry) -> None:
+    def _remember(self, key: Hashable, entry: _Entry) -> None:
         self._entries[key] = entry
         if len(self._entries) > self.size:
             _, oldest = self._entries.popitem(last=False)

@@ -13,11 +13,15 @@ kube-rs's ``StructuralSchemaRewriter``; this code is our own.
 
 from __future__ import annotations
 
+import inspect
+import re
 from typing import Any
+
+from pydantic import BaseModel
 
 from ..client.errors import ReconcileKitError
 
-__all__ = ["SchemaError", "structural_schema"]
+__all__ = ["SchemaError", "openapi_schema", "plain_text", "structural_schema"]
 
 Schema = dict[str, Any]
 
@@ -183,3 +187,66 @@ def _untyped_ok(out: Schema) -> bool:
     return bool(
         out.get("x-kubernetes-int-or-string") or out.get("x-kubernetes-preserve-unknown-fields")
     )
+
+
+def openapi_schema(cls: type[BaseModel]) -> dict[str, Any]:
+    """The openAPIV3Schema of one version of a custom resource class (a
+    :class:`~reconcile_kit.typed.CustomResource`): apiVersion, kind, metadata (typed by the
+    API server: only ``type: object`` here), and the model's other fields, descriptions as
+    plain text (:func:`plain_text`). Raises SchemaError for a model no structural schema can
+    express."""
+    schema = cls.model_json_schema(by_alias=True, mode="validation")
+    out = structural_schema(schema, cls.__name__)
+    properties = out.setdefault("properties", {})
+    properties["apiVersion"] = {"type": "string"}
+    properties["kind"] = {"type": "string"}
+    properties["metadata"] = {"type": "object"}
+    out.pop("x-kubernetes-preserve-unknown-fields", None)  # unknown top-level fields go
+    required = [r for r in out.get("required") or () if r not in ("apiVersion", "kind")]
+    if required:
+        out["required"] = required
+    else:
+        out.pop("required", None)
+    description = inspect.getdoc(cls)
+    if description and cls.__doc__:
+        out["description"] = description
+    else:
+        out.pop("description", None)
+    _plain_descriptions(out)
+    return out
+
+
+_ROLE = re.compile(r":[\w:]+:`~?([^`<]*?)(?:\s*<[^>]*>)?`")  # :class:`~a.B` -> B (short)
+_LINK = re.compile(r"`([^`<]+?)\s*<([^>]+)>`__?")  # `text <url>`_ -> text (url)
+_LITERAL = re.compile(r"``(.+?)``", re.DOTALL)  # ``code`` -> code
+_EMPHASIS = re.compile(r"(?<![\w*])\*{1,2}([^*\s](?:[^*]*[^*\s])?)\*{1,2}(?![\w*])")
+_INTERPRETED = re.compile(r"(?<![\w`])`([^`]+)`(?![\w`])")  # `text` -> text
+
+
+def plain_text(docstring: str) -> str:
+    """A docstring's reST inline markup as the plain text ``kubectl explain`` shows:
+    ````code```` and ```text``` lose their backticks, ``:role:`~pkg.Name``` becomes
+    ``Name``, ```text <url>`_`` becomes ``text (url)``, ``*emphasis*`` and
+    ``**strong**`` lose their stars. Other text is kept as it is."""
+    text = _ROLE.sub(lambda m: m.group(1).rsplit(".", 1)[-1], docstring)
+    text = _LINK.sub(r"\1 (\2)", text)
+    text = _LITERAL.sub(r"\1", text)
+    text = _INTERPRETED.sub(r"\1", text)
+    return _EMPHASIS.sub(r"\1", text)
+
+
+_DATA_KEYS = frozenset({"default", "enum", "example", "x-kubernetes-validations"})
+
+
+def _plain_descriptions(node: Any) -> None:
+    """Every ``description`` in schema ``node`` as plain text (values such as ``default``
+    and ``enum`` are data, left alone)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "description" and isinstance(value, str):
+                node[key] = plain_text(value)
+            elif key not in _DATA_KEYS:
+                _plain_descriptions(value)
+    elif isinstance(node, list):
+        for item in node:
+            _plain_descriptions(item)

@@ -5,8 +5,8 @@ A controller validates the cached object into its model once per cached state an
 that same model to every reconcile of the state for as long as no reconcile changed it
 (``reuse.ModelCache``): validating a 5.5 KB object costs about 100 us, checking a flag
 costs nothing. :func:`track` walks a freshly validated model once, turning its lists and
-dicts (fields, ``model_extra`` and anything nested in them) into :class:`TrackedList` and
-:class:`TrackedDict`, whose mutating methods mark the model's :class:`Tracker` dirty, and
+dicts (fields, ``model_extra`` and anything nested in them) into tracked ``list`` and
+``dict`` subclasses, whose mutating methods mark the model's :class:`Tracker` dirty, and
 registers each model of the tree, so that ``KubeModel.__setattr__``/``__delattr__`` mark
 it when a field is assigned or deleted (an equal scalar assigned to a field already set
 changes nothing and passes unmarked). A model that
@@ -29,8 +29,7 @@ from typing import Annotated, Any, Literal, SupportsIndex, Union, get_args, get_
 from pydantic import BaseModel
 
 __all__ = [
-    "TrackedDict",
-    "TrackedList",
+    "TrackedModel",
     "Tracker",
     "assigning",
     "mark",
@@ -80,7 +79,7 @@ class _Untrackable(Exception):
     """A value no tracker can watch."""
 
 
-class TrackedList(list[Any]):
+class _TrackedList(list[Any]):
     """A list that marks its tracker dirty when changed in place."""
 
     __slots__ = ("_tracker",)
@@ -138,7 +137,7 @@ class TrackedList(list[Any]):
         super().reverse()
 
 
-class TrackedDict(dict[Any, Any]):
+class _TrackedDict(dict[Any, Any]):
     """A dict that marks its tracker dirty when changed in place."""
 
     __slots__ = ("_tracker",)
@@ -186,11 +185,9 @@ def track(model: BaseModel) -> Tracker | None:
     containers become tracked ones, in place. Returns its Tracker, or None when the tree
     holds a value no tracker can watch (what was converted then marks a tracker that
     counts as changed: the model is never taken for unchanged)."""
-    from .resource import KubeModel
-
     tracker = Tracker(model)
     try:
-        _Walker(tracker, KubeModel).model(model)
+        _Walker(tracker, TrackedModel).model(model)
     except _Untrackable:
         tracker.dirty = True
         return None
@@ -198,7 +195,7 @@ def track(model: BaseModel) -> Tracker | None:
     return tracker
 
 
-def tracker_of(model: Any) -> Tracker | None:
+def tracker_of(model: BaseModel) -> Tracker | None:
     """The Tracker of a tracked model (the root of a tree :func:`track` was given), or
     None. (The registry is by ``id``: the root's identity is checked, as an ``id`` may
     be reused by a new object once a dropped tree's model is gone.)"""
@@ -208,14 +205,14 @@ def tracker_of(model: Any) -> Tracker | None:
     return tracker
 
 
-def mark(model: Any) -> None:
+def mark(model: BaseModel) -> None:
     """Mark ``model``'s tracker (if any) dirty: it no longer holds what was read."""
     tracker = _TRACKERS.get(id(model))
     if tracker is not None:
         tracker.dirty = True
 
 
-def assigning(model: Any, name: str, value: Any) -> bool:
+def assigning(model: BaseModel, name: str, value: object) -> bool:
     """``model.name = value`` is about to happen: whether it changes nothing (a field
     already set to an equal scalar, as ``status.replicas = spec.replicas`` at steady
     state), so that a tracked model may skip it and stay clean."""
@@ -291,8 +288,8 @@ class _Walker:
             return value
         raise _Untrackable
 
-    def list(self, items: list[Any]) -> TrackedList:
-        tracked = TrackedList(items)
+    def list(self, items: list[Any]) -> _TrackedList:
+        tracked = _TrackedList(items)
         tracked._tracker = self.tracker
         kinds = set(map(type, items))
         if len(kinds) == 1:
@@ -307,8 +304,8 @@ class _Walker:
                 list.__setitem__(tracked, index, self.value(item))
         return tracked
 
-    def dict(self, items: dict[Any, Any]) -> TrackedDict:
-        tracked = TrackedDict(items)
+    def dict(self, items: dict[Any, Any]) -> _TrackedDict:
+        tracked = _TrackedDict(items)
         tracked._tracker = self.tracker
         for key, item in items.items():
             if type(item) not in _SCALARS:
@@ -322,9 +319,35 @@ def track_extra(model: BaseModel) -> None:
     tracker = _TRACKERS.get(id(model))
     extra = model.__pydantic_extra__
     if tracker is not None and type(extra) is dict:
-        tracked = TrackedDict(extra)
+        tracked = _TrackedDict(extra)
         tracked._tracker = tracker
         object.__setattr__(model, "__pydantic_extra__", tracked)
+
+
+class TrackedModel(BaseModel):
+    """The pydantic base whose models :func:`track` can watch: assigning or deleting a
+    field marks the model's tracker (:func:`mark`; an equal scalar assigned to a field
+    already set changes nothing), and ``model_extra`` is tracked as it is handed out.
+    ``KubeModel`` (:mod:`.resource`) derives from it; a model of any other class in a tree
+    makes the tree untrackable."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if assigning(self, name, value):
+            return  # an equal scalar: nothing changes, a tracked model stays clean
+        if name[0] != "_":  # private attributes are not the object's data
+            mark(self)  # (validate_assignment replaces __dict__ rather than writing to it)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name[0] != "_":
+            mark(self)
+        super().__delattr__(name)
+
+    @property
+    def model_extra(self) -> dict[str, Any] | None:
+        """The fields the model does not declare (pydantic's ``model_extra``)."""
+        track_extra(self)
+        return self.__pydantic_extra__
 
 
 _EXTRA = operator.attrgetter("__pydantic_extra__")

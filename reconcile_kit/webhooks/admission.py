@@ -19,17 +19,19 @@ import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import jsonpatch
 import orjson
+from kr8s.asyncio.objects import APIObject
 
 from ..meta.objects import raw_of
 from ..patch.snapshot import build_object, freeze
+from ..runtime.resources import KindLike, ResourceInfo, info_from_class, info_of_model
 from ..runtime.typed import invalid_object_error, is_model_class
 from .review import AdmissionRequest, Denied, admission_response
 
-__all__ = ["AdmissionWebhook", "Handler", "KindInfo", "kind_info"]
+__all__ = ["AdmissionWebhook", "Handler", "WebhookOptions", "kind_info"]
 
 log = logging.getLogger("reconcile_kit.webhooks")
 
@@ -37,34 +39,32 @@ Handler = Callable[[Any, AdmissionRequest], Any]
 OPERATIONS = frozenset({"CREATE", "UPDATE", "DELETE", "CONNECT", "*"})
 
 
-@dataclass(frozen=True)
-class KindInfo:
-    """The group, version, kind, plural and scope of a webhook's kind."""
+class WebhookOptions(TypedDict, total=False):
+    """The optional settings of a webhook registration (``WebhookServer.validating`` and
+    ``mutating`` keywords): the :class:`AdmissionWebhook` attributes of the same names."""
 
-    group: str
-    version: str
-    kind: str
-    plural: str
-    namespaced: bool
-    cls: Any
+    name: str
+    path: str
+    subresources: tuple[str, ...]
+    failure_policy: str
+    side_effects: str
+    timeout_seconds: int
+    namespace_selector: dict[str, Any] | None
+    object_selector: dict[str, Any] | None
+    reinvocation_policy: str
 
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
 
+def kind_info(kind: KindLike) -> ResourceInfo:
+    """The ResourceInfo of a webhook's kind: a CustomResource class (``model`` set) or a kr8s
+    APIObject class.
 
-def kind_info(kind: Any) -> KindInfo:
-    """KindInfo of a CustomResource class or a kr8s APIObject class; TypeError else."""
+    Raises:
+        TypeError: ``kind`` is neither.
+    """
     if is_model_class(kind):
-        info = kind.resource
-        return KindInfo(
-            info.group, info.version, info.kind, info.plural, info.scope == "Namespaced", kind
-        )
-    version = getattr(kind, "version", None)
-    if isinstance(kind, type) and isinstance(version, str) and getattr(kind, "endpoint", None):
-        group, _, ver = version.rpartition("/")
-        cls: Any = kind
-        return KindInfo(group, ver, cls.kind, cls.endpoint, bool(cls.namespaced), cls)
+        return info_of_model(kind)
+    if isinstance(kind, type) and issubclass(kind, APIObject):
+        return info_from_class(kind)
     raise TypeError(
         f"a webhook's kind is a CustomResource class or a kr8s APIObject class, not {kind!r}"
     )
@@ -75,7 +75,7 @@ class AdmissionWebhook:
     """One validating or mutating webhook and what its configuration entry says.
 
     Attributes:
-        kind: the kind's KindInfo.
+        kind: the kind's ResourceInfo.
         handler: ``handler(obj, request)``, plain or async.
         mutating: a mutating webhook (else validating).
         name: the webhook's name in its configuration (a qualified name with at least three
@@ -95,7 +95,7 @@ class AdmissionWebhook:
         reinvocation_policy: mutating only: ``Never`` or ``IfNeeded``.
     """
 
-    kind: KindInfo
+    kind: ResourceInfo
     handler: Handler
     mutating: bool
     name: str
@@ -185,10 +185,10 @@ class AdmissionWebhook:
         return result
 
     def _build(self, source: dict[str, Any]) -> Any:
-        cls = self.kind.cls
-        if is_model_class(cls):
-            return cls.from_raw(copy.deepcopy(source))  # a model may hold parts of its input
-        return build_object(cls, source, None)  # a LazyBox never writes to its document
+        model = self.kind.model
+        if model is not None:
+            return model.from_raw(copy.deepcopy(source))  # a model may hold parts of its input
+        return build_object(self.kind.cls, source, None)  # a LazyBox never writes to it
 
     def _mutation(
         self, request: AdmissionRequest, source: dict[str, Any], obj: Any

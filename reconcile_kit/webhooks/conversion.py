@@ -15,10 +15,14 @@ import copy
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..client.errors import describe
+from ..meta.objects import metadata_of
 from ..runtime.typed import invalid_object_error, is_model_class
+
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
 
 __all__ = ["ConversionError", "Converters", "conversion_response"]
 
@@ -26,6 +30,7 @@ REVIEW_API_VERSION = "apiextensions.k8s.io/v1"
 
 log = logging.getLogger("reconcile_kit.webhooks")
 
+# Any: a converter takes one model class and returns another (its own types, unknown here)
 Converter = Callable[[Any], Any]
 
 
@@ -41,7 +46,9 @@ class Converters:
         self._classes: dict[tuple[str, str, str], Any] = {}  # (group, kind, version) -> model
         self._edges: dict[tuple[str, str], dict[str, dict[str, Converter]]] = {}
 
-    def add(self, source: Any, target: Any, function: Converter) -> None:
+    def add(
+        self, source: type[CustomResource], target: type[CustomResource], function: Converter
+    ) -> None:
         """Register ``function`` converting a ``source`` model into a ``target`` model
         (CustomResource classes of one group and kind); TypeError/ValueError otherwise."""
         for cls in (source, target):
@@ -72,7 +79,7 @@ class Converters:
             return obj
         group, _, version = api_version.rpartition("/")
         desired_group, _, desired = desired_api_version.rpartition("/")
-        meta = obj.get("metadata") or {}
+        meta = metadata_of(obj)
         where = describe(kind, meta.get("namespace"), meta.get("name", ""))
         if group != desired_group:
             raise ConversionError(f"{where}: cannot convert {api_version} to {desired_api_version}")
@@ -96,7 +103,7 @@ class Converters:
                 )
         out: dict[str, Any] = model.to_raw()
         out["apiVersion"], out["kind"] = desired_api_version, kind
-        out["metadata"] = _metadata(obj.get("metadata") or {}, out.get("metadata") or {})
+        out["metadata"] = _metadata(metadata_of(obj), metadata_of(out))
         return out
 
     def _chain(
@@ -118,7 +125,7 @@ class Converters:
         return None
 
 
-def conversion_response(review: Any, converters: Converters) -> dict[str, Any]:
+def conversion_response(review: object, converters: Converters) -> dict[str, Any]:
     """The ConversionReview answer to ``review``: every object converted, or a Failure
     naming the first that could not be. ValueError when ``review`` is not a v1
     ConversionReview."""

@@ -12,6 +12,8 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from kr8s.asyncio import Api
+
 from ..client.contenttypes import APPLY_PATCH, MERGE_PATCH
 from ..client.request import send
 
@@ -99,12 +101,14 @@ def conversion_stanzas(
     return stanzas
 
 
-async def register(api: Any, server: WebhookServer, base_url: str) -> None:
+async def register(api: Api, server: WebhookServer, base_url: str) -> None:
     """Apply ``server``'s configurations pointing at ``base_url`` (server-side apply, field
     manager ``server.name``) and set the CRDs' conversion to its ``/convert``.
 
-    Raises APIError (ForbiddenError: the ServiceAccount needs create/patch on the
-    webhook configurations, patch on customresourcedefinitions)."""
+    Raises:
+        APIError: the server refused (ForbiddenError: the ServiceAccount needs create and
+            patch on the webhook configurations, patch on customresourcedefinitions).
+    """
     for document in configurations(server, base_url):
         await send(
             api,
@@ -120,7 +124,7 @@ async def register(api: Any, server: WebhookServer, base_url: str) -> None:
     log.info("webhook configurations registered for %s", base_url)
 
 
-async def unregister(api: Any, server: WebhookServer) -> None:
+async def unregister(api: Api, server: WebhookServer) -> None:
     """Delete what :func:`register` applied and set the CRDs' conversion back to
     ``None`` (a CRD must not keep calling a server that stopped)."""
     for kind, name, _ in _configured(server):
@@ -129,7 +133,7 @@ async def unregister(api: Any, server: WebhookServer) -> None:
         await _patch_conversion(api, crd_name, {"strategy": "None", "webhook": None})
 
 
-async def _patch_conversion(api: Any, crd_name: str, stanza: dict[str, Any]) -> None:
+async def _patch_conversion(api: Api, crd_name: str, stanza: dict[str, Any]) -> None:
     await send(
         api,
         "PATCH",

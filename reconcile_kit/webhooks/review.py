@@ -4,12 +4,14 @@ webhook and the response it expects back (Kubernetes docs, "Dynamic Admission Co
 from __future__ import annotations
 
 import base64
+import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from ..client.errors import describe
+from ..meta.objects import metadata_of
 
 __all__ = ["AdmissionRequest", "Denied", "UserInfo", "admission_response"]
 
@@ -77,7 +79,7 @@ class AdmissionRequest:
     raw: dict[str, Any]
 
     @classmethod
-    def from_review(cls, review: Any) -> AdmissionRequest:
+    def from_review(cls, review: builtins.object) -> AdmissionRequest:
         """The request of an AdmissionReview body; ValueError naming what is missing."""
         if not isinstance(review, dict) or not isinstance(review.get("request"), dict):
             raise ValueError("not an AdmissionReview: no request")
@@ -113,7 +115,7 @@ class AdmissionRequest:
     def where(self) -> str:
         """``Kind namespace/name`` of the object, for messages."""
         obj = self.object or self.old_object or {}
-        meta = obj.get("metadata") or {}
+        meta = metadata_of(obj)
         kind = self.kind.get("kind") or obj.get("kind", "?")
         name = self.name or meta.get("name") or meta.get("generateName", "")
         return describe(kind, self.namespace or meta.get("namespace", ""), name)

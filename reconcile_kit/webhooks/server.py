@@ -23,17 +23,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import orjson
 from aiohttp import web
 
 from ..client.tracing import server_span
-from .admission import AdmissionWebhook, Handler, kind_info
+from ..runtime.resources import KindLike
+from .admission import AdmissionWebhook, Handler, WebhookOptions, kind_info
 from .certs import Certificates, SelfSignedCertificates
-from .conversion import Converters, conversion_response
+from .conversion import Converter, Converters, conversion_response
 from .review import AdmissionRequest
 from .serving import MAX_ADMISSION_BODY, REQUEST_TIMEOUT, request_timeout
+
+if TYPE_CHECKING:
+    from ..typed.resource import CustomResource
 
 __all__ = ["WebhookServer"]
 
@@ -111,41 +115,50 @@ class WebhookServer:
 
     def validating(
         self,
-        kind: Any,
+        kind: KindLike,
         *,
         operations: tuple[str, ...] = ("CREATE", "UPDATE"),
-        **options: Any,
+        **options: Unpack[WebhookOptions],
     ) -> Callable[[Handler], Handler]:
         """Decorator registering a validating handler for ``kind`` (a CustomResource class
         or a kr8s APIObject class). ``options``: the :class:`AdmissionWebhook` attributes
         ``name``, ``path``, ``subresources``, ``failure_policy``, ``side_effects``,
-        ``timeout_seconds``, ``namespace_selector``, ``object_selector``. Raises
-        ValueError for a path already served or invalid settings."""
+        ``timeout_seconds``, ``namespace_selector``, ``object_selector``.
+
+        Raises:
+            ValueError: a path already served, or invalid settings.
+        """
         return self._register(kind, False, operations, options)
 
     def mutating(
         self,
-        kind: Any,
+        kind: KindLike,
         *,
         operations: tuple[str, ...] = ("CREATE", "UPDATE"),
-        **options: Any,
+        **options: Unpack[WebhookOptions],
     ) -> Callable[[Handler], Handler]:
         """Decorator registering a mutating handler for ``kind``; as :meth:`validating`,
         plus ``reinvocation_policy`` (``Never`` or ``IfNeeded``)."""
         return self._register(kind, True, operations, options)
 
-    def converter(self, source: Any, target: Any) -> Callable[[Callable[[Any], Any]], Any]:
+    def converter(
+        self, source: type[CustomResource], target: type[CustomResource]
+    ) -> Callable[[Converter], Converter]:
         """Decorator registering a function converting a ``source`` model into a ``target``
         model (two versions of one CustomResource kind), served at ``/convert``."""
 
-        def register(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def register(function: Converter) -> Converter:
             self.converters.add(source, target, function)
             return function
 
         return register
 
     def _register(
-        self, kind: Any, mutating: bool, operations: tuple[str, ...], options: dict[str, Any]
+        self,
+        kind: KindLike,
+        mutating: bool,
+        operations: tuple[str, ...],
+        options: WebhookOptions,
     ) -> Callable[[Handler], Handler]:
         info = kind_info(kind)
         prefix = "mutate" if mutating else "validate"
@@ -158,15 +171,15 @@ class WebhookServer:
         if not mutating and "reinvocation_policy" in options:
             raise ValueError("reinvocation_policy is for mutating webhooks")
 
+        settings: WebhookOptions = {**options, "name": name, "path": path}
+
         def register(handler: Handler) -> Handler:
             webhook = AdmissionWebhook(
                 kind=info,
                 handler=handler,
                 mutating=mutating,
-                name=name,
-                path=path,
                 operations=tuple(operations),
-                **options,
+                **settings,
             )
             self.webhooks.append(webhook)
             return handler
@@ -181,7 +194,11 @@ class WebhookServer:
         return self.port is not None
 
     async def start(self) -> None:
-        """Listen on ``host:port`` over TLS; RuntimeError when already started."""
+        """Listen on ``host:port`` over TLS.
+
+        Raises:
+            RuntimeError: the server is already started.
+        """
         if self._runner is not None:
             raise RuntimeError("the webhook server is already started")
         app = web.Application(

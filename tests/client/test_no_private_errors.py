@@ -21,11 +21,11 @@ from reconcile_kit import (
     PatchHelper,
     ReconcileKitError,
     Reflector,
-    Store,
 )
 from reconcile_kit.client import discovery
 from reconcile_kit.runtime.resources import info_from_class
 from reconcile_kit.runtime.sources import CacheView
+from reconcile_kit.runtime.storewriter import StoreWriter
 from reconcile_kit.testing import APIServer, Faults, eventually
 
 from ..kubehttp import call
@@ -35,7 +35,7 @@ EntryPoint = Callable[[kr8s.asyncio.Api, ConfigMap, APIServer], Awaitable[Any]]
 
 
 def context(kube: kr8s.asyncio.Api) -> Context:
-    store = Store()
+    store = StoreWriter().store
     return Context(
         controller_name="test",
         cache=CacheView("test", store, ()),

@@ -19,6 +19,7 @@ from reconcile_kit.client.ratelimit import (
     rate_limit_of,
 )
 from reconcile_kit.client.transport import AiohttpFirstTransport, use_aiohttp_transport
+from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer, run_until
 
@@ -147,7 +148,7 @@ def test_settings_checked_once_for_manager_and_controller() -> None:
     with pytest.raises(ValueError, match="needs a qps"):
         Manager(burst=10)
     with pytest.raises(ValueError, match="qps"):
-        Controller(ConfigMap, qps=0)
+        Controller(ConfigMap, config=ControllerConfig(qps=0))
     with pytest.raises(ValueError, match="burst"):
         Manager(qps=1, burst=0)
 
@@ -266,11 +267,16 @@ async def test_a_controller_on_its_own_limits_its_api(
     async def reconcile(obj: ConfigMap, ctx: Context) -> None:
         seen.append(obj.name)
 
-    plain = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
+    plain = Controller(
+        ConfigMap, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     assert await run_until(plain, reconcile, lambda: seen == ["a"])
     assert rate_limit_of(kube) is None  # off by default
     limited = Controller(
-        ConfigMap, api=kube, namespace="default", pool=ReflectorPool(), qps=300, burst=7
+        ConfigMap,
+        api=kube,
+        namespace="default",
+        config=ControllerConfig(pool=ReflectorPool(), qps=300, burst=7),
     )
     assert (limited.qps, limited.burst) == (300.0, 7)
     assert await run_until(limited, reconcile, lambda: seen == ["a", "a"])
@@ -287,7 +293,7 @@ async def test_in_a_manager_the_managers_setting_governs(
         seen.append(obj.name)
 
     manager = Manager(kube, namespace="default", qps=0.01, burst=500)
-    own = manager.add(Controller(ConfigMap, qps=1, burst=1), reconcile)
+    own = manager.add(Controller(ConfigMap, config=ControllerConfig(qps=1, burst=1)), reconcile)
     task = asyncio.create_task(manager.run())
     try:
         await ConfigMap({"metadata": {"name": "a"}}, api=kube).create()

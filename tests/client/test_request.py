@@ -18,6 +18,7 @@ from reconcile_kit import Action, Controller, PatchHelper
 from reconcile_kit.client import errors
 from reconcile_kit.client.request import Target, send
 from reconcile_kit.client.transport import use_aiohttp_transport
+from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.context import Context
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer
@@ -175,7 +176,9 @@ async def test_a_key_facing_429_sends_at_most_three_patches_in_three_seconds(
         done.set()
         return None
 
-    ctrl = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        ConfigMap, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     task = asyncio.create_task(ctrl.run(reconcile))
     await asyncio.sleep(3.0)  # the window in which the server answers 429
     in_window = apiserver.requests.count(verb="patch")
@@ -199,7 +202,9 @@ async def test_a_refused_connection_is_unavailable_and_the_loop_recovers(
         seen.add(cm.name)
         return None
 
-    ctrl = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        ConfigMap, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     task = asyncio.create_task(ctrl.run(reconcile))
     try:
         await call(kube, "POST", CM, {"metadata": {"name": "before"}})

@@ -24,6 +24,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from reconcile_kit import Action, Context, Controller, PatchHelper, set_controller_reference
 from reconcile_kit.client import tracing
+from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer
 from reconcile_kit.webhooks import AdmissionRequest, SelfSignedCertificates, WebhookServer
@@ -63,7 +64,9 @@ async def test_a_reconcile_span_with_request_spans_and_trace_context(
         done.append(obj.name)
         return Action.requeue(300)
 
-    ctrl = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        ConfigMap, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     ctrl.owns(Secret)
     task = asyncio.create_task(ctrl.run(reconcile))
     try:
@@ -114,7 +117,9 @@ async def test_a_failing_reconcile_and_a_refused_request_are_errors(
     def policy(obj: Any, error: BaseException, ctx: Context) -> None:
         failed.append(error)
 
-    ctrl = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        ConfigMap, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     task = asyncio.create_task(ctrl.run(reconcile, error_policy=policy))
     try:
         assert await ctrl.wait_reconciled(lambda: bool(failed), 10)

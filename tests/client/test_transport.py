@@ -15,6 +15,7 @@ from reconcile_kit.client.transport import (
     release_transport,
     use_aiohttp_transport,
 )
+from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer, run_until
 
@@ -99,18 +100,23 @@ async def test_controllers_install_it_unless_told_not_to(kube: kr8s.asyncio.Api)
         seen.append(obj.name)
 
     plain = Controller(
-        ConfigMap, api=kube, namespace="default", pool=ReflectorPool(), transport="httpx"
+        ConfigMap,
+        api=kube,
+        namespace="default",
+        config=ControllerConfig(pool=ReflectorPool(), transport="httpx"),
     )
     assert await run_until(plain, reconcile, lambda: seen == ["a"])
     assert isinstance(transport_of(kube), httpx.AsyncHTTPTransport)
-    fast = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
+    fast = Controller(
+        ConfigMap, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     assert await run_until(fast, reconcile, lambda: seen == ["a", "a"])
     assert isinstance(transport_of(kube), AiohttpFirstTransport)
 
 
 def test_unknown_transport_is_refused() -> None:
     with pytest.raises(ValueError, match="transport"):
-        Controller(ConfigMap, transport="curl")
+        Controller(ConfigMap, config=ControllerConfig(transport="curl"))
     with pytest.raises(ValueError, match="transport"):
         Manager(transport="curl")
 
@@ -142,9 +148,11 @@ async def test_the_last_user_closes_the_aiohttp_connections(kube: kr8s.asyncio.A
     session = transport.fast.client
     assert session is not None
 
-    ctrl = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        ConfigMap, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     assert await run_until(ctrl, reconcile, lambda: seen == ["a"])
-    failing = Controller("NoSuchKind", api=kube, pool=ReflectorPool())
+    failing = Controller("NoSuchKind", api=kube, config=ControllerConfig(pool=ReflectorPool()))
     with pytest.raises(ValueError, match="NoSuchKind"):
         await failing.run(reconcile)
     assert transport.fast.client is session and not session.closed  # still in use
@@ -157,7 +165,7 @@ async def test_a_controller_alone_closes_its_connections_on_error(kube: kr8s.asy
     async def reconcile(obj: ConfigMap, ctx: Context) -> None:
         return None
 
-    failing = Controller("NoSuchKind", api=kube, pool=ReflectorPool())
+    failing = Controller("NoSuchKind", api=kube, config=ControllerConfig(pool=ReflectorPool()))
     with pytest.raises(ValueError, match="NoSuchKind"):
         await failing.run(reconcile)
     transport = transport_of(kube)

@@ -15,7 +15,7 @@ from reconcile_kit import AlreadyOwnedError, ConflictError, Context, set_control
 from reconcile_kit.meta.objects import ObjectRef
 from reconcile_kit.runtime.apply import AppliedIntents, holds
 from reconcile_kit.runtime.sources import CacheView
-from reconcile_kit.runtime.store import Store
+from reconcile_kit.runtime.storewriter import StoreWriter
 from reconcile_kit.testing import APIServer
 
 from ..crds import install_crd
@@ -25,9 +25,11 @@ CM = "/api/v1/namespaces/default/configmaps"
 
 
 def context(kube: kr8s.asyncio.Api, name: str = "tester", kind: Any = ConfigMap) -> Context:
-    """A Context whose cache is one store of ``kind`` (filled by the test)."""
-    store = Store()
-    return Context(
+    """A Context whose cache is one store of ``kind`` (filled by the test through
+    :func:`writer_of`)."""
+    writer = StoreWriter()
+    store = writer.store
+    ctx = Context(
         controller_name=name,
         cache=CacheView(name, store, (), kind),
         api=kube,
@@ -39,6 +41,16 @@ def context(kube: kr8s.asyncio.Api, name: str = "tester", kind: Any = ConfigMap)
         log=logging.LoggerAdapter(logging.getLogger("test")),
         intents=AppliedIntents(),
     )
+    _writers[id(store)] = writer
+    return ctx
+
+
+_writers: dict[int, StoreWriter] = {}
+
+
+def writer_of(ctx: Context) -> StoreWriter:
+    """The writer of ``ctx``'s primary store (the test plays the reflector)."""
+    return _writers[id(ctx.store)]
 
 
 async def configmap(kube: kr8s.asyncio.Api, name: str, **fields: Any) -> ConfigMap:
@@ -108,7 +120,7 @@ async def test_apply_cluster_scoped_built_in_and_custom_kinds(kube: kr8s.asyncio
             obj = await kind(raw, api=kube)
             await ctx.apply(obj)
             assert obj.raw["metadata"]["uid"] and "namespace" not in obj.raw["metadata"]
-            ctx.store.put(obj.raw)  # the cache holds the answer (cluster-scoped: key "")
+            writer_of(ctx).put(obj.raw)  # the cache holds the answer (cluster-scoped: key "")
             meta["labels"].pop("b")
             fields.get("spec", {}).get("parts", {}).pop("b", None)
             await ctx.apply(await kind(raw, api=kube))  # a new intent: the dropped keys go
@@ -134,7 +146,7 @@ async def test_an_unchanged_intent_sends_nothing(
         ctx = context(kube, kind=kind)
         obj = await kind(dict(raw), api=kube)
         await ctx.apply(obj)
-        ctx.store.put(obj.raw)
+        writer_of(ctx).put(obj.raw)
         apiserver.requests.clear()
         again = await kind(dict(raw), api=kube)
         await ctx.apply(again)
@@ -155,7 +167,7 @@ async def test_apply_refuses_a_child_controlled_elsewhere(kube: kr8s.asyncio.Api
     await context(kube, "one").apply(child)
     before = child.raw["metadata"]["resourceVersion"]
     ctx = context(kube, "two")
-    ctx.store.put(child.raw)  # the second controller's cache holds the child
+    writer_of(ctx).put(child.raw)  # the second controller's cache holds the child
     intruder = await configmap(kube, "owned-child", data={"v": "b"})
     set_controller_reference(owner_b, intruder)
     with pytest.raises(AlreadyOwnedError) as raised:
@@ -289,7 +301,7 @@ async def test_create_or_patch_reads_the_cache(
     ctx = context(kube)
     cm = await configmap(kube, "cop-cached", data={"a": "1"})
     assert await ctx.create_or_patch(cm) == "created"
-    ctx.store.put(cm.raw)
+    writer_of(ctx).put(cm.raw)
     apiserver.requests.clear()
     assert await ctx.create_or_patch(await configmap(kube, "cop-cached", data={"a": "1"})) == (
         "unchanged"

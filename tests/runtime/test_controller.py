@@ -23,6 +23,7 @@ from reconcile_kit import (
     set_controller_reference,
 )
 from reconcile_kit.meta.objects import ObjectRef
+from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.finalizer import finalizer
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer, eventually, run_until
@@ -36,7 +37,9 @@ MERGE = "application/merge-patch+json"
 
 def controller(api: Any, kind: Any = ConfigMap, **kwargs: Any) -> Controller:
     """A controller with its own reflector pool, so tests do not share caches."""
-    return Controller(kind, api=api, namespace="default", pool=ReflectorPool(), **kwargs)
+    return Controller(
+        kind, api=api, namespace="default", config=ControllerConfig(pool=ReflectorPool()), **kwargs
+    )
 
 
 async def create_cm(api: Any, name: str, **meta: Any) -> dict[str, Any]:
@@ -610,7 +613,7 @@ async def test_status_helpers_background_tasks_and_cache_reads(
         "Deployment",
         api=kube,
         namespace="default",
-        pool=ReflectorPool(),
+        config=ControllerConfig(pool=ReflectorPool()),
         predicates=[generation_changed],
     ).background(heartbeat)
     assert await run_until(ctrl, reconcile, lambda: bool(listed) and bool(ticks))

@@ -11,6 +11,7 @@ import kr8s.asyncio
 from kr8s.asyncio.objects import ConfigMap
 
 from reconcile_kit import Context, Controller
+from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.reflector import REPLACE_CHUNK, Reflector
 from reconcile_kit.runtime.resources import info_from_class
 from reconcile_kit.runtime.sources import ReflectorPool
@@ -74,7 +75,9 @@ async def test_workers_yield_between_reconciles_that_never_suspend(
     async def noop(obj: Any, ctx: Context) -> None:
         reconciled.add(obj.name)  # nothing to do, nothing awaited
 
-    ctrl = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        ConfigMap, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     observer = Observer(lambda: len(reconciled))
     task = asyncio.create_task(ctrl.run(noop))
     try:

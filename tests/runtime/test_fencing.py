@@ -13,6 +13,7 @@ import pytest
 from kr8s.asyncio.objects import ConfigMap
 
 from reconcile_kit import Context, Controller, LeaderElection, PatchHelper
+from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.sharding import ShardFilter
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer, eventually
@@ -25,7 +26,9 @@ LABEL = "shard.reconcile-kit.io/ring"
 
 
 def sharded(api: Any, member: str) -> Controller:
-    ctrl = Controller(ConfigMap, api=api, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        ConfigMap, api=api, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     ctrl.shard = ShardFilter("ring", member)
     return ctrl
 
@@ -134,7 +137,9 @@ async def test_no_reconcile_and_no_write_once_the_lease_lapsed(
         async with PatchHelper(obj):
             obj.raw["data"] = {"v": "written"}
 
-    ctrl = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        ConfigMap, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     ctrl.lease, ctrl.lease_holder = lease, "leadership Lease test"
     task = await run(ctrl, reconcile)
     try:

@@ -12,6 +12,7 @@ import pytest
 from kr8s.asyncio.objects import ConfigMap
 
 from reconcile_kit import Context, Controller
+from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import eventually, run_until
 
@@ -107,7 +108,9 @@ async def test_ctx_recorder_writes_events_in_run_until(kube: kr8s.asyncio.Api) -
         ctx.recorder.event(obj, "Normal", "Seen", "reconciled outside a manager")
         seen.append(obj.name)
 
-    ctrl = Controller(ConfigMap, api=kube, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        ConfigMap, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     assert await run_until(ctrl, reconcile, lambda: seen == ["a"])
     # the recorder the controller created was flushed and stopped when its run ended
     assert ctrl.recorder is None
@@ -133,7 +136,10 @@ async def test_a_given_recorder_is_used_and_left_to_its_owner(kube: kr8s.asyncio
         seen.append(obj.name)
 
     ctrl = Controller(
-        ConfigMap, api=kube, namespace="default", pool=ReflectorPool(), recorder=recorder
+        ConfigMap,
+        api=kube,
+        namespace="default",
+        config=ControllerConfig(pool=ReflectorPool(), recorder=recorder),
     )
     async with recorder:
         assert await run_until(ctrl, reconcile, lambda: seen == ["a"])

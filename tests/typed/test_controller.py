@@ -10,6 +10,7 @@ from typing import Any
 import kr8s.asyncio
 
 from reconcile_kit import Context, Controller, InvalidObjectError, PatchHelper
+from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer, eventually
 from reconcile_kit.typed import conditions
@@ -67,7 +68,13 @@ async def test_typed_reconcile_writes_status_once_then_nothing(
     kube: kr8s.asyncio.Api, apiserver: APIServer
 ) -> None:
     await install(kube)
-    ctrl = Controller(Gadget, api=kube, namespace="default", pool=ReflectorPool(), resync=0.05)
+    ctrl = Controller(
+        Gadget,
+        api=kube,
+        namespace="default",
+        config=ControllerConfig(pool=ReflectorPool()),
+        resync=0.05,
+    )
     task = asyncio.create_task(ctrl.run(reconcile))
     try:
         await call(kube, "POST", GADGETS, gadget("g1", 2))
@@ -120,7 +127,11 @@ async def test_invalid_objects_are_reported_and_skipped(
         reconciled.append(obj.metadata.name or "")
 
     ctrl = Controller(
-        Gadget, api=kube, namespace="default", pool=ReflectorPool(), on_invalid=on_invalid
+        Gadget,
+        api=kube,
+        namespace="default",
+        config=ControllerConfig(pool=ReflectorPool()),
+        on_invalid=on_invalid,
     )
     task = asyncio.create_task(ctrl.run(counting))
     try:
@@ -157,7 +168,13 @@ async def test_unchanged_object_gets_the_same_model_and_costs_no_validation(
         seen.append(obj)
         await reconcile(obj, ctx)
 
-    ctrl = Controller(Gadget, api=kube, namespace="default", pool=ReflectorPool(), resync=0.05)
+    ctrl = Controller(
+        Gadget,
+        api=kube,
+        namespace="default",
+        config=ControllerConfig(pool=ReflectorPool()),
+        resync=0.05,
+    )
     task = asyncio.create_task(ctrl.run(recording))
     try:
         await call(kube, "POST", GADGETS, gadget("g1", 2))
@@ -198,7 +215,13 @@ async def test_a_model_changed_but_not_written_is_never_handed_out_again(
         if len(seen) == 2:
             obj.spec.tags.append("leaked again")  # changed, no error, not written either
 
-    ctrl = Controller(Gadget, api=kube, namespace="default", pool=ReflectorPool(), resync=0.05)
+    ctrl = Controller(
+        Gadget,
+        api=kube,
+        namespace="default",
+        config=ControllerConfig(pool=ReflectorPool()),
+        resync=0.05,
+    )
     task = asyncio.create_task(ctrl.run(careless))
     try:
         body = gadget("g1", 2)

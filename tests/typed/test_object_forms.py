@@ -26,6 +26,7 @@ from reconcile_kit.meta.owners import (
     set_controller_reference,
     set_owner_reference,
 )
+from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer
 
@@ -142,7 +143,9 @@ async def test_finalizer_with_a_typed_model_adds_cleans_up_and_removes(
     async def reconcile(obj: Gadget, ctx: Context) -> Any:
         return await finalizer(obj, CLEANUP, apply, cleanup)
 
-    ctrl = Controller(Gadget, api=kube, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        Gadget, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     task = asyncio.create_task(ctrl.run(reconcile))
     try:
         await call(kube, "POST", GADGETS, gadget("g1", 2))
@@ -213,7 +216,9 @@ async def test_ctx_get_and_list_give_models_of_a_typed_kind(kube: kr8s.asyncio.A
         async with PatchHelper(got):
             add_finalizer(got, CLEANUP)
 
-    ctrl = Controller(Gadget, api=kube, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        Gadget, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     task = asyncio.create_task(ctrl.run(reconcile))
     try:
         await call(kube, "POST", GADGETS, gadget("g1", 2))
@@ -277,7 +282,9 @@ async def test_ctx_writes_take_a_typed_model_a_kr8s_object_and_a_dict(
             second = await ctx.create_or_patch(again, bump)
             results[form] = (applied, status, made, first, again, second)
 
-    ctrl = Controller(Gadget, api=kube, namespace="default", pool=ReflectorPool())
+    ctrl = Controller(
+        Gadget, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
     task = asyncio.create_task(ctrl.run(reconcile))
     try:
         await call(kube, "POST", GADGETS, gadget("trigger", 1))

@@ -50,13 +50,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from kr8s.asyncio import Api
+
 from ...client.contenttypes import MERGE_PATCH
 from ...client.errors import APIError
 from ...client.request import Target, send
+from ...meta.objects import metadata_of
 from ...meta.shards import MEMBER_LABEL, RING_LABEL, drain_label, shard_label
 from ...meta.time import format_micro_time
 from ...runtime.reflector import DELETED, Reflector, ReflectorEvent
-from ...runtime.resources import ResourceInfo, resolve_kind
+from ...runtime.resources import KindLike, ResourceInfo, resolve_kind
 from ...runtime.store import Obj
 from . import ring
 from .membership import LEASE, RingView
@@ -89,7 +92,7 @@ class ShardedKind:
         field_selector: only objects matching it.
     """
 
-    kind: Any
+    kind: KindLike
     namespace: str | None = None
     label_selector: str | None = None
     field_selector: str | None = None
@@ -117,7 +120,7 @@ class AssignerMetrics:
 def metadata_only(obj: Obj) -> Obj:
     """The reflector transform of the sharder: keep the metadata fields it reads (its
     reflectors list and watch PartialObjectMetadata, as client-go's metadata informer)."""
-    meta = obj.get("metadata") or {}
+    meta = metadata_of(obj)
     kept = {
         key: meta[key]
         for key in ("name", "namespace", "uid", "resourceVersion", "labels", "deletionTimestamp")
@@ -150,7 +153,7 @@ class Assigner:
 
     def __init__(
         self,
-        api: Any,
+        api: Api,
         ring: str,
         identity: str,
         view: RingView,
@@ -263,7 +266,7 @@ class Assigner:
 
     def _handler(self, index: int) -> Callable[[ReflectorEvent], None]:
         def handle(event: ReflectorEvent) -> None:
-            meta = event.obj.get("metadata") or {}
+            meta = metadata_of(event.obj)
             key = (index, meta.get("namespace") or "", meta.get("name", ""))
             owner = None if event.type == DELETED else (meta.get("labels") or {}).get(self.label)
             self._count(key, owner)
@@ -419,7 +422,7 @@ class Assigner:
     async def _forget(self, members: frozenset[str], owning: set[str]) -> None:
         """Delete the Leases of members that are not live and own no object any more."""
         for lease in self.view.leases():
-            meta = lease.get("metadata") or {}
+            meta = metadata_of(lease)
             member = (meta.get("labels") or {}).get(MEMBER_LABEL) or ""
             if not member or member in members or member in owning:
                 continue
@@ -465,7 +468,7 @@ class Assigner:
         members: frozenset[str],
         candidates: list[str],
     ) -> Callable[[], Awaitable[None]] | None:
-        labels = (obj.get("metadata") or {}).get("labels") or {}
+        labels = metadata_of(obj).get("labels") or {}
         current = labels.get(self.label) or None
         draining = self.drain in labels
         desired = ring.owner(ring.object_key(key[1], key[2]), candidates)
@@ -511,7 +514,7 @@ class Assigner:
                 self._wake.set()
                 return
             info = self.infos[key[0]]
-            meta = obj.get("metadata") or {}
+            meta = metadata_of(obj)
             namespace = key[1] if info.namespaced else None
             body = {"metadata": {"resourceVersion": meta.get("resourceVersion"), "labels": labels}}
             try:

@@ -8,6 +8,7 @@ import socket
 from dataclasses import dataclass, field
 
 from ...meta.validation import dns1123_label_errors, qualified_name_errors
+from ..leaderelection import LeaderElection
 
 __all__ = ["Sharding"]
 
@@ -90,3 +91,18 @@ class Sharding:
     def sharder_lease(self) -> str:
         """The name of the Lease whose holder runs the ring's sharder."""
         return f"{self.ring}-sharder"
+
+    def election(self, lease: str, labels: dict[str, str] | None = None) -> LeaderElection:
+        """A LeaderElection of the Lease ``lease`` with this ring's namespace, identity and
+        timings, not released on cancellation (a crash leaves it to expire; a graceful
+        stop releases it)."""
+        return LeaderElection(
+            lease,
+            namespace=self.namespace,
+            identity=self.identity,
+            lease_duration=self.lease_duration,
+            renew_deadline=self.renew_deadline,
+            retry_period=self.retry_period,
+            release_on_cancel=False,
+            labels=labels,
+        )

@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
+
+from kr8s.asyncio import Api
 
 from ...meta.objects import ObjectRef
 from ..entries import (
@@ -26,7 +26,7 @@ from ..entries import (
     shutdown,
     start,
     stepping_down_timeout,
-    warm,
+    warmed,
 )
 from ..leaderelection import LeaderElection
 from ..metrics import Metrics
@@ -64,7 +64,7 @@ class RingMember:
         sharding: Sharding,
         entries: list[Entry],
         *,
-        api: Any,
+        api: Api,
         stop: asyncio.Event,
         metrics: Metrics,
         name: str,
@@ -105,66 +105,56 @@ class RingMember:
             for e in entries
         ]
         stepping_down = stepping_down_timeout(self.graceful_shutdown_timeout, membership)
-        campaign: asyncio.Task[None] | None = None
-        sharder: asyncio.Task[None] | None = None
-        warming: asyncio.Task[None] | None = None
-        cools: list[Callable[[], Awaitable[None]]] = []
         try:
             if not await first(view.start(), self.stop.wait()):
                 return
-            campaign = asyncio.create_task(membership.run(self.api))
-            sharder = asyncio.create_task(self._run_sharder(sharding, view, kinds, sharder_done))
             # warm: the share's watches run before joining and between memberships
-            warming = asyncio.create_task(warm(entries, cools))
-            while not self.stop.is_set():
-                if not await first(membership.leading(), self.stop.wait()):
-                    break
-                log.info(
-                    "%s: joined ring %s as %s; starting sharded controllers",
-                    self.name,
-                    ring,
-                    identity,
+            async with warmed(entries), membership.campaign(self.api, self.stop.is_set):
+                sharder = asyncio.create_task(
+                    self._run_sharder(sharding, view, kinds, sharder_done)
                 )
-                self.member = True
-                start(entries)
-                stopped = await first(self.stop.wait(), membership.lost(), failure(entries))
-                if stopped:
-                    await self._hand_over(sharding, membership, view, entries)
-                await shutdown(
-                    entries, self.graceful_shutdown_timeout if stopped else stepping_down
-                )
-                self.member = False
-                if stopped:
-                    await self._leave(sharding, membership)
-                raise_failures(entries)
-                if not stopped:
-                    log.warning(
-                        "%s: not a member of ring %s any more (Lease not renewed);"
-                        " sharded controllers stopped, rejoining",
-                        self.name,
-                        ring,
-                    )
+                try:
+                    await self._serve(sharding, membership, view, stepping_down)
+                finally:
+                    await shutdown(entries, stepping_down)
+                    self.member = False
+                    sharder_done.set()
+                    await asyncio.gather(sharder, return_exceptions=True)
         finally:
-            await shutdown(entries, stepping_down)
-            self.member = False
-            sharder_done.set()
-            if sharder is not None:
-                await asyncio.gather(sharder, return_exceptions=True)
-            if campaign is not None:
-                if self.stop.is_set():
-                    # graceful: the sharded controllers are down, give the membership up
-                    # (done already when they had started: _leave)
-                    await membership.release()
-                    await membership.stop()
-                else:
-                    campaign.cancel()
-                await asyncio.gather(campaign, return_exceptions=True)
-            if warming is not None:
-                warming.cancel()
-                await asyncio.gather(warming, return_exceptions=True)
-            for cool in cools:
-                await cool()
             await view.stop()
+
+    async def _serve(
+        self, sharding: Sharding, membership: LeaderElection, view: RingView, stepping_down: float
+    ) -> None:
+        """Run the sharded controllers while a member, until :attr:`stop` (handing the
+        objects over then) or a failure; rejoin after losing the membership Lease."""
+        entries = self.entries
+        while not self.stop.is_set():
+            if not await first(membership.leading(), self.stop.wait()):
+                break
+            log.info(
+                "%s: joined ring %s as %s; starting sharded controllers",
+                self.name,
+                sharding.ring,
+                sharding.identity,
+            )
+            self.member = True
+            start(entries)
+            stopped = await first(self.stop.wait(), membership.lost(), failure(entries))
+            if stopped:
+                await self._hand_over(sharding, membership, view, entries)
+            await shutdown(entries, self.graceful_shutdown_timeout if stopped else stepping_down)
+            self.member = False
+            if stopped:
+                await self._leave(sharding, membership)
+            raise_failures(entries)
+            if not stopped:
+                log.warning(
+                    "%s: not a member of ring %s any more (Lease not renewed);"
+                    " sharded controllers stopped, rejoining",
+                    self.name,
+                    sharding.ring,
+                )
 
     async def _hand_over(
         self,
@@ -263,17 +253,8 @@ class RingMember:
     ) -> None:
         """Campaign for the ring's sharder Lease and run the assigner while holding it,
         until ``done``."""
-        election = LeaderElection(
-            sharding.sharder_lease,
-            namespace=sharding.namespace,
-            identity=sharding.identity,
-            lease_duration=sharding.lease_duration,
-            renew_deadline=sharding.renew_deadline,
-            retry_period=sharding.retry_period,
-            release_on_cancel=False,
-        )
-        campaign = asyncio.create_task(election.run(self.api))
-        try:
+        election = sharding.election(sharding.sharder_lease)
+        async with election.campaign(self.api, self.stop.is_set):
             while not done.is_set():
                 if not await first(election.leading(), done.wait()):
                     break
@@ -305,13 +286,6 @@ class RingMember:
                         exc_info=task.exception(),
                     )
                     await first(asyncio.sleep(sharding.retry_period), done.wait())
-        finally:
-            if self.stop.is_set():
-                await election.release()
-                await election.stop()
-            else:
-                campaign.cancel()
-            await asyncio.gather(campaign, return_exceptions=True)
 
     def observe(self) -> None:
         """Bring the per-replica shard metrics up to date (at each scrape)."""

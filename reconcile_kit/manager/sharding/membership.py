@@ -28,6 +28,10 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from kr8s.asyncio import Api
+from kr8s.asyncio.objects import new_class
+
+from ...meta.objects import metadata_of
 from ...meta.shards import MEMBER_LABEL, RING_LABEL
 from ...runtime.reflector import DELETED, Backoff, Reflector, ReflectorEvent
 from ...runtime.resources import ResourceInfo
@@ -42,22 +46,21 @@ LEAVING_ANNOTATION = "reconcile-kit.io/leaving"
 """On a membership Lease: the member is stopping gracefully. It takes no new objects and
 moves its objects to their new owners itself; the sharder leaves them to it (until its
 Lease is released or expires)."""
-LEASE = ResourceInfo("coordination.k8s.io/v1", "Lease", "leases", True, None)
+LEASE = ResourceInfo(
+    "coordination.k8s.io/v1",
+    "Lease",
+    "leases",
+    True,
+    new_class("Lease", "coordination.k8s.io/v1", namespaced=True, plural="leases"),
+)
 
 
 def membership_election(sharding: Sharding) -> LeaderElection:
     """The LeaderElection holding this replica's membership Lease (not released on
     cancellation: a crash leaves it to expire; :class:`~reconcile_kit.manager.Manager`
     releases it on a graceful stop)."""
-    election = LeaderElection(
-        sharding.member_lease,
-        namespace=sharding.namespace,
-        identity=sharding.identity,
-        lease_duration=sharding.lease_duration,
-        renew_deadline=sharding.renew_deadline,
-        retry_period=sharding.retry_period,
-        release_on_cancel=False,
-        labels={RING_LABEL: sharding.ring, MEMBER_LABEL: sharding.identity},
+    election = sharding.election(
+        sharding.member_lease, {RING_LABEL: sharding.ring, MEMBER_LABEL: sharding.identity}
     )
     election.annotations[LEAVING_ANNOTATION] = None  # a previous process's mark goes
     return election
@@ -87,7 +90,7 @@ class RingView:
 
     def __init__(
         self,
-        api: Any,
+        api: Api,
         ring: str,
         namespace: str,
         *,
@@ -169,7 +172,7 @@ class RingView:
         await self.reflector.stop()
 
     def _on_event(self, event: ReflectorEvent) -> None:
-        name = (event.obj.get("metadata") or {}).get("name", "")
+        name = metadata_of(event.obj).get("name", "")
         if event.type == DELETED:
             self._observed.pop(name, None)
         else:
@@ -188,7 +191,7 @@ class RingView:
         next_expiry: float | None = None
         for name, (spec, seen) in self._observed.items():
             lease = self.reflector.store.get(self.namespace, name) or {}
-            meta = lease.get("metadata") or {}
+            meta = metadata_of(lease)
             member = (meta.get("labels") or {}).get(MEMBER_LABEL) or ""
             holder = spec.get("holderIdentity") or ""
             if not member or holder != member:

@@ -24,7 +24,7 @@ import ssl
 import uuid
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -40,12 +40,21 @@ from .cel import CELError, evaluate
 from .crdconversion import Convert, convert
 from .crdconversion import failed as conversion_failed
 from .errors import APIError
+from .registry import Registry
 from .resources import ADMISSION_GROUP, ResourceType
-from .store import Obj
+from .store import Obj, Store
 from .webhookconfig import MUTATING, VALIDATING
+from .writes import Result
 
-if TYPE_CHECKING:
-    from .cluster import Cluster, Result
+
+class ClusterState(Protocol):
+    """What admission reads of the :class:`~.cluster.Cluster` it serves: the stored
+    webhook configurations, namespaces and objects (``store``) and the served types
+    (``registry``)."""
+
+    store: Store
+    registry: Registry
+
 
 USER_INFO: Obj = {
     "username": "admin",
@@ -111,7 +120,7 @@ class Validate:
 
 
 Step = Mutate | Validate | Convert
-Steps = Generator[Step, Any, "Result"]
+Steps = Generator[Step, Any, Result]
 
 
 def options_for(operation: str, query: Mapping[str, str], body: Obj | None = None) -> Obj:
@@ -152,7 +161,7 @@ def run_sync(steps: Steps) -> Result:
 
 
 async def drive(
-    steps: Steps, start: Callable[[], Steps], admission: Admission, cluster: Cluster
+    steps: Steps, start: Callable[[], Steps], admission: Admission, cluster: ClusterState
 ) -> Result:
     """Run the write ``steps``, calling webhooks at its admission steps; when the object it
     read changed while the webhooks ran, run ``start()`` (the same write, afresh)."""
@@ -185,7 +194,7 @@ async def drive(
     raise errors.internal("the object kept changing while admission webhooks ran")
 
 
-def _stale(cluster: Cluster, guard: tuple[str, str, str, str] | None) -> bool:
+def _stale(cluster: ClusterState, guard: tuple[str, str, str, str] | None) -> bool:
     if guard is None:
         return False
     key, namespace, name, rv = guard
@@ -193,7 +202,7 @@ def _stale(cluster: Cluster, guard: tuple[str, str, str, str] | None) -> bool:
     return current is None or current["metadata"].get("resourceVersion") != rv
 
 
-def wanted(cluster: Cluster, rt: ResourceType, subresource: str, mutating: bool) -> bool:
+def wanted(cluster: ClusterState, rt: ResourceType, subresource: str, mutating: bool) -> bool:
     """Whether a write of ``rt`` goes to admission at all: some configuration exists
     (webhook configurations themselves are exempt, as in kube-apiserver)."""
     if rt.group == ADMISSION_GROUP:
@@ -277,7 +286,9 @@ class Admission:
     (``(namespace, name)``) to the ``host:port`` that serves it (there is no kube-proxy);
     TLS is still verified for ``NAME.NAMESPACE.svc``."""
 
-    def __init__(self, cluster: Cluster, services: Mapping[tuple[str, str], str] | None = None):
+    def __init__(
+        self, cluster: ClusterState, services: Mapping[tuple[str, str], str] | None = None
+    ):
         self.cluster = cluster
         self.services = dict(services or {})
         self._session: aiohttp.ClientSession | None = None

@@ -11,12 +11,22 @@ import copy
 import re
 from typing import Any
 
-import jsonschema
+from ...client.extras import missing_extra
+
+try:
+    import jsonschema
+except ModuleNotFoundError as _error:  # pip install reconcile-kit (no extras)
+    raise missing_extra(_error, extra="testing", feature="The embedded API server") from _error
 
 from ...meta.time import now_time
 from . import errors
 from .resources import ResourceType, ScalePaths
 from .store import Obj
+
+CRD_KEY = "apiextensions.k8s.io/customresourcedefinitions"
+"""The storage key of CustomResourceDefinitions."""
+CRD_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
+"""The finalizer a CRD's first DELETE adds: its custom resources are deleted first."""
 
 _VERSION_RE = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 

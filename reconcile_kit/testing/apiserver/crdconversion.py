@@ -15,15 +15,24 @@ from __future__ import annotations
 import copy
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .errors import APIError
 from .store import Obj
 
-if TYPE_CHECKING:
-    from .admission import Admission
-
 __all__ = ["Convert", "convert", "webhook_converts"]
+
+
+class ConversionPoster(Protocol):
+    """What sends a ConversionReview (:class:`~.admission.Admission`, which calls the
+    server's webhooks)."""
+
+    async def post_conversion(self, webhook: Obj, review: Obj, timeout: int, where: str) -> Any:
+        """POST ``review`` to a CRD's conversion ``webhook`` (its ``clientConfig``) within
+        ``timeout`` seconds; the answer (a decoded JSON document), or an APIError naming
+        ``where``."""
+        ...
+
 
 TIMEOUT = 30  # seconds: apiextensions-apiserver's fixed conversion webhook timeout
 REVIEW_VERSION = "apiextensions.k8s.io/v1"
@@ -46,7 +55,9 @@ def webhook_converts(crd: Obj | None) -> bool:
     return conversion.get("strategy") == "Webhook"
 
 
-async def convert(admission: Admission, crd: Obj, objects: list[Obj], desired: str) -> list[Obj]:
+async def convert(
+    admission: ConversionPoster, crd: Obj, objects: list[Obj], desired: str
+) -> list[Obj]:
     """``objects`` in ``desired``, converted by ``crd``'s webhook (objects already in that
     version are not sent). Raises APIError 500 in kube-apiserver's words."""
     pending = [i for i, obj in enumerate(objects) if obj.get("apiVersion") != desired]

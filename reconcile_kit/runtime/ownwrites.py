@@ -1,0 +1,83 @@
+"""Read your writes: a controller's own writes of its objects, kept until its cache shows
+them, as client-go's ``MutationCache`` keeps them for a cached client.
+
+A reconcile right after a write must not plan on a cached copy older than that write (the
+watch event of the write may come after the next event of the key). Copies are dropped
+once the cache holds that write or a later state.
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from ..meta.objects import ObjectRef, metadata_of
+from .reflector import DELETED, ReflectorEvent, Transform
+from .store import Obj, Store
+
+__all__ = ["OwnWrites", "newer"]
+
+
+def newer(a: Obj, b: Obj) -> bool:
+    """Whether ``a`` has a later resourceVersion than ``b`` (compared as integers, as
+    client-go's MutationCache does; False when either is not an integer)."""
+    try:
+        return int(a["metadata"]["resourceVersion"]) > int(b["metadata"]["resourceVersion"])
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+class OwnWrites:
+    """The states a controller wrote that its cache does not hold yet, by key.
+
+    Args:
+        store: the controller's primary cache.
+        transform: the reflector's transform (a kept state looks as a cached one).
+    """
+
+    def __init__(self, store: Store, transform: Transform | None) -> None:
+        self._store = store
+        self._transform = transform
+        self._written: dict[ObjectRef, Obj] = {}
+
+    def __len__(self) -> int:
+        return len(self._written)
+
+    def forget(self, key: ObjectRef) -> None:
+        """Forget the kept write of ``key`` (the object left this replica)."""
+        self._written.pop(key, None)
+
+    def clear(self) -> None:
+        """Forget every kept write (a new run)."""
+        self._written.clear()
+
+    def latest(self, key: ObjectRef, cached: Obj | None) -> Obj | None:
+        """The cached object of ``key``, or this controller's own later write of it."""
+        mine = self._written.get(key)
+        if mine is None:
+            return cached
+        if cached is None or not newer(mine, cached):
+            del self._written[key]
+            return cached
+        return mine
+
+    def remember(self, key: ObjectRef, written: Obj, built_from: Obj) -> None:
+        """Keep ``written`` (an object's state after a reconcile) when the reconcile wrote
+        it (its resourceVersion moved on from ``built_from``) and the cache does not hold
+        that write yet."""
+        rv = metadata_of(written).get("resourceVersion")
+        if rv is None or rv == metadata_of(built_from).get("resourceVersion"):
+            return
+        cached = self._store.get(key.namespace, key.name)
+        if cached is not None and str(metadata_of(cached).get("resourceVersion")) == rv:
+            return
+        state: Obj = orjson.loads(orjson.dumps(written))
+        if newer(state, built_from) and (cached is None or newer(state, cached)):
+            self._written[key] = self._transform(state) if self._transform is not None else state
+
+    def observe(self, key: ObjectRef, event: ReflectorEvent) -> None:
+        """Drop the kept write of ``key`` once the cache holds it or a later state (before
+        predicates: a status write that ``generation_changed`` filters out would otherwise
+        keep its copy until the key's next reconcile)."""
+        mine = self._written.get(key)
+        if mine is not None and (event.type == DELETED or not newer(mine, event.obj)):
+            del self._written[key]

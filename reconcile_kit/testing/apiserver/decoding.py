@@ -1,0 +1,192 @@
+"""Decoding and validation of a write's body, as kube-apiserver's handlers and REST
+storage do them: the body checked against the URL (apiVersion, kind, namespace, name),
+Secrets' ``stringData`` folded in, quantities made canonical, unknown fields dropped
+(``fieldValidation``), a custom resource's schema pruning, defaults, OpenAPI and CEL
+validation, and each kind's validation (k8s.io/apiserver pkg/endpoints/handlers/rest.go,
+pkg/registry/rest/create.go and update.go).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import crd as crds
+from . import errors
+from . import managedfields as mf
+from .cel import rule_causes
+from .crd import CRD_KEY
+from .knownfields import prune_unknown_fields
+from .quantity import QuantityError, canonicalize_object
+from .resources import ResourceType
+from .secrets import decode_secret
+from .store import Obj, Store
+from .strategy import metadata_causes
+from .structured import duplicate_causes
+from .validation import kind_causes, update_causes
+from .writes import WriteOptions
+
+__all__ = [
+    "check_namespace",
+    "decode",
+    "decode_fields",
+    "strict_error",
+    "validate",
+    "validate_custom",
+]
+
+
+def strict_error(rt: ResourceType, texts: list[str]) -> str:
+    """The decode error the handler wraps (k8s.io/apiserver handlers/rest.go)."""
+    return (
+        f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
+        "strict decoding error: " + ", ".join(texts)
+    )
+
+
+def decode(rt: ResourceType, namespace: str | None, body: Any) -> Obj:
+    """The object of a write's ``body`` as ``rt`` stores it: apiVersion and kind checked
+    against the URL's (400, or a custom resource's 422) and set, the namespace from the URL
+    (400 when the body names another; dropped for cluster-scoped kinds), a Secret's
+    ``stringData`` folded into ``data``, quantities made canonical (400 when one does not
+    parse). Raises APIError."""
+    if not isinstance(body, dict):
+        raise errors.bad_request("the body of the request must be a JSON object")
+    obj: Obj = body
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if api_version and api_version != rt.api_version:
+        raise errors.bad_request(
+            f"the API version in the data ({api_version}) does not match the expected API"
+            f" version ({rt.api_version})"
+        )
+    if kind and kind != rt.kind and rt.schema is not None:
+        # custom resources: the schema's kind check, a 422 naming the sent kind
+        raise errors.invalid(
+            kind,
+            rt.group,
+            str((obj.get("metadata") or {}).get("name", "")),
+            [
+                errors.cause(
+                    "FieldValueInvalid", "kind", f'Invalid value: "{kind}": must be {rt.kind}'
+                )
+            ],
+        )
+    if kind and kind != rt.kind:
+        raise errors.bad_request(
+            f'{kind} in version "{rt.version}" cannot be handled as a {rt.kind}:'
+            f" the kind in the data ({kind}) does not match the expected kind ({rt.kind})"
+        )
+    obj = {
+        "apiVersion": rt.api_version,
+        "kind": rt.kind,
+        **{k: v for k, v in obj.items() if k not in ("apiVersion", "kind")},
+    }
+    meta = obj.setdefault("metadata", {})
+    if not isinstance(meta, dict):
+        raise errors.bad_request("metadata must be an object")
+    body_ns = meta.get("namespace") or ""
+    if rt.namespaced:
+        if body_ns and namespace and body_ns != namespace:
+            raise errors.bad_request(
+                "the namespace of the provided object does not match the namespace sent on"
+                " the request"
+            )
+        meta["namespace"] = namespace or body_ns
+    else:
+        meta.pop("namespace", None)
+    if rt.storage_key == "/secrets":
+        decode_secret(obj, rt.version)
+    if rt.crd_name is None:
+        try:
+            canonicalize_object(rt.api_version, rt.kind, obj)
+        except QuantityError as error:
+            raise errors.bad_request(
+                f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {error}'
+            ) from None
+    return obj
+
+
+def check_namespace(store: Store, rt: ResourceType, obj: Obj, creating: bool) -> None:
+    """A namespaced write's namespace: required (400), existing in ``store`` (404), and,
+    when ``creating``, not being terminated (403 with a NamespaceTerminating cause).
+    Raises APIError."""
+    if not rt.namespaced:
+        return
+    ns = obj["metadata"].get("namespace") or ""
+    if not ns:
+        raise errors.bad_request("a namespace is required for a namespaced resource")
+    namespace = store.get("/namespaces", "", ns)
+    if namespace is None:
+        raise errors.not_found("", "namespaces", ns)
+    if creating and namespace["metadata"].get("deletionTimestamp"):
+        error = errors.forbidden(
+            rt.group,
+            rt.plural,
+            obj["metadata"].get("name", ""),
+            f"unable to create new content in namespace {ns} because it is being terminated",
+        )
+        assert error.details is not None
+        error.details["causes"] = [
+            errors.cause(
+                "NamespaceTerminating",
+                "metadata.namespace",
+                f"namespace {ns} is being terminated",
+            )
+        ]
+        raise error
+
+
+def validate(rt: ResourceType, obj: Obj, opts: WriteOptions, old: Obj | None = None) -> list[str]:
+    """The checks of a write's object (``old``: the stored one, on an update): metadata,
+    a custom resource's schema, duplicate list items and CEL rules, a CRD's own rules,
+    update rules, the kind's validation; the decoding's warnings, or a 422 APIError with
+    every cause (carrying those warnings)."""
+    warnings = [*opts.decode_warnings, *decode_fields(rt, obj, opts)]
+    causes = metadata_causes(rt, obj)
+    if rt.schema is not None:
+        causes += crds.SchemaValidator(rt.schema).causes(obj)
+        content = {k: v for k, v in obj.items() if k != "metadata"}
+        duplicates = duplicate_causes(content, mf.object_type(rt))
+        causes += [errors.cause("FieldValueDuplicate", f, m) for f, m in duplicates]
+        causes += rule_causes(rt.schema, obj) if old is None else rule_causes(rt.schema, obj, old)
+    if rt.storage_key == CRD_KEY:
+        causes += crds.validate_crd(obj)
+    if old is not None:  # update rules first, as ValidateSecretUpdate/ConfigMapUpdate
+        causes += update_causes(rt, obj, old)
+    causes += kind_causes(rt, obj)
+    if causes:
+        # The decoder's warnings reach the client with the refusal, as kube-apiserver's
+        # warning recorder sends them on every answer.
+        invalid = errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
+        invalid.warnings = warnings
+        raise invalid
+    return warnings
+
+
+def decode_fields(rt: ResourceType, obj: Obj, opts: WriteOptions) -> list[str]:
+    """What decoding does to the fields: unknown ones dropped (``Strict``: 400; ``Warn``:
+    the warnings returned), a custom resource's defaults applied."""
+    if rt.schema is not None:
+        return validate_custom(rt, obj, opts)
+    if not rt.builtin:
+        return []
+    # Decoding into the Go type drops unknown fields (see knownfields.py).
+    unknown = prune_unknown_fields(rt.api_version, rt.kind, obj) or []
+    texts = [f'unknown field "{path}"' for path in unknown]
+    if texts and opts.field_validation == "Strict":
+        raise errors.bad_request(strict_error(rt, texts))
+    return texts if opts.field_validation == "Warn" else []
+
+
+def validate_custom(rt: ResourceType, obj: Obj, opts: WriteOptions) -> list[str]:
+    """A custom resource's decoding: fields its schema does not declare pruned, defaults
+    applied; the unknown fields' warnings (``fieldValidation=Warn``), none (``Ignore``), or
+    a 400 APIError (``Strict``)."""
+    assert rt.schema is not None
+    unknown = crds.prune(obj, rt.schema)
+    crds.apply_defaults(obj, rt.schema)
+    if not unknown or opts.field_validation == "Ignore":
+        return []
+    texts = [f'unknown field "{path}"' for path in unknown]
+    if opts.field_validation == "Strict":
+        raise errors.bad_request(strict_error(rt, texts))
+    return texts

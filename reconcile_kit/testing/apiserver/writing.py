@@ -1,0 +1,370 @@
+"""Create, update, patch and server-side apply in the embedded API server, with
+kube-apiserver's rules (k8s.io/apiserver pkg/registry/generic/registry/store.go and
+pkg/endpoints/handlers): decoding, mutating admission, preconditions, the kind's strategy
+and validation, the status and finalize subresources, no new finalizers on an object being
+deleted, managedFields, validating admission, then the store (or nothing, on a dry run).
+Each write is a generator of admission steps (:data:`~.admission.Steps`); the methods
+without ``_steps`` run it without webhooks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ...client.contenttypes import APPLY_PATCH
+from . import certificates, errors
+from . import managedfields as mf
+from .admission import Steps, run_sync
+from .admitting import AdmissionCalls
+from .crd import CRD_KEY
+from .crdconversion import webhook_converts
+from .decoding import check_namespace, decode, validate
+from .errors import APIError
+from .gofmt import go_format, go_quote
+from .meta import generate_name
+from .patching import apply_patch
+from .resources import ResourceType
+from .store import Obj
+from .strategy import (
+    new_finalizers,
+    omit_empty,
+    prepare_create,
+    prepare_status_update,
+    prepare_update,
+)
+from .structured import MISSING
+from .writes import Result, WriteOptions, clone, record_manager, without_managed_fields
+
+_ETCD_PREFIX = {"services": "services/specs"}
+
+
+def _etcd_key(rt: ResourceType, namespace: str, name: str) -> str:
+    """The key kube-apiserver stores an object under (shown in StorageError messages)."""
+    if rt.crd_name is not None or rt.group == "apiextensions.k8s.io":
+        prefix = f"{rt.group}/{rt.plural}"
+    else:
+        prefix = _ETCD_PREFIX.get(rt.plural, rt.plural)
+    return f"/registry/{prefix}/{namespace}/{name}" if namespace else f"/registry/{prefix}/{name}"
+
+
+class Writes(AdmissionCalls):
+    """:class:`~.admitting.AdmissionCalls` and the writes that create or change objects."""
+
+    def create(
+        self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
+    ) -> Result:
+        """POST without admission webhooks (the server's own writes)."""
+        return run_sync(self.create_steps(rt, namespace, body, opts))
+
+    def create_steps(
+        self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
+    ) -> Steps:
+        """POST: decode, mutating admission, strategy and validation, validating
+        admission, store."""
+        obj = decode(rt, namespace, body)
+        meta = obj["metadata"]
+        if not meta.get("name"):
+            if not meta.get("generateName"):
+                raise errors.invalid(
+                    rt.kind,
+                    rt.group,
+                    "",
+                    [
+                        errors.cause(
+                            "FieldValueRequired",
+                            "metadata.name",
+                            "Required value: name or generateName is required",
+                        )
+                    ],
+                )
+            meta["name"] = generate_name(meta["generateName"])
+        check_namespace(self.store, rt, obj, creating=True)
+        self._check_crd_active(rt)
+        obj, opts = yield from self._admit_mutate(rt, "CREATE", obj, None, opts, "")
+        if opts.guard is not None:
+            opts.guard(rt, obj, None)
+        meta = obj["metadata"]
+        prepare_create(rt, obj)
+        if (rt.group, rt.plural) == (certificates.GROUP, certificates.PLURAL):
+            certificates.prepare_create(obj, opts.user_info)
+        omit_empty(rt, obj)
+        warnings = validate(rt, obj, opts)
+        later = rt.storage_key == CRD_KEY and self._establish_later()
+        if rt.storage_key == CRD_KEY:
+            self._prepare_crd(obj, None, established=not later)
+        record_manager(rt, obj, None, opts, "")
+        if opts.admit is not None:
+            opts.admit(rt, obj, None, "")
+        yield from self._admit_validate(rt, "CREATE", obj, None, opts, "")
+        if self.store.get(rt.storage_key, meta.get("namespace") or "", meta["name"]) is not None:
+            raise errors.already_exists(rt.group, rt.plural, meta["name"])
+        if opts.dry_run:
+            return Result(201, obj, warnings)
+        to_store = yield from self._storage_form(rt, obj)
+        stored = self.store.create(rt.storage_key, to_store)
+        if rt.storage_key == CRD_KEY:
+            if later:
+                self._schedule_establish(stored["metadata"]["name"])
+            else:
+                self._register_crd(stored)
+        return Result(201, self.present(rt, stored), warnings)
+
+    def update(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        body: Any,
+        opts: WriteOptions,
+        subresource: str = "",
+    ) -> Result:
+        """PUT without admission webhooks."""
+        return run_sync(self.update_steps(rt, namespace, name, body, opts, subresource))
+
+    def update_steps(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        body: Any,
+        opts: WriteOptions,
+        subresource: str = "",
+    ) -> Steps:
+        """PUT (and the create a PUT does for Leases and Events)."""
+        obj = decode(rt, namespace, body)
+        body_name = obj["metadata"].get("name")
+        if body_name != name:
+            raise errors.bad_request(
+                f"the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )
+        old = self.store.get(rt.storage_key, namespace or "", name)
+        if old is None:
+            if rt.create_on_update and not subresource:
+                return (yield from self.create_steps(rt, namespace, obj, opts))
+            raise errors.not_found(rt.group, rt.plural, name)
+        old = yield from self._in_version(rt, old)
+        sent_rv = obj["metadata"].get("resourceVersion")
+        if not sent_rv and rt.put_requires_rv:
+            # The generic store names the resource here, not the kind.
+            raise errors.invalid(
+                rt.plural,
+                rt.group,
+                name,
+                [
+                    errors.cause(
+                        "FieldValueInvalid",
+                        "metadata.resourceVersion",
+                        "Invalid value: 0x0: must be specified for an update",
+                    )
+                ],
+            )
+        obj, opts = yield from self._admit_mutate(rt, "UPDATE", obj, old, opts, subresource)
+        self._check_preconditions(rt, obj, old)
+        return (yield from self._write_update(rt, obj, old, opts, subresource))
+
+    def _check_preconditions(self, rt: ResourceType, obj: Obj, old: Obj) -> None:
+        meta, old_meta = obj["metadata"], old["metadata"]
+        name = old_meta["name"]
+        if meta.get("uid") and meta["uid"] != old_meta["uid"]:
+            key = _etcd_key(rt, old_meta.get("namespace") or "", name)
+            raise errors.conflict(
+                rt.group,
+                rt.plural,
+                name,
+                f"StorageError: invalid object, Code: 4, Key: {key}, "
+                "ResourceVersion: 0, AdditionalErrorMsg: Precondition failed:"
+                f" UID in precondition: {meta['uid']},"
+                f" UID in object meta: {old_meta['uid']}",
+            )
+        sent_rv = meta.get("resourceVersion")
+        if sent_rv and sent_rv != old_meta["resourceVersion"]:
+            raise errors.conflict(rt.group, rt.plural, name)
+
+    def patch(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        content_type: str,
+        patch: Any,
+        opts: WriteOptions,
+        subresource: str = "",
+    ) -> Result:
+        """PATCH without admission webhooks."""
+        return run_sync(
+            self.patch_steps(rt, namespace, name, content_type, patch, opts, subresource)
+        )
+
+    def patch_steps(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        content_type: str,
+        patch: Any,
+        opts: WriteOptions,
+        subresource: str = "",
+    ) -> Steps:
+        """Apply a json/merge/strategic patch (or server-side apply) to the current object."""
+        old = self.store.get(rt.storage_key, namespace or "", name)
+        if old is not None:
+            old = yield from self._in_version(rt, old)
+        if content_type == APPLY_PATCH:
+            return (yield from self._apply(rt, namespace, name, patch, old, opts, subresource))
+        if old is None:
+            raise errors.not_found(rt.group, rt.plural, name)
+        current = clone(self.present(rt, old))
+        result = apply_patch(rt, current, content_type, patch)
+        try:
+            result = decode(rt, namespace, result)
+        except APIError as error:
+            if "quantit" not in error.message:
+                raise
+            # the patched object does not decode: kube-apiserver's 422 on the patch itself
+            why = error.message.rpartition(f"cannot be handled as a {rt.kind}: ")[2]
+            message = f"Invalid value: {go_quote(go_format(patch))}: {why}"
+            raise APIError(
+                422,
+                "Invalid",
+                f' "" is invalid: patch: {message}',
+                {"causes": [errors.cause("FieldValueInvalid", "patch", message)]},
+            ) from None
+        if result["metadata"].get("name") != name:
+            raise errors.bad_request(
+                f"the name of the object ({result['metadata'].get('name')}) does not match the"
+                f" name on the URL ({name})"
+            )
+        result, opts = yield from self._admit_mutate(rt, "UPDATE", result, old, opts, subresource)
+        self._check_preconditions(rt, result, old)
+        return (yield from self._write_update(rt, result, old, opts, subresource))
+
+    def _apply(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        name: str,
+        patch: Any,
+        old: Obj | None,
+        opts: WriteOptions,
+        subresource: str,
+    ) -> Steps:
+        """Server-side apply of ``patch`` (an applied configuration), as kube-apiserver's
+        field manager does it (see managedfields.py)."""
+        if not opts.field_manager:
+            raise errors.invalid(
+                "PatchOptions",
+                "meta.k8s.io",
+                "",
+                [
+                    errors.cause(
+                        "FieldValueRequired",
+                        "fieldManager",
+                        "Required value: is required for apply patch",
+                    )
+                ],
+            )
+        config = self._applied_config(rt, name, patch)
+        live = None if old is None else without_managed_fields(self.present(rt, old))
+        write = mf.Write(
+            mf.object_type(rt),
+            opts.field_manager,
+            rt.api_version,
+            subresource,
+            mf.ignored_paths(rt, subresource, config),
+        )
+        sent_rv = (config.get("metadata") or {}).get("resourceVersion")
+        if old is not None and sent_rv and sent_rv != old["metadata"]["resourceVersion"]:
+            # a precondition, as in an update (kube-apiserver: the applied object keeps it)
+            raise errors.conflict(rt.group, rt.plural, name)
+        merged, managers = write.apply(live, config, mf.decode_managers(old), opts.force)
+        opts = replace(opts, operation="Apply", managed=mf.encode_managers(managers))
+        if merged is MISSING:
+            merged = clone(live or {})
+        merged = decode(rt, namespace, merged)
+        if old is None:
+            merged["metadata"]["name"] = name
+            return (yield from self.create_steps(rt, namespace, merged, opts))
+        merged, opts = yield from self._admit_mutate(rt, "UPDATE", merged, old, opts, subresource)
+        return (yield from self._write_update(rt, merged, old, opts, subresource))
+
+    @staticmethod
+    def _applied_config(rt: ResourceType, name: str, patch: Any) -> Obj:
+        if not isinstance(patch, dict):
+            raise errors.bad_request("the body of the request must be a JSON object")
+        meta: Obj = patch["metadata"] if isinstance(patch.get("metadata"), dict) else {}
+        if meta.get("managedFields") is not None:
+            raise errors.bad_request("metadata.managedFields must be nil")
+        body_name = meta.get("name")
+        if body_name and body_name != name:
+            raise errors.bad_request(
+                f"the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )
+        return patch
+
+    def _write_update(
+        self, rt: ResourceType, new: Obj, old: Obj, opts: WriteOptions, subresource: str
+    ) -> Steps:
+        name = old["metadata"]["name"]
+        if opts.guard is not None and not subresource:
+            opts.guard(rt, new, old)
+        if subresource in ("status", "finalize"):
+            new = self._subresource_update(rt, new, old, subresource)
+        else:
+            prepare_update(rt, new, old)
+        omit_empty(rt, new)
+        deleting = bool(old["metadata"].get("deletionTimestamp"))
+        added = new_finalizers(new, old) if deleting else []
+        if added:
+            found = ", ".join(f'"{f}"' for f in added)
+            raise errors.invalid(
+                rt.kind,
+                rt.group,
+                name,
+                [
+                    errors.cause(
+                        "FieldValueForbidden",
+                        "metadata.finalizers",
+                        "Forbidden: no new finalizers can be added if the object is being deleted,"
+                        f" found new finalizers []string{{{found}}}",
+                    )
+                ],
+            )
+        warnings = validate(rt, new, opts, old)
+        if rt.storage_key == CRD_KEY:
+            self._prepare_crd(new, old)
+        converting = webhook_converts(self.crd_of(rt))
+        if not converting:  # else converted by the webhook once admitted, as it is stored
+            new = self._to_storage(rt, new)
+        record_manager(rt, new, old, opts, subresource)
+        if opts.admit is not None:
+            opts.admit(rt, new, old, subresource)
+        yield from self._admit_validate(rt, "UPDATE", new, old, opts, subresource)
+        if opts.dry_run:
+            return Result(200, self.present(rt, new), warnings)
+        if deleting and self._finalized(new):
+            self.store.delete(rt.storage_key, old["metadata"].get("namespace") or "", name)
+            self._after_delete(rt, old)
+            return Result(200, self.present(rt, new), warnings)
+        if converting:
+            new = yield from self._storage_form(rt, new)
+        stored = self.store.update(rt.storage_key, new)
+        if rt.storage_key == CRD_KEY and stored is not old:
+            self._register_crd(stored)
+        return Result(200, self.present(rt, stored), warnings)
+
+    def _subresource_update(self, rt: ResourceType, new: Obj, old: Obj, subresource: str) -> Obj:
+        if subresource == "status":
+            return prepare_status_update(rt, new, old)
+        result = clone(old)
+        wanted = (new.get("spec") or {}).get("finalizers") or []
+        result.setdefault("spec", {})["finalizers"] = wanted
+        return result
+
+    @staticmethod
+    def _finalized(obj: Obj) -> bool:
+        if obj["metadata"].get("finalizers"):
+            return False
+        if obj.get("kind") == "Namespace":
+            return not (obj.get("spec") or {}).get("finalizers")
+        return True
