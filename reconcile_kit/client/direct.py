@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
-from typing import Any
 
 import aiohttp
 import httpx
+from kr8s.asyncio import Api
 
 from . import kr8s_internals
 from .ratelimit import request_hooks_are_ours
@@ -52,7 +52,7 @@ class Route:
 _ROUTES: weakref.WeakKeyDictionary[httpx.AsyncClient, Route] = weakref.WeakKeyDictionary()
 
 
-def route(api: Any) -> Route | None:
+def route(api: Api) -> Route | None:
     """The direct route of ``api`` (a ``kr8s.asyncio.Api``), or None when its requests must
     go through httpx (no aiohttp transport, client closed, proxy, SNI override, foreign
     request or response hooks)."""

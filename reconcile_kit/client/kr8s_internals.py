@@ -22,11 +22,12 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
+from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
 from .errors import ReconcileKitError
@@ -45,6 +46,8 @@ __all__ = [
     "session",
     "set_raw",
 ]
+
+Assembled = TypeVar("Assembled", bound=APIObject)
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +111,7 @@ def _require() -> None:
         _checked = True
 
 
-def session(api: Any) -> httpx.AsyncClient | None:
+def session(api: Api) -> httpx.AsyncClient | None:
     """The httpx client ``api`` (a ``kr8s.asyncio.Api``) sends its requests with
     (``Api._session``), or None before its first request (or when it has none)."""
     _require()
@@ -116,31 +119,35 @@ def session(api: Any) -> httpx.AsyncClient | None:
     return found
 
 
-def has_session_hook(api: Any) -> bool:
+def has_session_hook(api: Api) -> bool:
     """Whether ``api`` has the hook :func:`after_new_session` needs (``Api._create_session``
     and ``Api._session``); an object standing in for an Api may not."""
     _require()
     return hasattr(api, "_create_session") and hasattr(api, "_session")
 
 
-def after_new_session(api: Any, hook: Callable[[httpx.AsyncClient], Awaitable[None]]) -> bool:
+def after_new_session(api: Api, hook: Callable[[httpx.AsyncClient], Awaitable[None]]) -> bool:
     """Call ``hook(client)`` with each httpx client kr8s creates for ``api`` from now on
     (wrapping ``Api._create_session``, which kr8s calls on first use and on
     re-authentication); the current client, if any, is the caller's (:func:`session`).
 
     Returns False, changing nothing, when ``api`` has no such hook
-    (:func:`has_session_hook`). Raises :class:`UnsupportedKr8sError` on an unsupported
-    kr8s. The caller must not install the same hook twice (it would run twice).
+    (:func:`has_session_hook`). The caller must not install the same hook twice (it would
+    run twice).
+
+    Raises:
+        UnsupportedKr8sError: the installed kr8s is not a supported version.
     """
     if not has_session_hook(api):
         return False
-    original = api._create_session
+    inside: Any = api  # kr8s's private names: this module is where they are used
+    original = inside._create_session
 
     async def create_session() -> None:
         await original()
-        await hook(api._session)
+        await hook(inside._session)
 
-    api._create_session = create_session
+    inside._create_session = create_session
     return True
 
 
@@ -155,22 +162,23 @@ def plain_init(cls: type[Any]) -> bool:
     return cls.__init__ is APIOBJECT_INIT
 
 
-def assemble_object(cls: type[Any], raw: Any, api: Any) -> Any:
+def assemble_object(cls: type[Assembled], raw: Mapping[str, Any], api: Api | None) -> Assembled:
     """An object of kr8s class ``cls`` (one with :func:`plain_init`) holding ``raw`` as its
     state (``APIObject._raw``, not converted nor copied) and ``api`` (``APIObject._api``):
     what ``cls(raw, api=api)`` makes, without its conversion of ``raw`` to a Box."""
     if not _checked:
         _require()
-    new: Any = cls.__new__
-    obj = new(cls)
-    obj._raw = raw
-    obj._api = api
+    obj = cls.__new__(cls)
+    inside: Any = obj
+    inside._raw = raw
+    inside._api = api
     return obj
 
 
-def set_raw(obj: Any, raw: Any) -> None:
+def set_raw(obj: APIObject, raw: Mapping[str, Any]) -> None:
     """Replace kr8s object ``obj``'s state with ``raw`` (``APIObject._raw``), as
     ``obj.raw = raw`` does without converting it."""
     if not _checked:
         _require()
-    obj._raw = raw
+    inside: Any = obj
+    inside._raw = raw

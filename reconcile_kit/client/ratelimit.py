@@ -22,9 +22,9 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Callable
-from typing import Any
 
 import httpx
+from kr8s.asyncio import Api
 
 from . import kr8s_internals
 
@@ -181,7 +181,7 @@ class _WaitForToken:
         await self.bucket.acquire()
 
 
-def install_rate_limit(api: Any, qps: float | None, burst: int | None = None) -> TokenBucket | None:
+def install_rate_limit(api: Api, qps: float | None, burst: int | None = None) -> TokenBucket | None:
     """Make every request ``api`` (a ``kr8s.asyncio.Api``) sends wait for a token of a
     :class:`TokenBucket` of ``qps`` requests per second and ``burst``.
 
@@ -228,7 +228,7 @@ def install_rate_limit(api: Any, qps: float | None, burst: int | None = None) ->
     return hook.bucket
 
 
-def rate_limit_of(api: Any) -> TokenBucket | None:
+def rate_limit_of(api: Api) -> TokenBucket | None:
     """The bucket ``api``'s requests wait on (see :func:`install_rate_limit`), or None."""
     hook: _WaitForToken | None = getattr(api, _INSTALLED, None)
     return None if hook is None else hook.bucket

@@ -36,7 +36,6 @@ from .paths import resource_of
 if TYPE_CHECKING:  # the tracing extra; never imported for the types alone
     from opentelemetry.trace import Span, Tracer, TracerProvider
 
-from .paths import resource_of
 
 __all__ = [
     "answered",

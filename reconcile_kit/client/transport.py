@@ -15,11 +15,13 @@ so do clients behind a proxy.
 from __future__ import annotations
 
 import logging
+import ssl
 from typing import Any
 
 import aiohttp
 import httpx
 from httpx_aiohttp import AiohttpTransport
+from kr8s.asyncio import Api
 
 from . import kr8s_internals
 
@@ -50,11 +52,13 @@ class AiohttpFirstTransport(httpx.AsyncBaseTransport):
             certificate) or True (system defaults).
     """
 
-    def __init__(self, fallback: httpx.AsyncBaseTransport, verify: Any) -> None:
+    def __init__(self, fallback: httpx.AsyncBaseTransport, verify: ssl.SSLContext | bool) -> None:
         self.fast = AiohttpTransport(verify=verify)
         self.fallback = fallback
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Send ``request`` over aiohttp (an ``Upgrade`` over ``fallback``); connection
+        failures other than timeouts come out as ``httpx.ConnectError``, as httpx's."""
         if "upgrade" in request.headers:
             return await self.fallback.handle_async_request(request)
         try:
@@ -67,6 +71,7 @@ class AiohttpFirstTransport(httpx.AsyncBaseTransport):
             raise httpx.ConnectError(f"{error.__cause__!r}", request=request) from error
 
     async def aclose(self) -> None:
+        """Close the aiohttp connections and the fallback transport."""
         await self.release()
         await self.fallback.aclose()
 
@@ -84,21 +89,24 @@ def checked_transport(transport: str) -> str:
     return transport
 
 
-async def install_transport(api: Any, transport: str) -> None:
+async def install_transport(api: Api, transport: str) -> None:
     """Give ``api`` the chosen transport: ``"aiohttp"`` installs it, ``"httpx"`` leaves the
     api as kr8s made it."""
     if transport == "aiohttp":
         await use_aiohttp_transport(api)
 
 
-async def use_aiohttp_transport(api: Any) -> bool:
+async def use_aiohttp_transport(api: Api) -> bool:
     """Make ``api`` (a ``kr8s.asyncio.Api``) send its requests over aiohttp, now and after
     kr8s re-creates its httpx client (it does on re-authentication).
 
     Returns False, changing nothing, when the api goes through a proxy or has no session
     hook (:func:`~reconcile_kit.client.kr8s_internals.has_session_hook`: the kr8s internals
-    this relies on). Raises UnsupportedKr8sError on a kr8s whose internals are not
-    supported (:mod:`reconcile_kit.client.kr8s_internals`). Idempotent.
+    this relies on). Idempotent.
+
+    Raises:
+        UnsupportedKr8sError: a kr8s whose internals are not supported
+            (:mod:`reconcile_kit.client.kr8s_internals`).
     """
     if getattr(api, _INSTALLED, False):
         return True
@@ -117,7 +125,7 @@ async def use_aiohttp_transport(api: Any) -> bool:
     return True
 
 
-async def release_aiohttp_transport(api: Any) -> None:
+async def release_aiohttp_transport(api: Api) -> None:
     """Close ``api``'s aiohttp connections, if it has the transport (see
     :meth:`AiohttpFirstTransport.release`); the manager does this when it stops."""
     session = kr8s_internals.session(api)
@@ -126,7 +134,7 @@ async def release_aiohttp_transport(api: Any) -> None:
         await transport.release()
 
 
-async def acquire_transport(api: Any, transport: str) -> None:
+async def acquire_transport(api: Api, transport: str) -> None:
     """:func:`install_transport`, counted: one more user of ``api``'s connections until it
     calls :func:`release_transport`. A manager and its controllers, or several controllers
     on one api, share the aiohttp connections; the last one to release closes them."""
@@ -134,7 +142,7 @@ async def acquire_transport(api: Any, transport: str) -> None:
     setattr(api, _USERS, getattr(api, _USERS, 0) + 1)
 
 
-async def release_transport(api: Any) -> None:
+async def release_transport(api: Api) -> None:
     """Give back what :func:`acquire_transport` took; the last user closes ``api``'s aiohttp
     connections (:func:`release_aiohttp_transport`)."""
     users = max(getattr(api, _USERS, 0) - 1, 0)
@@ -143,7 +151,7 @@ async def release_transport(api: Any) -> None:
         await release_aiohttp_transport(api)
 
 
-async def close_session(api: Any) -> None:
+async def close_session(api: Api) -> None:
     """Close ``api``'s httpx client with every connection under it (aiohttp's and httpx's),
     for whoever created the api; kr8s opens a new client on the next request."""
     session = kr8s_internals.session(api)
@@ -151,9 +159,10 @@ async def close_session(api: Any) -> None:
         await session.aclose()
 
 
-async def _swap(api: Any, session: httpx.AsyncClient) -> None:
+async def _swap(api: Api, session: httpx.AsyncClient) -> None:
     if not isinstance(session._transport, AiohttpFirstTransport):
-        verify = await api.auth.ssl_context()
+        auth: Any = api.auth  # kr8s's auth helper is not typed
+        verify = await auth.ssl_context()
         session._transport = AiohttpFirstTransport(session._transport, verify)
 
 

@@ -20,23 +20,27 @@ shared subtrees (CPython compares identical objects as equal without looking ins
 from __future__ import annotations
 
 from collections.abc import ItemsView, Mapping, ValuesView
-from typing import Any
+from typing import Any, TypeVar, cast, overload
 
 from box import Box, BoxList
+from kr8s.asyncio import Api
+from kr8s.asyncio.objects import APIObject
 
 from ..client.kr8s_internals import APIOBJECT_INIT, assemble_object
 from ..client.kr8s_internals import set_raw as _set_raw
 
 __all__ = ["LazyBox", "LazyBoxList", "build_object", "freeze", "set_raw", "wrap"]
 
+Built = TypeVar("Built", bound=APIObject)
 
-def wrap(value: Any) -> Any:
+
+def wrap(value: object) -> object:
     """``value`` as a lazily converted Box/BoxList when it is a plain dict/list, else as is."""
     kind = type(value)
     if kind is dict:
-        return LazyBox.over(value)
+        return LazyBox.over(cast("dict[str, Any]", value))
     if kind is list:
-        return LazyBoxList.over(value)
+        return LazyBoxList.over(cast("list[Any]", value))
     return value
 
 
@@ -94,10 +98,11 @@ class LazyBox(Box):
         for key in list(dict.keys(self)):
             self.__getitem__(key)
 
-    def items(self, dotted: bool = False) -> Any:
-        """As ``dict.items``, with nested values wrapped (a shared dict is never handed out)."""
+    def items(self, dotted: bool = False) -> ItemsView[Any, Any]:  # type: ignore[override]
+        """As ``dict.items``, with nested values wrapped (a shared dict is never handed out);
+        ``dotted``: Box's dotted keys."""
         if dotted:
-            return Box.items(self, dotted)
+            return cast("ItemsView[Any, Any]", Box.items(self, dotted))
         self._wrap_all()
         view: ItemsView[Any, Any] = dict.items(self)
         return view
@@ -120,7 +125,15 @@ class LazyBoxList(BoxList):
         return boxes
 
 
-def freeze(value: Any) -> Any:
+@overload
+def freeze(value: Mapping[str, Any]) -> dict[str, Any]: ...
+
+
+@overload
+def freeze(value: object) -> object: ...
+
+
+def freeze(value: object) -> object:
     """A snapshot of ``value`` as plain dicts and lists, sharing the subtrees a LazyBox
     tree shares with its source (those are never mutated), copying the rest."""
     kind = type(value)
@@ -133,7 +146,7 @@ def freeze(value: Any) -> Any:
     return value
 
 
-def build_object(cls: Any, document: dict[str, Any], api: Any) -> Any:
+def build_object(cls: type[Built], document: Mapping[str, Any], api: Api | None) -> Built:
     """A kr8s object of class ``cls`` holding ``document`` in a LazyBox (no copy).
 
     Equivalent to ``cls(document, api=api)`` (kr8s's ``APIObject.__init__`` only stores
@@ -145,7 +158,7 @@ def build_object(cls: Any, document: dict[str, Any], api: Any) -> Any:
     return assemble_object(cls, LazyBox.over(document), api)
 
 
-def set_raw(obj: Any, document: dict[str, Any]) -> None:
+def set_raw(obj: APIObject, document: Mapping[str, Any]) -> None:
     """Replace a kr8s object's state with ``document`` (shared, not copied), as
     ``obj.raw = document`` does without converting it."""
     _set_raw(obj, LazyBox.over(document))

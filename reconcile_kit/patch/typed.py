@@ -38,9 +38,8 @@ class TypedTarget:
 
         self.model = model
         self._tracker = tracker_of(model)
-        self._object = model.object
-        if self._object is None:
-            self._object = model.kr8s_class()(model.to_raw(), api=api)
+        bound = model.object
+        self._object = bound if bound is not None else model.kr8s_class()(model.to_raw(), api=api)
 
     @property
     def raw(self) -> dict[str, Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 from types import ModuleType
-from typing import Any
 
 from .resource import CustomResource, crd_document
 from .schema import openapi_schema, plain_text

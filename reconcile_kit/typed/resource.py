@@ -50,11 +50,11 @@ from .tracking import TrackedModel, mark
 __all__ = [
     "Condition",
     "CustomResource",
+    "CustomResourceInfo",
     "KubeModel",
     "ObjectMeta",
     "OwnerReference",
     "PrinterColumn",
-    "CustomResourceInfo",
     "Scale",
     "crd_document",
 ]

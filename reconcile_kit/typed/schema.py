@@ -193,8 +193,11 @@ def openapi_schema(cls: type[BaseModel]) -> dict[str, Any]:
     """The openAPIV3Schema of one version of a custom resource class (a
     :class:`~reconcile_kit.typed.CustomResource`): apiVersion, kind, metadata (typed by the
     API server: only ``type: object`` here), and the model's other fields, descriptions as
-    plain text (:func:`plain_text`). Raises SchemaError for a model no structural schema can
-    express."""
+    plain text (:func:`plain_text`).
+
+    Raises:
+        SchemaError: a model no structural schema can express.
+    """
     schema = cls.model_json_schema(by_alias=True, mode="validation")
     out = structural_schema(schema, cls.__name__)
     properties = out.setdefault("properties", {})
