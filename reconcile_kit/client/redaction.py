@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar, cast
 
 __all__ = [
     "REDACTED",
@@ -35,6 +35,9 @@ __all__ = [
     "redact_patch",
     "redact_text",
 ]
+
+T = TypeVar("T")
+U = TypeVar("U")
 
 REDACTED = "<redacted>"
 """What a Secret's value, or a token, is replaced with."""
@@ -61,7 +64,7 @@ _TOKEN_FIELD = re.compile(
 )
 
 
-def is_secret(document: Any, kind: str | None = None) -> bool:
+def is_secret(document: object, kind: str | None = None) -> bool:
     """Whether ``document`` is a core/v1 Secret (by its ``kind``, or ``kind`` given for a
     document that does not say, such as a merge patch)."""
     if not isinstance(document, Mapping):
@@ -71,7 +74,7 @@ def is_secret(document: Any, kind: str | None = None) -> bool:
     return found == "Secret" and version in (None, "v1")
 
 
-def redact(document: Any, kind: str | None = None) -> Any:
+def redact(document: T, kind: str | None = None) -> T:
     """A copy of ``document`` with every Secret's ``data``/``stringData`` values (and its
     last-applied-configuration annotation) replaced by :data:`REDACTED`; the same object
     when it holds no Secret. Looks into lists (``items``), watch events and admission
@@ -79,11 +82,12 @@ def redact(document: Any, kind: str | None = None) -> Any:
     name it (a patch of a Secret)."""
     if isinstance(document, list):
         items = [redact(item, kind) for item in document]
-        return items if any(a is not b for a, b in zip(items, document, strict=True)) else document
+        changed_items = any(a is not b for a, b in zip(items, document, strict=True))
+        return cast(T, items) if changed_items else document
     if not isinstance(document, Mapping):
         return document
     if is_secret(document, kind):
-        return _redact_secret(document, {})
+        return cast(T, _redact_secret(document, {}))
     changed: dict[str, Any] = {}
     for field in ("items", "object", "oldObject", "request", "response"):
         value = document.get(field)
@@ -91,10 +95,10 @@ def redact(document: Any, kind: str | None = None) -> Any:
             redacted = redact(value)
             if redacted is not value:
                 changed[field] = redacted
-    return {**document, **changed} if changed else document
+    return cast(T, {**document, **changed}) if changed else document
 
 
-def redact_patch(body: Any, kind: str | None) -> Any:
+def redact_patch(body: T, kind: str | None) -> T:
     """A patch of an object of ``kind`` as it may be logged: a merge patch (a mapping) as
     :func:`redact`; a JSON patch (a list of operations) of a Secret with the ``value`` of
     every operation outside ``/metadata`` (and on its last-applied annotation) replaced by
@@ -103,22 +107,25 @@ def redact_patch(body: Any, kind: str | None) -> Any:
         return redact(body, kind)
     if kind != "Secret":
         return body
-    ops = []
+    ops: list[object] = []
     for op in body:
         path = str(op.get("path", "")) if isinstance(op, Mapping) else ""
         hidden = not path.startswith("/metadata/") or "last-applied-configuration" in path
-        ops.append({**op, "value": REDACTED} if hidden and "value" in op else op)
-    return ops
+        hide = hidden and isinstance(op, Mapping) and "value" in op
+        ops.append({**op, "value": REDACTED} if hide else op)
+    return cast(T, ops)
 
 
-def redact_pair(before: Any, after: Any, kind: str | None = None) -> tuple[Any, Any]:
+def redact_pair(before: T, after: U, kind: str | None = None) -> tuple[T, U]:
     """``before`` and ``after`` redacted as :func:`redact`, except that a value of
     ``after`` that differs from ``before``'s becomes ``"<redacted, changed>"``: a diff of
     the pair still shows which entries were added, removed or changed, never a value."""
     if not (is_secret(before, kind) or is_secret(after, kind)):
         return redact(before, kind), redact(after, kind)
-    old = before if isinstance(before, Mapping) else {}
-    return redact(before, kind or "Secret"), _redact_secret(after, old)
+    old: Mapping[str, Any] = before if isinstance(before, Mapping) else {}
+    if not isinstance(after, Mapping):
+        return redact(before, kind or "Secret"), after
+    return redact(before, kind or "Secret"), cast(U, _redact_secret(after, old))
 
 
 def _redact_secret(document: Mapping[str, Any], before: Mapping[str, Any]) -> dict[str, Any]:
@@ -163,6 +170,8 @@ class RedactingFilter(logging.Filter):
     sees the records of every logger."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Redact ``record`` in place (its message, then its traceback's text); always
+        True: the record is written, cleaned."""
         try:
             message = record.getMessage()
         except Exception:  # a broken format: leave the record for logging to report

@@ -476,6 +476,7 @@ class Manager:
                     f"metrics_port {self.metrics_port} is the probes' port: secure metrics"
                     " (HTTPS) need a port of their own (or metrics_secure=False)"
                 )
+            assert self.api is not None  # run() resolved it before the servers
             self._metrics_server = SecureMetricsServer(
                 self._metrics,
                 DelegatingAuth(self.api),

@@ -38,6 +38,7 @@ from typing import Any
 import httpx
 from aiohttp import web
 from aiohttp.typedefs import Middleware
+from kr8s.asyncio import Api
 
 from ..client.errors import APIError
 from ..client.request import send
@@ -119,7 +120,7 @@ class DelegatingAuth:
 
     def __init__(
         self,
-        api: Any,
+        api: Api,
         *,
         authentication_ttl: float = AUTHENTICATION_CACHE_TTL,
         allow_ttl: float = ALLOW_CACHE_TTL,

@@ -72,19 +72,23 @@ class SelfSignedCertificates(Certificates):
 
     @property
     def cert_file(self) -> Path:
+        """The serving certificate's PEM file (``tls.crt`` in :attr:`directory`)."""
         assert self.directory is not None
         return self.directory / "tls.crt"
 
     @property
     def key_file(self) -> Path:
+        """The serving key's PEM file (``tls.key`` in :attr:`directory`)."""
         assert self.directory is not None
         return self.directory / "tls.key"
 
     def ssl_context(self) -> ssl.SSLContext:
+        """A new server SSL context serving the generated certificate (:func:`harden`)."""
         return _server_context(self.cert_file, self.key_file)
 
     @property
     def ca_bundle(self) -> bytes:
+        """PEM of the generated CA."""
         return self._ca_pem
 
 
@@ -95,7 +99,9 @@ class CertificateFiles(Certificates):
     into the same SSL context when their modification time changed, so a renewed
     certificate is served to new connections without a restart.
 
-    Raises FileNotFoundError naming the file when one is missing.
+    Raises:
+        FileNotFoundError: a file is missing (named), from :meth:`ssl_context` and
+            :meth:`reload`.
     """
 
     directory: Path
@@ -116,6 +122,12 @@ class CertificateFiles(Certificates):
         return cert, key
 
     def ssl_context(self) -> ssl.SSLContext:
+        """The server SSL context of the files (:func:`harden`), made on first use and kept:
+        :meth:`reload` loads renewed files into it.
+
+        Raises:
+            FileNotFoundError: the certificate or key file is missing.
+        """
         if self._context is None:
             cert, key = self._files()
             self._context = _server_context(cert, key)
@@ -123,6 +135,12 @@ class CertificateFiles(Certificates):
         return self._context
 
     def reload(self) -> bool:
+        """Load the files into the SSL context again when their modification times changed;
+        True when it did.
+
+        Raises:
+            FileNotFoundError: the certificate or key file is missing.
+        """
         cert, key = self._files()
         stamp = (cert.stat().st_mtime, key.stat().st_mtime)
         if self._context is None or stamp == self._stamp:
@@ -133,6 +151,7 @@ class CertificateFiles(Certificates):
 
     @property
     def ca_bundle(self) -> bytes:
+        """PEM of ``ca.crt`` when the directory has one, else of the serving certificate."""
         ca = self.directory / self.ca_name
         if ca.is_file():
             return ca.read_bytes()
@@ -143,7 +162,11 @@ def self_signed_pem(hosts: list[str]) -> tuple[bytes, bytes, bytes]:
     """A new CA and a serving certificate it signs for ``hosts`` (DNS names and IP
     addresses, the first one also the common name), EC P-256, valid for 365 days: PEM
     bytes of ``(ca certificate, serving certificate, serving key)`` (the key PKCS#8,
-    unencrypted). Raises ValueError when ``hosts`` is empty."""
+    unencrypted).
+
+    Raises:
+        ValueError: ``hosts`` is empty.
+    """
     if not hosts:
         raise ValueError("a serving certificate needs at least one host")
     ca_key, ca_cert = _certificate_authority()

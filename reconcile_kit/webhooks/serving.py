@@ -46,8 +46,11 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 def request_timeout(seconds: float) -> Middleware:
     """An aiohttp middleware that answers 503 when a request (reading its body and the
     handler's work) takes longer than ``seconds`` (a positive float), as Go's
-    ``http.TimeoutHandler``; the handler is cancelled. Raises ValueError for
-    ``seconds <= 0``."""
+    ``http.TimeoutHandler``; the handler is cancelled.
+
+    Raises:
+        ValueError: ``seconds <= 0``.
+    """
     if seconds <= 0:
         raise ValueError(f"a request timeout is positive, not {seconds!r}")
 
