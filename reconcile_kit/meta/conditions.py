@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Container, Iterable, MutableMapping, MutableSequence
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any, Final, TypedDict, TypeGuard, Unpack
 
 from .objects import (
@@ -105,8 +106,9 @@ _REASON_RULE = (
 )
 
 
-class Reasons:
-    """Standard condition reasons (CamelCase strings).
+class Reasons(StrEnum):
+    """Standard condition reasons (CamelCase; members are strings, ``Reasons.RECONCILED ==
+    "Reconciled"``, so they compare, log and serialize as their values).
 
     Sources: ``Progressing`` and ``DependencyNotReady`` are fluxcd/pkg apis/meta reasons;
     ``Succeeded``/``Failed`` shorten Flux's ``ReconciliationSucceeded``/``ReconciliationFailed``;
@@ -116,17 +118,17 @@ class Reasons:
     ``ValidationFailed`` and ``Deleting`` are this project's, completing those pairs.
     """
 
-    RECONCILING: Final = "Reconciling"
-    RECONCILED: Final = "Reconciled"
-    PROGRESSING: Final = "Progressing"
-    SUCCEEDED: Final = "Succeeded"
-    FAILED: Final = "Failed"
-    ERROR: Final = "Error"
-    VALIDATED: Final = "Validated"
-    VALIDATION_FAILED: Final = "ValidationFailed"
-    DELETING: Final = "Deleting"
-    DEPENDENCY_NOT_READY: Final = "DependencyNotReady"
-    STALLED: Final = "Stalled"
+    RECONCILING = "Reconciling"
+    RECONCILED = "Reconciled"
+    PROGRESSING = "Progressing"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+    ERROR = "Error"
+    VALIDATED = "Validated"
+    VALIDATION_FAILED = "ValidationFailed"
+    DELETING = "Deleting"
+    DEPENDENCY_NOT_READY = "DependencyNotReady"
+    STALLED = "Stalled"
 
 
 def now() -> datetime:
