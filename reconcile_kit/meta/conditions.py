@@ -30,7 +30,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Container, Iterable, MutableMapping, MutableSequence
 from datetime import UTC, datetime
-from typing import Any, Final, TypeGuard
+from enum import StrEnum
+from typing import Any, Final, TypedDict, TypeGuard, Unpack
 
 from .objects import (
     ObjectLike,
@@ -40,6 +41,7 @@ from .objects import (
     identity,
     nested_list,
     raw_of,
+    set_or_drop,
 )
 from .time import format_time
 from .validation import DNS1123_SUBDOMAIN_FMT, QUALIFIED_NAME_FMT
@@ -53,6 +55,7 @@ __all__ = [
     "TRUE",
     "UNKNOWN",
     "Reasons",
+    "Stamp",
     "conflicting_conditions",
     "get_condition",
     "is_false",
@@ -103,8 +106,9 @@ _REASON_RULE = (
 )
 
 
-class Reasons:
-    """Standard condition reasons (CamelCase strings).
+class Reasons(StrEnum):
+    """Standard condition reasons (CamelCase; members are strings, ``Reasons.RECONCILED ==
+    "Reconciled"``, so they compare, log and serialize as their values).
 
     Sources: ``Progressing`` and ``DependencyNotReady`` are fluxcd/pkg apis/meta reasons;
     ``Succeeded``/``Failed`` shorten Flux's ``ReconciliationSucceeded``/``ReconciliationFailed``;
@@ -114,17 +118,17 @@ class Reasons:
     ``ValidationFailed`` and ``Deleting`` are this project's, completing those pairs.
     """
 
-    RECONCILING: Final = "Reconciling"
-    RECONCILED: Final = "Reconciled"
-    PROGRESSING: Final = "Progressing"
-    SUCCEEDED: Final = "Succeeded"
-    FAILED: Final = "Failed"
-    ERROR: Final = "Error"
-    VALIDATED: Final = "Validated"
-    VALIDATION_FAILED: Final = "ValidationFailed"
-    DELETING: Final = "Deleting"
-    DEPENDENCY_NOT_READY: Final = "DependencyNotReady"
-    STALLED: Final = "Stalled"
+    RECONCILING = "Reconciling"
+    RECONCILED = "Reconciled"
+    PROGRESSING = "Progressing"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+    ERROR = "Error"
+    VALIDATED = "Validated"
+    VALIDATION_FAILED = "ValidationFailed"
+    DELETING = "Deleting"
+    DEPENDENCY_NOT_READY = "DependencyNotReady"
+    STALLED = "Stalled"
 
 
 def now() -> datetime:
@@ -230,12 +234,17 @@ def remove_condition(obj: ObjectLike, type: str) -> bool:
     if not conditions or _index(conditions, type) is None:
         return False
     kept = [c for c in conditions if not (isinstance(c, MutableMapping) and c.get("type") == type)]
-    status = raw_of(obj)["status"]
-    if kept:
-        status["conditions"] = kept
-    else:
-        del status["conditions"]
+    set_or_drop(raw_of(obj)["status"], "conditions", kept)
     return True
+
+
+class Stamp(TypedDict, total=False):
+    """The optional keywords of the ``mark_*`` helpers, as :func:`set_condition`'s."""
+
+    observed_generation: int | None
+    """The ``metadata.generation`` the condition reflects (>= 0)."""
+    clock: Clock | None
+    """Returns the current time; defaults to this module's ``now``."""
 
 
 # --- kstatus ---------------------------------------------------------------------------------
@@ -246,9 +255,7 @@ def mark_reconciling(
     obj: ObjectLike,
     reason: str,
     message: str = "",
-    *,
-    observed_generation: int | None = None,
-    clock: Clock | None = None,
+    **stamp: Unpack[Stamp],
 ) -> bool:
     """Set ``Reconciling=True`` and remove ``Stalled``; True if anything changed.
 
@@ -258,7 +265,7 @@ def mark_reconciling(
     Raises:
         ValueError: as :func:`set_condition`.
     """
-    return _mark(obj, RECONCILING, TRUE, reason, message, observed_generation, clock, (STALLED,))
+    return _mark(obj, RECONCILING, TRUE, reason, message, stamp, (STALLED,))
 
 
 @accepts_models
@@ -266,9 +273,7 @@ def mark_stalled(
     obj: ObjectLike,
     reason: str,
     message: str = "",
-    *,
-    observed_generation: int | None = None,
-    clock: Clock | None = None,
+    **stamp: Unpack[Stamp],
 ) -> bool:
     """Set ``Stalled=True`` and remove ``Reconciling``; True if anything changed.
 
@@ -279,7 +284,7 @@ def mark_stalled(
     Raises:
         ValueError: as :func:`set_condition`.
     """
-    return _mark(obj, STALLED, TRUE, reason, message, observed_generation, clock, (RECONCILING,))
+    return _mark(obj, STALLED, TRUE, reason, message, stamp, (RECONCILING,))
 
 
 @accepts_models
@@ -287,9 +292,7 @@ def mark_ready(
     obj: ObjectLike,
     reason: str = Reasons.RECONCILED,
     message: str = "",
-    *,
-    observed_generation: int | None = None,
-    clock: Clock | None = None,
+    **stamp: Unpack[Stamp],
 ) -> bool:
     """Set ``Ready=True`` and remove ``Reconciling`` and ``Stalled``; True if anything changed.
 
@@ -298,9 +301,7 @@ def mark_ready(
     Raises:
         ValueError: as :func:`set_condition`.
     """
-    return _mark(
-        obj, READY, TRUE, reason, message, observed_generation, clock, (RECONCILING, STALLED)
-    )
+    return _mark(obj, READY, TRUE, reason, message, stamp, (RECONCILING, STALLED))
 
 
 @accepts_models
@@ -308,16 +309,14 @@ def mark_not_ready(
     obj: ObjectLike,
     reason: str,
     message: str = "",
-    *,
-    observed_generation: int | None = None,
-    clock: Clock | None = None,
+    **stamp: Unpack[Stamp],
 ) -> bool:
     """Set ``Ready=False``; True if anything changed. Reconciling/Stalled are left alone.
 
     Raises:
         ValueError: as :func:`set_condition`.
     """
-    return _mark(obj, READY, FALSE, reason, message, observed_generation, clock, ())
+    return _mark(obj, READY, FALSE, reason, message, stamp, ())
 
 
 @accepts_models
@@ -363,7 +362,8 @@ def summarize(
     """
     types = _summary_sources(from_types, type)
     status, reason, message = _summary(obj, types, frozenset(negative_polarity))
-    _mark(obj, type, status, reason, message, observed_generation, clock, ())
+    stamp: Stamp = {"observed_generation": observed_generation, "clock": clock}
+    _mark(obj, type, status, reason, message, stamp, ())
     summary = get_condition(obj, type)
     assert summary is not None
     return summary
@@ -378,13 +378,10 @@ def _mark(
     status: str,
     reason: str,
     message: str,
-    generation: int | None,
-    clock: Clock | None,
+    stamp: Stamp,
     drop: tuple[str, ...],
 ) -> bool:
-    changed = set_condition(
-        obj, type, status, reason, message, observed_generation=generation, clock=clock
-    )
+    changed = set_condition(obj, type, status, reason, message, **stamp)
     removed = [remove_condition(obj, t) for t in drop]
     return changed or any(removed)
 

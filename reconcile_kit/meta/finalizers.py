@@ -25,7 +25,15 @@ import warnings
 from collections.abc import MutableSequence
 from typing import Any, Final
 
-from .objects import ObjectLike, accepts_models, describe_object, identity, nested_list, raw_of
+from .objects import (
+    ObjectLike,
+    accepts_models,
+    describe_object,
+    identity,
+    nested_list,
+    raw_of,
+    set_or_drop,
+)
 from .validation import (
     DNS1123_SUBDOMAIN_MAX_LENGTH,
     DNS1123_SUBDOMAIN_RE,
@@ -104,11 +112,7 @@ def remove_finalizer(obj: ObjectLike, name: str) -> bool:
     if not finalizers or name not in finalizers:
         return False
     kept = [f for f in finalizers if f != name]
-    meta = raw_of(obj)["metadata"]
-    if kept:
-        meta["finalizers"] = kept
-    else:
-        del meta["finalizers"]
+    set_or_drop(raw_of(obj)["metadata"], "finalizers", kept)
     return True
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "metadata_of",
     "nested_list",
     "raw_of",
+    "set_or_drop",
     "view_of",
 ]
 
@@ -145,6 +146,15 @@ def accepts_models(function: F) -> F:
         return result
 
     return wrapper  # type: ignore[return-value]
+
+
+def set_or_drop(parent: MutableMapping[str, Any], field: str, items: list[Any]) -> None:
+    """``parent[field] = items``, or no ``field`` at all when ``items`` is empty (an empty
+    list of finalizers, owner references or conditions is written as none)."""
+    if items:
+        parent[field] = items
+    else:
+        parent.pop(field, None)
 
 
 def nested_list(

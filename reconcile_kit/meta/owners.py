@@ -24,7 +24,15 @@ from collections.abc import MutableMapping, MutableSequence
 from typing import Any
 
 from ..client.errors import AlreadyOwnedError, ObjectError, OwnerReferenceError
-from .objects import ObjectLike, accepts_models, describe_object, identity, nested_list, raw_of
+from .objects import (
+    ObjectLike,
+    accepts_models,
+    describe_object,
+    identity,
+    nested_list,
+    raw_of,
+    set_or_drop,
+)
 from .shards import copy_shard_labels
 
 __all__ = [
@@ -156,11 +164,7 @@ def remove_owner_reference(owner_or_uid: ObjectLike | str, child: ObjectLike) ->
     kept = [r for r in refs if not (isinstance(r, MutableMapping) and _same_object(r, target))]
     if len(kept) == len(refs):
         return False
-    meta = raw_of(child)["metadata"]
-    if kept:
-        meta["ownerReferences"] = kept
-    else:
-        del meta["ownerReferences"]
+    set_or_drop(raw_of(child)["metadata"], "ownerReferences", kept)
     return True
 
 

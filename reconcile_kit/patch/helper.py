@@ -43,7 +43,7 @@ from ..client.errors import (
 from ..client.redaction import redact_pair, redact_patch
 from ..client.request import Reply, Target, is_safe_to_repeat, send
 from ..meta.conditions import conflicting_conditions, merge_conditions
-from ..meta.objects import edit_list, metadata_of
+from ..meta.objects import edit_list, metadata_of, set_or_drop
 from .mergepatch import apply_merge_patch, create_merge_patch
 from .snapshot import LazyBox, freeze
 from .typed import TypedTarget, is_typed
@@ -275,12 +275,12 @@ class PatchHelper:
                     _ref_key,
                 )
                 result["metadata"] = meta = dict(metadata_of(result))
-                _set_or_drop(meta, field, merged)
+                set_or_drop(meta, field, merged)
         local_b, local_a = _conditions(before), _conditions(after)
         if local_b != local_a:
             merged = self._merge_conditions(local_b, local_a, _conditions(base))
             result["status"] = status = dict(result.get("status") or {})
-            _set_or_drop(status, "conditions", merged)
+            set_or_drop(status, "conditions", merged)
         return result
 
     def _merge_conditions(
@@ -580,13 +580,6 @@ def _guarded_changes(before: JSONDict, after: JSONDict) -> bool:
 
 def _ref_key(item: Any) -> Any:
     return item.get("uid") if isinstance(item, dict) else item
-
-
-def _set_or_drop(target: JSONDict, field: str, value: list[Any]) -> None:
-    if value:
-        target[field] = value
-    else:
-        target.pop(field, None)
 
 
 def _unserializable_path(value: Any, path: str) -> str | None:

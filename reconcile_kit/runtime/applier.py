@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import orjson
@@ -54,6 +55,7 @@ Writable = TypeVar("Writable", bound="APIObject | CustomResource | MutableMappin
 and kind (it comes back as the same object, holding the server's answer)."""
 
 
+@dataclass(slots=True)
 class Applier:
     """The writes of one reconcile (one object): ``ctx.apply`` and the other write helpers
     of :class:`~reconcile_kit.runtime.context.Context` are its methods.
@@ -66,19 +68,11 @@ class Applier:
         intents: what this controller last applied to each child (None: always send).
     """
 
-    def __init__(
-        self,
-        controller_name: str,
-        api: Api,
-        key: ObjectRef,
-        cache: CacheView,
-        intents: AppliedIntents | None,
-    ) -> None:
-        self.controller_name = controller_name
-        self.api = api
-        self.key = key
-        self.cache = cache
-        self.intents = intents
+    controller_name: str
+    api: Api
+    key: ObjectRef
+    cache: CacheView
+    intents: AppliedIntents | None
 
     async def apply(
         self, obj: Writable, *, field_manager: str | None = None, force: bool = True

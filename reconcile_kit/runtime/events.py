@@ -54,7 +54,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 import orjson
@@ -495,12 +494,7 @@ class EventRecorder:
         await self.start()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.stop()
 
     def _ensure_writer(self) -> None:

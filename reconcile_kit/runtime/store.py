@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from ..meta.objects import metadata_of
 
@@ -33,6 +33,7 @@ __all__ = [
     "Key",
     "Obj",
     "Store",
+    "StoreWriterState",
     "key_of",
     "namespace_index",
     "owner_index",
@@ -66,6 +67,19 @@ def key_of(obj: Obj) -> Key:
     return (meta.get("namespace") or "", meta.get("name", ""))
 
 
+class StoreWriterState(Protocol):
+    """What a :class:`Store` reads of its writer's state (shared, not copied)."""
+
+    items: dict[Key, Obj | bytes]
+    indexes: dict[str, dict[str, set[Key]]]
+    synced: asyncio.Event
+    compact: bool
+
+    def decode(self, stored: Obj | bytes) -> Obj:
+        """The object from what the writer stored."""
+        ...
+
+
 class Store:
     """Read-only view of one reflector's objects (one kind and scope): reads, index
     lookups and a wait for the first LIST; no writes (those go through the reflector's
@@ -77,19 +91,9 @@ class Store:
 
     __slots__ = ("_decode", "_indexes", "_items", "_synced", "compact")
 
-    def __init__(
-        self,
-        items: dict[Key, Obj | bytes],
-        indexes: dict[str, dict[str, set[Key]]],
-        decode: Callable[[Obj | bytes], Obj],
-        synced: asyncio.Event,
-        compact: bool,
-    ) -> None:
-        self._items = items
-        self._indexes = indexes
-        self._decode = decode
-        self._synced = synced
-        self.compact = compact
+    def __init__(self, writer: StoreWriterState) -> None:
+        self._items, self._indexes = writer.items, writer.indexes
+        self._decode, self._synced, self.compact = writer.decode, writer.synced, writer.compact
 
     def get(self, namespace: str | None, name: str) -> Obj | None:
         """The object ``namespace``/``name`` ("" or None: cluster-scoped), or None."""

@@ -40,30 +40,33 @@ class StoreWriter:
     Attributes:
         store: the read-only :class:`~reconcile_kit.runtime.store.Store` over these
             objects, what everything but the reflector gets.
+        items: the objects by key (namespace, name): dicts, or JSON bytes when compact.
+        indexes: ``{index: {value: keys}}``.
+        synced: set once the first LIST is stored (:meth:`mark_synced`).
     """
 
     def __init__(
         self, indexers: dict[str, IndexFunc] | None = None, *, compact: bool = False
     ) -> None:
         self.compact = compact
-        self._items: dict[Key, Obj | bytes] = {}  # Obj, or its JSON bytes when compact
+        self.items: dict[Key, Obj | bytes] = {}  # Obj, or its JSON bytes when compact
         self._indexers: dict[str, IndexFunc] = {"namespace": namespace_index, "owner": owner_index}
-        self._indexes: dict[str, dict[str, set[Key]]] = {}
-        self._synced = asyncio.Event()
-        self.store = Store(self._items, self._indexes, self.decode, self._synced, compact)
+        self.indexes: dict[str, dict[str, set[Key]]] = {}
+        self.synced = asyncio.Event()
+        self.store = Store(self)
         for name, func in (indexers or {}).items():
             self.add_indexer(name, func)
         for name in self._indexers:
-            self._indexes.setdefault(name, {})
+            self.indexes.setdefault(name, {})
 
     def add_indexer(self, name: str, func: IndexFunc) -> None:
         """Add (or replace) an index and build it over the current objects."""
         self._indexers[name] = func
         index: dict[str, set[Key]] = {}
-        for key, stored in self._items.items():
+        for key, stored in self.items.items():
             for value in func(self.decode(stored)):
                 index.setdefault(value, set()).add(key)
-        self._indexes[name] = index
+        self.indexes[name] = index
 
     def encode(self, obj: Obj) -> Obj | bytes:
         """What the store keeps of ``obj``: its JSON bytes when compact, else ``obj``."""
@@ -82,14 +85,14 @@ class StoreWriter:
 
     def mark_synced(self) -> None:
         """Record that the first LIST is stored (:meth:`Store.wait_synced` returns)."""
-        self._synced.set()
+        self.synced.set()
 
     def list_keys(self) -> builtins.list[Key]:
         """Every key (namespace, name), sorted."""
-        return sorted(self._items)
+        return sorted(self.items)
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self.items)
 
     def put(self, obj: Obj) -> Obj | None:
         """Add or replace ``obj``; returns the previous object."""
@@ -101,7 +104,7 @@ class StoreWriter:
         unchanged object); returns whether it was stored, and the previous object.
         ``encoded``: ``encode(obj)`` when the caller has it."""
         key = key_of(obj)
-        stored = self._items.get(key)
+        stored = self.items.get(key)
         value = self.encode(obj) if encoded is None else encoded
         if stored is None:
             return True, self._put(key, obj, value, None)
@@ -117,10 +120,10 @@ class StoreWriter:
         object stored there (None: nothing)."""
         if old is not None:
             self._unindex(key, old)
-        self._items[key] = value
+        self.items[key] = value
         for name, func in self._indexers.items():
             for index_value in func(obj):
-                self._indexes[name].setdefault(index_value, set()).add(key)
+                self.indexes[name].setdefault(index_value, set()).add(key)
         return old
 
     def remove(self, obj: Obj) -> Obj | None:
@@ -129,7 +132,7 @@ class StoreWriter:
 
     def delete(self, key: Key) -> Obj | None:
         """Remove the object at ``key`` (namespace, name); returns what was stored."""
-        stored = self._items.pop(key, None)
+        stored = self.items.pop(key, None)
         if stored is None:
             return None
         old = self.decode(stored)
@@ -138,7 +141,7 @@ class StoreWriter:
 
     def _unindex(self, key: Key, obj: Obj) -> None:
         for name, func in self._indexers.items():
-            index = self._indexes[name]
+            index = self.indexes[name]
             for value in func(obj):
                 keys = index.get(value)
                 if keys is not None:
