@@ -26,7 +26,6 @@ non-resource URL ``/metrics``: the ``<name>-metrics-reader`` ClusterRole they em
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
 import time
@@ -43,7 +42,7 @@ from kr8s.asyncio import Api
 from ..client.errors import APIError
 from ..client.request import send
 from ..webhooks.certs import Certificates, SelfSignedCertificates
-from ..webhooks.serving import MAX_SCRAPE_BODY, REQUEST_TIMEOUT, request_timeout
+from ..webhooks.serving import MAX_SCRAPE_BODY, REQUEST_TIMEOUT, TLSSite, request_timeout
 
 __all__ = [
     "ALLOW_CACHE_TTL",
@@ -281,9 +280,7 @@ class SecureMetricsServer:
         self.certificates = certificates or SelfSignedCertificates()
         self.reload_interval = reload_interval
         self.request_timeout = request_timeout
-        self.port: int | None = None
-        self._runner: web.AppRunner | None = None
-        self._reloader: asyncio.Task[None] | None = None
+        self._site = TLSSite("metrics server", reload_interval)
 
     async def start(self) -> None:
         """Listen over TLS (1.2 or later, HTTP/1.1 only)."""
@@ -292,38 +289,14 @@ class SecureMetricsServer:
             middlewares=[request_timeout(self.request_timeout), self.auth.middleware()],
         )
         app.router.add_get("/metrics", self.handler)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(
-            runner, self.host, self.requested_port, ssl_context=self.certificates.ssl_context()
-        )
-        try:
-            await site.start()
-        except BaseException:
-            await runner.cleanup()
-            raise
-        self._runner = runner
-        sockets = getattr(site._server, "sockets", None) or []
-        self.port = sockets[0].getsockname()[1] if sockets else self.requested_port
-        self._reloader = asyncio.create_task(self._reload_certificates())
-        log.info("serving /metrics over HTTPS on port %d (authenticated, authorized)", self.port)
+        port = await self._site.start(app, self.host, self.requested_port, self.certificates)
+        log.info("serving /metrics over HTTPS on port %d (authenticated, authorized)", port)
 
     async def stop(self) -> None:
         """Stop listening."""
-        if self._reloader is not None:
-            self._reloader.cancel()
-            await asyncio.gather(self._reloader, return_exceptions=True)
-            self._reloader = None
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-        self.port = None
+        await self._site.stop()
 
-    async def _reload_certificates(self) -> None:
-        while True:
-            await asyncio.sleep(self.reload_interval)
-            try:
-                if self.certificates.reload():
-                    log.info("metrics server: serving certificate reloaded")
-            except Exception:
-                log.exception("metrics server: the serving certificate could not be reloaded")
+    @property
+    def port(self) -> int | None:
+        """The bound port while serving (None: stopped)."""
+        return self._site.port

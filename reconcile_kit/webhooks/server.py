@@ -20,7 +20,6 @@ Paths follow controller-runtime: ``/validate-<group with dots as dashes>-<versio
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Unpack
@@ -34,7 +33,7 @@ from .admission import AdmissionWebhook, Handler, WebhookOptions, kind_info
 from .certs import Certificates, SelfSignedCertificates
 from .conversion import Converter, Converters, conversion_response
 from .review import AdmissionRequest
-from .serving import MAX_ADMISSION_BODY, REQUEST_TIMEOUT, request_timeout
+from .serving import MAX_ADMISSION_BODY, REQUEST_TIMEOUT, TLSSite, request_timeout
 
 if TYPE_CHECKING:
     from ..typed.resource import CustomResource
@@ -95,9 +94,7 @@ class WebhookServer:
         self.register_host = register_host
         self.webhooks: list[AdmissionWebhook] = []
         self.converters = Converters()
-        self.port: int | None = None
-        self._runner: web.AppRunner | None = None
-        self._reloader: asyncio.Task[None] | None = None
+        self._site = TLSSite("webhook server", reload_interval)
 
     @property
     def certificates(self) -> Certificates:
@@ -199,8 +196,6 @@ class WebhookServer:
         Raises:
             RuntimeError: the server is already started.
         """
-        if self._runner is not None:
-            raise RuntimeError("the webhook server is already started")
         app = web.Application(
             client_max_size=MAX_BODY, middlewares=[request_timeout(self.request_timeout)]
         )
@@ -208,32 +203,17 @@ class WebhookServer:
             app.router.add_post(webhook.path, self._admission_handler(webhook))
         app.router.add_post("/convert", self._convert)
         app.router.add_get("/healthz", self._healthz)
-        runner = web.AppRunner(app, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(
-            runner, self.host, self.requested_port, ssl_context=self.certificates.ssl_context()
-        )
-        try:
-            await site.start()
-        except BaseException:
-            await runner.cleanup()
-            raise
-        self._runner = runner
-        sockets = getattr(site._server, "sockets", None) or []
-        self.port = sockets[0].getsockname()[1] if sockets else self.requested_port
-        self._reloader = asyncio.create_task(self._reload_certificates())
-        log.info("webhook server serving %d webhooks on port %d", len(self.webhooks), self.port)
+        port = await self._site.start(app, self.host, self.requested_port, self.certificates)
+        log.info("webhook server serving %d webhooks on port %d", len(self.webhooks), port)
 
     async def stop(self) -> None:
         """Stop listening (in-flight requests are finished first)."""
-        if self._reloader is not None:
-            self._reloader.cancel()
-            await asyncio.gather(self._reloader, return_exceptions=True)
-            self._reloader = None
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-        self.port = None
+        await self._site.stop()
+
+    @property
+    def port(self) -> int | None:
+        """The bound port while serving (None: stopped)."""
+        return self._site.port
 
     @property
     def url(self) -> str:
@@ -250,15 +230,6 @@ class WebhookServer:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
-
-    async def _reload_certificates(self) -> None:
-        while True:
-            await asyncio.sleep(self.reload_interval)
-            try:
-                if self.certificates.reload():
-                    log.info("webhook server: serving certificate reloaded")
-            except Exception:
-                log.exception("webhook server: the serving certificate could not be reloaded")
 
     def _admission_handler(self, webhook: AdmissionWebhook) -> Callable[[web.Request], Any]:
         async def handle(request: web.Request) -> web.Response:

@@ -24,7 +24,15 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 
-__all__ = ["MAX_ADMISSION_BODY", "MAX_SCRAPE_BODY", "REQUEST_TIMEOUT", "request_timeout"]
+from .certs import Certificates
+
+__all__ = [
+    "MAX_ADMISSION_BODY",
+    "MAX_SCRAPE_BODY",
+    "REQUEST_TIMEOUT",
+    "TLSSite",
+    "request_timeout",
+]
 
 log = logging.getLogger("reconcile_kit.webhooks")
 
@@ -67,3 +75,74 @@ def request_timeout(seconds: float) -> Middleware:
             return web.Response(status=503, text=f"request timed out after {seconds:g} s")
 
     return bounded
+
+
+class TLSSite:
+    """An aiohttp application served over TLS (the webhook server's and the secure
+    metrics server's): bound on start, its certificate files re-read every
+    ``reload_interval`` seconds (a renewed certificate serves new connections without a
+    restart, as controller-runtime's certwatcher), closed on stop.
+
+    Args:
+        name: what the server is, in log lines (``"webhook server"``).
+        reload_interval: seconds between checks of the certificate files.
+    """
+
+    def __init__(self, name: str, reload_interval: float) -> None:
+        self.name = name
+        self.reload_interval = reload_interval
+        self.port: int | None = None
+        """The bound port while serving (None: stopped)."""
+        self._runner: web.AppRunner | None = None
+        self._reloader: asyncio.Task[None] | None = None
+
+    @property
+    def serving(self) -> bool:
+        """Whether the site is listening."""
+        return self._runner is not None
+
+    async def start(
+        self, app: web.Application, host: str, port: int, certificates: Certificates
+    ) -> int:
+        """Listen on ``host:port`` (0: any free port) with ``certificates``; returns the
+        bound port.
+
+        Raises:
+            RuntimeError: the site is already listening.
+            OSError: the address cannot be bound.
+        """
+        if self._runner is not None:
+            raise RuntimeError(f"the {self.name} is already started")
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, host, port, ssl_context=certificates.ssl_context())
+        try:
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        sockets = getattr(site._server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1] if sockets else port
+        self._reloader = asyncio.create_task(self._reload(certificates))
+        return self.port
+
+    async def stop(self) -> None:
+        """Stop listening (in-flight requests are finished first). Idempotent."""
+        if self._reloader is not None:
+            self._reloader.cancel()
+            await asyncio.gather(self._reloader, return_exceptions=True)
+            self._reloader = None
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        self.port = None
+
+    async def _reload(self, certificates: Certificates) -> None:
+        while True:
+            await asyncio.sleep(self.reload_interval)
+            try:
+                if certificates.reload():
+                    log.info("%s: serving certificate reloaded", self.name)
+            except Exception:
+                log.exception("%s: the serving certificate could not be reloaded", self.name)
