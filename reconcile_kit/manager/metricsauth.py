@@ -141,21 +141,7 @@ class DelegatingAuth:
         hit, user = self._tokens.get(key)
         if hit:
             return user  # type: ignore[no-any-return]
-        review = {
-            "apiVersion": "authentication.k8s.io/v1",
-            "kind": "TokenReview",
-            "spec": {"token": token},
-        }
-        reply = await send(
-            self.api,
-            "POST",
-            version="authentication.k8s.io/v1",
-            url="tokenreviews",
-            body=review,
-            retry=True,
-            timeout=httpx.Timeout(self.review_timeout),
-        )
-        status = reply.json().get("status") or {}
+        status = await self._review("authentication.k8s.io/v1", "TokenReview", {"token": token})
         user = _user(status.get("user") or {}) if status.get("authenticated") else None
         self._tokens.put(key, user, self.authentication_ttl)
         return user
@@ -177,25 +163,26 @@ class DelegatingAuth:
             spec["uid"] = user.uid
         if user.extra:
             spec["extra"] = {name: list(values) for name, values in user.extra}
-        review = {
-            "apiVersion": "authorization.k8s.io/v1",
-            "kind": "SubjectAccessReview",
-            "spec": spec,
-        }
-        reply = await send(
-            self.api,
-            "POST",
-            version="authorization.k8s.io/v1",
-            url="subjectaccessreviews",
-            body=review,
-            retry=True,
-            timeout=httpx.Timeout(self.review_timeout),
-        )
-        status = reply.json().get("status") or {}
+        status = await self._review("authorization.k8s.io/v1", "SubjectAccessReview", spec)
         allowed = bool(status.get("allowed")) and not status.get("denied")
         decision = (allowed, str(status.get("reason") or ""))
         self._decisions.put(key, decision, self.allow_ttl if allowed else self.deny_ttl)
         return decision
+
+    async def _review(self, version: str, kind: str, spec: dict[str, Any]) -> dict[str, Any]:
+        """POST a ``kind`` review of ``spec`` (its resource: the kind's plural, lower case)
+        and return the answer's ``status``; retried as a read (a review changes nothing)."""
+        reply = await send(
+            self.api,
+            "POST",
+            version=version,
+            url=kind.lower() + "s",
+            body={"apiVersion": version, "kind": kind, "spec": spec},
+            retry=True,
+            timeout=httpx.Timeout(self.review_timeout),
+        )
+        status: dict[str, Any] = reply.json().get("status") or {}
+        return status
 
     def middleware(self) -> Middleware:
         """An aiohttp middleware checking every request: 401 without a token the API
