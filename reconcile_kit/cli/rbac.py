@@ -11,7 +11,7 @@ patches events.k8s.io Events; leader election gets, creates and updates its Leas
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import yaml
 
@@ -19,7 +19,14 @@ from ..manager.manager import Manager
 from ..runtime.controller import Controller
 from ..runtime.resources import ResourceInfo, info_from_class
 
-__all__ = ["METRICS_READER_RULES", "manifests", "metrics_rbac", "render", "required_grants"]
+__all__ = [
+    "METRICS_READER_RULES",
+    "RbacOptions",
+    "manifests",
+    "metrics_rbac",
+    "render",
+    "required_grants",
+]
 
 
 def _offline_info(kind: Any) -> ResourceInfo:
@@ -298,23 +305,18 @@ def metrics_rbac(name: str, subject: dict[str, str]) -> list[tuple[str, dict[str
     ]
 
 
-def render(
-    manager: Manager,
-    name: str | None = None,
-    *,
-    service_account: str | None = None,
-    service_account_namespace: str | None = None,
-    metrics_secure: bool | None = None,
-) -> str:
+class RbacOptions(TypedDict, total=False):
+    """:func:`manifests`' keyword arguments (:func:`render` takes them too)."""
+
+    service_account: str | None
+    service_account_namespace: str | None
+    metrics_secure: bool | None
+
+
+def render(manager: Manager, name: str | None = None, **options: Unpack[RbacOptions]) -> str:
     """:func:`manifests` as one YAML stream, each role preceded by its comment."""
     parts = []
-    for comment, doc in manifests(
-        manager,
-        name,
-        service_account=service_account,
-        service_account_namespace=service_account_namespace,
-        metrics_secure=metrics_secure,
-    ):
+    for comment, doc in manifests(manager, name, **options):
         header = "".join(f"# {line}\n" for line in _wrap(comment))
         parts.append(header + yaml.safe_dump(doc, sort_keys=False))
     return "---\n".join(parts)
