@@ -9,9 +9,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -23,11 +24,39 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 
 @click.group()
 @click.version_option(package_name="reconcile-kit")
 def main() -> None:
     """reconcile_kit: Kubernetes controllers in Python asyncio."""
+
+
+_WEBHOOK_HELP = (
+    "Where the Service an admission webhook's clientConfig.service names is served"
+    " (repeatable; TLS is verified for NAME.NAMESPACE.svc)."
+)
+_FAIL_HELP = (
+    "Fail that share of all resource requests with STATUS (e.g. 500:0.05; repeatable;"
+    " for chaos tests, as APIServer.faults.fail)."
+)
+_LATENCY_HELP = (
+    "Delay that share of all resource requests by SECONDS (e.g. 0.25:0.05; repeatable;"
+    " for chaos tests, as APIServer.faults.latency)."
+)
+
+
+def _repeated(flag: str, dest: str, metavar: str, help: str) -> Callable[[F], F]:
+    """A repeatable option whose values are parsed together by ``_PARSERS[dest]``."""
+    return click.option(
+        flag,
+        dest,
+        multiple=True,
+        metavar=metavar,
+        callback=lambda _ctx, _param, values: _PARSERS[dest](values),
+        help=help,
+    )
 
 
 @main.command()
@@ -55,33 +84,9 @@ def main() -> None:
     type=click.FloatRange(0),
     help="Seconds until a new CRD is Established and served (0: at once).",
 )
-@click.option(
-    "--webhook-service",
-    "webhook_services",
-    multiple=True,
-    metavar="NAMESPACE/NAME=HOST:PORT",
-    callback=lambda _ctx, _param, values: _webhook_services(values),
-    help="Where the Service an admission webhook's clientConfig.service names is served"
-    " (repeatable; TLS is verified for NAME.NAMESPACE.svc).",
-)
-@click.option(
-    "--fail",
-    "failures",
-    multiple=True,
-    metavar="STATUS:FRACTION",
-    callback=lambda _ctx, _param, values: _failures(values),
-    help="Fail that share of all resource requests with STATUS (e.g. 500:0.05; repeatable;"
-    " for chaos tests, as APIServer.faults.fail).",
-)
-@click.option(
-    "--latency",
-    "latencies",
-    multiple=True,
-    metavar="SECONDS:FRACTION",
-    callback=lambda _ctx, _param, values: _latencies(values),
-    help="Delay that share of all resource requests by SECONDS (e.g. 0.25:0.05; repeatable;"
-    " for chaos tests, as APIServer.faults.latency).",
-)
+@_repeated("--webhook-service", "webhook_services", "NAMESPACE/NAME=HOST:PORT", _WEBHOOK_HELP)
+@_repeated("--fail", "failures", "STATUS:FRACTION", _FAIL_HELP)
+@_repeated("--latency", "latencies", "SECONDS:FRACTION", _LATENCY_HELP)
 def apiserver(
     host: str,
     port: int,
@@ -185,6 +190,13 @@ async def _serve(server: APIServer) -> None:
         click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get namespaces")
         await stop.wait()
         click.echo("stopping")
+
+
+_PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
+    "webhook_services": _webhook_services,
+    "failures": _failures,
+    "latencies": _latencies,
+}
 
 
 @main.command()
