@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -20,6 +20,7 @@ from kr8s.asyncio.objects import APIObject
 from ..meta.objects import ObjectRef
 from .applier import Applier, Writable
 from .apply import AppliedIntents
+from .clusters import NO_CLUSTERS, ClusterHandle
 from .events import EventRecorder
 from .reasons import ReconcileReason
 from .resources import KindLike
@@ -56,6 +57,13 @@ class Context:
         intents: what this controller last applied to each child (lets an unchanged
             :meth:`apply` send nothing); None: always send.
         applier: the writes of this reconcile (:meth:`apply` and the others call it).
+        cluster: the name of the cluster this reconcile acts on when a
+            :class:`~reconcile_kit.multicluster.MultiClusterManager` runs the controller
+            for each engaged cluster (``api``, ``cache`` and the writes are that
+            cluster's); ``""`` single-cluster and in the management cluster.
+        clusters: a multi-cluster aware controller's read-only view of the engaged
+            workload clusters (name -> :class:`~reconcile_kit.runtime.clusters.ClusterHandle`);
+            empty otherwise.
     """
 
     controller_name: str
@@ -71,6 +79,8 @@ class Context:
     recorder: EventRecorder | None = None
     intents: AppliedIntents | None = None
     applier: Applier = field(init=False, repr=False)
+    cluster: str = ""
+    clusters: Mapping[str, ClusterHandle] = field(default=NO_CLUSTERS, repr=False)
 
     def __post_init__(self) -> None:
         self.applier = Applier(self.controller_name, self.api, self.key, self.cache, self.intents)

@@ -14,7 +14,7 @@ import asyncio
 import inspect
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -38,6 +38,7 @@ from ..meta.objects import ObjectRef
 from ..meta.validation import qualified_name_errors
 from .action import Action
 from .apply import AppliedIntents
+from .clusters import NO_CLUSTERS, ClusterHandle
 from .config import ControllerConfig
 from .context import Context
 from .events import EventRecorder
@@ -225,6 +226,13 @@ class Controller:
         no write is sent (see :mod:`reconcile_kit.client.fencing`)."""
         self.lease_holder = ""
         """What ``lease`` stands for, in messages (``"leadership of cmgen"``)."""
+        self.cluster = ""
+        """The cluster this controller reconciles in, set by a
+        :class:`~reconcile_kit.multicluster.MultiClusterManager` (``ctx.cluster``, and a
+        ``cluster`` field on its reconciles' log records); ``""``: single-cluster."""
+        self.clusters: Mapping[str, ClusterHandle] = NO_CLUSTERS
+        """The engaged workload clusters a multi-cluster aware controller reaches
+        (``ctx.clusters``), set by a :class:`~reconcile_kit.multicluster.MultiClusterManager`."""
         self._shard: ShardSide | None = None  # this run's shard side (``shard`` set)
         self._own_recorder: EventRecorder | None = None
         self._own_api: Api | None = None
@@ -707,7 +715,9 @@ class Controller:
     def _context(self, key: ObjectRef, reasons: frozenset[str], data: Any) -> Context:
         assert self.reflector is not None and self.api is not None
         attempt = self.queue.attempts(key) + 1
-        extra = {"controller": self.name, "key": str(key), "attempt": attempt}
+        extra: dict[str, object] = {"controller": self.name, "key": str(key), "attempt": attempt}
+        if self.cluster:
+            extra["cluster"] = self.cluster
         return Context(
             controller_name=self.name,
             cache=CacheView(self.name, self.reflector.store, self.sources, self.kind, self.info),
@@ -720,6 +730,8 @@ class Controller:
             log=logging.LoggerAdapter(log, extra),
             recorder=self.recorder,
             intents=self.intents,
+            cluster=self.cluster,
+            clusters=self.clusters,
         )
 
     async def _process(
