@@ -16,6 +16,7 @@ manager (``mgr.GetCluster(ctx, req.ClusterName)``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Protocol
 
 from kr8s.asyncio import Api
@@ -71,5 +72,5 @@ class ClusterHandle(Protocol):
         ...
 
 
-NO_CLUSTERS: Mapping[str, ClusterHandle] = {}
+NO_CLUSTERS: Mapping[str, ClusterHandle] = MappingProxyType({})
 """``ctx.clusters`` of a controller that is not multi-cluster aware."""

@@ -80,7 +80,7 @@ class Context:
     intents: AppliedIntents | None = None
     applier: Applier = field(init=False, repr=False)
     cluster: str = ""
-    clusters: Mapping[str, ClusterHandle] = field(default=NO_CLUSTERS, repr=False)
+    clusters: Mapping[str, ClusterHandle] = field(default_factory=lambda: NO_CLUSTERS, repr=False)
 
     def __post_init__(self) -> None:
         self.applier = Applier(self.controller_name, self.api, self.key, self.cache, self.intents)

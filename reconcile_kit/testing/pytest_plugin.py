@@ -6,7 +6,8 @@
 
 Also (from :mod:`.backends`): option ``--backend embedded|real|both``, marker ``backends``,
 fixtures ``backend`` (a test's namespace on the embedded server or a real kube-apiserver)
-and ``control_plane`` (the session's real control plane).
+and ``control_plane`` (the session's real control plane); from :mod:`.multicluster`,
+fixture ``clusters`` (a fleet of embedded servers for multi-cluster tests).
 """
 
 from __future__ import annotations
@@ -25,10 +26,12 @@ from .backends import (  # hooks and fixtures re-exported for pytest
     pytest_configure,
     pytest_generate_tests,
 )
+from .multicluster import clusters
 
 __all__ = [
     "apiserver",
     "backend",
+    "clusters",
     "control_plane",
     "kube",
     "pytest_addoption",
