@@ -182,7 +182,9 @@ class MultiClusterManager:
             in-cluster). Its ``transport``, ``qps``, ``burst`` and ``namespace`` apply to
             the clusters' controllers too; its signal handling is taken over.
         backoff: the per-cluster backoff after a cluster failed (its client could not be
-            made, a controller of it failed): default 1 s doubling to 60 s with jitter.
+            made, e.g. it does not answer; a controller of it failed): default 1 s doubling to
+            30 s with jitter (a function returning a new
+            :class:`~reconcile_kit.runtime.reflector.Backoff` per cluster).
         shard_clusters: with the manager's ``sharding``: spread the clusters over the
             ring's members (rendezvous hashing of their names); False: every replica
             engages every cluster.
@@ -203,7 +205,7 @@ class MultiClusterManager:
     ) -> None:
         self.provider = provider
         self.manager = manager if manager is not None else Manager()
-        self._backoff = backoff or (lambda: Backoff(initial=1.0, maximum=60.0))
+        self._backoff = backoff or (lambda: Backoff(initial=1.0, maximum=30.0))
         self.shard_clusters = shard_clusters
         self.cluster_shutdown_timeout = cluster_shutdown_timeout
         self.metrics = FleetMetrics(self.manager.metrics.registry)
