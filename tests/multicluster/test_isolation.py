@@ -15,6 +15,7 @@ wire against embedded servers, each failing when its rule is broken:
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 from collections import Counter
 from typing import Any
@@ -178,9 +179,9 @@ async def test_a_failing_cluster_backs_off_on_its_own_while_the_others_reconcile
         api0 = await clusters.api("cluster-0")
         await eventually(lambda: labelled(api0, "a", "cluster-0"), 10)
         await eventually(lambda: len(broken.attempts) >= 5, 10)
-        gaps = [b - a for a, b in zip(broken.attempts, broken.attempts[1:], strict=False)]
+        gaps = [b - a for a, b in itertools.pairwise(broken.attempts)]
         assert gaps[0] >= 0.04 and gaps[3] >= 0.35, gaps  # 0.05, 0.1, 0.2, 0.4: growing
-        assert all(later >= earlier * 0.9 for earlier, later in zip(gaps, gaps[1:], strict=False))
+        assert all(later >= earlier * 0.9 for earlier, later in itertools.pairwise(gaps))
         assert "cluster-0" in mcm.clusters and "broken" not in mcm.clusters
         assert runs.count["broken"] == 0
     finally:
@@ -198,6 +199,7 @@ async def test_reconciles_log_and_count_their_cluster(
     caplog.set_level(logging.INFO, logger="reconcile_kit.runtime.controller")
     task = await running(mcm)
     try:
+
         def logged() -> set[str | None]:
             return {getattr(r, "cluster", None) for r in caplog.records if r.msg == "labelled"}
 

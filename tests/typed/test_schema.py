@@ -171,6 +171,7 @@ def test_crd_command() -> None:
         ("examples/website.py", "examples/website-crd.yaml"),
         ("examples/configmap_generator.py", "examples/configmapgenerator-crd.yaml"),
         ("examples/ippool.py", "examples/ippool-crd.yaml"),
+        ("examples/fleet_configmap.py", "examples/fleetconfigmap-crd.yaml"),
     ],
 )
 def test_checked_in_example_crds_are_the_generated_ones(module: str, crd: str) -> None:
