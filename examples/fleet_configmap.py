@@ -59,7 +59,7 @@ from reconcile_kit import (
     remove_finalizer,
 )
 from reconcile_kit.meta.selectors import LabelSelector
-from reconcile_kit.multicluster import MultiClusterManager, Provider
+from reconcile_kit.multicluster import MultiClusterManager, Provider, SecretProvider
 from reconcile_kit.runtime.clusters import ClusterHandle
 from reconcile_kit.typed import Condition, CustomResource, KubeModel, ListType, PrinterColumn
 from reconcile_kit.typed.conditions import mark_not_ready, mark_ready
@@ -251,3 +251,11 @@ def fleet_manager(provider: Provider, manager: Manager | None = None) -> MultiCl
     mcm = MultiClusterManager(provider, manager or Manager(name="fleetconfigmap"))
     add_to(mcm)
     return mcm
+
+
+def fleet() -> MultiClusterManager:
+    """The FleetConfigMap operator over Cluster API's kubeconfig Secrets in the management
+    cluster (``reconcile-kit run examples/fleet_configmap.py:fleet``; ``reconcile-kit rbac``
+    of the same target prints what the management side needs: the FleetConfigMaps, their
+    status and finalizers, and reading the Secrets)."""
+    return fleet_manager(SecretProvider())

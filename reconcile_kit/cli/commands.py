@@ -459,7 +459,7 @@ async def _load_and_run(
     options.configure(manager)
     if not embedded:
         if kubeconfig is None:
-            await manager.run()  # on the manager's api (kr8s discovery when it has none)
+            await _run_manager(manager)  # on its api (kr8s discovery when it has none)
         else:
             await _run_on(manager, await kr8s.asyncio.api(kubeconfig=kubeconfig))
         return
@@ -490,9 +490,17 @@ async def _run_on(manager: Manager, api: kr8s.asyncio.Api) -> None:
 
     manager.api = api
     try:
-        await manager.run()
+        await _run_manager(manager)
     finally:
         await close_session(api)
+
+
+async def _run_manager(manager: Manager) -> None:
+    """Run ``manager``, or the MultiClusterManager it belongs to (which runs it)."""
+    from ..multicluster.manager import fleet_of
+
+    fleet = fleet_of(manager)
+    await (fleet.run() if fleet is not None else manager.run())
 
 
 @main.command()

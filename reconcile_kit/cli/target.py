@@ -19,6 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from ..manager.manager import Manager
+from ..multicluster.manager import MultiClusterManager
 from ..runtime.controller import Controller
 
 __all__ = ["TargetError", "import_module", "load_manager"]
@@ -89,6 +90,8 @@ async def load_manager(target: str) -> Manager:
             value = await value
     if isinstance(value, Manager):
         return value
+    if isinstance(value, MultiClusterManager):
+        return value.manager  # the management side; `run` runs the fleet (fleet_of)
     if isinstance(value, list | tuple) and all(
         isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], Controller) for p in value
     ):
@@ -97,6 +100,6 @@ async def load_manager(target: str) -> Manager:
             manager.add(controller, reconcile)
         return manager
     raise TargetError(
-        f"{target}: {attr} is a {type(value).__name__}, not a Manager or a list "
-        "of (controller, reconcile) pairs"
+        f"{target}: {attr} is a {type(value).__name__}, not a Manager, a "
+        "MultiClusterManager or a list of (controller, reconcile) pairs"
     )

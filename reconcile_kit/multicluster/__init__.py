@@ -7,7 +7,7 @@ cluster-aware requests); see :mod:`.manager` and docs/multicluster.md.
 """
 
 from .cluster import Cluster, ClusterSource, Kubeconfig, KubeconfigDocument
-from .manager import AwareController, ClusterMapper, MultiClusterManager
+from .manager import AwareController, ClusterMapper, MultiClusterManager, fleet_of
 from .metrics import ClusterMetrics, FleetMetrics
 from .provider import (
     CAPI_CLUSTER_NAME_LABEL,
@@ -36,4 +36,5 @@ __all__ = [
     "SecretProvider",
     "StaticProvider",
     "contexts_of",
+    "fleet_of",
 ]

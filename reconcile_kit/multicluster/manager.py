@@ -36,6 +36,7 @@ import dataclasses
 import logging
 import signal
 import types
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -55,9 +56,9 @@ from ..runtime.sources import Source
 from ..runtime.store import Obj
 from .cluster import Cluster, ClusterSource
 from .metrics import FleetMetrics
-from .provider import Provider
+from .provider import Provider, SecretProvider
 
-__all__ = ["AwareController", "ClusterMapper", "MultiClusterManager"]
+__all__ = ["AwareController", "ClusterMapper", "MultiClusterManager", "fleet_of"]
 
 log = logging.getLogger(__name__)
 
@@ -226,6 +227,9 @@ class MultiClusterManager:
         self.on_change: list[Callable[[str, str], object]] = []
         """Plain functions called with ``(cluster, event)`` (``"engaged"``,
         ``"disengaged"``, ``"failed"``) as the fleet changes (tests, logs)."""
+        _FLEETS[self.manager] = self
+        if isinstance(provider, SecretProvider):  # `reconcile-kit rbac`: what it reads
+            self.manager.add_rbac_rule([""], ["secrets"], ["get", "list", "watch"])
 
     # --- configuration ---------------------------------------------------------------------
 
@@ -615,6 +619,15 @@ class MultiClusterManager:
                 loop.remove_signal_handler(sig)
 
         return restore
+
+
+_FLEETS: weakref.WeakKeyDictionary[Manager, MultiClusterManager] = weakref.WeakKeyDictionary()
+
+
+def fleet_of(manager: Manager) -> MultiClusterManager | None:
+    """The MultiClusterManager ``manager`` is the management side of (``reconcile-kit
+    run`` then runs that), or None."""
+    return _FLEETS.get(manager)
 
 
 def _handler(
