@@ -9,6 +9,7 @@ import base64
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from kr8s.asyncio.objects import ConfigMap
 
@@ -75,7 +76,7 @@ def test_contexts_of_splits_a_kubeconfig_per_context() -> None:
 
 
 async def test_kubeconfig_provider_follows_the_files_of_a_directory(
-    clusters: EmbeddedFleet, apiserver: APIServer, tmp_path: Path
+    clusters: EmbeddedFleet, apiserver: APIServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     s0, s1, s2 = await clusters.start(3)
     for name in clusters.servers:
@@ -106,7 +107,7 @@ async def test_kubeconfig_provider_follows_the_files_of_a_directory(
         await eventually(lambda: labelled("cluster-1", "alpha"), 10)
         # an unreadable file keeps its clusters; a deleted one loses them
         (tmp_path / "two.yaml").write_text("{not yaml")
-        await asyncio.sleep(0.2)  # a few polls: nothing to await, the state must not change
+        await eventually(lambda: "two.yaml: not read" in caplog.text, 10)
         assert mcm.engaged() == ["alpha", "gamma"]
         (tmp_path / "two.yaml").unlink()
         await eventually(lambda: mcm.engaged() == ["alpha"], 10)
