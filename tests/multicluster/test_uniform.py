@@ -7,16 +7,18 @@ import asyncio
 import logging
 from typing import Any
 
-from kr8s.asyncio.objects import ConfigMap
+import pytest
+from kr8s.asyncio.objects import ConfigMap, Secret
 
-from reconcile_kit import Context, Controller, Manager, PatchHelper
-from reconcile_kit.multicluster import MultiClusterManager
+from reconcile_kit import Context, Controller, Manager, PatchHelper, set_controller_reference
+from reconcile_kit.multicluster import MultiClusterManager, StaticProvider
 from reconcile_kit.testing import APIServer, eventually
 from reconcile_kit.testing.multicluster import EmbeddedFleet
 
 from ..kubehttp import call
 
 CM = "/api/v1/namespaces/default/configmaps"
+SECRETS = "/api/v1/namespaces/default/secrets"
 
 
 async def label_with_cluster(cm: Any, ctx: Context) -> None:
@@ -53,3 +55,56 @@ async def test_one_reconcile_runs_in_every_cluster_with_ctx_cluster(
         mcm.stop()
         await asyncio.wait_for(task, 10)
     assert not mcm.clusters and not mcm.engaged()
+
+
+async def mirror(cm: Any, ctx: Context) -> None:
+    """Mirror a ConfigMap into a Secret it owns, in the reconciled cluster."""
+    secret = Secret(
+        {
+            "metadata": {"name": cm.name, "namespace": cm.namespace},
+            "stringData": {"cluster": ctx.cluster},
+        },
+        api=ctx.api,
+    )
+    set_controller_reference(cm, secret)
+    await ctx.apply(secret)
+
+
+async def test_a_template_with_owned_children_is_copied_per_cluster(
+    clusters: EmbeddedFleet, apiserver: APIServer
+) -> None:
+    await clusters.start(2)
+    for name in clusters.servers:
+        await call(await clusters.api(name), "POST", CM, {"metadata": {"name": "a"}})
+    template = Controller(ConfigMap, namespace="default").owns(Secret)
+    mcm = MultiClusterManager(clusters.provider(), Manager(await apiserver.api()))
+    mcm.add(template, mirror)
+    task = asyncio.create_task(mcm.run())
+
+    async def mirrored(api: Any) -> bool:
+        status, _ = await call(api, "GET", f"{SECRETS}/a")
+        return status == 200
+
+    try:
+        for name in clusters.servers:
+            api = await clusters.api(name)
+            await eventually(lambda api=api: mirrored(api), 10)
+        # the owned Secret deleted in cluster-1: its own controller's owns() watch repairs it
+        api1 = await clusters.api("cluster-1")
+        await call(api1, "DELETE", f"{SECRETS}/a")
+        await eventually(lambda: mirrored(api1), 10)
+        assert not template.running and template.info is None  # the template never runs
+        copies = [mcm.controllers_of(name)[0] for name in clusters.servers]
+        assert all(c.cluster == name for c, name in zip(copies, clusters.servers, strict=True))
+        assert len({id(c.sources[0]) for c in copies}) == 2  # sources are not shared
+    finally:
+        mcm.stop()
+        await asyncio.wait_for(task, 10)
+
+
+def test_a_template_with_a_mapper_must_be_a_function() -> None:
+    mcm = MultiClusterManager(StaticProvider())
+    template = Controller(ConfigMap).watches(Secret, lambda obj: [])
+    with pytest.raises(ValueError, match="give a function"):
+        mcm.add(template, mirror)
+    mcm.add(lambda: Controller(ConfigMap).watches(Secret, lambda obj: []), mirror)
