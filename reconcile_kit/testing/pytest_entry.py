@@ -3,7 +3,7 @@
 pytest loads it in every environment where reconcile-kit is installed, so it must not fail
 there: when the ``[testing]`` extra (and pytest-asyncio) are installed it loads the plugin,
 :mod:`reconcile_kit.testing.pytest_plugin` (fixtures ``apiserver``, ``kube``, ``backend``,
-``control_plane``, option ``--backend``); otherwise it defines those fixtures so that a
+``control_plane``, ``clusters``, option ``--backend``); otherwise it defines those fixtures so that a
 test using one fails with the ``pip install`` command that installs what is missing, and
 leaves every other test alone.
 """
@@ -58,5 +58,10 @@ else:
 
     @pytest.fixture
     def control_plane() -> NoReturn:
+        """Unavailable: the ``[testing]`` extra is not installed."""
+        _unavailable()
+
+    @pytest.fixture
+    def clusters() -> NoReturn:
         """Unavailable: the ``[testing]`` extra is not installed."""
         _unavailable()
