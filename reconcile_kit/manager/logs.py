@@ -1,7 +1,8 @@
 """Logging set-up: stdlib logging, text or JSON lines, with reconcile context fields.
 
 Reconcile records carry ``controller``, ``key`` and ``attempt`` (the controller logs
-through a LoggerAdapter); both formats show them when present.
+through a LoggerAdapter), and ``cluster`` in a multi-cluster manager; both formats show
+them when present.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from ..meta.time import format_micro_time
 
 __all__ = ["JsonFormatter", "TextFormatter", "configure_logging"]
 
-CONTEXT_FIELDS = ("controller", "key", "attempt")
+CONTEXT_FIELDS = ("controller", "key", "attempt", "cluster")
 
 
 class TextFormatter(logging.Formatter):
-    """``time level logger [controller key attempt=n] message``."""
+    """``time level logger [controller key attempt=n cluster=c] message``."""
 
     def format(self, record: logging.LogRecord) -> str:
         """``record`` as one line (see the class)."""
@@ -34,6 +35,9 @@ class TextFormatter(logging.Formatter):
         attempt = getattr(record, "attempt", None)
         if attempt is not None:
             context.append(f"attempt={attempt}")
+        cluster = getattr(record, "cluster", None)
+        if cluster is not None:
+            context.append(f"cluster={cluster}")
         prefix = f"[{' '.join(context)}] " if context else ""
         stamp = format_micro_time(datetime.fromtimestamp(record.created, UTC))
         line = f"{stamp} {record.levelname:<7} {record.name}: {prefix}{record.getMessage()}"

@@ -3,8 +3,8 @@
 pytest loads it in every environment where reconcile-kit is installed, so it must not fail
 there: when the ``[testing]`` extra (and pytest-asyncio) are installed it loads the plugin,
 :mod:`reconcile_kit.testing.pytest_plugin` (fixtures ``apiserver``, ``kube``, ``backend``,
-``control_plane``, ``clusters``, option ``--backend``); otherwise it defines those fixtures so that a
-test using one fails with the ``pip install`` command that installs what is missing, and
+``control_plane``, ``clusters``, option ``--backend``); otherwise it defines those fixtures
+so that a test using one fails with the ``pip install`` command that installs what is missing, and
 leaves every other test alone.
 """
 

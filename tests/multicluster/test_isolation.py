@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 from collections import Counter
 from typing import Any
@@ -33,6 +34,7 @@ from reconcile_kit import (
     PatchHelper,
     Sharding,
 )
+from reconcile_kit.manager.logs import JsonFormatter, TextFormatter
 from reconcile_kit.multicluster import Kubeconfig, MultiClusterManager, StaticProvider
 from reconcile_kit.runtime.reflector import Backoff
 from reconcile_kit.testing import APIServer, eventually
@@ -204,6 +206,9 @@ async def test_reconciles_log_and_count_their_cluster(
             return {getattr(r, "cluster", None) for r in caplog.records if r.msg == "labelled"}
 
         await eventually(lambda: logged() == {"cluster-0", "cluster-1"}, 10)
+        record = next(r for r in caplog.records if r.msg == "labelled")
+        assert f"cluster={record.cluster}]" in TextFormatter().format(record)
+        assert json.loads(JsonFormatter().format(record))["cluster"] == record.cluster
         exposition = mcm.manager.metrics.exposition().decode()
         for cluster in ("cluster-0", "cluster-1"):
             line = (
