@@ -536,6 +536,7 @@ class MultiClusterManager:
                 controller.api = api
                 controller.config = config
                 controller.cluster = name
+                self._fence(controller)
                 if controller.namespace is None:
                     controller.namespace = manager.namespace
                 engagement.controllers.append(controller)
@@ -583,6 +584,24 @@ class MultiClusterManager:
                 self.metrics.engagements.labels(name, "disengaged").inc()
                 log.info("cluster %s disengaged", name, extra={"cluster": name})
                 self._notify(name, "disengaged")
+
+    def _fence(self, controller: Controller) -> None:
+        """Fence a cluster's controller by the Lease that entitles this replica to the
+        cluster (:mod:`reconcile_kit.client.fencing`): its membership Lease with cluster
+        sharding, else the leadership Lease with leader election; no reconcile starts and
+        no write is sent once it was not renewed within its renew deadline."""
+        manager = self.manager
+        if self._view is not None:
+
+            def member() -> bool:
+                membership = manager.membership
+                return membership is not None and membership.holds_lease()
+
+            controller.lease = member
+            controller.lease_holder = "membership of the ring"
+        elif manager.leader_election is not None:
+            controller.lease = manager.leader_election.holds_lease
+            controller.lease_holder = f"leadership Lease {manager.leader_election.name}"
 
     async def _watch_synced(self, name: str, controllers: list[Controller]) -> None:
         """Report the cluster's ``multicluster_cluster_synced`` until cancelled (a

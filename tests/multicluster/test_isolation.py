@@ -242,6 +242,9 @@ async def test_only_the_leader_engages_clusters(
         leader = next(m for m in fleets if m.engaged())
         standby = next(m for m in fleets if m is not leader)
         assert standby.engaged() == [] and not standby.clusters
+        for name in clusters.servers:  # reconciles run (fenced by the leadership Lease)
+            api = await clusters.api(name)
+            await eventually(lambda api=api, name=name: labelled(api, "a", name), 10)
         await stopped(leader, tasks[fleets.index(leader)])  # releases the Lease
         await eventually(lambda: len(standby.engaged()) == 2, 10)
     finally:
@@ -277,6 +280,10 @@ async def test_clusters_are_spread_over_the_members_of_a_ring(
             return bool(one) and bool(two) and not one & two and one | two == set(names)
 
         await eventually(split, 15)
+        await seed(clusters)
+        for name in names:  # reconciles run (fenced by each member's membership Lease)
+            api = await clusters.api(name)
+            await eventually(lambda api=api, name=name: labelled(api, "a", name), 10)
         await stopped(fleets[0], tasks[0])  # its Lease released: the other takes all
         await eventually(lambda: fleets[1].engaged() == sorted(names), 15)
     finally:
