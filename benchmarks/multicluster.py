@@ -112,6 +112,12 @@ class Servers:
 # --- the controller process ------------------------------------------------------------------
 
 
+async def close_session(api: Any) -> None:
+    from reconcile_kit.client.transport import close_session as close
+
+    await close(api)
+
+
 async def run_fleet(
     kubeconfigs: list[str], objects: int, idle: float, servers: Servers
 ) -> dict[str, float]:
@@ -159,9 +165,7 @@ async def run_fleet(
     per_cluster = [(b - a) * 60.0 / idle for a, b in zip(before, after, strict=True)]
     mcm.stop()
     await asyncio.wait_for(task, 60)
-    session = getattr(management, "_session", None)
-    if session is not None:
-        await session.aclose()
+    await close_session(management)
     return {
         "synced_seconds": synced_at,
         "converged_seconds": converged,
@@ -198,9 +202,7 @@ async def run_single(kubeconfig: str, objects: int) -> dict[str, float]:
     converged = time.monotonic() - t0
     manager.stop()
     await asyncio.wait_for(task, 60)
-    session = getattr(api, "_session", None)
-    if session is not None:
-        await session.aclose()
+    await close_session(api)
     return {"converged_seconds": converged, "cpu_per_reconcile_us": cpu / reconciled * 1e6}
 
 

@@ -98,7 +98,7 @@ class Cluster:
     def __init__(self, name: str, source: ClusterSource, api: Api) -> None:
         self._name = name
         self.source = source
-        self._api = api
+        self._kube = api
         self.pool = ReflectorPool()
         """The cluster's reflectors: its controllers' and the aware watches' caches."""
         self.watches: list[Source] = []
@@ -114,7 +114,7 @@ class Cluster:
     @property
     def api(self) -> Api:
         """Its kr8s asyncio Api."""
-        return self._api
+        return self._kube
 
     @property
     def labels(self) -> Mapping[str, str]:

@@ -18,6 +18,7 @@ from pathlib import Path
 import kr8s.asyncio
 import pytest_asyncio
 
+from ..client.transport import close_session
 from ..multicluster.cluster import Kubeconfig
 from ..multicluster.provider import StaticProvider
 from .apiserver.server import APIServer
@@ -101,9 +102,7 @@ class EmbeddedFleet:
     async def close(self) -> None:
         """Close the apis made by :meth:`api`, stop every server, remove their files."""
         for api in self._apis:
-            session = getattr(api, "_session", None)
-            if session is not None:
-                await session.aclose()
+            await close_session(api)
         for server in self.servers.values():
             await server.stop()
         self._tmp.cleanup()
