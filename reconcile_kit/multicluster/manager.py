@@ -448,6 +448,7 @@ class MultiClusterManager:
                     self._active = False
                     provider.cancel()
                     await asyncio.gather(provider, return_exceptions=True)
+                    self._desired.clear()  # the provider's next run engages afresh
                     await self._disengage_all()
         finally:
             if self._view is not None:

@@ -183,7 +183,10 @@ class KubeconfigProvider:
 
     async def run(self, fleet: Fleet) -> None:
         """Engage the contexts found, then re-read changed files every ``period`` seconds
-        until cancelled."""
+        until cancelled (each run starts afresh: every file is read again)."""
+        self._seen.clear()
+        self._files.clear()
+        self.engaged.clear()
         while True:
             self.scan(fleet)
             await asyncio.sleep(self.period)
@@ -291,7 +294,9 @@ class SecretProvider:
         return Kubeconfig(document, None, labels)
 
     async def run(self, fleet: Fleet) -> None:
-        """Watch the Secrets and engage or disengage their clusters until cancelled."""
+        """Watch the Secrets and engage or disengage their clusters until cancelled
+        (each run starts afresh with a new list)."""
+        self.engaged.clear()
         api = self.api if self.api is not None else fleet.api
         info = await resolve_kind(api, "Secret")
         reflector = Reflector(
