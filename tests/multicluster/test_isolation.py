@@ -182,8 +182,8 @@ async def test_a_failing_cluster_backs_off_on_its_own_while_the_others_reconcile
         await eventually(lambda: labelled(api0, "a", "cluster-0"), 10)
         await eventually(lambda: len(broken.attempts) >= 5, 10)
         gaps = [b - a for a, b in itertools.pairwise(broken.attempts)]
-        assert gaps[0] >= 0.04 and gaps[3] >= 0.35, gaps  # 0.05, 0.1, 0.2, 0.4: growing
-        assert all(later >= earlier * 0.9 for earlier, later in itertools.pairwise(gaps))
+        # 0.05, 0.1, 0.2, 0.4 s: growing (lower bounds only: a loaded machine adds time)
+        assert all(gap >= 0.05 * 2**i * 0.9 for i, gap in enumerate(gaps[:4])), gaps
         assert "cluster-0" in mcm.clusters and "broken" not in mcm.clusters
         assert runs.count["broken"] == 0
     finally:

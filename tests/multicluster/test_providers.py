@@ -151,3 +151,42 @@ async def test_secret_provider_engages_cluster_api_kubeconfig_secrets(
     finally:
         mcm.stop()
         await asyncio.wait_for(task, 15)
+
+
+class Recorded:
+    """A Fleet that records what a provider engages (no manager)."""
+
+    def __init__(self) -> None:
+        self.clusters: dict[str, object] = {}
+
+    @property
+    def api(self) -> Any:
+        raise AssertionError("not needed")
+
+    def engage(self, name: str, source: object) -> None:
+        self.clusters[name] = source
+
+    def disengage(self, name: str) -> None:
+        self.clusters.pop(name, None)
+
+
+async def test_a_kubeconfig_providers_next_run_starts_afresh(tmp_path: Path) -> None:
+    """After leadership is lost the manager forgets what was engaged; the provider's next
+    run must engage every cluster again (and only those still there)."""
+    server = APIServer()  # not started: only its kubeconfig document is read
+    server.url = "http://127.0.0.1:1"
+    (tmp_path / "a.yaml").write_text(
+        yaml.safe_dump(merged(kubeconfig(server, "alpha"), kubeconfig(server, "beta")))
+    )
+    provider = KubeconfigProvider(tmp_path, period=0.01)
+    first = Recorded()
+    provider.scan(first)
+    assert sorted(first.clusters) == ["alpha", "beta"]
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump(kubeconfig(server, "alpha")))
+    second = Recorded()
+    run = asyncio.create_task(provider.run(second))
+    try:
+        await eventually(lambda: list(second.clusters) == ["alpha"], 5)
+    finally:
+        run.cancel()
+        await asyncio.gather(run, return_exceptions=True)
