@@ -257,5 +257,19 @@ def fleet() -> MultiClusterManager:
     """The FleetConfigMap operator over Cluster API's kubeconfig Secrets in the management
     cluster (``reconcile-kit run examples/fleet_configmap.py:fleet``; ``reconcile-kit rbac``
     of the same target prints what the management side needs: the FleetConfigMaps, their
-    status and finalizers, and reading the Secrets)."""
-    return fleet_manager(SecretProvider())
+    status and finalizers, and reading the Secrets). It installs its CRD on start."""
+    mcm = fleet_manager(SecretProvider())
+
+    @mcm.manager.on_start
+    async def install_crd(api: Any) -> None:
+        from reconcile_kit.examples.manager import install_crds
+
+        await install_crds(api, [CRD_PATH])
+
+    mcm.manager.add_rbac_rule(
+        ["apiextensions.k8s.io"],
+        ["customresourcedefinitions"],
+        ["create", "get", "list", "watch"],
+        namespaced=False,
+    )
+    return mcm
