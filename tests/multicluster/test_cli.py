@@ -29,7 +29,7 @@ def test_rbac_covers_the_aware_controller_and_the_secret_provider() -> None:
     assert {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "list", "watch"]} in (
         rules
     )
-    kinds = {resource for rule in rules for resource in rule["resources"]}  # type: ignore[attr-defined]
+    kinds = {resource for rule in rules for resource in rule.get("resources", [])}  # type: ignore[attr-defined]
     assert {"fleetconfigmaps", "fleetconfigmaps/status", "secrets"} <= kinds
 
 
