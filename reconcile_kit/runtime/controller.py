@@ -392,7 +392,8 @@ class Controller:
 
                 self.api = self._own_api = await kr8s.asyncio.api()
             await self._start_recorder()
-            await self._start_sources()
+            if not await self._start_sources():
+                return  # shut down before its caches synced (e.g. a kind not served yet)
             self._synced = True
             for _ in range(self.concurrency):
                 self._workers.append(
@@ -427,7 +428,9 @@ class Controller:
         self.recorder = self._own_recorder = EventRecorder(self.api, reporting_controller=name)
         await self.recorder.start()
 
-    async def _start_sources(self) -> None:
+    async def _start_sources(self) -> bool:
+        """Acquire and subscribe to the reflectors, then wait for their caches; False when
+        :meth:`shutdown` came first."""
         assert self.api is not None
         await acquire_transport(self.api, self.config.transport)
         self._transport_users.append(self.api)
@@ -438,7 +441,7 @@ class Controller:
         for source in self.sources:
             assert source.reflector is not None
             self._unsubscribe.append(source.reflector.subscribe(self._source_handler(source)))
-        await self._wait_synced()
+        return await self._wait_synced()
 
     async def _acquire_reflectors(self) -> list[Reflector]:
         """Acquire from the pool the reflectors of the primary kind and of every source (a
@@ -491,17 +494,31 @@ class Controller:
 
         return cool
 
-    async def _wait_synced(self) -> None:
-        """Wait for every cache, saying so: syncing, then synced with counts and seconds."""
+    async def _wait_synced(self) -> bool:
+        """Wait for every cache, saying so: syncing, then synced with counts and seconds.
+        False when :meth:`shutdown` came first: a cache that cannot sync (its kind is not
+        served: a CRD not installed) must not keep the controller, or its manager, from
+        stopping."""
         reflectors = [r for r in [self.reflector, *(s.reflector for s in self.sources)] if r]
         kinds = ", ".join(r.info.ref_kind for r in reflectors)
         log.info("%s: waiting for caches to sync (%s)", self.name, kinds)
         started = time.monotonic()
-        for reflector in reflectors:
-            await reflector.wait_synced()
+        synced = asyncio.ensure_future(asyncio.gather(*(r.wait_synced() for r in reflectors)))
+        stopped = asyncio.ensure_future(self._stopped.wait())
+        waits: list[asyncio.Future[Any]] = [synced, stopped]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (synced, stopped):
+                task.cancel()
+            await asyncio.gather(synced, stopped, return_exceptions=True)
+        if synced.cancelled():
+            log.info("%s: stopped before its caches synced (%s)", self.name, kinds)
+            return False
         counts = ", ".join(f"{len(r.store)} {r.info.ref_kind}" for r in reflectors)
         seconds = time.monotonic() - started
         log.info("%s: caches synced in %.2f s (%s); starting workers", self.name, seconds, counts)
+        return True
 
     def _start_tasks(self) -> None:
         for trigger in self._triggers:

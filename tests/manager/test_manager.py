@@ -380,3 +380,31 @@ async def test_secure_metrics_need_a_port_of_their_own(kube: kr8s.asyncio.Api) -
     mgr = Manager(kube, health_port=18081, metrics_port=18081, handle_signals=False)
     with pytest.raises(ValueError, match="secure metrics \\(HTTPS\\) need a port of their own"):
         await asyncio.wait_for(mgr.run(), 30)
+
+
+async def test_a_kind_not_served_does_not_keep_a_controller_or_its_manager_running(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """A controller of a kind the server does not serve (a CRD not installed) waits for
+    its cache forever; shutdown() and Manager.stop() still end it (the wait for the cache
+    sync gives way to the stop)."""
+    from kr8s.asyncio.objects import new_class
+
+    missing = new_class("Gizmo", "missing.example.com/v1", namespaced=True)
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        raise AssertionError("nothing of a kind not served is reconciled")
+
+    alone = Controller(missing, api=kube, namespace="default")
+    task = asyncio.create_task(alone.run(reconcile))
+    await eventually(lambda: apiserver.requests.count(resource="gizmos") > 0, 10)
+    await asyncio.wait_for(alone.shutdown(), 5)
+    await asyncio.wait_for(task, 5)
+
+    mgr = Manager(kube, handle_signals=False)
+    mgr.add(Controller(missing, namespace="default"), reconcile, needs_leader=False)
+    running = asyncio.create_task(mgr.run())
+    before = apiserver.requests.count(resource="gizmos")
+    await eventually(lambda: apiserver.requests.count(resource="gizmos") > before, 10)
+    mgr.stop()
+    await asyncio.wait_for(running, 10)
