@@ -56,7 +56,6 @@ class Context:
             message)``): the manager's in a manager, else the controller's own.
         intents: what this controller last applied to each child (lets an unchanged
             :meth:`apply` send nothing); None: always send.
-        applier: the writes of this reconcile (:meth:`apply` and the others call it).
         cluster: the name of the cluster this reconcile acts on when a
             :class:`~reconcile_kit.multicluster.MultiClusterManager` runs the controller
             for each engaged cluster (``api``, ``cache`` and the writes are that
@@ -78,12 +77,19 @@ class Context:
     log: logging.LoggerAdapter[logging.Logger]
     recorder: EventRecorder | None = None
     intents: AppliedIntents | None = None
-    applier: Applier = field(init=False, repr=False)
+    _applier: Applier | None = field(default=None, init=False, repr=False)
     cluster: str = ""
     clusters: Mapping[str, ClusterHandle] = field(default_factory=lambda: NO_CLUSTERS, repr=False)
 
-    def __post_init__(self) -> None:
-        self.applier = Applier(self.controller_name, self.api, self.key, self.cache, self.intents)
+    @property
+    def applier(self) -> Applier:
+        """The writes of this reconcile (:meth:`apply` and the others call it), made on
+        first use: a reconcile that writes nothing through ``ctx`` does not build one."""
+        if self._applier is None:
+            self._applier = Applier(
+                self.controller_name, self.api, self.key, self.cache, self.intents
+            )
+        return self._applier
 
     # --- reading the caches ----------------------------------------------------------------
 
