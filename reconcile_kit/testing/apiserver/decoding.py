@@ -22,7 +22,7 @@ from .secrets import decode_secret
 from .store import Obj, Store
 from .strategy import metadata_causes
 from .structured import duplicate_causes
-from .validation import kind_causes, update_causes
+from .validation import kind_causes
 from .writes import WriteOptions
 
 __all__ = [
@@ -135,7 +135,9 @@ def check_namespace(store: Store, rt: ResourceType, obj: Obj, creating: bool) ->
         raise error
 
 
-def validate(rt: ResourceType, obj: Obj, opts: WriteOptions, old: Obj | None = None) -> list[str]:
+def validate(
+    rt: ResourceType, obj: Obj, opts: WriteOptions, old: Obj | None = None, subresource: str = ""
+) -> list[str]:
     """The checks of a write's object (``old``: the stored one, on an update): metadata,
     a custom resource's schema, duplicate list items and CEL rules, a CRD's own rules,
     update rules, the kind's validation; the decoding's warnings, or a 422 APIError with
@@ -150,9 +152,7 @@ def validate(rt: ResourceType, obj: Obj, opts: WriteOptions, old: Obj | None = N
         causes += rule_causes(rt.schema, obj) if old is None else rule_causes(rt.schema, obj, old)
     if rt.storage_key == CRD_KEY:
         causes += crds.validate_crd(obj)
-    if old is not None:  # update rules first, as ValidateSecretUpdate/ConfigMapUpdate
-        causes += update_causes(rt, obj, old)
-    causes += kind_causes(rt, obj)
+    causes += kind_causes(rt, obj, old, subresource)
     if causes:
         # The decoder's warnings reach the client with the refusal, as kube-apiserver's
         # warning recorder sends them on every answer.

@@ -330,7 +330,7 @@ class Writes(AdmissionCalls):
                     )
                 ],
             )
-        warnings = validate(rt, new, opts, old)
+        warnings = validate(rt, new, opts, old, subresource)
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(new, old)
         converting = webhook_converts(self.crd_of(rt))

@@ -1,0 +1,90 @@
+"""Validation of rbac.authorization.k8s.io kinds (kubernetes pkg/apis/rbac/validation:
+rules, role references and subjects; not the roleRef immutability of updates)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .. import errors
+from ..resources import RBAC_GROUP
+from ..store import Obj
+from .common import Causes, Validator, not_supported, on_object, required
+
+
+def _rules(namespaced: bool) -> Callable[[Obj], Causes]:
+    """ValidatePolicyRule for each of a Role's or ClusterRole's rules."""
+
+    def validate(obj: Obj) -> Causes:
+        causes: Causes = []
+        for i, rule in enumerate(obj.get("rules") or []):
+            path = f"rules[{i}]"
+            if not rule.get("verbs"):
+                causes.append(required(f"{path}.verbs", "verbs must contain at least one value"))
+            if rule.get("nonResourceURLs"):
+                if namespaced:
+                    causes.append(
+                        errors.cause(
+                            "FieldValueInvalid",
+                            f"{path}.nonResourceURLs",
+                            "Invalid value: namespaced rules cannot apply to non-resource URLs",
+                        )
+                    )
+                continue
+            if not rule.get("apiGroups"):
+                causes.append(
+                    required(
+                        f"{path}.apiGroups", "resource rules must supply at least one api group"
+                    )
+                )
+            if not rule.get("resources"):
+                causes.append(
+                    required(
+                        f"{path}.resources", "resource rules must supply at least one resource"
+                    )
+                )
+        return causes
+
+    return validate
+
+
+def _binding(namespaced: bool) -> Callable[[Obj], Causes]:
+    """ValidateRoleBinding / ValidateClusterRoleBinding: the role reference and subjects."""
+    kinds = ("Role", "ClusterRole") if namespaced else ("ClusterRole",)
+
+    def validate(obj: Obj) -> Causes:
+        causes: Causes = []
+        ref = obj.get("roleRef") or {}
+        if ref.get("apiGroup") != RBAC_GROUP:
+            causes.append(not_supported("roleRef.apiGroup", ref.get("apiGroup", ""), (RBAC_GROUP,)))
+        if ref.get("kind") not in kinds:
+            causes.append(not_supported("roleRef.kind", ref.get("kind", ""), kinds))
+        if not ref.get("name"):
+            causes.append(required("roleRef.name"))
+        for i, subject in enumerate(obj.get("subjects") or []):
+            path = f"subjects[{i}]"
+            if not subject.get("name"):
+                causes.append(required(f"{path}.name"))
+            kind, group = subject.get("kind"), subject.get("apiGroup", "")
+            if kind == "ServiceAccount":
+                if group:
+                    causes.append(not_supported(f"{path}.apiGroup", group, ("",)))
+                if not namespaced and not subject.get("namespace"):
+                    causes.append(required(f"{path}.namespace"))
+            elif kind in ("User", "Group"):
+                if group != RBAC_GROUP:
+                    causes.append(not_supported(f"{path}.apiGroup", group, (RBAC_GROUP,)))
+            else:
+                causes.append(
+                    not_supported(f"{path}.kind", kind or "", ("ServiceAccount", "User", "Group"))
+                )
+        return causes
+
+    return validate
+
+
+VALIDATORS: dict[tuple[str, str], Validator] = {
+    (RBAC_GROUP, "roles"): on_object(_rules(namespaced=True)),
+    (RBAC_GROUP, "clusterroles"): on_object(_rules(namespaced=False)),
+    (RBAC_GROUP, "rolebindings"): on_object(_binding(namespaced=True)),
+    (RBAC_GROUP, "clusterrolebindings"): on_object(_binding(namespaced=False)),
+}
