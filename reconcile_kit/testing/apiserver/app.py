@@ -29,6 +29,7 @@ from .errors import APIError
 from .faults import Faults, RequestInfo, fault_error
 from .gcadmission import check_owner_references
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
+from .queryoptions import check_query
 from .rbac import RBAC_GROUP, Attributes, Authorizer, forbidden
 from .rbacescalation import check_write
 from .requestlog import RequestLog, RequestRecord
@@ -89,50 +90,6 @@ def _verb(method: str, named: bool, watching: bool) -> str:
         "PATCH": "patch",
         "DELETE": "delete" if named else "deletecollection",
     }.get(method, method.lower())
-
-
-_OPTIONS = {"POST": "CreateOptions", "PUT": "UpdateOptions", "PATCH": "PatchOptions"}
-_OPTIONS["DELETE"] = "DeleteOptions"
-
-
-def _check_query(info: RequestInfo, query: dict[str, str], method: str) -> None:
-    """Query values kube-apiserver refuses before anything else (its options validation:
-    dryRun, resourceVersionMatch; a resourceVersion that is no number)."""
-    dry_run = query.get("dryRun")
-    if dry_run is not None and dry_run != "All" and method in _OPTIONS:
-        raise errors.invalid(
-            _OPTIONS[method],
-            "meta.k8s.io",
-            "",
-            [
-                errors.cause(
-                    "FieldValueNotSupported",
-                    "dryRun",
-                    f'Unsupported value: []string{{"{dry_run}"}}: supported values: "All"',
-                )
-            ],
-        )
-    match = query.get("resourceVersionMatch")
-    if info.verb == "list" and match not in (None, "", "Exact", "NotOlderThan"):
-        raise errors.invalid(
-            "ListOptions",
-            "meta.k8s.io",
-            "",
-            [
-                errors.cause(
-                    "FieldValueNotSupported",
-                    "resourceVersionMatch",
-                    f'Unsupported value: "{match}": supported values: "Exact", "NotOlderThan", ""',
-                )
-            ],
-        )
-    version = query.get("resourceVersion", "")
-    if info.verb in ("get", "list", "watch") and version and not version.isdigit():
-        raise errors.unknown(
-            500,
-            f'resourceVersion: Invalid value: "{version}": strconv.ParseUint: parsing'
-            f' "{version}": invalid syntax',
-        )
 
 
 def _media_type(header: str) -> str:
@@ -419,7 +376,7 @@ class Handler:
             if info.verb in ("list", "get", "watch") and not info.subresource
             else None
         )
-        _check_query(info, query, record.method)
+        check_query(info, query, record.method, record.content_type)
         if not info.subresource and (info.verb, bool(info.name)) in (
             ("create", True),
             ("update", False),

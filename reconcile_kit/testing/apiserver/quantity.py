@@ -181,8 +181,9 @@ def _base1024(value: int) -> str:
 
 
 def canonicalize_object(api_version: str, kind: str, obj: dict[str, Any]) -> None:
-    """Canonicalise every Quantity field of a built-in object in place; QuantityError for
-    a value that is not a quantity. Objects of other kinds are left as they are."""
+    """Canonicalise every Quantity field of a built-in object in place (and, as Go's
+    encoding/json decodes them, null strings of string maps and lists as ""); QuantityError
+    for a value that is not a quantity. Objects of other kinds are left as they are."""
     message = KINDS.get((api_version, kind))
     if message is not None:
         _walk(message, obj)
@@ -200,6 +201,8 @@ def _walk(message: str, obj: Any) -> None:
 
 
 def _value(type_: str, value: Any) -> Any:
+    if type_ in ("map[]string", "[]string"):
+        return _null_strings(value)
     if type_ == "Quantity":
         return canonical(value)
     if type_ == "map[]Quantity" and isinstance(value, dict):  # a ResourceList
@@ -210,4 +213,13 @@ def _value(type_: str, value: Any) -> Any:
         return {k: _value(type_[5:], v) for k, v in value.items()}
     if type_ in MESSAGES:
         _walk(type_, value)
+    return value
+
+
+def _null_strings(value: Any) -> Any:
+    """Go's encoding/json decodes a null string (a map value, a list item) as ""."""
+    if isinstance(value, dict) and None in value.values():
+        return {k: "" if v is None else v for k, v in value.items()}
+    if isinstance(value, list) and None in value:
+        return ["" if v is None else v for v in value]
     return value

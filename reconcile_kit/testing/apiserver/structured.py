@@ -137,8 +137,8 @@ def ensure_named_fields(paths: set[Path], t: FieldType) -> set[Path]:
 
 def config_errors(value: Any, t: FieldType) -> list[str]:
     """What typed validation refuses in an applied configuration: map-list items without
-    their keys, duplicate set or map-list items (structured-merge-diff ``typed.Validate``,
-    fields in schema order)."""
+    their keys, duplicate set or map-list items, fields a struct does not declare
+    (structured-merge-diff ``typed.Validate``, fields in sorted order)."""
     out: list[str] = []
     _config_errors(value, t, (), out)
     return out
@@ -161,7 +161,12 @@ def _config_errors(value: Any, t: FieldType, path: Path, out: list[str]) -> None
             _config_errors(item, t.elem, (*path, element), out)
     elif kind in (STRUCT, MAP) and isinstance(value, dict) and not t.atomic:
         for key in sorted(value):
-            _config_errors(value[key], t.child(key)[0], (*path, f"f:{key}"), out)
+            child, declared = t.child(key)
+            if kind == STRUCT and not declared and t.elem is None:
+                # validatingObjectWalker.visitMapItems: the map's walk stops here
+                out.append(f"{_where((*path, f'f:{key}'))}: field not declared in schema")
+                return
+            _config_errors(value[key], child, (*path, f"f:{key}"), out)
 
 
 def duplicate_causes(value: Any, t: FieldType, path: str = "") -> list[tuple[str, str]]:

@@ -23,6 +23,7 @@ from .decoding import check_namespace, decode, validate
 from .errors import APIError
 from .gofmt import go_format, go_quote
 from .meta import generate_name
+from .metaupdate import check_applied_kind, check_uid_unchanged
 from .patching import apply_patch
 from .resources import ResourceType
 from .store import Obj
@@ -163,10 +164,14 @@ class Writes(AdmissionCalls):
         self._check_preconditions(rt, obj, old)
         return (yield from self._write_update(rt, obj, old, opts, subresource))
 
-    def _check_preconditions(self, rt: ResourceType, obj: Obj, old: Obj) -> None:
+    def _check_preconditions(
+        self, rt: ResourceType, obj: Obj, old: Obj, *, uid: bool = True
+    ) -> None:
+        """An update's preconditions: the body's resourceVersion and (a PUT's, whose
+        UpdatedObjectInfo carries it) uid."""
         meta, old_meta = obj["metadata"], old["metadata"]
         name = old_meta["name"]
-        if meta.get("uid") and meta["uid"] != old_meta["uid"]:
+        if uid and meta.get("uid") and meta["uid"] != old_meta["uid"]:
             key = _etcd_key(rt, old_meta.get("namespace") or "", name)
             raise errors.conflict(
                 rt.group,
@@ -236,7 +241,7 @@ class Writes(AdmissionCalls):
                 f" name on the URL ({name})"
             )
         result, opts = yield from self._admit_mutate(rt, "UPDATE", result, old, opts, subresource)
-        self._check_preconditions(rt, result, old)
+        self._check_preconditions(rt, result, old, uid=False)
         return (yield from self._write_update(rt, result, old, opts, subresource))
 
     def _apply(
@@ -265,6 +270,8 @@ class Writes(AdmissionCalls):
                 ],
             )
         config = self._applied_config(rt, name, patch)
+        if old is None and subresource:
+            raise errors.not_found(rt.group, rt.plural, name)  # a subresource creates nothing
         live = None if old is None else without_managed_fields(self.present(rt, old))
         write = mf.Write(
             mf.object_type(rt),
@@ -300,12 +307,14 @@ class Writes(AdmissionCalls):
             raise errors.bad_request(
                 f"the name of the object ({body_name}) does not match the name on the URL ({name})"
             )
+        check_applied_kind(rt, patch)
         return patch
 
     def _write_update(
         self, rt: ResourceType, new: Obj, old: Obj, opts: WriteOptions, subresource: str
     ) -> Steps:
         name = old["metadata"]["name"]
+        check_uid_unchanged(rt, new, old)
         if opts.guard is not None and not subresource:
             opts.guard(rt, new, old)
         if subresource in ("status", "finalize"):

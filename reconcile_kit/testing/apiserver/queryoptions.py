@@ -1,0 +1,101 @@
+"""The request options kube-apiserver validates before it reads or writes anything
+(k8s.io/apimachinery pkg/apis/meta/v1/validation: ValidateCreateOptions,
+ValidateUpdateOptions, ValidatePatchOptions, ValidateDeleteOptions; the ListOptions'
+resourceVersionMatch; a resourceVersion that is no number).
+"""
+
+from __future__ import annotations
+
+from ...client.contenttypes import APPLY_PATCH
+from . import errors
+from .faults import RequestInfo
+from .gofmt import go_quote
+
+__all__ = ["check_query"]
+
+FIELD_MANAGER_MAX_LENGTH = 128
+"""validation.FieldManagerMaxLength."""
+
+_OPTIONS = {
+    "POST": "CreateOptions",
+    "PUT": "UpdateOptions",
+    "PATCH": "PatchOptions",
+    "DELETE": "DeleteOptions",
+}
+
+Causes = list[dict[str, str]]
+
+
+def _field_manager(manager: str | None) -> Causes:
+    """ValidateFieldManager: at most 128 bytes, printable characters only."""
+    if manager is None:
+        return []
+    causes: Causes = []
+    if len(manager.encode()) > FIELD_MANAGER_MAX_LENGTH:
+        message = f"Too long: may not be more than {FIELD_MANAGER_MAX_LENGTH} bytes"
+        causes.append(errors.cause("FieldValueTooLong", "fieldManager", message))
+    position = 0
+    for char in manager:
+        if not char.isprintable():
+            message = (
+                f"Invalid value: {go_quote(manager)}: invalid character"
+                f" U+{ord(char):04X} (at position {position})"
+            )
+            causes.append(errors.cause("FieldValueInvalid", "fieldManager", message))
+        position += len(char.encode())
+    return causes
+
+
+def _patch_only(query: dict[str, str], content_type: str) -> Causes:
+    """ValidatePatchOptions' own rules: apply needs a field manager, other patches no force."""
+    if content_type == APPLY_PATCH:
+        if not query.get("fieldManager"):
+            message = "Required value: is required for apply patch"
+            return [errors.cause("FieldValueRequired", "fieldManager", message)]
+        return []
+    if "force" in query:  # a *bool: any value sets it
+        message = "Forbidden: may not be specified for non-apply patch"
+        return [errors.cause("FieldValueForbidden", "force", message)]
+    return []
+
+
+def _dry_run(query: dict[str, str]) -> Causes:
+    dry_run = query.get("dryRun")
+    if dry_run is None or dry_run == "All":
+        return []
+    message = f'Unsupported value: []string{{"{dry_run}"}}: supported values: "All"'
+    return [errors.cause("FieldValueNotSupported", "dryRun", message)]
+
+
+def _write_options(method: str, query: dict[str, str], content_type: str) -> None:
+    causes: Causes = []
+    if method == "PATCH":
+        causes += _patch_only(query, content_type)
+    if method != "DELETE":
+        causes += _field_manager(query.get("fieldManager"))
+    causes += _dry_run(query)
+    if causes:
+        raise errors.invalid(_OPTIONS[method], "meta.k8s.io", "", causes)
+
+
+def _list_options(info: RequestInfo, query: dict[str, str]) -> None:
+    match = query.get("resourceVersionMatch")
+    if info.verb == "list" and match not in (None, "", "Exact", "NotOlderThan"):
+        message = f'Unsupported value: "{match}": supported values: "Exact", "NotOlderThan", ""'
+        cause = errors.cause("FieldValueNotSupported", "resourceVersionMatch", message)
+        raise errors.invalid("ListOptions", "meta.k8s.io", "", [cause])
+    version = query.get("resourceVersion", "")
+    if info.verb in ("get", "list", "watch") and version and not version.isdigit():
+        raise errors.unknown(
+            500,
+            f'resourceVersion: Invalid value: "{version}": strconv.ParseUint: parsing'
+            f' "{version}": invalid syntax',
+        )
+
+
+def check_query(info: RequestInfo, query: dict[str, str], method: str, content_type: str) -> None:
+    """Raise kube-apiserver's answer to options it refuses (422, or 500 for a
+    resourceVersion that is no number)."""
+    if method in _OPTIONS:
+        _write_options(method, query, content_type)
+    _list_options(info, query)
