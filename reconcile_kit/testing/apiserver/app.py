@@ -384,6 +384,8 @@ class Handler:
             raise errors.method_not_allowed_here()  # POST to an object, PUT to a collection
         if info.verb == "watch":
             return await self._watch(request, rt, info, query, conversion)
+        if info.verb in ("get", "list"):
+            await self._wait_until_fresh(query)
         if conversion is not None:
             return self._table(rt, info, query, conversion)
         handler = self._dispatch(rt, info)
@@ -402,6 +404,19 @@ class Handler:
             result = await drive(produced, start, self.admission, self.cluster)
         body = await self._in_version(rt, result.body) if rt.crd_name else result.body
         return _json_response(result.code, body, _warning_headers(result.warnings))
+
+    async def _wait_until_fresh(self, query: dict[str, str]) -> None:
+        """A GET or LIST at a resourceVersion the server has not reached (not ``Exact``, no
+        continue token): the watch cache's wait of up to 3 s, then 504 "Too large resource
+        version" (k8s.io/apiserver pkg/storage/cacher waitUntilFreshAndBlock)."""
+        rv = query.get("resourceVersion", "")
+        if not rv.isdigit() or query.get("resourceVersionMatch") == "Exact":
+            return
+        if query.get("continue"):
+            return
+        requested, store = int(rv), self.cluster.store
+        if requested > store.rv and not await self.hub.wait_for(requested, _FRESHNESS_TIMEOUT):
+            raise errors.too_large_resource_version(requested, store.rv)
 
     async def _in_version(self, rt: ResourceType, body: Any) -> Any:
         """An answer's custom resources (an object or a list's items) in ``rt``'s version:

@@ -159,6 +159,10 @@ class ClusterReads:
             list_rv, start = self._decode_continue(continue_token)
         elif resource_version_match == "Exact":
             list_rv = int(resource_version)
+            if list_rv > self.store.rv:  # etcd's answer for a revision it has not reached
+                raise errors.unknown(
+                    500, "etcdserver: mvcc: required revision is a future revision"
+                )
             if self.store.too_old(list_rv):
                 raise errors.expired(
                     f"too old resource version: {list_rv} ({self.store.compacted_rv})"
