@@ -37,6 +37,7 @@ from .resources import AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, ResourceType
 from .reviews import answer_review
 from .store import Obj
 from .table import Conversion, convert, negotiate, watch_converter
+from .undecodable import Undecodable, custom_type_meta_error, json_body_error
 from .watch import INITIAL_EVENTS_END, Filter, Watcher, WatchHub, encode_bookmark
 from .watchoptions import WatchOptions, watch_options
 
@@ -96,9 +97,19 @@ def _media_type(header: str) -> str:
     return header.split(";", 1)[0].strip().lower()
 
 
-def _decode_body(raw: bytes, content_type: str) -> Any:
+def _decode_body(raw: bytes, content_type: str, method: str = "POST") -> Any:
     if not raw:
         return None
+    if method in ("POST", "PUT") and content_type in (JSON, ""):
+        try:
+            decoded = orjson.loads(raw)
+            if isinstance(decoded, dict):
+                return decoded
+        except orjson.JSONDecodeError:
+            pass
+        refused = json_body_error(raw)
+        if refused is not None:
+            raise refused
     if content_type == protobuf.MEDIA_TYPE:
         try:
             return protobuf.decode(raw)
@@ -211,7 +222,7 @@ class Handler:
         raw = await request.read()
         undecodable: APIError | None = None
         try:
-            record.body = _decode_body(raw, record.content_type) if raw else None
+            record.body = _decode_body(raw, record.content_type, request.method) if raw else None
         except APIError as refused:  # answered after the URL: unknown resources 404 first
             undecodable = refused
         if failure is not None:
@@ -221,12 +232,21 @@ class Handler:
             raise err
         rt = self.cluster.registry.lookup(info.group, info.version, info.resource)
         if rt is None or (info.namespace and not rt.namespaced and info.resource != "namespaces"):
-            if self.cluster.registry.resources(info.group, info.version):
+            # apiextensions-apiserver's handler: a namespaced path to a cluster-scoped
+            # custom resource falls through to the plain-text 404
+            custom = rt is not None and rt.crd_name is not None
+            if not custom and self.cluster.registry.resources(info.group, info.version):
                 # a served group/version answers for its unknown resources with a Status
                 raise _no_such_resource()
             return web.Response(status=404, text="404 page not found\n")
+        if isinstance(undecodable, Undecodable):
+            raise undecodable.for_kind(rt.kind)
         if undecodable is not None:
             raise undecodable
+        if rt.crd_name is not None and request.method in ("POST", "PUT") and not info.subresource:
+            missing = custom_type_meta_error(rt.kind, rt.api_version, record.body, raw)
+            if missing is not None:
+                raise missing
         if not rt.namespaced:
             info.namespace = ""
         return await self._resource(request, rt, info, query, record)

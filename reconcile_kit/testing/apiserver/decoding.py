@@ -16,6 +16,7 @@ from . import managedfields as mf
 from .cel import rule_causes
 from .crd import CRD_KEY
 from .knownfields import prune_unknown_fields
+from .kubetypes import KINDS
 from .quantity import QuantityError, canonicalize_object
 from .resources import ResourceType
 from .secrets import decode_secret
@@ -43,6 +44,24 @@ def strict_error(rt: ResourceType, texts: list[str]) -> str:
     )
 
 
+_INTERNAL_PACKAGES = {"": "core", "events.k8s.io": "core"}
+
+
+def other_kind_error(rt: ResourceType, api_version: str, kind: str) -> str:
+    """The decoder's error for a built-in body of another kind (k8s.io/apimachinery
+    runtime.Scheme: conversion to the endpoint's internal type, or an unregistered kind),
+    as transformDecodeError words it."""
+    version = api_version.rpartition("/")[2]
+    prefix = f'{kind} in version "{version}" cannot be handled as a {rt.kind}'
+    if (api_version, kind) not in KINDS:
+        return (
+            f'{prefix}: no kind "{kind}" is registered for version "{api_version}"'
+            ' in scheme "pkg/runtime/scheme.go:100"'
+        )
+    internal = _INTERNAL_PACKAGES.get(rt.group, rt.group.split(".")[0])
+    return f"{prefix}: converting ({version}.{kind}) to ({internal}.{rt.kind}): unknown conversion"
+
+
 def decode(rt: ResourceType, namespace: str | None, body: Any) -> Obj:
     """The object of a write's ``body`` as ``rt`` stores it: apiVersion and kind checked
     against the URL's (400, or a custom resource's 422) and set, the namespace from the URL
@@ -53,6 +72,9 @@ def decode(rt: ResourceType, namespace: str | None, body: Any) -> Obj:
         raise errors.bad_request("the body of the request must be a JSON object")
     obj: Obj = body
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    other = kind != rt.kind or (api_version and api_version != rt.api_version)
+    if rt.builtin and rt.schema is None and kind and other:
+        raise errors.bad_request(other_kind_error(rt, str(api_version or rt.api_version), kind))
     if api_version and api_version != rt.api_version:
         raise errors.bad_request(
             f"the API version in the data ({api_version}) does not match the expected API"

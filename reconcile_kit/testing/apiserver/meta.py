@@ -55,6 +55,24 @@ def name_causes(name: str, style: str) -> list[dict[str, str]]:
     return _invalid_causes("metadata.name", name, rule(name))
 
 
+def _mask_trailing_dash(name: str) -> str:
+    """apimachinery api/validation maskTrailingDash: a prefix may end in "-" (its last two
+    characters become "a")."""
+    return name[:-2] + "a" if len(name) > 1 and name.endswith("-") else name
+
+
+def generate_name_causes(prefix: Any, style: str) -> list[dict[str, str]]:
+    """Causes for an invalid ``metadata.generateName`` (ValidateObjectMeta's nameFn with
+    prefix=true), reported before the generated name's own."""
+    if not isinstance(prefix, str) or not prefix:
+        return []
+    if style == "path":
+        messages = [f"may not contain '{c}'" for c in ("/", "%") if c in prefix]
+    else:
+        messages = _NAME_RULES.get(style, dns1123_subdomain_errors)(_mask_trailing_dash(prefix))
+    return _invalid_causes("metadata.generateName", prefix, messages)
+
+
 def label_causes(labels: Any) -> list[dict[str, str]]:
     """Causes for invalid ``metadata.labels`` keys or values (ValidateLabels)."""
     type_causes = string_map_causes(labels, "metadata.labels")

@@ -7,17 +7,15 @@ Scale view of an object.
 
 from __future__ import annotations
 
-import base64
 import bisect
 import heapq
 import itertools
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
-import orjson
-
 from ...meta.selectors import FieldSelector, label_selector_to_string
 from . import errors
+from .continuetokens import InvalidToken, decode_continue, encode_continue
 from .crd import CRD_KEY
 from .crdconversion import Convert, webhook_converts
 from .registry import Registry
@@ -33,8 +31,11 @@ def _position_key(position: str) -> tuple[str, str]:
     return (namespace, name)
 
 
-def _continue_token(list_rv: int, last: str) -> str:
-    return base64.urlsafe_b64encode(orjson.dumps({"rv": list_rv, "start": last})).decode()
+def _continue_token(list_rv: int, last: str, in_namespace: bool) -> str:
+    """The token continuing after position ``last`` (``namespace/name``); a list in one
+    namespace keys it relative to the namespace's prefix, as etcd3's store."""
+    namespace, _, name = last.rpartition("/")
+    return encode_continue(list_rv, "" if in_namespace else namespace, name, in_namespace)
 
 
 def _field_label_error(rt: ResourceType, path: str) -> str:
@@ -156,7 +157,7 @@ class ClusterReads:
         start = ""
         list_rv = self.store.rv
         if continue_token:
-            list_rv, start = self._decode_continue(continue_token)
+            list_rv, start = self._decode_continue(continue_token, selection.namespace)
         elif resource_version_match == "Exact":
             list_rv = int(resource_version)
             if list_rv > self.store.rv:  # etcd's answer for a revision it has not reached
@@ -223,7 +224,7 @@ class ClusterReads:
             last = f"{ident[0]}/{ident[1]}"
         metadata: Obj = {"resourceVersion": str(list_rv)}
         if more:
-            metadata["continue"] = _continue_token(list_rv, last)
+            metadata["continue"] = _continue_token(list_rv, last, bool(selection.namespace))
             if unfiltered:
                 # etcd3 store: counted only when no selector filters the rest.
                 remaining = (
@@ -245,14 +246,12 @@ class ClusterReads:
             return {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}
         return self.present(rt, obj)
 
-    def _decode_continue(self, token: str) -> tuple[int, str]:
+    def _decode_continue(self, token: str, in_namespace: str | None) -> tuple[int, str]:
         try:
-            data = orjson.loads(base64.urlsafe_b64decode(token.encode()))
-            list_rv, start = int(data["rv"]), str(data["start"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise errors.bad_request(
-                f"invalid continue token: continue key is not valid: {exc}"
-            ) from exc
+            list_rv, namespace, name = decode_continue(token)
+        except InvalidToken as exc:
+            raise errors.bad_request(f"invalid continue token: {exc}") from None
+        start = f"{in_namespace or namespace}/{name}"
         if list_rv == -1:
             # An "inconsistent" token from a 410: continue at the latest state.
             return self.store.rv, start
@@ -267,7 +266,7 @@ class ClusterReads:
                 " created, modified, or deleted between the time the first chunk was returned"
                 " and now may show up in the list."
             )
-            err.list_metadata = {"continue": _continue_token(-1, start)}
+            err.list_metadata = {"continue": _continue_token(-1, start, bool(in_namespace))}
             raise err
         return list_rv, start
 

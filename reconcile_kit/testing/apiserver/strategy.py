@@ -15,7 +15,13 @@ from typing import Any
 from ...meta.time import now_time
 from ...meta.validation import qualified_name_errors
 from . import errors
-from .meta import label_causes, name_causes, new_uid, string_map_causes
+from .meta import (
+    generate_name_causes,
+    label_causes,
+    name_causes,
+    new_uid,
+    string_map_causes,
+)
 from .resources import ADMISSION_GROUP, RBAC_GROUP, ResourceType
 from .store import Obj
 from .webhookconfig import MUTATING, VALIDATING, configuration_defaults
@@ -45,7 +51,8 @@ def name_style(rt: ResourceType) -> str:
 
 def metadata_causes(rt: ResourceType, obj: Obj) -> list[dict[str, str]]:
     meta = obj["metadata"]
-    causes = name_causes(meta["name"], name_style(rt))
+    causes = generate_name_causes(meta.get("generateName"), name_style(rt))
+    causes += name_causes(meta["name"], name_style(rt))
     causes += label_causes(meta.get("labels"))
     causes += string_map_causes(meta.get("annotations"), "metadata.annotations")
     finalizers = meta.get("finalizers")

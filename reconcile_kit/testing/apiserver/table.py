@@ -739,11 +739,11 @@ _PRINTERS: dict[tuple[str, str], _Printer] = {
         lambda o: [_get(o, "status.phase", ""), age(_created(o))],
     ),
     ("", "configmaps"): (
-        [_NAME, _column("Data", "integer"), _AGE],
+        [_NAME, _column("Data"), _AGE],
         lambda o: [len(o.get("data") or {}) + len(o.get("binaryData") or {}), age(_created(o))],
     ),
     ("", "secrets"): (
-        [_NAME, _column("Type"), _column("Data", "integer"), _AGE],
+        [_NAME, _column("Type"), _column("Data"), _AGE],
         lambda o: [o.get("type", ""), len(o.get("data") or {}), age(_created(o))],
     ),
     ("", "serviceaccounts"): (
@@ -780,8 +780,8 @@ _PRINTERS: dict[tuple[str, str], _Printer] = {
         [
             _NAME,
             _column("Ready"),
-            _column("Up-to-date", "integer"),
-            _column("Available", "integer"),
+            _column("Up-to-date"),  # "string" in kube-apiserver's printer, cells numbers
+            _column("Available"),
             _AGE,
             *_WORKLOAD_WIDE,
             _column("Selector", priority=1),
