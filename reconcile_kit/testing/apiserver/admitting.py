@@ -17,6 +17,7 @@ from .admission import Attributes, Mutate, Step, Validate, options_for
 from .admission import wanted as admission_wanted
 from .crdlifecycle import CRDLifecycle
 from .decoding import decode_fields
+from .gozero import fill_go_zero
 from .resources import ResourceType
 from .store import Obj
 from .strategy import kind_defaults
@@ -90,7 +91,9 @@ class AdmissionCalls(CRDLifecycle):
         view = clone(obj)
         decoded = decode_fields(rt, view, opts)
         kind_defaults(rt, view)
-        attrs = self._attrs(rt, operation, view, old, opts, subresource)
+        shown = clone(view)  # as kube-apiserver serialises the Go object for the webhook
+        fill_go_zero(rt.api_version, rt.kind, shown)
+        attrs = self._attrs(rt, operation, shown, old, opts, subresource)
         answer = yield Mutate(attrs, self._guard(rt, old))
         if not isinstance(answer, dict) or answer == attrs.obj:
             return obj, opts

@@ -93,6 +93,14 @@ def _verb(method: str, named: bool, watching: bool) -> str:
     }.get(method, method.lower())
 
 
+def _audiences(requested: Any, default: str) -> list[str]:
+    """A TokenRequest's audiences: those asked for, else the API server's
+    (pkg/registry/core/serviceaccount/storage token.go)."""
+    if isinstance(requested, list) and requested:
+        return [str(a) for a in requested]
+    return [default]
+
+
 def _media_type(header: str) -> str:
     return header.split(";", 1)[0].strip().lower()
 
@@ -300,7 +308,7 @@ class Handler:
                 "creationTimestamp": None,
             },
             "spec": {
-                "audiences": [self.audience],
+                "audiences": _audiences(spec.get("audiences"), self.audience),
                 "expirationSeconds": seconds,
                 "boundObjectRef": spec.get("boundObjectRef"),
             },

@@ -581,7 +581,8 @@ class SchemaValidator:
 
 
 def set_terminating(crd: Obj) -> None:
-    """Mark a CRD being deleted: Terminating condition, as the finalizing controller."""
+    """Mark a CRD being deleted: its Terminating condition, as the CRD's REST Delete sets
+    it (apiextensions-apiserver pkg/registry/customresourcedefinition/etcd.go)."""
     conditions = [
         c
         for c in (crd.get("status") or {}).get("conditions") or []
@@ -592,8 +593,9 @@ def set_terminating(crd: Obj) -> None:
             "type": "Terminating",
             "status": "True",
             "lastTransitionTime": now_time(),
-            "reason": "InstanceDeletionInProgress",
-            "message": "CustomResource deletion is in progress",
+            "reason": "InstanceDeletionPending",
+            "message": "CustomResourceDefinition marked for deletion; CustomResource deletion"
+            " will begin soon",
         }
     )
     crd.setdefault("status", {})["conditions"] = conditions

@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 
 from . import crd as crds
+from . import managedfields as mf
 from .crd import CRD_KEY
 from .errors import APIError
 from .reads import ClusterReads
 from .resources import ResourceType
 from .store import Obj
-from .writes import clone
+from .writes import clone, without_managed_fields
 
 
 class CRDLifecycle(ClusterReads):
@@ -31,6 +32,26 @@ class CRDLifecycle(ClusterReads):
         if old is not None and not established:
             return
         obj["status"] = crds.crd_status(obj, old)
+
+    def _record_status_writer(self, rt: ResourceType, obj: Obj) -> None:
+        """The managedFields entry of the controllers' status write (manager
+        ``kube-apiserver``, subresource ``status``) on a CRD they have just established:
+        what they changed from the pending status."""
+        if not (obj.get("status") or {}).get("conditions"):
+            return
+        before = {**obj, "status": crds.pending_crd_status(obj)}
+        write = mf.Write(
+            mf.object_type(rt),
+            "kube-apiserver",
+            rt.api_version,
+            "status",
+            mf.ignored_paths(rt, "status", obj),
+        )
+        managers = mf.decode_managers(obj) or {}
+        updated = write.update(
+            without_managed_fields(before), without_managed_fields(obj), managers
+        )
+        obj["metadata"]["managedFields"] = mf.encode_managers(updated)
 
     def _establish_later(self) -> bool:
         if self.crd_establish_delay <= 0:
@@ -55,6 +76,9 @@ class CRDLifecycle(ClusterReads):
             return
         established = clone(crd)
         self._prepare_crd(established, crd)
+        rt = self.registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+        if rt is not None:
+            self._record_status_writer(rt, established)
         stored = self.store.update(CRD_KEY, established)
         self._register_crd(stored)
 

@@ -126,11 +126,15 @@ class Deletion(Writes):
         self, rt: ResourceType, obj: Obj, old: Obj, options: Obj, opts: WriteOptions
     ) -> Result:
         meta = obj["metadata"]
+        own_delete = (rt.plural == "namespaces" and not rt.group) or rt.storage_key == CRD_KEY
         if not meta.get("deletionTimestamp"):
             meta["deletionTimestamp"] = now_time()
-            meta["deletionGracePeriodSeconds"] = 0
-            if meta.get("generation"):
-                meta["generation"] += 1
+            if not own_delete:
+                # the generic store's markAsDeleting; a Namespace's and a CRD's own REST
+                # Delete set the timestamp alone
+                meta["deletionGracePeriodSeconds"] = 0
+                if meta.get("generation"):
+                    meta["generation"] += 1
         if rt.plural == "namespaces" and not rt.group:
             obj.setdefault("status", {})["phase"] = "Terminating"
         if rt.storage_key == CRD_KEY:

@@ -14,7 +14,8 @@ from typing import Any
 
 from ...meta.time import now_time
 from ...meta.validation import qualified_name_errors
-from . import errors
+from . import derived, errors
+from .gozero import go_equal
 from .meta import (
     generate_name_causes,
     label_causes,
@@ -196,6 +197,7 @@ def prepare_create(rt: ResourceType, obj: Obj) -> None:
     if rt.status and rt.plural != "nodes":  # "Nodes allow *all* fields ... on create"
         obj.pop("status", None)
     _CREATE_DEFAULTS.get((rt.group, rt.plural), _no_defaults)(obj)
+    derived.CREATE_ONLY.get((rt.group, rt.plural), _no_defaults)(obj)
     fill_status_zeros(rt, obj)
 
 
@@ -209,9 +211,9 @@ def kind_defaults(rt: ResourceType, obj: Obj) -> None:
 def generation_changed(rt: ResourceType, new: Obj, old: Obj) -> bool:
     """Whether an update from ``old`` to ``new`` bumps metadata.generation."""
     if rt.generation == "spec":
-        return new.get("spec") != old.get("spec")
+        return not go_equal(new.get("spec"), old.get("spec"))
     if rt.generation == "spec+annotations":
-        return new.get("spec") != old.get("spec") or (
+        return not go_equal(new.get("spec"), old.get("spec")) or (
             new["metadata"].get("annotations") != old["metadata"].get("annotations")
         )
     if rt.generation == "custom":
@@ -242,6 +244,9 @@ def prepare_update(rt: ResourceType, new: Obj, old: Obj) -> None:
             new["status"] = copy.deepcopy(old["status"])
     if rt.generation != "none" and generation_changed(rt, new, old):
         new["metadata"]["generation"] = old["metadata"].get("generation", 0) + 1
+    hook = derived.UPDATE.get((rt.group, rt.plural))
+    if hook is not None:
+        hook(new, old)
 
 
 def prepare_status_update(rt: ResourceType, new: Obj, old: Obj) -> Obj:
@@ -256,6 +261,9 @@ def prepare_status_update(rt: ResourceType, new: Obj, old: Obj) -> Obj:
     _keep_server_meta(result, old)
     for path in rt.status_reset:
         _copy_path(result, old, path.split("."))
+    hook = derived.STATUS_UPDATE.get((rt.group, rt.plural))
+    if hook is not None:
+        hook(result, old)
     fill_status_zeros(rt, result)
     return result
 
@@ -521,11 +529,8 @@ def _job_selector(obj: Obj) -> None:
 
 
 def _node_defaults(obj: Obj) -> None:
-    """A new Node: the not-ready taint (TaintNodesByCondition) and the status a Go Node
-    serialises with (nodes may set their status on create)."""
-    taints = obj.setdefault("spec", {}).setdefault("taints", [])
-    if not any(t.get("key") == "node.kubernetes.io/not-ready" for t in taints):
-        taints.append({"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"})
+    """A Node's status as a Go Node serialises it (nodes may set their status on create;
+    the not-ready taint is derived.py's, on create only)."""
     status = obj.setdefault("status", {})
     status.setdefault("daemonEndpoints", {"kubeletEndpoint": {"Port": 0}})
     info = status.setdefault("nodeInfo", {})

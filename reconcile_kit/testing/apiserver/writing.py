@@ -22,6 +22,7 @@ from .crdconversion import webhook_converts
 from .decoding import check_namespace, decode, validate
 from .errors import APIError
 from .gofmt import go_format, go_quote
+from .gozero import fill_go_zero
 from .meta import generate_name
 from .metaupdate import check_applied_kind, check_uid_unchanged
 from .patching import apply_patch
@@ -95,6 +96,9 @@ class Writes(AdmissionCalls):
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(obj, None, established=not later)
         record_manager(rt, obj, None, opts, "")
+        if rt.storage_key == CRD_KEY and not later and obj["metadata"].get("managedFields"):
+            self._record_status_writer(rt, obj)
+        fill_go_zero(rt.api_version, rt.kind, obj)
         if opts.admit is not None:
             opts.admit(rt, obj, None, "")
         yield from self._admit_validate(rt, "CREATE", obj, None, opts, "")
@@ -346,6 +350,7 @@ class Writes(AdmissionCalls):
         if not converting:  # else converted by the webhook once admitted, as it is stored
             new = self._to_storage(rt, new)
         record_manager(rt, new, old, opts, subresource)
+        fill_go_zero(rt.api_version, rt.kind, new)
         if opts.admit is not None:
             opts.admit(rt, new, old, subresource)
         yield from self._admit_validate(rt, "UPDATE", new, old, opts, subresource)
