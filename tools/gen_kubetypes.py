@@ -49,6 +49,12 @@ PACKAGES = {
         "api@{v}/authorization/v1",
         "io.k8s.api.authorization.v1",
     ),
+    "k8s.io/api/node/v1": ("api@{v}/node/v1", "io.k8s.api.node.v1"),
+    "k8s.io/api/flowcontrol/v1": ("api@{v}/flowcontrol/v1", "io.k8s.api.flowcontrol.v1"),
+    "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1": (
+        "kube-aggregator@{v}/pkg/apis/apiregistration/v1",
+        "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1",
+    ),
     "k8s.io/apimachinery/pkg/apis/meta/v1": (
         "apimachinery@{v}/pkg/apis/meta/v1",
         "io.k8s.apimachinery.pkg.apis.meta.v1",
@@ -107,6 +113,12 @@ ROOTS = [
             "Endpoints",
             "PersistentVolumeClaim",
             "PersistentVolume",
+            "LimitRange",
+            "PodTemplate",
+            "ReplicationController",
+            "ResourceQuota",
+            "Binding",
+            "ComponentStatus",
         ],
     ),
     (
@@ -118,14 +130,25 @@ ROOTS = [
     ("k8s.io/api/networking/v1", ["Ingress", "IngressClass", "NetworkPolicy"]),
     ("k8s.io/api/discovery/v1", ["EndpointSlice"]),
     ("k8s.io/api/policy/v1", ["PodDisruptionBudget"]),
-    ("k8s.io/api/storage/v1", ["StorageClass", "CSIStorageCapacity"]),
+    (
+        "k8s.io/api/storage/v1",
+        ["StorageClass", "CSIStorageCapacity", "CSIDriver", "CSINode", "VolumeAttachment"],
+    ),
     ("k8s.io/api/certificates/v1", ["CertificateSigningRequest"]),
     ("k8s.io/api/scheduling/v1", ["PriorityClass"]),
     ("k8s.io/api/coordination/v1", ["Lease"]),
     (
         "k8s.io/api/admissionregistration/v1",
-        ["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"],
+        [
+            "ValidatingWebhookConfiguration",
+            "MutatingWebhookConfiguration",
+            "ValidatingAdmissionPolicy",
+            "ValidatingAdmissionPolicyBinding",
+        ],
     ),
+    ("k8s.io/api/node/v1", ["RuntimeClass"]),
+    ("k8s.io/api/flowcontrol/v1", ["FlowSchema", "PriorityLevelConfiguration"]),
+    ("k8s.io/kube-aggregator/pkg/apis/apiregistration/v1", ["APIService"]),
     ("k8s.io/api/events/v1", ["Event"]),
     ("k8s.io/api/authentication/v1", ["TokenRequest", "TokenReview", "SelfSubjectReview"]),
     (
@@ -133,7 +156,7 @@ ROOTS = [
         ["SelfSubjectAccessReview", "SubjectAccessReview", "SelfSubjectRulesReview"],
     ),
     ("k8s.io/api/rbac/v1", ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"]),
-    ("k8s.io/api/autoscaling/v1", ["Scale"]),
+    ("k8s.io/api/autoscaling/v1", ["Scale", "HorizontalPodAutoscaler"]),
     ("k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1", ["CustomResourceDefinition"]),
 ]
 META_ROOTS = ["Status", "DeleteOptions", "WatchEvent", "Patch", "APIResourceList"]
@@ -156,6 +179,9 @@ API_VERSIONS = {
     "k8s.io/api/authentication/v1": "authentication.k8s.io/v1",
     "k8s.io/api/authorization/v1": "authorization.k8s.io/v1",
     "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1": "apiextensions.k8s.io/v1",
+    "k8s.io/api/node/v1": "node.k8s.io/v1",
+    "k8s.io/api/flowcontrol/v1": "flowcontrol.apiserver.k8s.io/v1",
+    "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1": "apiregistration.k8s.io/v1",
 }
 
 

@@ -22,6 +22,7 @@ from ...meta.selectors import FieldSelector, LabelSelector, SelectorError
 from . import discovery, errors, protobuf
 from .admission import Admission, drive
 from .authn import ADMIN, Authenticator, User, bearer_token
+from .binding import bind
 from .cluster import Cluster, Result, Steps, WriteOptions
 from .crdconversion import convert as convert_objects
 from .crdconversion import webhook_converts
@@ -316,6 +317,12 @@ class Handler:
         }
         return Result(201, body)
 
+    def _bind(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
+    ) -> Result:
+        """A Binding: the pod it names assigned to its node."""
+        return bind(self.cluster, info.namespace, record.body)
+
     def _review(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
     ) -> Result:
@@ -480,6 +487,11 @@ class Handler:
         sub = info.subresource
         if rt.group in (AUTHENTICATION_GROUP, AUTHORIZATION_GROUP) and rt.verbs == ("create",):
             return self._review if info.verb == "create" and not sub else None
+        if sub == "" and rt.verbs in (("create",), ("get", "list")):
+            if info.verb not in rt.verbs:  # no route for it (bindings, componentstatuses)
+                raise errors.method_not_allowed_here()
+            if rt.plural == "bindings" and not rt.group:
+                return self._bind
         if sub == "":
             verbs: dict[str, Handler.Dispatch] = {
                 "get": self._get,

@@ -225,6 +225,36 @@ DIFFERENCES: tuple[Difference, ...] = (
         ("tests/conformance/test_bootstrap.py::test_bootstrap_cluster_roles",),
         deliberate=False,
     ),
+    Difference(
+        "Kinds served without their controllers or subresources",
+        "`autoscaling/v1` (HorizontalPodAutoscaler in its v1 form) is not served; the pod "
+        "subresources `log`, `exec`, `attach`, `portforward`, `proxy`, `eviction`, "
+        "`binding` and `ephemeralcontainers`, `nodes/proxy`, `services/proxy` and "
+        "`certificatesigningrequests/approval` are missing; ComponentStatuses list empty "
+        "(kube-apiserver probes the scheduler, the controller manager and etcd); "
+        "LimitRanges, ResourceQuotas, FlowSchemas, PriorityLevelConfigurations, "
+        "RuntimeClasses, CSIDrivers, CSINodes, VolumeAttachments, APIServices and "
+        "ValidatingAdmissionPolicies (and bindings) are stored with the generic rules: "
+        "no defaults, validation, quota accounting, aggregation or policy enforcement.",
+        "Not implemented yet: serving v1 HPAs needs the v1/v2 conversion; the others have "
+        "no process (kubelet, controllers) behind them in a bare control plane.",
+        (
+            "tests/conformance/test_discovery_groups.py::test_resource_entries",
+            "tests/conformance/test_discovery_groups.py::test_new_kinds_are_served",
+        ),
+        deliberate=False,
+    ),
+    Difference(
+        "Causes and Warning headers in Go's order",
+        "A 422 lists the causes of metadata, the schema and the kind's validation in the "
+        "embedded server's order, which for some kinds differs from kube-apiserver's "
+        "(its validators run field by field in Go's order); Warning headers of one "
+        "answer likewise.",
+        "The kind validators (validation/) are being ported rule by rule, each in Go's "
+        "order; kinds not ported yet list what they check in their own order.",
+        ("tests/conformance/test_error_messages.py::test_an_invalid_generate_name_is_a_cause",),
+        deliberate=False,
+    ),
 )
 
 _INTRO = """\

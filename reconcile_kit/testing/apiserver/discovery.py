@@ -99,6 +99,18 @@ def _resource_entries(rt: ResourceType) -> list[Doc]:
                 "verbs": ["get", "patch", "update"],
             }
         )
+    if rt.plural == "serviceaccounts" and not rt.group:
+        entries.append(
+            {
+                "name": "serviceaccounts/token",
+                "singularName": "",
+                "namespaced": True,
+                "group": "authentication.k8s.io",
+                "version": "v1",
+                "kind": "TokenRequest",
+                "verbs": ["create"],
+            }
+        )
     if rt.plural == "namespaces" and not rt.group:
         entries.append(
             {

@@ -28,9 +28,36 @@ class F(NamedTuple):
 SOURCE_VERSION = "v0.32.5"
 
 MESSAGES: dict[str, tuple[F, ...]] = {
+    "io.k8s.api.admissionregistration.v1.AuditAnnotation": (
+        F(1, "key", "string", "q"),
+        F(2, "valueExpression", "string", "q"),
+    ),
+    "io.k8s.api.admissionregistration.v1.ExpressionWarning": (
+        F(2, "fieldRef", "string", "q"),
+        F(3, "warning", "string", "q"),
+    ),
     "io.k8s.api.admissionregistration.v1.MatchCondition": (
         F(1, "name", "string", "q"),
         F(2, "expression", "string", "q"),
+    ),
+    "io.k8s.api.admissionregistration.v1.MatchResources": (
+        F(1, "namespaceSelector", "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", "po"),
+        F(2, "objectSelector", "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", "po"),
+        F(
+            3,
+            "resourceRules",
+            "[]io.k8s.api.admissionregistration.v1.NamedRuleWithOperations",
+            "o",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+        F(
+            4,
+            "excludeResourceRules",
+            "[]io.k8s.api.admissionregistration.v1.NamedRuleWithOperations",
+            "o",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+        F(7, "matchPolicy", "string", "po"),
     ),
     "io.k8s.api.admissionregistration.v1.MutatingWebhook": (
         F(1, "name", "string", "q"),
@@ -84,6 +111,20 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
         F(2, "items", "[]io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration", "q"),
     ),
+    "io.k8s.api.admissionregistration.v1.NamedRuleWithOperations": (
+        F(1, "resourceNames", "[]string", "o", (("x-kubernetes-list-type", "atomic"),)),
+        F(2, "", "io.k8s.api.admissionregistration.v1.RuleWithOperations", "i"),
+    ),
+    "io.k8s.api.admissionregistration.v1.ParamKind": (
+        F(1, "apiVersion", "string", "o"),
+        F(2, "kind", "string", "o"),
+    ),
+    "io.k8s.api.admissionregistration.v1.ParamRef": (
+        F(1, "name", "string", "o"),
+        F(2, "namespace", "string", "o"),
+        F(3, "selector", "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", "po"),
+        F(4, "parameterNotFoundAction", "string", "po"),
+    ),
     "io.k8s.api.admissionregistration.v1.Rule": (
         F(1, "apiGroups", "[]string", "o", (("x-kubernetes-list-type", "atomic"),)),
         F(2, "apiVersions", "[]string", "o", (("x-kubernetes-list-type", "atomic"),)),
@@ -99,6 +140,106 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(2, "name", "string", "q"),
         F(3, "path", "string", "po"),
         F(4, "port", "int32", "po"),
+    ),
+    "io.k8s.api.admissionregistration.v1.TypeChecking": (
+        F(
+            1,
+            "expressionWarnings",
+            "[]io.k8s.api.admissionregistration.v1.ExpressionWarning",
+            "o",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+    ),
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "spec", "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec", "o"),
+        F(3, "status", "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus", "o"),
+    ),
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(
+            2,
+            "spec",
+            "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec",
+            "o",
+        ),
+    ),
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(
+            2,
+            "items",
+            "[]io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding",
+            "q",
+        ),
+    ),
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec": (
+        F(1, "policyName", "string", "o"),
+        F(2, "paramRef", "io.k8s.api.admissionregistration.v1.ParamRef", "po"),
+        F(3, "matchResources", "io.k8s.api.admissionregistration.v1.MatchResources", "po"),
+        F(4, "validationActions", "[]string", "o", (("x-kubernetes-list-type", "set"),)),
+    ),
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy", "q"),
+    ),
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicySpec": (
+        F(1, "paramKind", "io.k8s.api.admissionregistration.v1.ParamKind", "po"),
+        F(2, "matchConstraints", "io.k8s.api.admissionregistration.v1.MatchResources", "po"),
+        F(
+            3,
+            "validations",
+            "[]io.k8s.api.admissionregistration.v1.Validation",
+            "o",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+        F(4, "failurePolicy", "string", "po"),
+        F(
+            5,
+            "auditAnnotations",
+            "[]io.k8s.api.admissionregistration.v1.AuditAnnotation",
+            "o",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+        F(
+            6,
+            "matchConditions",
+            "[]io.k8s.api.admissionregistration.v1.MatchCondition",
+            "o",
+            (
+                ("x-kubernetes-patch-strategy", "merge"),
+                ("x-kubernetes-patch-merge-key", "name"),
+                ("x-kubernetes-list-type", "map"),
+                ("x-kubernetes-list-map-keys", "name"),
+            ),
+        ),
+        F(
+            7,
+            "variables",
+            "[]io.k8s.api.admissionregistration.v1.Variable",
+            "o",
+            (
+                ("x-kubernetes-patch-strategy", "merge"),
+                ("x-kubernetes-patch-merge-key", "name"),
+                ("x-kubernetes-list-type", "map"),
+                ("x-kubernetes-list-map-keys", "name"),
+            ),
+        ),
+    ),
+    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus": (
+        F(1, "observedGeneration", "int64", "o"),
+        F(2, "typeChecking", "io.k8s.api.admissionregistration.v1.TypeChecking", "po"),
+        F(
+            3,
+            "conditions",
+            "[]io.k8s.apimachinery.pkg.apis.meta.v1.Condition",
+            "o",
+            (("x-kubernetes-list-type", "map"), ("x-kubernetes-list-map-keys", "type")),
+        ),
     ),
     "io.k8s.api.admissionregistration.v1.ValidatingWebhook": (
         F(1, "name", "string", "q"),
@@ -150,6 +291,16 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
         F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
         F(2, "items", "[]io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration", "q"),
+    ),
+    "io.k8s.api.admissionregistration.v1.Validation": (
+        F(1, "expression", "string", "q"),
+        F(2, "message", "string", "o"),
+        F(3, "reason", "string", "po"),
+        F(4, "messageExpression", "string", "o"),
+    ),
+    "io.k8s.api.admissionregistration.v1.Variable": (
+        F(1, "name", "string", "q"),
+        F(2, "expression", "string", "q"),
     ),
     "io.k8s.api.admissionregistration.v1.WebhookClientConfig": (
         F(3, "url", "string", "po"),
@@ -559,6 +710,35 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(3, "incomplete", "bool", "q"),
         F(4, "evaluationError", "string", "o"),
     ),
+    "io.k8s.api.autoscaling.v1.CrossVersionObjectReference": (
+        F(1, "kind", "string", "q"),
+        F(2, "name", "string", "q"),
+        F(3, "apiVersion", "string", "o"),
+    ),
+    "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "spec", "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec", "o"),
+        F(3, "status", "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus", "o"),
+    ),
+    "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler", "q"),
+    ),
+    "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec": (
+        F(1, "scaleTargetRef", "io.k8s.api.autoscaling.v1.CrossVersionObjectReference", "q"),
+        F(2, "minReplicas", "int32", "po"),
+        F(3, "maxReplicas", "int32", "q"),
+        F(4, "targetCPUUtilizationPercentage", "int32", "po"),
+    ),
+    "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus": (
+        F(1, "observedGeneration", "int64", "po"),
+        F(2, "lastScaleTime", "Time", "po"),
+        F(3, "currentReplicas", "int32", "q"),
+        F(4, "desiredReplicas", "int32", "q"),
+        F(5, "currentCPUUtilizationPercentage", "int32", "po"),
+    ),
     "io.k8s.api.autoscaling.v1.Scale": (
         F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
         F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
@@ -964,6 +1144,11 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(2, "shareName", "string", "q"),
         F(3, "readOnly", "bool", "o"),
     ),
+    "io.k8s.api.core.v1.Binding": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "target", "io.k8s.api.core.v1.ObjectReference", "q"),
+    ),
     "io.k8s.api.core.v1.CSIPersistentVolumeSource": (
         F(1, "driver", "string", "q"),
         F(2, "volumeHandle", "string", "q"),
@@ -1022,6 +1207,33 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(3, "labelSelector", "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", "po"),
         F(5, "optional", "bool", "po"),
         F(4, "path", "string", "q"),
+    ),
+    "io.k8s.api.core.v1.ComponentCondition": (
+        F(1, "type", "string", "q"),
+        F(2, "status", "string", "q"),
+        F(3, "message", "string", "o"),
+        F(4, "error", "string", "o"),
+    ),
+    "io.k8s.api.core.v1.ComponentStatus": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(
+            2,
+            "conditions",
+            "[]io.k8s.api.core.v1.ComponentCondition",
+            "o",
+            (
+                ("x-kubernetes-patch-strategy", "merge"),
+                ("x-kubernetes-patch-merge-key", "type"),
+                ("x-kubernetes-list-type", "map"),
+                ("x-kubernetes-list-map-keys", "type"),
+            ),
+        ),
+    ),
+    "io.k8s.api.core.v1.ComponentStatusList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.core.v1.ComponentStatus", "q"),
     ),
     "io.k8s.api.core.v1.ConfigMap": (
         F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
@@ -1572,6 +1784,33 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(2, "httpGet", "io.k8s.api.core.v1.HTTPGetAction", "po"),
         F(3, "tcpSocket", "io.k8s.api.core.v1.TCPSocketAction", "po"),
         F(4, "sleep", "io.k8s.api.core.v1.SleepAction", "po"),
+    ),
+    "io.k8s.api.core.v1.LimitRange": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "spec", "io.k8s.api.core.v1.LimitRangeSpec", "o"),
+    ),
+    "io.k8s.api.core.v1.LimitRangeItem": (
+        F(1, "type", "string", "q"),
+        F(2, "max", "map[]Quantity", "o"),
+        F(3, "min", "map[]Quantity", "o"),
+        F(4, "default", "map[]Quantity", "o"),
+        F(5, "defaultRequest", "map[]Quantity", "o"),
+        F(6, "maxLimitRequestRatio", "map[]Quantity", "o"),
+    ),
+    "io.k8s.api.core.v1.LimitRangeList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.core.v1.LimitRange", "q"),
+    ),
+    "io.k8s.api.core.v1.LimitRangeSpec": (
+        F(
+            1,
+            "limits",
+            "[]io.k8s.api.core.v1.LimitRangeItem",
+            "q",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
     ),
     "io.k8s.api.core.v1.LinuxContainerUser": (
         F(1, "uid", "int64", "q"),
@@ -2301,6 +2540,16 @@ MESSAGES: dict[str, tuple[F, ...]] = {
             ),
         ),
     ),
+    "io.k8s.api.core.v1.PodTemplate": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "template", "io.k8s.api.core.v1.PodTemplateSpec", "o"),
+    ),
+    "io.k8s.api.core.v1.PodTemplateList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.core.v1.PodTemplate", "q"),
+    ),
     "io.k8s.api.core.v1.PodTemplateSpec": (
         F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
         F(2, "spec", "io.k8s.api.core.v1.PodSpec", "o"),
@@ -2372,6 +2621,49 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(7, "secretRef", "io.k8s.api.core.v1.LocalObjectReference", "po"),
         F(8, "readOnly", "bool", "o"),
     ),
+    "io.k8s.api.core.v1.ReplicationController": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "spec", "io.k8s.api.core.v1.ReplicationControllerSpec", "o"),
+        F(3, "status", "io.k8s.api.core.v1.ReplicationControllerStatus", "o"),
+    ),
+    "io.k8s.api.core.v1.ReplicationControllerCondition": (
+        F(1, "type", "string", "q"),
+        F(2, "status", "string", "q"),
+        F(3, "lastTransitionTime", "Time", "o"),
+        F(4, "reason", "string", "o"),
+        F(5, "message", "string", "o"),
+    ),
+    "io.k8s.api.core.v1.ReplicationControllerList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.core.v1.ReplicationController", "q"),
+    ),
+    "io.k8s.api.core.v1.ReplicationControllerSpec": (
+        F(1, "replicas", "int32", "po"),
+        F(4, "minReadySeconds", "int32", "o"),
+        F(2, "selector", "map[]string", "o", (("x-kubernetes-map-type", "atomic"),)),
+        F(3, "template", "io.k8s.api.core.v1.PodTemplateSpec", "po"),
+    ),
+    "io.k8s.api.core.v1.ReplicationControllerStatus": (
+        F(1, "replicas", "int32", "q"),
+        F(2, "fullyLabeledReplicas", "int32", "o"),
+        F(4, "readyReplicas", "int32", "o"),
+        F(5, "availableReplicas", "int32", "o"),
+        F(3, "observedGeneration", "int64", "o"),
+        F(
+            6,
+            "conditions",
+            "[]io.k8s.api.core.v1.ReplicationControllerCondition",
+            "o",
+            (
+                ("x-kubernetes-patch-strategy", "merge"),
+                ("x-kubernetes-patch-merge-key", "type"),
+                ("x-kubernetes-list-type", "map"),
+                ("x-kubernetes-list-map-keys", "type"),
+            ),
+        ),
+    ),
     "io.k8s.api.core.v1.ResourceClaim": (
         F(1, "name", "string", "q"),
         F(2, "request", "string", "o"),
@@ -2384,6 +2676,26 @@ MESSAGES: dict[str, tuple[F, ...]] = {
     "io.k8s.api.core.v1.ResourceHealth": (
         F(1, "resourceID", "string", "q"),
         F(2, "health", "string", "o"),
+    ),
+    "io.k8s.api.core.v1.ResourceQuota": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "spec", "io.k8s.api.core.v1.ResourceQuotaSpec", "o"),
+        F(3, "status", "io.k8s.api.core.v1.ResourceQuotaStatus", "o"),
+    ),
+    "io.k8s.api.core.v1.ResourceQuotaList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.core.v1.ResourceQuota", "q"),
+    ),
+    "io.k8s.api.core.v1.ResourceQuotaSpec": (
+        F(1, "hard", "map[]Quantity", "o"),
+        F(2, "scopes", "[]string", "o", (("x-kubernetes-list-type", "atomic"),)),
+        F(3, "scopeSelector", "io.k8s.api.core.v1.ScopeSelector", "po"),
+    ),
+    "io.k8s.api.core.v1.ResourceQuotaStatus": (
+        F(1, "hard", "map[]Quantity", "o"),
+        F(2, "used", "map[]Quantity", "o"),
     ),
     "io.k8s.api.core.v1.ResourceRequirements": (
         F(1, "limits", "map[]Quantity", "o"),
@@ -2435,6 +2747,20 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(8, "volumeName", "string", "o"),
         F(9, "fsType", "string", "o"),
         F(10, "readOnly", "bool", "o"),
+    ),
+    "io.k8s.api.core.v1.ScopeSelector": (
+        F(
+            1,
+            "matchExpressions",
+            "[]io.k8s.api.core.v1.ScopedResourceSelectorRequirement",
+            "o",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+    ),
+    "io.k8s.api.core.v1.ScopedResourceSelectorRequirement": (
+        F(1, "scopeName", "string", "q"),
+        F(2, "operator", "string", "q"),
+        F(3, "values", "[]string", "o", (("x-kubernetes-list-type", "atomic"),)),
     ),
     "io.k8s.api.core.v1.SeccompProfile": (
         F(1, "type", "string", "q"),
@@ -2849,6 +3175,159 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(1, "count", "int32", "q"),
         F(2, "lastObservedTime", "MicroTime", "q"),
     ),
+    "io.k8s.api.flowcontrol.v1.ExemptPriorityLevelConfiguration": (
+        F(1, "nominalConcurrencyShares", "int32", "po"),
+        F(2, "lendablePercent", "int32", "po"),
+    ),
+    "io.k8s.api.flowcontrol.v1.FlowDistinguisherMethod": (F(1, "type", "string", "q"),),
+    "io.k8s.api.flowcontrol.v1.FlowSchema": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "spec", "io.k8s.api.flowcontrol.v1.FlowSchemaSpec", "o"),
+        F(3, "status", "io.k8s.api.flowcontrol.v1.FlowSchemaStatus", "o"),
+    ),
+    "io.k8s.api.flowcontrol.v1.FlowSchemaCondition": (
+        F(1, "type", "string", "o"),
+        F(2, "status", "string", "o"),
+        F(3, "lastTransitionTime", "Time", "o"),
+        F(4, "reason", "string", "o"),
+        F(5, "message", "string", "o"),
+    ),
+    "io.k8s.api.flowcontrol.v1.FlowSchemaList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.flowcontrol.v1.FlowSchema", "q"),
+    ),
+    "io.k8s.api.flowcontrol.v1.FlowSchemaSpec": (
+        F(
+            1,
+            "priorityLevelConfiguration",
+            "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationReference",
+            "q",
+        ),
+        F(2, "matchingPrecedence", "int32"),
+        F(3, "distinguisherMethod", "io.k8s.api.flowcontrol.v1.FlowDistinguisherMethod", "po"),
+        F(
+            4,
+            "rules",
+            "[]io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects",
+            "o",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+    ),
+    "io.k8s.api.flowcontrol.v1.FlowSchemaStatus": (
+        F(
+            1,
+            "conditions",
+            "[]io.k8s.api.flowcontrol.v1.FlowSchemaCondition",
+            "o",
+            (
+                ("x-kubernetes-patch-strategy", "merge"),
+                ("x-kubernetes-patch-merge-key", "type"),
+                ("x-kubernetes-list-type", "map"),
+                ("x-kubernetes-list-map-keys", "type"),
+            ),
+        ),
+    ),
+    "io.k8s.api.flowcontrol.v1.GroupSubject": (F(1, "name", "string", "q"),),
+    "io.k8s.api.flowcontrol.v1.LimitResponse": (
+        F(1, "type", "string", "q"),
+        F(2, "queuing", "io.k8s.api.flowcontrol.v1.QueuingConfiguration", "po"),
+    ),
+    "io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration": (
+        F(1, "nominalConcurrencyShares", "int32", "p"),
+        F(2, "limitResponse", "io.k8s.api.flowcontrol.v1.LimitResponse", "o"),
+        F(3, "lendablePercent", "int32", "po"),
+        F(4, "borrowingLimitPercent", "int32", "po"),
+    ),
+    "io.k8s.api.flowcontrol.v1.NonResourcePolicyRule": (
+        F(1, "verbs", "[]string", "q", (("x-kubernetes-list-type", "set"),)),
+        F(6, "nonResourceURLs", "[]string", "q", (("x-kubernetes-list-type", "set"),)),
+    ),
+    "io.k8s.api.flowcontrol.v1.PolicyRulesWithSubjects": (
+        F(
+            1,
+            "subjects",
+            "[]io.k8s.api.flowcontrol.v1.Subject",
+            "q",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+        F(
+            2,
+            "resourceRules",
+            "[]io.k8s.api.flowcontrol.v1.ResourcePolicyRule",
+            "o",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+        F(
+            3,
+            "nonResourceRules",
+            "[]io.k8s.api.flowcontrol.v1.NonResourcePolicyRule",
+            "o",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+    ),
+    "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "spec", "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationSpec", "o"),
+        F(3, "status", "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus", "o"),
+    ),
+    "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationCondition": (
+        F(1, "type", "string", "o"),
+        F(2, "status", "string", "o"),
+        F(3, "lastTransitionTime", "Time", "o"),
+        F(4, "reason", "string", "o"),
+        F(5, "message", "string", "o"),
+    ),
+    "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration", "q"),
+    ),
+    "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationReference": (F(1, "name", "string", "q"),),
+    "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationSpec": (
+        F(1, "type", "string", "q"),
+        F(2, "limited", "io.k8s.api.flowcontrol.v1.LimitedPriorityLevelConfiguration", "po"),
+        F(3, "exempt", "io.k8s.api.flowcontrol.v1.ExemptPriorityLevelConfiguration", "po"),
+    ),
+    "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus": (
+        F(
+            1,
+            "conditions",
+            "[]io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationCondition",
+            "o",
+            (
+                ("x-kubernetes-patch-strategy", "merge"),
+                ("x-kubernetes-patch-merge-key", "type"),
+                ("x-kubernetes-list-type", "map"),
+                ("x-kubernetes-list-map-keys", "type"),
+            ),
+        ),
+    ),
+    "io.k8s.api.flowcontrol.v1.QueuingConfiguration": (
+        F(1, "queues", "int32"),
+        F(2, "handSize", "int32"),
+        F(3, "queueLengthLimit", "int32"),
+    ),
+    "io.k8s.api.flowcontrol.v1.ResourcePolicyRule": (
+        F(1, "verbs", "[]string", "q", (("x-kubernetes-list-type", "set"),)),
+        F(2, "apiGroups", "[]string", "q", (("x-kubernetes-list-type", "set"),)),
+        F(3, "resources", "[]string", "q", (("x-kubernetes-list-type", "set"),)),
+        F(4, "clusterScope", "bool", "o"),
+        F(5, "namespaces", "[]string", "", (("x-kubernetes-list-type", "set"),)),
+    ),
+    "io.k8s.api.flowcontrol.v1.ServiceAccountSubject": (
+        F(1, "namespace", "string", "q"),
+        F(2, "name", "string", "q"),
+    ),
+    "io.k8s.api.flowcontrol.v1.Subject": (
+        F(1, "kind", "string", "q"),
+        F(2, "user", "io.k8s.api.flowcontrol.v1.UserSubject", "po"),
+        F(3, "group", "io.k8s.api.flowcontrol.v1.GroupSubject", "po"),
+        F(4, "serviceAccount", "io.k8s.api.flowcontrol.v1.ServiceAccountSubject", "po"),
+    ),
+    "io.k8s.api.flowcontrol.v1.UserSubject": (F(1, "name", "string", "q"),),
     "io.k8s.api.networking.v1.HTTPIngressPath": (
         F(1, "path", "string", "o"),
         F(3, "pathType", "string", "pq"),
@@ -3038,6 +3517,29 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(1, "name", "string", "o"),
         F(2, "number", "int32", "o"),
     ),
+    "io.k8s.api.node.v1.Overhead": (F(1, "podFixed", "map[]Quantity", "o"),),
+    "io.k8s.api.node.v1.RuntimeClass": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "handler", "string", "q"),
+        F(3, "overhead", "io.k8s.api.node.v1.Overhead", "po"),
+        F(4, "scheduling", "io.k8s.api.node.v1.Scheduling", "po"),
+    ),
+    "io.k8s.api.node.v1.RuntimeClassList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.node.v1.RuntimeClass", "q"),
+    ),
+    "io.k8s.api.node.v1.Scheduling": (
+        F(1, "nodeSelector", "map[]string", "o", (("x-kubernetes-map-type", "atomic"),)),
+        F(
+            2,
+            "tolerations",
+            "[]io.k8s.api.core.v1.Toleration",
+            "o",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+    ),
     "io.k8s.api.policy.v1.PodDisruptionBudget": (
         F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
         F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
@@ -3188,6 +3690,62 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
         F(2, "items", "[]io.k8s.api.scheduling.v1.PriorityClass", "q"),
     ),
+    "io.k8s.api.storage.v1.CSIDriver": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "spec", "io.k8s.api.storage.v1.CSIDriverSpec", "q"),
+    ),
+    "io.k8s.api.storage.v1.CSIDriverList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.storage.v1.CSIDriver", "q"),
+    ),
+    "io.k8s.api.storage.v1.CSIDriverSpec": (
+        F(1, "attachRequired", "bool", "po"),
+        F(2, "podInfoOnMount", "bool", "po"),
+        F(3, "volumeLifecycleModes", "[]string", "o", (("x-kubernetes-list-type", "set"),)),
+        F(4, "storageCapacity", "bool", "po"),
+        F(5, "fsGroupPolicy", "string", "po"),
+        F(
+            6,
+            "tokenRequests",
+            "[]io.k8s.api.storage.v1.TokenRequest",
+            "o",
+            (("x-kubernetes-list-type", "atomic"),),
+        ),
+        F(7, "requiresRepublish", "bool", "po"),
+        F(8, "seLinuxMount", "bool", "po"),
+    ),
+    "io.k8s.api.storage.v1.CSINode": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "spec", "io.k8s.api.storage.v1.CSINodeSpec", "q"),
+    ),
+    "io.k8s.api.storage.v1.CSINodeDriver": (
+        F(1, "name", "string", "q"),
+        F(2, "nodeID", "string", "q"),
+        F(3, "topologyKeys", "[]string", "", (("x-kubernetes-list-type", "atomic"),)),
+        F(4, "allocatable", "io.k8s.api.storage.v1.VolumeNodeResources", "po"),
+    ),
+    "io.k8s.api.storage.v1.CSINodeList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.storage.v1.CSINode", "q"),
+    ),
+    "io.k8s.api.storage.v1.CSINodeSpec": (
+        F(
+            1,
+            "drivers",
+            "[]io.k8s.api.storage.v1.CSINodeDriver",
+            "q",
+            (
+                ("x-kubernetes-patch-strategy", "merge"),
+                ("x-kubernetes-patch-merge-key", "name"),
+                ("x-kubernetes-list-type", "map"),
+                ("x-kubernetes-list-map-keys", "name"),
+            ),
+        ),
+    ),
     "io.k8s.api.storage.v1.CSIStorageCapacity": (
         F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
         F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
@@ -3223,6 +3781,41 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
         F(2, "items", "[]io.k8s.api.storage.v1.StorageClass", "q"),
     ),
+    "io.k8s.api.storage.v1.TokenRequest": (
+        F(1, "audience", "string", "q"),
+        F(2, "expirationSeconds", "int64", "po"),
+    ),
+    "io.k8s.api.storage.v1.VolumeAttachment": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "spec", "io.k8s.api.storage.v1.VolumeAttachmentSpec", "q"),
+        F(3, "status", "io.k8s.api.storage.v1.VolumeAttachmentStatus", "o"),
+    ),
+    "io.k8s.api.storage.v1.VolumeAttachmentList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.api.storage.v1.VolumeAttachment", "q"),
+    ),
+    "io.k8s.api.storage.v1.VolumeAttachmentSource": (
+        F(1, "persistentVolumeName", "string", "po"),
+        F(2, "inlineVolumeSpec", "io.k8s.api.core.v1.PersistentVolumeSpec", "po"),
+    ),
+    "io.k8s.api.storage.v1.VolumeAttachmentSpec": (
+        F(1, "attacher", "string", "q"),
+        F(2, "source", "io.k8s.api.storage.v1.VolumeAttachmentSource", "q"),
+        F(3, "nodeName", "string", "q"),
+    ),
+    "io.k8s.api.storage.v1.VolumeAttachmentStatus": (
+        F(1, "attached", "bool", "q"),
+        F(2, "attachmentMetadata", "map[]string", "o"),
+        F(3, "attachError", "io.k8s.api.storage.v1.VolumeError", "po"),
+        F(4, "detachError", "io.k8s.api.storage.v1.VolumeError", "po"),
+    ),
+    "io.k8s.api.storage.v1.VolumeError": (
+        F(1, "time", "Time", "o"),
+        F(2, "message", "string", "o"),
+    ),
+    "io.k8s.api.storage.v1.VolumeNodeResources": (F(1, "count", "int32", "po"),),
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition": (
         F(1, "name", "string", "q"),
         F(2, "type", "string", "q"),
@@ -3697,11 +4290,68 @@ MESSAGES: dict[str, tuple[F, ...]] = {
         F(1, "type", "string", "q"),
         F(2, "object", "RawExtension", "q"),
     ),
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "spec", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceSpec", "o"),
+        F(3, "status", "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus", "o"),
+    ),
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceCondition": (
+        F(1, "type", "string", "q"),
+        F(2, "status", "string", "q"),
+        F(3, "lastTransitionTime", "Time", "o"),
+        F(4, "reason", "string", "o"),
+        F(5, "message", "string", "o"),
+    ),
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceList": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", "o"),
+        F(2, "items", "[]io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService", "q"),
+    ),
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceSpec": (
+        F(
+            1,
+            "service",
+            "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.ServiceReference",
+            "po",
+        ),
+        F(2, "group", "string", "o"),
+        F(3, "version", "string", "o"),
+        F(4, "insecureSkipTLSVerify", "bool", "o"),
+        F(5, "caBundle", "bytes", "o", (("x-kubernetes-list-type", "atomic"),)),
+        F(7, "groupPriorityMinimum", "int32", "q"),
+        F(8, "versionPriority", "int32", "q"),
+    ),
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus": (
+        F(
+            1,
+            "conditions",
+            "[]io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceCondition",
+            "o",
+            (
+                ("x-kubernetes-patch-strategy", "merge"),
+                ("x-kubernetes-patch-merge-key", "type"),
+                ("x-kubernetes-list-type", "map"),
+                ("x-kubernetes-list-map-keys", "type"),
+            ),
+        ),
+    ),
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.ServiceReference": (
+        F(1, "namespace", "string", "o"),
+        F(2, "name", "string", "o"),
+        F(3, "port", "int32", "po"),
+    ),
 }
 
 # messages whose type is atomic (+structType=atomic / +mapType=atomic)
 ATOMIC: frozenset[str] = frozenset(
     {
+        "io.k8s.api.admissionregistration.v1.MatchResources",
+        "io.k8s.api.admissionregistration.v1.NamedRuleWithOperations",
+        "io.k8s.api.admissionregistration.v1.ParamKind",
+        "io.k8s.api.admissionregistration.v1.ParamRef",
+        "io.k8s.api.admissionregistration.v1.Variable",
+        "io.k8s.api.autoscaling.v1.CrossVersionObjectReference",
         "io.k8s.api.core.v1.ConfigMapKeySelector",
         "io.k8s.api.core.v1.EndpointAddress",
         "io.k8s.api.core.v1.EndpointPort",
@@ -3711,6 +4361,7 @@ ATOMIC: frozenset[str] = frozenset(
         "io.k8s.api.core.v1.ObjectFieldSelector",
         "io.k8s.api.core.v1.ObjectReference",
         "io.k8s.api.core.v1.ResourceFieldSelector",
+        "io.k8s.api.core.v1.ScopeSelector",
         "io.k8s.api.core.v1.SecretKeySelector",
         "io.k8s.api.core.v1.SecretReference",
         "io.k8s.api.core.v1.TopologySelectorTerm",
@@ -3748,6 +4399,17 @@ KINDS: dict[tuple[str, str], str] = {
     ("v1", "PersistentVolumeClaimList"): "io.k8s.api.core.v1.PersistentVolumeClaimList",
     ("v1", "PersistentVolume"): "io.k8s.api.core.v1.PersistentVolume",
     ("v1", "PersistentVolumeList"): "io.k8s.api.core.v1.PersistentVolumeList",
+    ("v1", "LimitRange"): "io.k8s.api.core.v1.LimitRange",
+    ("v1", "LimitRangeList"): "io.k8s.api.core.v1.LimitRangeList",
+    ("v1", "PodTemplate"): "io.k8s.api.core.v1.PodTemplate",
+    ("v1", "PodTemplateList"): "io.k8s.api.core.v1.PodTemplateList",
+    ("v1", "ReplicationController"): "io.k8s.api.core.v1.ReplicationController",
+    ("v1", "ReplicationControllerList"): "io.k8s.api.core.v1.ReplicationControllerList",
+    ("v1", "ResourceQuota"): "io.k8s.api.core.v1.ResourceQuota",
+    ("v1", "ResourceQuotaList"): "io.k8s.api.core.v1.ResourceQuotaList",
+    ("v1", "Binding"): "io.k8s.api.core.v1.Binding",
+    ("v1", "ComponentStatus"): "io.k8s.api.core.v1.ComponentStatus",
+    ("v1", "ComponentStatusList"): "io.k8s.api.core.v1.ComponentStatusList",
     ("apps/v1", "Deployment"): "io.k8s.api.apps.v1.Deployment",
     ("apps/v1", "DeploymentList"): "io.k8s.api.apps.v1.DeploymentList",
     ("apps/v1", "StatefulSet"): "io.k8s.api.apps.v1.StatefulSet",
@@ -3784,6 +4446,12 @@ KINDS: dict[tuple[str, str], str] = {
     ("storage.k8s.io/v1", "StorageClassList"): "io.k8s.api.storage.v1.StorageClassList",
     ("storage.k8s.io/v1", "CSIStorageCapacity"): "io.k8s.api.storage.v1.CSIStorageCapacity",
     ("storage.k8s.io/v1", "CSIStorageCapacityList"): "io.k8s.api.storage.v1.CSIStorageCapacityList",
+    ("storage.k8s.io/v1", "CSIDriver"): "io.k8s.api.storage.v1.CSIDriver",
+    ("storage.k8s.io/v1", "CSIDriverList"): "io.k8s.api.storage.v1.CSIDriverList",
+    ("storage.k8s.io/v1", "CSINode"): "io.k8s.api.storage.v1.CSINode",
+    ("storage.k8s.io/v1", "CSINodeList"): "io.k8s.api.storage.v1.CSINodeList",
+    ("storage.k8s.io/v1", "VolumeAttachment"): "io.k8s.api.storage.v1.VolumeAttachment",
+    ("storage.k8s.io/v1", "VolumeAttachmentList"): "io.k8s.api.storage.v1.VolumeAttachmentList",
     (
         "certificates.k8s.io/v1",
         "CertificateSigningRequest",
@@ -3812,6 +4480,45 @@ KINDS: dict[tuple[str, str], str] = {
         "admissionregistration.k8s.io/v1",
         "MutatingWebhookConfigurationList",
     ): "io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList",
+    (
+        "admissionregistration.k8s.io/v1",
+        "ValidatingAdmissionPolicy",
+    ): "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy",
+    (
+        "admissionregistration.k8s.io/v1",
+        "ValidatingAdmissionPolicyList",
+    ): "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyList",
+    (
+        "admissionregistration.k8s.io/v1",
+        "ValidatingAdmissionPolicyBinding",
+    ): "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding",
+    (
+        "admissionregistration.k8s.io/v1",
+        "ValidatingAdmissionPolicyBindingList",
+    ): "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList",
+    ("node.k8s.io/v1", "RuntimeClass"): "io.k8s.api.node.v1.RuntimeClass",
+    ("node.k8s.io/v1", "RuntimeClassList"): "io.k8s.api.node.v1.RuntimeClassList",
+    ("flowcontrol.apiserver.k8s.io/v1", "FlowSchema"): "io.k8s.api.flowcontrol.v1.FlowSchema",
+    (
+        "flowcontrol.apiserver.k8s.io/v1",
+        "FlowSchemaList",
+    ): "io.k8s.api.flowcontrol.v1.FlowSchemaList",
+    (
+        "flowcontrol.apiserver.k8s.io/v1",
+        "PriorityLevelConfiguration",
+    ): "io.k8s.api.flowcontrol.v1.PriorityLevelConfiguration",
+    (
+        "flowcontrol.apiserver.k8s.io/v1",
+        "PriorityLevelConfigurationList",
+    ): "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationList",
+    (
+        "apiregistration.k8s.io/v1",
+        "APIService",
+    ): "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService",
+    (
+        "apiregistration.k8s.io/v1",
+        "APIServiceList",
+    ): "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceList",
     ("events.k8s.io/v1", "Event"): "io.k8s.api.events.v1.Event",
     ("events.k8s.io/v1", "EventList"): "io.k8s.api.events.v1.EventList",
     ("authentication.k8s.io/v1", "TokenRequest"): "io.k8s.api.authentication.v1.TokenRequest",
@@ -3844,6 +4551,14 @@ KINDS: dict[tuple[str, str], str] = {
         "ClusterRoleBindingList",
     ): "io.k8s.api.rbac.v1.ClusterRoleBindingList",
     ("autoscaling/v1", "Scale"): "io.k8s.api.autoscaling.v1.Scale",
+    (
+        "autoscaling/v1",
+        "HorizontalPodAutoscaler",
+    ): "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler",
+    (
+        "autoscaling/v1",
+        "HorizontalPodAutoscalerList",
+    ): "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerList",
     (
         "apiextensions.k8s.io/v1",
         "CustomResourceDefinition",

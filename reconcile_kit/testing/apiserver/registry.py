@@ -6,6 +6,34 @@ from collections.abc import Iterator
 
 from .resources import ResourceType, builtin_types
 
+_GROUP_ORDER = {
+    group: index
+    for index, group in enumerate(
+        (
+            "apiregistration.k8s.io",
+            "apps",
+            "events.k8s.io",
+            "authentication.k8s.io",
+            "authorization.k8s.io",
+            "autoscaling",
+            "batch",
+            "certificates.k8s.io",
+            "networking.k8s.io",
+            "policy",
+            "rbac.authorization.k8s.io",
+            "storage.k8s.io",
+            "admissionregistration.k8s.io",
+            "apiextensions.k8s.io",
+            "scheduling.k8s.io",
+            "coordination.k8s.io",
+            "node.k8s.io",
+            "discovery.k8s.io",
+            "flowcontrol.apiserver.k8s.io",
+        )
+    )
+}
+"""The order kube-apiserver 1.32 lists its groups in (/apis, as measured)."""
+
 
 class Registry:
     """Resource types by group/version/plural; built-ins first, CRD-defined ones added live."""
@@ -46,12 +74,14 @@ class Registry:
         return iter(list(self._types.values()))
 
     def groups(self) -> list[tuple[str, list[str], str]]:
-        """``(group, versions, preferred_version)`` for every named group, in insertion order."""
+        """``(group, versions, preferred_version)`` for every named group: the built-in ones
+        in kube-apiserver's order, then the others in insertion order."""
         seen: dict[str, list[str]] = {}
         for group, version, _ in self._types:
             if group and version not in seen.setdefault(group, []):
                 seen[group].append(version)
-        return [(g, vs, self._preferred.get(g, vs[0])) for g, vs in seen.items()]
+        ordered = sorted(seen, key=lambda g: _GROUP_ORDER.get(g, len(_GROUP_ORDER)))
+        return [(g, seen[g], self._preferred.get(g, seen[g][0])) for g in ordered]
 
     def resources(self, group: str, version: str) -> list[ResourceType]:
         return [rt for (g, v, _), rt in self._types.items() if g == group and v == version]

@@ -135,8 +135,113 @@ def review_types() -> list[ResourceType]:
         (AUTHORIZATION_GROUP, "subjectaccessreviews", "SubjectAccessReview", False),
     ]
     return [
-        ResourceType(group, "v1", plural, "", kind, namespaced, verbs=("create",))
+        ResourceType(group, "v1", plural, kind.lower(), kind, namespaced, verbs=("create",))
         for group, plural, kind, namespaced in reviews
+    ]
+
+
+def more_builtin_types() -> list[ResourceType]:
+    """The other kinds kube-apiserver 1.32 serves, stored and served with the generic
+    rules (their kinds' strategies: pkg/registry/*)."""
+    return [
+        ResourceType("", "v1", "limitranges", "limitrange", "LimitRange", True, ("limits",)),
+        ResourceType("", "v1", "podtemplates", "podtemplate", "PodTemplate", True),
+        ResourceType(
+            "",
+            "v1",
+            "replicationcontrollers",
+            "replicationcontroller",
+            "ReplicationController",
+            True,
+            ("rc",),
+            ("all",),
+            scale=ScalePaths(selector_is_struct=False),
+            **_workload(),
+        ),
+        ResourceType(
+            "",
+            "v1",
+            "resourcequotas",
+            "resourcequota",
+            "ResourceQuota",
+            True,
+            ("quota",),
+            status=True,
+        ),
+        ResourceType("", "v1", "bindings", "binding", "Binding", True, verbs=("create",)),
+        ResourceType(
+            "",
+            "v1",
+            "componentstatuses",
+            "componentstatus",
+            "ComponentStatus",
+            False,
+            ("cs",),
+            verbs=("get", "list"),
+        ),
+        ResourceType(
+            "apiregistration.k8s.io",
+            "v1",
+            "apiservices",
+            "apiservice",
+            "APIService",
+            False,
+            categories=("api-extensions",),
+            status=True,
+        ),
+        ResourceType(
+            "flowcontrol.apiserver.k8s.io",
+            "v1",
+            "flowschemas",
+            "flowschema",
+            "FlowSchema",
+            False,
+            status=True,
+            generation="spec",
+        ),
+        ResourceType(
+            "flowcontrol.apiserver.k8s.io",
+            "v1",
+            "prioritylevelconfigurations",
+            "prioritylevelconfiguration",
+            "PriorityLevelConfiguration",
+            False,
+            status=True,
+            generation="spec",
+        ),
+        ResourceType("node.k8s.io", "v1", "runtimeclasses", "runtimeclass", "RuntimeClass", False),
+        ResourceType("storage.k8s.io", "v1", "csidrivers", "csidriver", "CSIDriver", False),
+        ResourceType("storage.k8s.io", "v1", "csinodes", "csinode", "CSINode", False),
+        ResourceType(
+            "storage.k8s.io",
+            "v1",
+            "volumeattachments",
+            "volumeattachment",
+            "VolumeAttachment",
+            False,
+            status=True,
+        ),
+        ResourceType(
+            ADMISSION_GROUP,
+            "v1",
+            "validatingadmissionpolicies",
+            "validatingadmissionpolicy",
+            "ValidatingAdmissionPolicy",
+            False,
+            categories=("api-extensions",),
+            status=True,
+            generation="spec",
+        ),
+        ResourceType(
+            ADMISSION_GROUP,
+            "v1",
+            "validatingadmissionpolicybindings",
+            "validatingadmissionpolicybinding",
+            "ValidatingAdmissionPolicyBinding",
+            False,
+            categories=("api-extensions",),
+            generation="spec",
+        ),
     ]
 
 
@@ -465,4 +570,5 @@ def builtin_types() -> list[ResourceType]:
             put_requires_rv=True,
             status_reset=("spec", "metadata"),
         ),
+        *more_builtin_types(),
     ]
