@@ -134,3 +134,16 @@ async def test_custom_resources_are_left_as_written(backend: Backend, widgets: W
     created = await ok(backend, "POST", widgets.path, widgets.widget("w1"))
     assert "status" not in created
     assert None not in created["spec"].values()
+
+
+async def test_custom_resource_lists_carry_an_empty_continue(
+    backend: Backend, widgets: Widgets
+) -> None:
+    await ok(backend, "POST", widgets.path, widgets.widget("w1"))
+    listed = await ok(backend, "GET", widgets.path)
+    assert listed["metadata"]["continue"] == ""
+    deleted = await ok(backend, "DELETE", widgets.path)
+    assert deleted["metadata"]["continue"] == ""
+    assert [i["metadata"]["name"] for i in deleted["items"]] == ["w1"]
+    configmaps = f"/api/v1/namespaces/{backend.namespace}/configmaps"
+    assert "continue" not in (await ok(backend, "DELETE", configmaps))["metadata"]

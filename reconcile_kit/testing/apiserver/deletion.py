@@ -169,7 +169,11 @@ class Deletion(Writes):
         body = {
             "kind": rt.list_kind,
             "apiVersion": rt.api_version,
-            "metadata": {"resourceVersion": str(self.store.rv)},
+            "metadata": {
+                "resourceVersion": str(self.store.rv),
+                # custom resources: an UnstructuredList, which always carries continue
+                **({"continue": ""} if rt.crd_name is not None else {}),
+            },
             "items": [self._list_item(rt, o) for o in deleted],
         }
         return Result(200, body)

@@ -233,6 +233,8 @@ class ClusterReads:
                     else 1 + sum(1 for _, o in candidates if o is not None)
                 )
                 metadata["remainingItemCount"] = remaining
+        elif rt.crd_name is not None:
+            metadata["continue"] = ""  # an UnstructuredList always carries it
         return {
             "kind": rt.list_kind,
             "apiVersion": rt.api_version,
