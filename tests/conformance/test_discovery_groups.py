@@ -444,3 +444,29 @@ async def test_a_binding_assigns_a_pod(backend: Backend) -> None:
     listed = await req(backend, "GET", f"{base}/bindings")
     assert listed.status == 405
     assert listed.body["details"] == {}
+
+
+async def test_a_replication_controller_scales(backend: Backend) -> None:
+    base = f"/api/v1/namespaces/{backend.namespace}/replicationcontrollers"
+    rc = {
+        "apiVersion": "v1",
+        "kind": "ReplicationController",
+        "metadata": {"name": "rc"},
+        "spec": {
+            "replicas": 1,
+            "selector": {"app": "rc"},
+            "template": {
+                "metadata": {"labels": {"app": "rc"}},
+                "spec": {"containers": [{"name": "a", "image": "nginx"}]},
+            },
+        },
+    }
+    await ok(backend, "POST", base, rc)
+    scale = await ok(backend, "GET", f"{base}/rc/scale")
+    assert (scale["spec"], scale["status"]) == (
+        {"replicas": 1},
+        {"replicas": 0, "selector": "app=rc"},
+    )
+    scale["spec"]["replicas"] = 3
+    await ok(backend, "PUT", f"{base}/rc/scale", scale)
+    assert (await ok(backend, "GET", f"{base}/rc"))["spec"]["replicas"] == 3

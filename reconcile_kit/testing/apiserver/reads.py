@@ -286,6 +286,8 @@ class ClusterReads:
         selector: Any = get_path(obj, paths.label_selector) if paths.label_selector else None
         if paths.selector_is_struct and isinstance(selector, dict):
             selector = label_selector_to_string(selector)
+        elif isinstance(selector, dict):  # a ReplicationController's map: SelectorFromSet
+            selector = ",".join(f"{k}={v}" for k, v in sorted(selector.items()))
         meta = obj["metadata"]
         status: Obj = {"replicas": get_path(obj, paths.status_replicas) or 0}
         if selector:
