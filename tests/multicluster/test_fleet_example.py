@@ -60,9 +60,15 @@ async def test_fleet_configmap_on_ten_embedded_clusters(
         }
     )
     mcm = fleet_manager(provider, Manager(management, handle_signals=False))
-    body: dict[str, Any] = {"metadata": {"name": "logging"}, "spec": {"data": {"LEVEL": "info"}}}
+    # a custom resource's body names its apiVersion and kind (kube-apiserver: 400 without)
+    type_meta = {"apiVersion": "examples.reconcile-kit.io/v1", "kind": "FleetConfigMap"}
+    body: dict[str, Any] = {
+        **type_meta,
+        "metadata": {"name": "logging"},
+        "spec": {"data": {"LEVEL": "info"}},
+    }
     await call(management, "POST", FCMS, body)
-    prod = {"metadata": {"name": "prod-only"}, "spec": {"clusterSelector": "env=prod"}}
+    prod = {**type_meta, "metadata": {"name": "prod-only"}, "spec": {"clusterSelector": "env=prod"}}
     await call(management, "POST", FCMS, prod | {"spec": prod["spec"] | {"data": {"A": "1"}}})
     apis = {name: await clusters.api(name) for name in clusters.servers}
 
