@@ -377,10 +377,10 @@ class Manager:
                 if self._own_api is not None and self._own_api is self.api:
                     await close_session(self._own_api)
 
-    def _bind_controllers(self) -> None:
-        sharded = self._groups().sharded
-        # the api is shared: one transport and rate limit govern; one pool, metrics, recorder
-        config = ControllerConfig(
+    def controller_config(self) -> ControllerConfig:
+        """The options every controller of this manager runs with: the manager's transport
+        and rate limit (one api is shared), its reflector pool, event recorder and metrics."""
+        return ControllerConfig(
             transport=self.transport,
             qps=self.qps,
             burst=self.burst,
@@ -388,6 +388,10 @@ class Manager:
             recorder=self.recorder,
             metrics=self.metrics,
         )
+
+    def _bind_controllers(self) -> None:
+        sharded = self._groups().sharded
+        config = self.controller_config()
         for entry in self._entries:
             controller = entry.controller
             controller.api = self.api

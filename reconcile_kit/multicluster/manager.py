@@ -46,7 +46,6 @@ from ..manager.manager import Manager
 from ..manager.sharding.membership import RingView
 from ..manager.sharding.ring import owner
 from ..meta.objects import ObjectRef
-from ..runtime.config import ControllerConfig
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 from ..runtime.events import EventRecorder
 from ..runtime.reasons import ReconcileReason
@@ -512,13 +511,9 @@ class MultiClusterManager:
         cluster = Cluster(name, engagement.source, api)
         recorder = EventRecorder(api, reporting_controller=manager.name)
         metrics = self.metrics.for_cluster(name)
-        config = ControllerConfig(
-            transport=manager.transport,
-            qps=manager.qps,
-            burst=manager.burst,
-            pool=cluster.pool,
-            recorder=recorder,
-            metrics=metrics,
+        # the manager's transport and rate limit; the cluster's own pool, events and metrics
+        config = dataclasses.replace(
+            manager.controller_config(), pool=cluster.pool, recorder=recorder, metrics=metrics
         )
         unsubscribe: list[Callable[[], None]] = []
         tasks: list[asyncio.Task[None]] = []
