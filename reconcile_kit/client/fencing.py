@@ -77,14 +77,14 @@ class WriteFence:
     ) -> None:
         self.lease = lease
         self.holder = holder
+        self.lost = False
         self.kind = kind
         self.namespace = namespace or None
         self.name = name
         self.label = label
         self.member = member
-        self.resource_version = resource_version
-        self.lost = False
         self.owner: str | None = member  # the owner last seen at the server
+        self.resource_version = resource_version
 
     def guards(self, kind: str | None, namespace: str | None, name: str | None) -> bool:
         """Whether a request about ``kind namespace/name`` is about the fenced object."""

@@ -205,10 +205,10 @@ class Controller:
         self.api = api
         self.kind = kind
         self.namespace = namespace
+        self.retry_policy = RetryPolicy.coerce(retry)
         self.label_selector = label_selector
         self.field_selector = field_selector
         self.concurrency = concurrency
-        self.retry_policy = RetryPolicy.coerce(retry)
         self.predicates = tuple(predicates)
         self.name = name or (kind if isinstance(kind, str) else kind.kind).lower()
         self.resync = resync

@@ -278,10 +278,10 @@ class EventRecorder:
         self.api = api
         self.reporting_controller = reporting_controller
         self.reporting_instance = reporting_instance
+        self._clock = clock or _system_clock
         self.api_group = api_group
         self.series_window = series_window
         self.series_interval = series_interval
-        self._clock = clock or _system_clock
         self._cache: OrderedDict[_Key, _Series] = OrderedDict()
         self._pending: dict[_Series, None] = {}  # insertion-ordered set
         self._last_nanos = 0

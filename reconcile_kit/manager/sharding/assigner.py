@@ -167,17 +167,17 @@ class Assigner:
     ) -> None:
         self.api = api
         self.ring = ring
+        self.label = shard_label(ring)
+        self.drain = drain_label(ring)
         self.identity = identity
         self.view = view
         self.kinds = kinds
+        self.infos: list[ResourceInfo] = []
         self.metrics = metrics or AssignerMetrics()
         self.concurrency = concurrency
         self.retry_delay = retry_delay
         self.lease_duration = lease_duration
         self.resync = resync
-        self.label = shard_label(ring)
-        self.drain = drain_label(ring)
-        self.infos: list[ResourceInfo] = []
         self.reflectors: list[Reflector] = []
         self._dirty: set[_Key] = set()
         self._all = True
