@@ -171,9 +171,9 @@ class APIError(ObjectError):
         namespace: str | None = None,
         name: str | None = None,
     ) -> None:
+        self.server_message = redact_text(server_message)  # never a bearer token in a log
         self.status = status
         self.reason = reason
-        self.server_message = redact_text(server_message)  # never a bearer token in a log
         self.causes = [dict(c) for c in causes]
         self.retry_after = retry_after
         self.method = method

@@ -39,6 +39,7 @@ import types
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Unpack
 
 from kr8s.asyncio import Api
 
@@ -48,10 +49,9 @@ from ..manager.sharding.ring import owner
 from ..meta.objects import ObjectRef
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 from ..runtime.events import EventRecorder
-from ..runtime.reasons import ReconcileReason
 from ..runtime.reflector import Backoff, ReflectorEvent
 from ..runtime.resources import KindLike, resolve_kind
-from ..runtime.sources import Source
+from ..runtime.sources import MapScope, Source
 from ..runtime.store import Obj
 from .cluster import Cluster, ClusterSource
 from .metrics import FleetMetrics
@@ -130,19 +130,15 @@ class AwareController:
         self.watches: list[_Watch] = []
 
     def watches_in_clusters(
-        self,
-        kind: KindLike,
-        mapper: ClusterMapper,
-        *,
-        namespace: str | None = None,
-        label_selector: str | None = None,
+        self, kind: KindLike, mapper: ClusterMapper, **scope: Unpack[MapScope]
     ) -> AwareController:
-        """Watch ``kind`` in every engaged cluster (its cache is
+        """Watch ``kind`` in every engaged cluster, in ``scope`` (``namespace``,
+        ``label_selector``: see :class:`~reconcile_kit.runtime.sources.MapScope`; its cache is
         ``ctx.clusters[name].store_for(kind)``) and reconcile what ``mapper(cluster, obj)``
         returns (ObjectRefs or ``(namespace, name)`` of primary objects; the old state of
         an update is mapped too). A mapper that raises is logged; the watch goes on.
         Returns self (chainable)."""
-        source = Source(kind, None, namespace, label_selector, ReconcileReason.MAPPED)
+        source = Source.mapped(kind, None, scope)
         self.watches.append(_Watch(source, mapper))
         return self
 

@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Unpack, cast
 
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
@@ -54,7 +54,7 @@ from .reasons import ReconcileReason
 from .reflector import ADDED, DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import KindLike, ResourceInfo, resolve_kind
 from .sharding import ShardFilter, ShardSide
-from .sources import CacheView, Source, owner_keys
+from .sources import CacheView, MapScope, Source, owner_keys
 from .store import Obj
 from .tracing import traced
 from .typed import ModelSide, is_model_class
@@ -322,15 +322,9 @@ class Controller:
         )
         return self
 
-    def watches(
-        self,
-        kind: KindLike,
-        mapper: Mapper,
-        *,
-        namespace: str | None = None,
-        label_selector: str | None = None,
-    ) -> Controller:
-        """Reconcile what ``mapper(obj)`` returns when an object of ``kind`` changes.
+    def watches(self, kind: KindLike, mapper: Mapper, **scope: Unpack[MapScope]) -> Controller:
+        """Reconcile what ``mapper(obj)`` returns when an object of ``kind`` changes, watched
+        in ``scope`` (``namespace``, ``label_selector``: see :class:`MapScope`).
 
         ``mapper`` gets the raw object (a read-only dict) and returns ObjectRefs or
         ``(namespace, name)`` pairs of primary objects; on updates it is called with the
@@ -345,9 +339,7 @@ class Controller:
                 refs.update({self._as_ref(ref): None for ref in mapper(event.old)})
             return list(refs)
 
-        self.sources.append(
-            Source(kind, map_event, namespace, label_selector, ReconcileReason.MAPPED)
-        )
+        self.sources.append(Source.mapped(kind, map_event, scope))
         return self
 
     def reconcile_all_on(self, trigger: AsyncIterator[Any]) -> Controller:
