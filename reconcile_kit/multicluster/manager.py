@@ -47,7 +47,7 @@ from ..manager.manager import Manager
 from ..manager.sharding.membership import RingView
 from ..manager.sharding.ring import owner
 from ..meta.objects import ObjectRef
-from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
+from ..runtime.controller import Controller, Reconcile, RunOptions
 from ..runtime.events import EventRecorder
 from ..runtime.reflector import Backoff, ReflectorEvent
 from ..runtime.resources import KindLike, resolve_kind
@@ -71,9 +71,7 @@ ControllerTemplate = Controller | Callable[[], Controller]
 class _Template:
     controller: ControllerTemplate
     reconcile: Reconcile
-    error_policy: ErrorPolicy | None
-    data: object
-    on_delete: OnDelete | None
+    options: RunOptions
 
 
 @dataclass
@@ -229,16 +227,11 @@ class MultiClusterManager:
     # --- configuration ---------------------------------------------------------------------
 
     def add(
-        self,
-        controller: ControllerTemplate,
-        reconcile: Reconcile,
-        *,
-        error_policy: ErrorPolicy | None = None,
-        data: object = None,
-        on_delete: OnDelete | None = None,
+        self, controller: ControllerTemplate, reconcile: Reconcile, **options: Unpack[RunOptions]
     ) -> None:
         """Run ``reconcile`` in every engaged cluster (a uniform reconciler): one
-        controller per cluster, made from ``controller``.
+        controller per cluster, made from ``controller``, run with ``options``
+        (``error_policy``, ``data``, ``on_delete``: see :meth:`Controller.run`).
 
         ``controller`` is a template (a :class:`Controller`, never run itself: each
         cluster gets a copy with its kind, scope, selectors, ``owns`` children,
@@ -258,18 +251,16 @@ class MultiClusterManager:
                 "reconcile_all_on() cannot be copied per cluster; give a function "
                 "returning a new Controller"
             )
-        self._templates.append(_Template(controller, reconcile, error_policy, data, on_delete))
+        self._templates.append(_Template(controller, reconcile, options))
 
     def add_aware(
         self,
         controller: Controller,
         reconcile: Reconcile,
         *,
-        error_policy: ErrorPolicy | None = None,
-        data: object = None,
-        on_delete: OnDelete | None = None,
         needs_leader: bool = True,
         sharded: bool | None = False,
+        **options: Unpack[RunOptions],
     ) -> AwareController:
         """Run ``reconcile`` in the management cluster (added to the manager with these
         arguments, see :meth:`Manager.add <reconcile_kit.manager.Manager.add>`) as a
@@ -277,13 +268,7 @@ class MultiClusterManager:
         every object is reconciled again whenever a cluster is engaged or disengaged.
         Returns the :class:`AwareController` (``.watches_in_clusters(kind, mapper)``)."""
         self.manager.add(
-            controller,
-            reconcile,
-            error_policy=error_policy,
-            data=data,
-            on_delete=on_delete,
-            needs_leader=needs_leader,
-            sharded=sharded,
+            controller, reconcile, needs_leader=needs_leader, sharded=sharded, **options
         )
         controller.clusters = self.clusters
         changes = _FleetChanges()
@@ -534,12 +519,7 @@ class MultiClusterManager:
                 engagement.controllers.append(controller)
                 tasks.append(
                     asyncio.create_task(
-                        controller.run(
-                            template.reconcile,
-                            error_policy=template.error_policy,
-                            data=template.data,
-                            on_delete=template.on_delete,
-                        ),
+                        controller.run(template.reconcile, **template.options),
                         name=f"{controller.name} in cluster {name}",
                     )
                 )

@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Unpack, cast
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack, cast
 
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
@@ -72,6 +72,7 @@ __all__ = [
     "Predicate",
     "Reconcile",
     "ReconcileReason",
+    "RunOptions",
     "Stats",
 ]
 
@@ -81,6 +82,17 @@ Predicate = Callable[[ReflectorEvent], bool]
 Reconcile = Callable[[Any, Context], Awaitable["Action | None"]]
 ErrorPolicy = Callable[[Any, BaseException, Context], "Action | Awaitable[Action]"]
 OnDelete = Callable[[Any, Context], Awaitable[None]]
+
+
+class RunOptions(TypedDict, total=False):
+    """:meth:`Controller.run`'s options, for what runs a controller on a user's behalf
+    (e.g. ``MultiClusterManager.add``)."""
+
+    error_policy: ErrorPolicy | None
+    data: Any  # Any: the user's, handed back as ctx.data as they typed it
+    on_delete: OnDelete | None
+
+
 Mapper = Callable[[Obj], Iterable["ObjectRef | tuple[str, str]"]]
 
 WORKER_TURN = 0.001
