@@ -642,12 +642,12 @@ def _instantiate(template: ControllerTemplate) -> Controller:
         field_selector=template.field_selector,
         concurrency=template.concurrency,
         retry=template.retry_policy,
+        on_invalid=typed.on_invalid if typed is not None else None,
         predicates=template.predicates,
         name=template.name,
         resync=template.resync,
-        retry_rate_limit=template.retry_rate_limit,
-        on_invalid=typed.on_invalid if typed is not None else None,
         reuse_models=typed.models.size if typed is not None else 256,
+        retry_rate_limit=template.retry_rate_limit,
     )
     copy.sources = [dataclasses.replace(s, info=None, reflector=None) for s in template.sources]
     copy._background = list(template._background)
