@@ -515,19 +515,10 @@ class Assigner:
                 return
             info = self.infos[key[0]]
             meta = metadata_of(obj)
-            namespace = key[1] if info.namespaced else None
             body = {"metadata": {"resourceVersion": meta.get("resourceVersion"), "labels": labels}}
+            route = info.route(key[1], key[2])
             try:
-                await send(
-                    self.api,
-                    "PATCH",
-                    version=info.api_version,
-                    namespace=namespace,
-                    url=f"{info.plural}/{key[2]}",
-                    body=body,
-                    content_type=MERGE_PATCH,
-                    target=Target(info.ref_kind, namespace, key[2]),
-                )
+                await send(self.api, "PATCH", **route, body=body, content_type=MERGE_PATCH)
             except asyncio.CancelledError:
                 raise
             except APIError as error:
