@@ -69,9 +69,9 @@ def dns1123_subdomain_errors(value: str) -> list[str]:
     """``IsDNS1123Subdomain``: at most 253 bytes of dot-separated DNS-1123 labels."""
     return _pattern_errors(
         value,
+        ("example.com",),
         DNS1123_SUBDOMAIN_MAX_LENGTH,
         DNS1123_SUBDOMAIN_RE,
-        ("example.com",),
         "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric"
         " characters, '-' or '.', and must start and end with an alphanumeric character",
     )
@@ -102,9 +102,9 @@ def dns1035_label_errors(value: str) -> list[str]:
     """``IsDNS1035Label``: a DNS-1123 label that starts with a letter."""
     return _pattern_errors(
         value,
+        ("my-name", "abc-123"),
         DNS1035_LABEL_MAX_LENGTH,
         DNS1035_LABEL_RE,
-        ("my-name", "abc-123"),
         "a DNS-1035 label must consist of lower case alphanumeric characters or '-',"
         " start with an alphabetic character, and end with an alphanumeric character",
     )
@@ -138,16 +138,16 @@ def label_value_errors(value: str) -> list[str]:
     """``IsValidLabelValue``: empty, or a qualified name's name part (at most 63 bytes)."""
     return _pattern_errors(
         value,
+        ("MyValue", "my_value", "12345"),
         LABEL_VALUE_MAX_LENGTH,
         LABEL_VALUE_RE,
-        ("MyValue", "my_value", "12345"),
         "a valid label must be an empty string or consist of alphanumeric characters,"
         " '-', '_' or '.', and must start and end with an alphanumeric character",
     )
 
 
 def _pattern_errors(
-    value: str, limit: int, pattern: re.Pattern[str], examples: tuple[str, ...], msg: str
+    value: str, examples: tuple[str, ...], limit: int, pattern: re.Pattern[str], msg: str
 ) -> list[str]:
     """Go's length check, then its ``RegexError`` when ``value`` does not match."""
     errs = _length_errors(value, limit)
