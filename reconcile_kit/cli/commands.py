@@ -10,7 +10,6 @@ import asyncio
 import logging
 import signal
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -291,22 +290,9 @@ def run(
     target: str,
     embedded: bool,
     kubeconfig: str | None,
-    namespace: str | None,
-    leader_elect: bool,
-    health_port: int | None,
-    metrics_port: int | None,
-    metrics_secure: bool | None,
-    metrics_cert_dir: str | None,
-    qps: float | None,
-    burst: int | None,
     log_format: str,
     log_level: str,
-    leader_election_namespace: str | None,
-    shard: bool,
-    shard_ring: str | None,
-    shard_identity: str | None,
-    webhook_port: int | None,
-    webhook_cert_dir: str | None,
+    **flags: Any,  # Any: each flag as its click option types it (see _RunOptions)
 ) -> None:
     """Run the Manager (or controllers) TARGET defines: module:attr or path.py[:attr].
 
@@ -323,80 +309,62 @@ def run(
         configure_from_environment()  # OTEL_TRACES_EXPORTER & co. (the tracing extra)
     except RuntimeError as err:
         raise click.ClickException(str(err)) from err
-    options = _RunOptions(
-        namespace=namespace,
-        leader_elect=leader_elect,
-        leader_election_namespace=leader_election_namespace,
-        shard=shard,
-        shard_ring=shard_ring,
-        shard_identity=shard_identity,
-        health_port=health_port,
-        metrics_port=metrics_port,
-        metrics_secure=metrics_secure,
-        metrics_cert_dir=metrics_cert_dir,
-        qps=qps,
-        burst=burst,
-        webhook_port=webhook_port,
-        webhook_cert_dir=webhook_cert_dir,
-    )
+    options = _RunOptions(**flags)
     asyncio.run(_run(target, embedded, kubeconfig, options))
 
 
-@dataclass
 class _RunOptions:
-    """What ``reconcile-kit run``'s flags change in the loaded manager."""
+    """What ``reconcile-kit run``'s flags change in the loaded manager: its keyword
+    arguments of the same names (``namespace``, ``leader_elect``, ``shard``,
+    ``metrics_port``, ``qps``...; a flag not given is None or False)."""
 
-    namespace: str | None = None
-    leader_elect: bool = False
-    leader_election_namespace: str | None = None
-    shard: bool = False
-    shard_ring: str | None = None
-    shard_identity: str | None = None
-    health_port: int | None = None
-    metrics_port: int | None = None
-    metrics_secure: bool | None = None
-    metrics_cert_dir: str | None = None
-    qps: float | None = None
-    burst: int | None = None
-    webhook_port: int | None = None
-    webhook_cert_dir: str | None = None
+    def __init__(self, **flags: Any) -> None:
+        self.flags = flags
+
+    def flag(self, name: str) -> Any:  # Any: the flag's value as click typed it
+        """The value of the flag ``name`` (None when not given)."""
+        return self.flags.get(name)
 
     def configure(self, manager: Manager) -> None:
         """Apply the flags to ``manager``; UsageError for flags that do not fit it."""
         from ..manager.leaderelection import LeaderElection
         from ..webhooks.certs import CertificateFiles
 
-        if self.namespace is not None:
-            manager.namespace = self.namespace
-        if self.leader_elect and manager.leader_election is None:
-            lease_namespace = self.leader_election_namespace or manager.namespace or "default"
+        if self.flag("namespace") is not None:
+            manager.namespace = self.flag("namespace")
+        if self.flag("leader_elect") and manager.leader_election is None:
+            lease_namespace = (
+                self.flag("leader_election_namespace") or manager.namespace or "default"
+            )
             manager.leader_election = LeaderElection(
                 f"{manager.name}-leader", namespace=lease_namespace
             )
-        if (self.shard_ring or self.shard_identity) and not self.shard:
+        if (self.flag("shard_ring") or self.flag("shard_identity")) and not self.flag("shard"):
             raise click.UsageError("--shard-ring/--shard-identity need --shard")
-        if self.shard and manager.sharding is None:
+        if self.flag("shard") and manager.sharding is None:
             from ..manager.sharding import Sharding
 
             settings: dict[str, Any] = {
-                "namespace": self.leader_election_namespace or manager.namespace or "default"
+                "namespace": self.flag("leader_election_namespace")
+                or manager.namespace
+                or "default"
             }
-            if self.shard_identity is not None:
-                settings["identity"] = self.shard_identity
+            if self.flag("shard_identity") is not None:
+                settings["identity"] = self.flag("shard_identity")
             try:
-                manager.sharding = Sharding(self.shard_ring or manager.name, **settings)
+                manager.sharding = Sharding(self.flag("shard_ring") or manager.name, **settings)
             except ValueError as error:
                 raise click.UsageError(f"--shard: {error}") from None
-        if self.health_port is not None:
-            manager.health_port = self.health_port
-        if self.metrics_port is not None:
-            manager.metrics_port = self.metrics_port
-        if self.metrics_secure is not None:
-            manager.metrics_secure = self.metrics_secure
-        if self.metrics_cert_dir is not None:
+        if self.flag("health_port") is not None:
+            manager.health_port = self.flag("health_port")
+        if self.flag("metrics_port") is not None:
+            manager.metrics_port = self.flag("metrics_port")
+        if self.flag("metrics_secure") is not None:
+            manager.metrics_secure = self.flag("metrics_secure")
+        if self.flag("metrics_cert_dir") is not None:
             if not manager.metrics_secure:
                 raise click.UsageError("--metrics-cert-dir needs secure metrics")
-            manager.metrics_certificates = CertificateFiles(Path(self.metrics_cert_dir))
+            manager.metrics_certificates = CertificateFiles(Path(self.flag("metrics_cert_dir")))
         if (
             manager.metrics_secure
             and manager.metrics_port is not None
@@ -406,17 +374,17 @@ class _RunOptions:
                 "--metrics-port: secure metrics (HTTPS) need a port other than --health-port"
                 " (or --metrics-secure=false)"
             )
-        manager.qps = self.qps if self.qps is not None else manager.qps
-        manager.burst = self.burst if self.burst is not None else manager.burst
+        manager.qps = self.flag("qps") if self.flag("qps") is not None else manager.qps
+        manager.burst = self.flag("burst") if self.flag("burst") is not None else manager.burst
         if manager.burst is not None and manager.qps is None:
             raise click.UsageError("--burst needs --qps (the manager sets no qps)")
         webhooks = manager.webhooks
-        if (self.webhook_port or self.webhook_cert_dir) and webhooks is None:
+        if (self.flag("webhook_port") or self.flag("webhook_cert_dir")) and webhooks is None:
             raise click.UsageError("--webhook-port/--webhook-cert-dir: TARGET has no webhooks")
-        if webhooks is not None and self.webhook_port is not None:
-            webhooks.requested_port = self.webhook_port
-        if webhooks is not None and self.webhook_cert_dir is not None:
-            webhooks.certificates = CertificateFiles(Path(self.webhook_cert_dir))
+        if webhooks is not None and self.flag("webhook_port") is not None:
+            webhooks.requested_port = self.flag("webhook_port")
+        if webhooks is not None and self.flag("webhook_cert_dir") is not None:
+            webhooks.certificates = CertificateFiles(Path(self.flag("webhook_cert_dir")))
 
 
 async def _run(target: str, embedded: bool, kubeconfig: str | None, options: _RunOptions) -> None:
