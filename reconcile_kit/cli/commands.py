@@ -63,18 +63,15 @@ def _repeated(flag: str, dest: str, metavar: str, help: str) -> Callable[[F], F]
 @click.option("--port", default=0, type=int, show_default=True, help="Port (0: a free one).")
 @click.option(
     "--kubeconfig",
-    "kubeconfig",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Where to write the kubeconfig (default: a temporary file).",
 )
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    default=None,
     help="Keep state in this directory across restarts (SQLite).",
 )
-@click.option("--token", default=None, help="Require this bearer token.")
+@click.option("--token", help="Require this bearer token.")
 @click.option("--no-gc", is_flag=True, help="No garbage collector or namespace controller.")
 @click.option(
     "--crd-establish-delay",
@@ -208,24 +205,21 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 @click.option(
     "--kubeconfig",
     type=click.Path(exists=True, dir_okay=False),
-    default=None,
     help="Use this kubeconfig (default: kr8s discovery: KUBECONFIG, ~/.kube/config,"
     " then the in-cluster service account).",
 )
-@click.option("--namespace", default=None, help="Only watch this namespace.")
+@click.option("--namespace", help="Only watch this namespace.")
 @click.option("--leader-elect", is_flag=True, help="Run only while holding the leader lease.")
-@click.option("--health-port", type=int, default=None, help="Serve /healthz and /readyz.")
+@click.option("--health-port", type=int, help="Serve /healthz and /readyz.")
 @click.option(
     "--metrics-port",
     type=int,
-    default=None,
     help="Serve /metrics (over HTTPS with authentication and authorization unless"
     " --metrics-secure=false).",
 )
 @click.option(
     "--metrics-secure",
     type=click.BOOL,
-    default=None,
     help="Serve /metrics over HTTPS, answering only scrapes whose bearer token is allowed"
     " `get` on /metrics (TokenReview, SubjectAccessReview), as kubebuilder's scaffold;"
     " --metrics-secure=false: plain HTTP, no checks (default: the manager's, true).",
@@ -233,21 +227,18 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 @click.option(
     "--metrics-cert-dir",
     type=click.Path(file_okay=False),
-    default=None,
     help="Serve secure metrics with tls.crt/tls.key from this directory (a mounted Secret),"
     " reloaded when renewed; default: a self-signed certificate generated at start.",
 )
 @click.option(
     "--qps",
     type=click.FloatRange(min=0, min_open=True),
-    default=None,
     help="Client-side rate limit of the API requests, in requests per second (client-go's"
     " QPS; default: the manager's, which is no limit unless TARGET sets one).",
 )
 @click.option(
     "--burst",
     type=click.IntRange(min=1),
-    default=None,
     help="Requests at once before --qps applies (client-go's Burst; default 10 with --qps).",
 )
 @click.option(
@@ -256,7 +247,6 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 @click.option("--log-level", default="INFO", show_default=True)
 @click.option(
     "--leader-election-namespace",
-    default=None,
     help="The Leases' namespace with --leader-elect or --shard (default: --namespace, else"
     " default).",
 )
@@ -267,22 +257,14 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
     " controllers (see README: Sharding); other replicas run with the same flags.",
 )
 @click.option(
-    "--shard-ring",
-    default=None,
-    help="The ring's name with --shard (default: the manager's name).",
-)
-@click.option(
     "--shard-identity",
-    default=None,
     help="This replica's name in the ring (default: the host name and a random suffix).",
 )
-@click.option(
-    "--webhook-port", type=int, default=None, help="Serve the manager's webhooks on this port."
-)
+@click.option("--shard-ring", help="The ring's name (default: the manager's name).")
+@click.option("--webhook-port", type=int, help="Serve the manager's webhooks on this port.")
 @click.option(
     "--webhook-cert-dir",
     type=click.Path(file_okay=False),
-    default=None,
     help="Serve the webhooks with tls.crt/tls.key from this directory (a mounted Secret,"
     " e.g. cert-manager's), reloaded when renewed.",
 )
@@ -473,10 +455,9 @@ async def _run_manager(manager: Manager) -> None:
 
 @main.command()
 @click.argument("target")
-@click.option("--name", default=None, help="The roles' names (default: the manager's name).")
+@click.option("--name", help="The roles' names (default: the manager's name).")
 @click.option(
     "--namespace",
-    default=None,
     help="For a manager run with --namespace: a Role and RoleBinding in that namespace (plus"
     " a ClusterRole only for cluster-scoped kinds).",
 )
@@ -490,21 +471,18 @@ async def _run_manager(manager: Manager) -> None:
     is_flag=True,
     help="Include the Lease Role `run --shard` needs (in the ring's namespace).",
 )
-@click.option("--shard-ring", default=None, help="The ring's name (default: the manager's name).")
+@click.option("--shard-ring", help="The ring's name (default: the manager's name).")
 @click.option(
     "--service-account",
-    default=None,
     help="The ServiceAccount the bindings name (default: the manager's name).",
 )
 @click.option(
     "--service-account-namespace",
-    default=None,
     help="Its namespace (default: --namespace, else the manager's namespace, else default).",
 )
 @click.option(
     "--metrics-secure",
     type=click.BOOL,
-    default=None,
     help="Include what `run`'s secure metrics need (the auth-delegator binding and the"
     " metrics-reader ClusterRole); default: as the manager says (true unless it sets"
     " metrics_secure=False). --metrics-secure=false leaves them out.",
@@ -560,12 +538,8 @@ def rbac(
     show_default=True,
     help="More than one turns leader election on.",
 )
-@click.option(
-    "--shard",
-    is_flag=True,
-    help="Run the replicas active-active (`run --shard`, a ring named after the manager).",
-)
-@click.option("--watch-namespace", default=None, help="Only watch this namespace.")
+@click.option("--shard", is_flag=True, help="Run the replicas active-active (`run --shard`).")
+@click.option("--watch-namespace", help="Only watch this namespace.")
 @click.option(
     "--cert-manager",
     is_flag=True,
@@ -577,43 +551,27 @@ def rbac(
     "-o",
     "--output",
     type=click.Path(file_okay=False),
-    default=None,
     help="Write a kustomize directory here instead of printing one YAML stream.",
 )
-def manifests(
-    target: str,
-    namespace: str,
-    image: str,
-    replicas: int,
-    shard: bool,
-    watch_namespace: str | None,
-    cert_manager: bool,
-    output: str | None,
-) -> None:
+def manifests(target: str, output: str | None, **deployment: Any) -> None:
     """Print the manifests that run the manager TARGET in a cluster: CRDs, ServiceAccount,
-    RBAC, Deployment (``reconcile-kit run TARGET``), Services, webhook configurations."""
+    RBAC, Deployment (``reconcile-kit run TARGET``), Services, webhook configurations.
+    With --shard the replicas join a ring named after the manager."""
     from .manifests import DeploymentSettings, render, write_kustomize
 
     manager = asyncio.run(_load_manager(target))
-    settings = DeploymentSettings(
-        target=target,
-        namespace=namespace,
-        image=image,
-        replicas=replicas,
-        watch_namespace=watch_namespace,
-        cert_manager=cert_manager,
-        shard=shard,
-    )
+    # the options of the same names: namespace, image, replicas, shard, watch_namespace...
+    settings = DeploymentSettings(target=target, **deployment)
     if output is None:
         click.echo(render(manager, settings), nl=False)
     else:
         for path in write_kustomize(manager, settings, Path(output)):
             click.echo(str(path))
-    if manager.webhooks is not None and not cert_manager:
+    if manager.webhooks is not None and not settings.cert_manager:
         click.echo(
-            f"note: the webhook serving certificate (Secret {manager.name}-webhook-tls in "
-            f"{namespace}, its private key included) was generated now, self-signed, valid "
-            "365 days and not renewed; --cert-manager has cert-manager issue and renew it",
+            f"note: the webhook serving certificate (Secret {manager.name}-webhook-tls in"
+            f" {settings.namespace}, its private key included) was generated now, self-signed,"
+            " valid 365 days and not renewed; --cert-manager has cert-manager issue and renew it",
             err=True,
         )
 
@@ -623,11 +581,10 @@ def manifests(
 @click.option(
     "--directory",
     type=click.Path(file_okay=False),
-    default=None,
     help="Where to write the project (default: ./NAME).",
 )
-@click.option("--kind", default=None, help="The custom resource's kind (default: from NAME).")
-@click.option("--group", default=None, help="Its API group (default: <name>.example.com).")
+@click.option("--kind", help="The custom resource's kind (default: from NAME).")
+@click.option("--group", help="Its API group (default: <name>.example.com).")
 def init(name: str, directory: str | None, kind: str | None, group: str | None) -> None:
     """Scaffold a new operator project NAME (a DNS label, e.g. guestbook-operator): a typed
     resource and its reconcile, a test on the embedded API server, a Dockerfile, a README."""
@@ -660,9 +617,9 @@ def crd(target: str) -> None:
 @main.command()
 @click.option(
     "--objects",
+    type=click.IntRange(1),
     default=200,
     show_default=True,
-    type=click.IntRange(1),
     help="How many ConfigMapGenerators to create.",
 )
 @click.option("--keep", is_flag=True, help="Leave the server running (prints its kubeconfig).")
