@@ -227,7 +227,9 @@ def prepare_update(rt: ResourceType, new: Obj, old: Obj) -> None:
     the kind's defaults applied as on create (kube-apiserver defaults every decoded
     object), so a write that leaves a defaulted field out does not change it."""
     _keep_server_meta(new, old)
-    if (rt.group, rt.plural) != ("", "services"):  # a Service keeps its allocations
+    if (rt.group, rt.plural) == ("", "services"):  # a Service keeps its allocations
+        _service_update(new, old)
+    else:
         _CREATE_DEFAULTS.get((rt.group, rt.plural), _no_defaults)(new)
     if rt.status:
         new.pop("status", None)
@@ -439,25 +441,78 @@ class _ClusterIPs:
         return address
 
 
-def _service_defaults(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+def service_scheme_defaults(spec: Obj) -> None:
+    """core/v1 SetDefaults_Service: type, session affinity, each port's protocol and
+    target port, the traffic policies, allocateLoadBalancerNodePorts."""
     spec.setdefault("type", "ClusterIP")
     spec.setdefault("sessionAffinity", "None")
-    if spec.get("clusterIP") != "None" and spec["type"] != "ExternalName":
-        spec.setdefault("clusterIP", _ClusterIPs.allocate())
-        spec.setdefault("clusterIPs", [spec["clusterIP"]])
-        spec.setdefault("ipFamilies", ["IPv4"])
-        spec.setdefault("ipFamilyPolicy", "SingleStack")
-        spec.setdefault("internalTrafficPolicy", "Cluster")
-    external = spec["type"] in ("NodePort", "LoadBalancer")
-    if external:
-        spec.setdefault("externalTrafficPolicy", "Cluster")
+    if spec["sessionAffinity"] == "None":
+        spec.pop("sessionAffinityConfig", None)
+    elif spec["sessionAffinity"] == "ClientIP":
+        config = spec.get("sessionAffinityConfig") or {}
+        if (config.get("clientIP") or {}).get("timeoutSeconds") is None:
+            spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": 10800}}
     for port in spec.get("ports") or []:
         port.setdefault("protocol", "TCP")
-        port.setdefault("targetPort", port.get("port"))
-        if external:
+        if port.get("targetPort") in (None, 0, ""):
+            port["targetPort"] = port.get("port")
+    external = spec["type"] in ("NodePort", "LoadBalancer") or (
+        spec["type"] == "ClusterIP" and bool(spec.get("externalIPs"))
+    )
+    if external:
+        spec.setdefault("externalTrafficPolicy", "Cluster")
+    if spec["type"] in ("NodePort", "LoadBalancer", "ClusterIP"):
+        spec.setdefault("internalTrafficPolicy", "Cluster")
+    if spec["type"] == "LoadBalancer":
+        spec.setdefault("allocateLoadBalancerNodePorts", True)
+
+
+def _service_defaults(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    service_scheme_defaults(spec)
+    if spec.get("clusterIP") and not spec.get("clusterIPs"):
+        spec["clusterIPs"] = [spec["clusterIP"]]
+    allocating = spec["type"] in ("ClusterIP", "NodePort", "LoadBalancer")
+    if spec.get("clusterIP") != "None" and allocating:
+        spec.setdefault("clusterIP", _ClusterIPs.allocate())
+        spec.setdefault("clusterIPs", [spec["clusterIP"]])
+    if spec.get("clusterIPs") and spec["type"] != "ExternalName":
+        spec.setdefault("ipFamilies", ["IPv4"])
+        spec.setdefault("ipFamilyPolicy", "SingleStack")
+    if spec["type"] in ("NodePort", "LoadBalancer"):
+        for port in spec.get("ports") or []:
             port.setdefault("nodePort", _NodePorts.allocate())
     obj["status"] = {"loadBalancer": {}}
+
+
+def _service_update(new: Obj, old: Obj) -> None:
+    """What the service registry does to an update before validating it: the scheme
+    defaults, then the cluster IPs, IP families and node ports the client left out kept
+    from the stored Service (storage.go normalizeClusterIPs, patchAllocatedValues)."""
+    spec, old_spec = new.setdefault("spec", {}), old.get("spec") or {}
+    service_scheme_defaults(spec)
+    ip, old_ip = spec.get("clusterIP") or "", old_spec.get("clusterIP") or ""
+    old_ips = old_spec.get("clusterIPs") or []
+    if old_ips and not spec.get("clusterIPs") and ip == old_ip:
+        spec["clusterIPs"] = old_ips
+    if ip and ip != old_ip and spec.get("clusterIPs") == old_ips:
+        spec["clusterIPs"] = [ip]
+    if "ExternalName" not in (spec["type"], old_spec.get("type")):
+        if not ip and old_ip:
+            spec["clusterIP"] = old_ip
+        if not spec.get("clusterIPs") and old_ips:
+            spec["clusterIPs"] = old_ips
+        for key in ("ipFamilies", "ipFamilyPolicy"):
+            if key in old_spec:
+                spec.setdefault(key, old_spec[key])
+    if spec["type"] in ("NodePort", "LoadBalancer") and old_spec.get("type") in (
+        "NodePort",
+        "LoadBalancer",
+    ):
+        by_name = {p.get("name", ""): p.get("nodePort") for p in old_spec.get("ports") or []}
+        for port in spec.get("ports") or []:
+            if not port.get("nodePort") and by_name.get(port.get("name", "")):
+                port["nodePort"] = by_name[port.get("name", "")]
 
 
 class _NodePorts:
