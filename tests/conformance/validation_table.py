@@ -50,6 +50,8 @@ KINDS: dict[str, tuple[str, bool, str, str]] = {
         "rbac.authorization.k8s.io",
     ),
     "leases": ("/apis/coordination.k8s.io/v1", True, "Lease", "coordination.k8s.io"),
+    # served from core's internal Event: its 422 names the kind without a group
+    "events.k8s.io/events": ("/apis/events.k8s.io/v1", True, "Event", ""),
 }
 
 _ADDRESS = re.compile(r"0x[0-9a-f]+")
@@ -61,7 +63,7 @@ follows it on kube-apiserver)."""
 def collection(backend: Backend, plural: str) -> str:
     prefix, namespaced, _, _ = KINDS[plural]
     where = f"/namespaces/{backend.namespace}" if namespaced else ""
-    return f"{prefix}{where}/{plural}"
+    return f"{prefix}{where}/{plural.rsplit('/', 1)[-1]}"
 
 
 def named(backend: Backend, plural: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -77,6 +79,7 @@ def expected_message(plural: str, name: str, causes: list[Cause]) -> str:
     _, _, kind, group = KINDS[plural]
     qualified = f"{kind}.{group}" if group else kind
     parts = [f"{field}: {message}" if field else f": {message}" for _, field, message in causes]
+    parts = list(dict.fromkeys(parts))  # the aggregate error shows a message once
     joined = parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
     return f'{qualified} "{name}" is invalid: {joined}'
 
@@ -95,7 +98,7 @@ def check_invalid(plural: str, name: str, reply: Any, causes: list[Cause]) -> No
             text = want[2]
         got.append((cause["reason"], cause.get("field", ""), text))
     assert got == causes, got
-    assert message == expected_message(plural, name, causes)
+    assert message == expected_message(plural, name, causes), message
     assert body["reason"] == "Invalid"
 
 

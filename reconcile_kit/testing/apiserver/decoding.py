@@ -156,7 +156,9 @@ def validate(
     if causes:
         # The decoder's warnings reach the client with the refusal, as kube-apiserver's
         # warning recorder sends them on every answer.
-        invalid = errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
+        # events.k8s.io serves core's internal Event, whose GroupKind has no group
+        group = "" if rt.group == "events.k8s.io" else rt.group
+        invalid = errors.invalid(rt.kind, group, obj["metadata"].get("name", ""), causes)
         invalid.warnings = warnings
         raise invalid
     return warnings

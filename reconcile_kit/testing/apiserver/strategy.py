@@ -657,7 +657,31 @@ def _hpa_defaults(obj: Obj) -> None:
     if not spec.get("metrics"):
         target = {"type": "Utilization", "averageUtilization": 80}
         spec["metrics"] = [{"type": "Resource", "resource": {"name": "cpu", "target": target}}]
+    behavior = spec.get("behavior")
+    if isinstance(behavior, dict):
+        behavior["scaleUp"] = _scaling_rules(behavior.get("scaleUp"), up=True)
+        behavior["scaleDown"] = _scaling_rules(behavior.get("scaleDown"), up=False)
     obj["status"] = {"desiredReplicas": 0, "currentMetrics": None}
+
+
+def _scaling_rules(rules: Any, up: bool) -> Obj:
+    """GenerateHPAScaleUpRules / GenerateHPAScaleDownRules: the defaults, overridden by
+    what the given rules set."""
+    policies = (
+        [
+            {"type": "Pods", "value": 4, "periodSeconds": 15},
+            {"type": "Percent", "value": 100, "periodSeconds": 15},
+        ]
+        if up
+        else [{"type": "Percent", "value": 100, "periodSeconds": 15}]
+    )
+    out: Obj = {"selectPolicy": "Max", "policies": policies}
+    if up:
+        out["stabilizationWindowSeconds"] = 0
+    for key in ("selectPolicy", "stabilizationWindowSeconds", "policies"):
+        if isinstance(rules, dict) and rules.get(key) is not None:
+            out[key] = rules[key]
+    return out
 
 
 def _ingress_defaults(obj: Obj) -> None:
@@ -668,6 +692,10 @@ def _network_policy_defaults(obj: Obj) -> None:
     spec = obj.setdefault("spec", {})
     if "policyTypes" not in spec:
         spec["policyTypes"] = ["Ingress", *(["Egress"] if spec.get("egress") else [])]
+    for direction in ("ingress", "egress"):  # SetDefaults_NetworkPolicyPort
+        for rule in spec.get(direction) or []:
+            for port in rule.get("ports") or []:
+                port.setdefault("protocol", "TCP")
 
 
 def _pdb_defaults(obj: Obj) -> None:
@@ -689,7 +717,10 @@ def _priority_class_defaults(obj: Obj) -> None:
 
 
 def _lease_defaults(obj: Obj) -> None:
-    obj.setdefault("spec", {})
+    """The lease strategy drops the CoordinatedLeaderElection fields (gate off in 1.32)."""
+    spec = obj.setdefault("spec", {})
+    spec.pop("strategy", None)
+    spec.pop("preferredHolder", None)
 
 
 def _validating_defaults(obj: Obj) -> None:
