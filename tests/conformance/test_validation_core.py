@@ -71,6 +71,27 @@ def unsupported(field: str, value: str, *allowed: str) -> Cause:
 
 SERVICE_CREATES = [
     pytest.param(
+        svc(clusterIP="abc", type="Magic"),
+        [
+            inv(
+                "spec.clusterIPs[0]",
+                '"abc"',
+                "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+            )
+        ],
+        id="cluster-ip-checked-first",
+    ),
+    pytest.param(
+        svc(clusterIP="10.0.0.240", clusterIPs=["10.0.0.241"]),
+        [inv("spec.clusterIPs", '[]string{"10.0.0.241"}', "first value must match `clusterIP`")],
+        id="cluster-ips-match",
+    ),
+    pytest.param(
+        svc(ipFamilies=["IPv5"]),
+        [unsupported("spec.ipFamilies[0]", "IPv5", "IPv4", "IPv6")],
+        id="ip-family",
+    ),
+    pytest.param(
         {"metadata": {"name": "s"}, "spec": {"selector": {"app": "a"}}},
         [req_("spec.ports")],
         id="no-ports",
@@ -235,29 +256,54 @@ async def test_service_create(backend: Backend, body: dict[str, Any], causes: li
 
 SERVICE_UPDATES = [
     pytest.param(
+        svc(),
         {"spec": {"clusterIP": "10.0.0.250"}},
-        [
-            inv(
-                "spec.clusterIPs[0]",
-                '[]string{"10.0.0.250"}',
-                "may not change once set",
-            )
-        ],
+        [inv("spec.clusterIPs[0]", '[]string{"10.0.0.250"}', "may not change once set")],
         id="cluster-ip-immutable",
     ),
-    pytest.param({"spec": {"ports": None}}, [req_("spec.ports")], id="ports-removed"),
-    pytest.param({"metadata": {"labels": {"a": "b"}}}, [], id="labels-only"),
     pytest.param(
-        {"spec": {"type": "NodePort"}},
+        svc(),
+        {"spec": {"clusterIPs": ["10.0.0.250"]}},
+        [inv("spec.clusterIPs", '[]string{"10.0.0.250"}', "first value must match `clusterIP`")],
+        id="cluster-ips-immutable",
+    ),
+    pytest.param(svc(), {"spec": {"ports": None}}, [req_("spec.ports")], id="ports-removed"),
+    pytest.param(
+        svc(),
+        {"spec": {"type": "Magic"}},
+        [
+            unsupported(
+                "spec.type", "Magic", "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"
+            )
+        ],
+        id="type",
+    ),
+    pytest.param(
+        svc(), {"spec": {"clusterIP": None, "clusterIPs": None}}, [], id="allocations-kept"
+    ),
+    pytest.param(svc(), {"metadata": {"labels": {"a": "b"}}}, [], id="labels-only"),
+    pytest.param(svc(), {"spec": {"type": "NodePort"}}, [], id="to-nodeport"),
+    pytest.param(svc(type="NodePort"), {"spec": {"type": "ClusterIP"}}, [], id="from-nodeport"),
+    pytest.param(
+        svc(),
+        {"spec": {"type": "ExternalName", "externalName": "example.com"}},
         [],
-        id="to-nodeport",
+        id="to-externalname",
+    ),
+    pytest.param(
+        svc(type="ExternalName", externalName="example.com"),
+        {"spec": {"type": "ClusterIP", "externalName": None}},
+        [],
+        id="from-externalname",
     ),
 ]
 
 
-@pytest.mark.parametrize(("patch", "causes"), SERVICE_UPDATES)
-async def test_service_update(backend: Backend, patch: dict[str, Any], causes: list[Cause]) -> None:
-    await update_refused(backend, "services", svc(), patch, causes)
+@pytest.mark.parametrize(("body", "patch", "causes"), SERVICE_UPDATES)
+async def test_service_update(
+    backend: Backend, body: dict[str, Any], patch: dict[str, Any], causes: list[Cause]
+) -> None:
+    await update_refused(backend, "services", body, patch, causes)
 
 
 def cm(**fields: Any) -> dict[str, Any]:

@@ -487,32 +487,103 @@ def _service_defaults(obj: Obj) -> None:
 
 def _service_update(new: Obj, old: Obj) -> None:
     """What the service registry does to an update before validating it: the scheme
-    defaults, then the cluster IPs, IP families and node ports the client left out kept
-    from the stored Service (storage.go normalizeClusterIPs, patchAllocatedValues)."""
+    defaults; the cluster IPs and node ports the client left out kept from the stored
+    Service (storage.go patchAllocatedValues, normalizeClusterIPs); what the new type
+    needs allocated; the fields the old type had and the new one has no use for dropped
+    (strategy.go dropTypeDependentFields)."""
     spec, old_spec = new.setdefault("spec", {}), old.get("spec") or {}
     service_scheme_defaults(spec)
+    _patch_allocated(spec, old_spec)
+    _normalize_cluster_ips(spec, old_spec)
+    _allocate_for_type(spec, old_spec)
+    _drop_type_dependent(spec, old_spec)
+
+
+def _needs_cluster_ip(spec: Obj) -> bool:
+    return spec.get("type") != "ExternalName"
+
+
+def _needs_node_port(spec: Obj) -> bool:
+    kind = spec.get("type")
+    return kind == "NodePort" or (
+        kind == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is not False
+    )
+
+
+def _patch_allocated(spec: Obj, old_spec: Obj) -> None:
+    if _needs_cluster_ip(spec) and _needs_cluster_ip(old_spec):
+        if not spec.get("clusterIP") and old_spec.get("clusterIP"):
+            spec["clusterIP"] = old_spec["clusterIP"]
+        if not spec.get("clusterIPs") and old_spec.get("clusterIPs"):
+            spec["clusterIPs"] = old_spec["clusterIPs"]
+    if _needs_node_port(spec) and _needs_node_port(old_spec):
+        new_ports = {p.get("nodePort") for p in spec.get("ports") or []}
+        used = {p.get("nodePort") for p in old_spec.get("ports") or []} & new_ports
+        by_name = {p.get("name", ""): p.get("nodePort") for p in old_spec.get("ports") or []}
+        for port in spec.get("ports") or []:
+            value = by_name.get(port.get("name", ""))
+            if not port.get("nodePort") and value and value not in used:
+                port["nodePort"] = value
+
+
+def _normalize_cluster_ips(spec: Obj, old_spec: Obj) -> None:
     ip, old_ip = spec.get("clusterIP") or "", old_spec.get("clusterIP") or ""
     old_ips = old_spec.get("clusterIPs") or []
     if old_ips and not spec.get("clusterIPs") and ip == old_ip:
         spec["clusterIPs"] = old_ips
-    if ip and ip != old_ip and spec.get("clusterIPs") == old_ips:
-        spec["clusterIPs"] = [ip]
-    if "ExternalName" not in (spec["type"], old_spec.get("type")):
-        if not ip and old_ip:
-            spec["clusterIP"] = old_ip
-        if not spec.get("clusterIPs") and old_ips:
-            spec["clusterIPs"] = old_ips
-        for key in ("ipFamilies", "ipFamilyPolicy"):
-            if key in old_spec:
-                spec.setdefault(key, old_spec[key])
-    if spec["type"] in ("NodePort", "LoadBalancer") and old_spec.get("type") in (
-        "NodePort",
-        "LoadBalancer",
-    ):
-        by_name = {p.get("name", ""): p.get("nodePort") for p in old_spec.get("ports") or []}
+    if ip != old_ip:
+        same = (spec.get("clusterIPs") or []) == old_ips
+        if old_ip and not ip and same:
+            spec.pop("clusterIPs", None)
+        elif ip and same:
+            spec["clusterIPs"] = [ip]
+
+
+def _allocate_for_type(spec: Obj, old_spec: Obj) -> None:
+    if _needs_cluster_ip(spec) and not spec.get("clusterIPs"):
+        if not spec.get("clusterIP"):
+            spec["clusterIP"] = _ClusterIPs.allocate()
+        spec["clusterIPs"] = [spec["clusterIP"]]
+    if _needs_cluster_ip(spec):
+        for key, default in (("ipFamilies", ["IPv4"]), ("ipFamilyPolicy", "SingleStack")):
+            spec.setdefault(key, old_spec.get(key, default))
+    if _needs_node_port(spec):
         for port in spec.get("ports") or []:
-            if not port.get("nodePort") and by_name.get(port.get("name", "")):
-                port["nodePort"] = by_name[port.get("name", "")]
+            if not port.get("nodePort"):
+                port["nodePort"] = _NodePorts.allocate()
+
+
+def _drop_type_dependent(spec: Obj, old_spec: Obj) -> None:
+    if _needs_cluster_ip(old_spec) and not _needs_cluster_ip(spec):
+        same_ips = spec.get("clusterIP") == old_spec.get("clusterIP") and spec.get(
+            "clusterIPs"
+        ) == old_spec.get("clusterIPs")
+        for keys, same in (
+            (("clusterIP", "clusterIPs"), same_ips),
+            (("ipFamilies",), spec.get("ipFamilies") == old_spec.get("ipFamilies")),
+            (("ipFamilyPolicy",), spec.get("ipFamilyPolicy") == old_spec.get("ipFamilyPolicy")),
+        ):
+            for key in keys if same else ():
+                spec.pop(key, None)
+    ports, old_ports = spec.get("ports") or [], old_spec.get("ports") or []
+    same_node_ports = [p.get("nodePort") for p in ports] == [p.get("nodePort") for p in old_ports]
+    if _needs_node_port(old_spec) and not _needs_node_port(spec) and same_node_ports:
+        for port in ports:
+            port.pop("nodePort", None)
+    old_balanced = old_spec.get("type") == "LoadBalancer"
+    if old_balanced and spec.get("type") != "LoadBalancer":
+        allocate = spec.get("allocateLoadBalancerNodePorts")
+        if allocate is not None and allocate == old_spec.get("allocateLoadBalancerNodePorts"):
+            spec.pop("allocateLoadBalancerNodePorts")
+        if spec.get("healthCheckNodePort") == old_spec.get("healthCheckNodePort"):
+            spec.pop("healthCheckNodePort", None)
+    external = spec.get("type") in ("NodePort", "LoadBalancer") or bool(spec.get("externalIPs"))
+    was_external = old_spec.get("type") in ("NodePort", "LoadBalancer") or bool(
+        old_spec.get("externalIPs")
+    )
+    same_policy = spec.get("externalTrafficPolicy") == old_spec.get("externalTrafficPolicy")
+    if was_external and not external and same_policy:
+        spec.pop("externalTrafficPolicy", None)
 
 
 class _NodePorts:

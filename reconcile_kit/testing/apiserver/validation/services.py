@@ -330,7 +330,6 @@ def validate_service(obj: Obj) -> Causes:
     if spec.get("selector") is not None:
         causes += labels_causes("spec.selector", spec["selector"])
     causes += _affinity(spec)
-    causes += _cluster_ips(spec)
     causes += _external_ips(spec)
     causes += _type(spec)
     causes += _node_ports(spec)
@@ -376,6 +375,9 @@ def _service_write(write: Write) -> Causes:
     """ValidateServiceCreate / ValidateServiceUpdate (a status write: none of these)."""
     if write.subresource:
         return []
+    early = _cluster_ips(write.obj.get("spec") or {})
+    if early:  # the allocator's pre-check answers alone (alloc.go initIPFamilyFields)
+        return early
     causes: Causes = []
     if write.old is not None:
         new, old = write.obj.get("spec") or {}, write.old.get("spec") or {}
