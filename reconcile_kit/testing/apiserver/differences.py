@@ -208,10 +208,10 @@ DIFFERENCES: tuple[Difference, ...] = (
         "Services, ConfigMaps, Secrets, Namespaces, PersistentVolumeClaims, Events, "
         "Ingresses, NetworkPolicies, PodDisruptionBudgets, HorizontalPodAutoscalers, RBAC "
         "bindings and Leases are validated as kube-apiserver 1.32 does (same causes and "
-        "messages), except: a PersistentVolumeClaim's \"spec is immutable\" message stops "
+        'messages), except: a PersistentVolumeClaim\'s "spec is immutable" message stops '
         "after its first line (kube-apiserver appends a `cmp.Diff` of the two specs); Go "
         "pointer addresses in a message (PodDisruptionBudget's \"minAvailable and "
-        "maxUnavailable cannot be both set\") print as `0x`; a docker config Secret that "
+        'maxUnavailable cannot be both set") print as `0x`; a docker config Secret that '
         "is not JSON gets Go's decoder message only for text that does not start like JSON; "
         "Services skip the dual-stack rules (IPv6 families, pairing of cluster IPs with "
         "families, `RequireDualStack`), the allocator's range and conflict errors, "
