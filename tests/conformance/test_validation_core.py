@@ -11,6 +11,7 @@ import pytest
 
 from reconcile_kit.testing.backends import Backend
 
+from .kube import ok
 from .validation_table import PREFIX, Cause, create_refused, update_refused
 
 RFC1123_SUB = (
@@ -550,3 +551,31 @@ PVC_UPDATES = [
 @pytest.mark.parametrize(("patch", "causes"), PVC_UPDATES)
 async def test_pvc_update(backend: Backend, patch: dict[str, Any], causes: list[Cause]) -> None:
     await update_refused(backend, "persistentvolumeclaims", pvc(), patch, causes)
+
+
+@pytest.mark.parametrize(
+    ("spec", "policy", "families"),
+    [
+        pytest.param(
+            {"clusterIP": "None"}, "RequireDualStack", ["IPv4", "IPv6"], id="headless-selectorless"
+        ),
+        pytest.param(
+            {"clusterIP": "None", "selector": {"a": "b"}}, "SingleStack", ["IPv4"], id="headless"
+        ),
+        pytest.param({"ports": [{"port": 80}]}, "SingleStack", ["IPv4"], id="cluster-ip"),
+    ],
+)
+async def test_service_ip_family_defaults(
+    backend: Backend, spec: dict[str, Any], policy: str, families: list[str]
+) -> None:
+    """What the allocator sets on a created Service (alloc.go initIPFamilyFields)."""
+    path = f"/api/v1/namespaces/{backend.namespace}/services"
+    created = await ok(backend, "POST", path, {"metadata": {"name": "s"}, "spec": spec})
+    got = created["spec"]
+    assert (got["ipFamilyPolicy"], got["ipFamilies"], got["internalTrafficPolicy"]) == (
+        policy,
+        families,
+        "Cluster",
+    )
+    assert len(got["clusterIPs"]) == 1
+    assert got["clusterIPs"][0] == got["clusterIP"]

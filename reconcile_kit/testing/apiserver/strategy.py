@@ -477,8 +477,12 @@ def _service_defaults(obj: Obj) -> None:
         spec.setdefault("clusterIP", _ClusterIPs.allocate())
         spec.setdefault("clusterIPs", [spec["clusterIP"]])
     if spec.get("clusterIPs") and spec["type"] != "ExternalName":
-        spec.setdefault("ipFamilies", ["IPv4"])
-        spec.setdefault("ipFamilyPolicy", "SingleStack")
+        # alloc.go initIPFamilyFields: a headless Service without selector is dual-stack
+        # (both families, as on kube-apiserver's dual-stack service network)
+        dual = spec.get("clusterIP") == "None" and not spec.get("selector")
+        spec.setdefault("ipFamilyPolicy", "RequireDualStack" if dual else "SingleStack")
+        dual = spec["ipFamilyPolicy"] == "RequireDualStack" and spec.get("clusterIP") == "None"
+        spec.setdefault("ipFamilies", ["IPv4", "IPv6"] if dual else ["IPv4"])
     if spec["type"] in ("NodePort", "LoadBalancer"):
         for port in spec.get("ports") or []:
             port.setdefault("nodePort", _NodePorts.allocate())
