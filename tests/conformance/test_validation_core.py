@@ -545,6 +545,22 @@ PVC_UPDATES = [
         id="volume-mode-immutable",
     ),
     pytest.param({"metadata": {"labels": {"a": "b"}}}, [], id="labels-only"),
+    pytest.param(
+        {"spec": {"accessModes": ["Sometimes"]}},
+        [
+            unsupported(
+                "spec.accessModes",
+                "Sometimes",
+                "ReadOnlyMany",
+                "ReadWriteMany",
+                "ReadWriteOnce",
+                "ReadWriteOncePod",
+            )
+        ]
+        * 2  # the strategy validates the claim twice on an update
+        + [SPEC_IMMUTABLE],
+        id="validated-twice",
+    ),
 ]
 
 

@@ -125,6 +125,20 @@ INGRESS = [
         id="tls-secret-name",
     ),
     pytest.param(
+        {
+            "metadata": {"name": "ing", "annotations": {"kubernetes.io/ingress.class": "a"}},
+            "spec": {"defaultBackend": BACKEND, "ingressClassName": "b"},
+        },
+        [
+            inv(
+                "annotations.kubernetes.io/ingress.class",
+                '"a"',
+                "must match `ingressClassName` when both are specified",
+            )
+        ],
+        id="class-annotation",
+    ),
+    pytest.param(
         ing(defaultBackend=BACKEND, ingressClassName="Bad_Class"),
         [inv("spec.ingressClassName", '"Bad_Class"', RFC1123_SUB)],
         id="class-name",
@@ -433,6 +447,13 @@ UPDATES = [
         id="rolebinding-subjects",
     ),
     pytest.param(
+        "rolebindings",
+        binding(),
+        {"subjects": [{"kind": "Robot", "name": "r"}]},
+        [unsupported("subjects[0].kind", "Robot", "ServiceAccount", "User", "Group")] * 2,
+        id="rolebinding-validated-twice",
+    ),
+    pytest.param(
         "horizontalpodautoscalers",
         hpa(),
         {"spec": {"minReplicas": 0}},
@@ -478,6 +499,31 @@ UPDATES = [
         {"spec": {"leaseTransitions": -1}},
         [inv("spec.leaseTransitions", "-1", "must be greater than or equal to 0")],
         id="lease-transitions",
+    ),
+]
+
+
+UPDATES += [
+    pytest.param(
+        "networkpolicies",
+        netpol(),
+        {"spec": {"policyTypes": ["Ingress", "Egress", "Ingress"]}},
+        [
+            inv(
+                "spec.policyTypes",
+                '[]networking.PolicyType{"Ingress", "Egress", "Ingress"}',
+                "may not specify more than two policyTypes",
+            )
+        ]
+        * 2,  # the strategy validates the spec twice on an update
+        id="networkpolicy-policy-types",
+    ),
+    pytest.param(
+        "ingresses",
+        ing(defaultBackend=BACKEND),
+        {"spec": {"tls": [{"hosts": ["*.example.com", "Bad"]}]}},
+        [inv("spec.tls[0].hosts[1]", '"Bad"', RFC1123_SUB)],
+        id="ingress-tls-host",
     ),
 ]
 
@@ -619,3 +665,36 @@ async def test_event_create(
 ) -> None:
     body = _fill({k: v for k, v in body.items() if v is not None}, backend.namespace)
     await create_refused(backend, plural, body, _fill(causes, backend.namespace))
+
+
+EVENT_UPDATES = [
+    pytest.param("events", core_event(), {"message": "changed"}, [], id="core-message"),
+    pytest.param(
+        "events.k8s.io/events",
+        v1_event(note="hi"),
+        {"note": "changed", "reportingInstance": "other"},
+        [
+            inv("message", '"changed"', "field is immutable"),
+            inv("reportingInstance", '"other"', "field is immutable"),
+        ],
+        id="v1-immutable",
+    ),
+    pytest.param(
+        "events.k8s.io/events",
+        v1_event(),
+        {"series": {"count": 1, "lastObservedTime": "2024-01-01T00:00:01.000000Z"}},
+        [inv("series.count", '""', "should be at least 2")],
+        id="v1-series",
+    ),
+]
+
+
+@pytest.mark.parametrize(("plural", "body", "patch", "causes"), EVENT_UPDATES)
+async def test_event_update(
+    backend: Backend,
+    plural: str,
+    body: dict[str, Any],
+    patch: dict[str, Any],
+    causes: list[Cause],
+) -> None:
+    await update_refused(backend, plural, _fill(body, backend.namespace), patch, causes)
