@@ -11,7 +11,7 @@ import pytest
 
 from reconcile_kit.testing.backends import Backend
 
-from .kube import ok
+from .kube import MERGE, ok, req
 from .validation_table import PREFIX, Cause, create_refused, update_refused
 
 RFC1123_SUB = (
@@ -595,3 +595,54 @@ async def test_service_ip_family_defaults(
     )
     assert len(got["clusterIPs"]) == 1
     assert got["clusterIPs"][0] == got["clusterIP"]
+
+
+@pytest.mark.parametrize(
+    ("expandable", "size", "status", "message"),
+    [
+        pytest.param(
+            None,
+            "2Gi",
+            403,
+            'persistentvolumeclaims "pvc" is forbidden: only dynamically provisioned pvc can be'
+            " resized and the storageclass that provisions the pvc must support resize",
+            id="no-class",
+        ),
+        pytest.param(False, "2Gi", 403, None, id="class-not-expandable"),
+        pytest.param(True, "2Gi", 200, None, id="class-expandable"),
+        pytest.param(
+            True,
+            "512Mi",
+            422,
+            'PersistentVolumeClaim "pvc" is invalid: spec.resources.requests.storage:'
+            " Forbidden: field can not be less than status.capacity",
+            id="below-capacity",
+        ),
+    ],
+)
+async def test_bound_claim_resize(
+    backend: Backend, expandable: bool | None, size: str, status: int, message: str | None
+) -> None:
+    """A bound claim's storage request may change (validation); growing it also needs a
+    StorageClass that allows expansion (the PersistentVolumeClaimResize admission plugin)."""
+    body = pvc()
+    if expandable is not None:
+        name = f"{backend.namespace}-sc"
+        storage_class = {
+            "metadata": {"name": name},
+            "provisioner": "example.com/none",
+            "allowVolumeExpansion": expandable,
+        }
+        await ok(backend, "POST", "/apis/storage.k8s.io/v1/storageclasses", storage_class)
+        body["spec"]["storageClassName"] = name
+    path = f"/api/v1/namespaces/{backend.namespace}/persistentvolumeclaims"
+    await ok(backend, "POST", path, body)
+    bound = {"status": {"phase": "Bound", "capacity": {"storage": "1Gi"}}}
+    await ok(backend, "PATCH", f"{path}/pvc/status", bound, content_type=MERGE)
+    grow = {"spec": {"resources": {"requests": {"storage": size}}}}
+    reply = await req(backend, "PATCH", f"{path}/pvc", grow, content_type=MERGE)
+    assert reply.status == status, reply.body
+    if message is not None:
+        assert reply.body["message"] == message
+    if expandable is not None:
+        await req(backend, "DELETE", f"/apis/storage.k8s.io/v1/storageclasses/{name}")
