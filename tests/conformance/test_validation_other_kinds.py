@@ -698,3 +698,104 @@ async def test_event_update(
     causes: list[Cause],
 ) -> None:
     await update_refused(backend, plural, _fill(body, backend.namespace), patch, causes)
+
+
+def lb_service(kind: str = "LoadBalancer") -> dict[str, Any]:
+    return {"metadata": {"name": "s"}, "spec": {"type": kind, "ports": [{"port": 80}]}}
+
+
+STATUS_UPDATES = [
+    pytest.param(
+        "services",
+        lb_service("ClusterIP"),
+        {"status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}},
+        [
+            forb(
+                "status.loadBalancer.ingress",
+                "may only be used when `spec.type` is 'LoadBalancer'",
+            )
+        ],
+        id="service-not-load-balancer",
+    ),
+    pytest.param(
+        "services",
+        lb_service(),
+        {"status": {"loadBalancer": {"ingress": [{"ip": "1.2.3"}, {"hostname": "1.2.3.4"}]}}},
+        [
+            inv(
+                "status.loadBalancer.ingress[0].ip",
+                '"1.2.3"',
+                "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+            ),
+            inv(
+                "status.loadBalancer.ingress[1].hostname",
+                '"1.2.3.4"',
+                "must be a DNS name, not an IP address",
+            ),
+        ],
+        id="service-ingress-points",
+    ),
+    pytest.param(
+        "services",
+        lb_service(),
+        {"status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}},
+        [],
+        id="service-ip-mode-defaulted",
+    ),
+    pytest.param(
+        "ingresses",
+        ing(defaultBackend=BACKEND),
+        {"status": {"loadBalancer": {"ingress": [{"ip": "x"}]}}},
+        [
+            inv(
+                "status.loadBalancer.ingress[0].ip",
+                '"x"',
+                "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+            )
+        ],
+        id="ingress-ip",
+    ),
+    pytest.param(
+        "horizontalpodautoscalers",
+        hpa(),
+        {"status": {"desiredReplicas": -1}},
+        [inv("status.desiredReplicas", "-1", "must be greater than or equal to 0")],
+        id="hpa-desired",
+    ),
+    pytest.param(
+        "poddisruptionbudgets",
+        pdb(minAvailable=1),
+        {
+            "status": {
+                "expectedPods": -1,
+                "conditions": [{"type": "Ready", "status": "Maybe", "reason": "no way"}],
+            }
+        },
+        [
+            unsupported("status.conditions[0].status", "Maybe", "False", "True", "Unknown"),
+            req_("status.conditions[0].lastTransitionTime", "must be set"),
+            inv(
+                "status.conditions[0].reason",
+                '"no way"',
+                "a condition reason must start with alphabetic character, optionally followed by"
+                " a string of alphanumeric characters or '_,:', and must end with an"
+                " alphanumeric character or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', "
+                " or 'ReasonA,ReasonB',  or 'ReasonA:ReasonB', regex used for validation is"
+                " '[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?')",
+            ),
+            inv("status.expectedPods", "-1", "must be greater than or equal to 0"),
+        ],
+        id="pdb-status",
+    ),
+]
+
+
+@pytest.mark.parametrize(("plural", "body", "patch", "causes"), STATUS_UPDATES)
+async def test_status_update(
+    backend: Backend,
+    plural: str,
+    body: dict[str, Any],
+    patch: dict[str, Any],
+    causes: list[Cause],
+) -> None:
+    await update_refused(backend, plural, body, patch, causes, subresource="status")

@@ -119,13 +119,14 @@ async def update_refused(
     body: dict[str, Any],
     patch: dict[str, Any],
     causes: list[Cause],
+    subresource: str = "",
 ) -> None:
-    """Create ``body``, merge-patch it with ``patch``: refused with ``causes`` (or, with
-    none expected, accepted)."""
+    """Create ``body``, merge-patch it (or its ``subresource``) with ``patch``: refused
+    with ``causes`` (or, with none expected, accepted)."""
     body = named(backend, plural, body)
     name = body["metadata"]["name"]
     await ok(backend, "POST", collection(backend, plural), body)
-    path = f"{collection(backend, plural)}/{name}"
+    path = f"{collection(backend, plural)}/{name}" + (f"/{subresource}" if subresource else "")
     reply = await req(backend, "PATCH", path, patch, content_type=MERGE)
     if not causes:
         assert reply.status == 200, reply.body

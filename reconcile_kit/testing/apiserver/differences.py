@@ -215,8 +215,8 @@ DIFFERENCES: tuple[Difference, ...] = (
         "is not JSON gets Go's decoder message only for text that does not start like JSON; "
         "Services skip the dual-stack rules (IPv6 families, pairing of cluster IPs with "
         "families, `RequireDualStack`), the allocator's range and conflict errors, "
-        "`loadBalancerClass` and the topology annotations; the status of Services, claims, "
-        "Ingresses, PodDisruptionBudgets and HorizontalPodAutoscalers is not validated; an Event "
+        "`loadBalancerClass` and the topology annotations; a claim's status is not validated; "
+        "an Event "
         "update does not compare its object references, source and timestamps; a claim's "
         "`dataSource`/`dataSourceRef` are not checked.",
         "The left-out messages embed Go renderings (`cmp.Diff`, `%#v` of pointers, "

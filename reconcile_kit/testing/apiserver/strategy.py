@@ -246,12 +246,14 @@ def prepare_status_update(rt: ResourceType, new: Obj, old: Obj) -> Obj:
         result.pop("status", None)
         if "status" in new:
             result["status"] = new["status"]
-        return result
-    result = new
-    _keep_server_meta(result, old)
-    for path in rt.status_reset:
-        _copy_path(result, old, path.split("."))
-    fill_status_zeros(rt, result)
+    else:
+        result = new
+        _keep_server_meta(result, old)
+        for path in rt.status_reset:
+            _copy_path(result, old, path.split("."))
+        fill_status_zeros(rt, result)
+    if (rt.group, rt.plural) == ("", "services"):
+        _load_balancer_ip_mode(result)
     return result
 
 
@@ -512,6 +514,15 @@ def _needs_node_port(spec: Obj) -> bool:
     return kind == "NodePort" or (
         kind == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is not False
     )
+
+
+def _load_balancer_ip_mode(service: Obj) -> None:
+    """SetDefaults_Service: a LoadBalancer's ingress points with an IP get ipMode VIP."""
+    if (service.get("spec") or {}).get("type") != "LoadBalancer":
+        return
+    for point in ((service.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []:
+        if point.get("ip") and point.get("ipMode") is None:
+            point["ipMode"] = "VIP"
 
 
 def _patch_allocated(spec: Obj, old_spec: Obj) -> None:

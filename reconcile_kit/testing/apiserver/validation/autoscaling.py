@@ -19,6 +19,7 @@ from .common import (
     not_supported,
     required,
 )
+from .statuses import nonnegative
 
 _SOURCES = ("ContainerResource", "External", "Object", "Pods", "Resource")
 _SOURCE_FIELDS = {  # in the order validateMetricSpec looks at them
@@ -252,6 +253,9 @@ def validate_hpa_spec(spec: Obj, min_bound: int) -> Causes:
 
 def _hpa(write: Write) -> Causes:
     """HPAScaleToZero is off: minReplicas >= 1, unless the stored object has 0."""
+    if write.subresource == "status":  # ValidateHorizontalPodAutoscalerStatusUpdate
+        status = write.obj.get("status") or {}
+        return nonnegative(status, "status", ("currentReplicas", "desiredReplicas"))
     if write.subresource:
         return []
     stored_min = ((write.old or {}).get("spec") or {}).get("minReplicas")

@@ -28,6 +28,7 @@ from .rules import (
     port_num_errors,
     wildcard_subdomain_errors,
 )
+from .statuses import load_balancer_ingress
 
 GROUP = "networking.k8s.io"
 _PATH_TYPES = ("Exact", "ImplementationSpecific", "Prefix")
@@ -179,6 +180,10 @@ def validate_ingress_spec(spec: Obj, old_spec: Obj | None) -> Causes:
 
 
 def _ingress(write: Write) -> Causes:
+    if write.subresource == "status":  # ValidateIngressStatusUpdate
+        status = write.obj.get("status") or {}
+        points = (status.get("loadBalancer") or {}).get("ingress") or []
+        return load_balancer_ingress(points, "status.loadBalancer.ingress", ip_mode=False)
     if write.subresource:
         return []
     spec = write.obj.get("spec") or {}

@@ -9,6 +9,7 @@ from typing import Any
 from ..store import Obj
 from .common import Causes, GoText, Validator, Write, invalid, not_supported
 from .rules import label_selector_causes, percent_errors
+from .statuses import conditions, nonnegative
 
 _EVICTION_POLICIES = ("AlwaysAllow", "IfHealthyBudget")
 
@@ -52,6 +53,12 @@ def _spec_text(spec: Obj) -> GoText:
 
 
 def _pdb(write: Write) -> Causes:
+    if write.subresource == "status":  # ValidatePodDisruptionBudgetStatusUpdate (policy/v1)
+        status = write.obj.get("status") or {}
+        counts = ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods")
+        return conditions(status.get("conditions") or [], "status.conditions") + nonnegative(
+            status, "status", counts
+        )
     if write.subresource:
         return []
     spec = write.obj.get("spec") or {}

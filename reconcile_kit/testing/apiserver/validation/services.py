@@ -29,6 +29,7 @@ from .rules import (
     port_num_or_name,
     subdomain_causes,
 )
+from .statuses import load_balancer_ingress
 
 _TYPES = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
 _PROTOCOLS = ("SCTP", "TCP", "UDP")
@@ -338,6 +339,16 @@ def validate_service(obj: Obj) -> Causes:
     return causes
 
 
+def _status(obj: Obj) -> Causes:
+    """ValidateServiceStatusUpdate: load balancer ingress points only on a LoadBalancer
+    Service (AllowServiceLBStatusOnNonLB is locked off in 1.32)."""
+    points = ((obj.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []
+    path = "status.loadBalancer.ingress"
+    if (obj.get("spec") or {}).get("type") != "LoadBalancer" and points:
+        return [forbidden(path, "may only be used when `spec.type` is 'LoadBalancer'")]
+    return load_balancer_ingress(points, path, ip_mode=True)
+
+
 def _cluster_ips_update(new: Obj, old: Obj) -> Causes:
     """validateUpgradeDowngradeClusterIPs: the cluster IPs may not change once set
     (unless to, from or on an ExternalName Service)."""
@@ -373,6 +384,8 @@ def _cluster_ips_update(new: Obj, old: Obj) -> Causes:
 
 def _service_write(write: Write) -> Causes:
     """ValidateServiceCreate / ValidateServiceUpdate (a status write: none of these)."""
+    if write.subresource == "status":
+        return _status(write.obj)
     if write.subresource:
         return []
     early = _cluster_ips(write.obj.get("spec") or {})
