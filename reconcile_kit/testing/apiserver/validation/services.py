@@ -23,7 +23,6 @@ from .common import (
 from .rules import (
     cidr_causes,
     ip_causes,
-    is_ip,
     labels_causes,
     port_num_errors,
     port_num_or_name,
@@ -403,4 +402,4 @@ def _service_write(write: Write) -> Causes:
 
 VALIDATORS: dict[tuple[str, str], Validator] = {("", "services"): _service_write}
 
-__all__ = ["VALIDATORS", "is_ip", "validate_service"]
+__all__ = ["VALIDATORS", "validate_service"]
