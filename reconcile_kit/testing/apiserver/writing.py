@@ -24,6 +24,7 @@ from .errors import APIError
 from .gofmt import go_format, go_quote
 from .meta import generate_name
 from .patching import apply_patch
+from .pvcresize import check_resize
 from .resources import ResourceType
 from .store import Obj
 from .strategy import (
@@ -337,6 +338,7 @@ class Writes(AdmissionCalls):
         if not converting:  # else converted by the webhook once admitted, as it is stored
             new = self._to_storage(rt, new)
         record_manager(rt, new, old, opts, subresource)
+        check_resize(self.store, rt, new, old, subresource)
         if opts.admit is not None:
             opts.admit(rt, new, old, subresource)
         yield from self._admit_validate(rt, "UPDATE", new, old, opts, subresource)
