@@ -1,0 +1,459 @@
+"""Workload validation as kube-apiserver runs it (issue 28; kubernetes pkg/apis/apps/validation
+and pkg/apis/batch/validation, with the registry strategies' immutable selectors): each
+refused Deployment, StatefulSet, DaemonSet, ReplicaSet, Job or CronJob, or change, answers
+422 with the same causes and message on both backends."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from reconcile_kit.testing.backends import Backend
+
+from .invalid import Cause, causes_of, invalid
+from .kube import ok, req
+
+_LABELS = {"app": "x"}
+_POD = {"containers": [{"name": "c", "image": "busybox"}]}
+_TEMPLATE = {"metadata": {"labels": _LABELS}, "spec": _POD}
+_SELECTOR = {"matchLabels": _LABELS}
+_SELECTOR_GO = 'v1.LabelSelector{MatchLabels:map[string]string{"app":"x"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}'
+_OTHER_LABELS_GO = 'map[string]string{"app":"y"}'
+
+KINDS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
+    "deployments": (
+        "apps/v1",
+        "Deployment",
+        "apps",
+        {"selector": _SELECTOR, "template": _TEMPLATE},
+    ),
+    "statefulsets": (
+        "apps/v1",
+        "StatefulSet",
+        "apps",
+        {"selector": _SELECTOR, "template": _TEMPLATE, "serviceName": "s"},
+    ),
+    "daemonsets": ("apps/v1", "DaemonSet", "apps", {"selector": _SELECTOR, "template": _TEMPLATE}),
+    "replicasets": (
+        "apps/v1",
+        "ReplicaSet",
+        "apps",
+        {"selector": _SELECTOR, "template": _TEMPLATE},
+    ),
+    "jobs": (
+        "batch/v1",
+        "Job",
+        "batch",
+        {"template": {"spec": {**_POD, "restartPolicy": "Never"}}},
+    ),
+    "cronjobs": (
+        "batch/v1",
+        "CronJob",
+        "batch",
+        {
+            "schedule": "*/5 * * * *",
+            "jobTemplate": {"spec": {"template": {"spec": {**_POD, "restartPolicy": "Never"}}}},
+        },
+    ),
+}
+
+
+def _path(backend: Backend, plural: str) -> str:
+    api_version = KINDS[plural][0]
+    return f"/apis/{api_version}/namespaces/{backend.namespace}/{plural}"
+
+
+def _object(plural: str, **spec: Any) -> dict[str, Any]:
+    api_version, kind, _, base = KINDS[plural]
+    body = copy.deepcopy(base) | spec
+    return {"apiVersion": api_version, "kind": kind, "metadata": {"name": "w"}, "spec": body}
+
+
+def _template(**spec: Any) -> dict[str, Any]:
+    return {"metadata": {"labels": _LABELS}, "spec": _POD | spec}
+
+
+_MISMATCH = (
+    "FieldValueInvalid",
+    "spec.template.metadata.labels",
+    f"Invalid value: {_OTHER_LABELS_GO}: `selector` does not match template `labels`",
+)
+_OTHER_TEMPLATE = {"metadata": {"labels": {"app": "y"}}, "spec": _POD}
+
+
+def _negative(field: str, value: int = -1) -> Cause:
+    return (
+        "FieldValueInvalid",
+        field,
+        f"Invalid value: {value}: must be greater than or equal to 0",
+    )
+
+
+def _always_only(value: str) -> Cause:
+    return (
+        "FieldValueNotSupported",
+        "spec.template.spec.restartPolicy",
+        f'Unsupported value: "{value}": supported values: "Always"',
+    )
+
+
+CREATE: list[Any] = [
+    pytest.param(
+        "deployments", {"replicas": -1}, [_negative("spec.replicas")], id="deployment-replicas"
+    ),
+    pytest.param(
+        "deployments", {"template": _OTHER_TEMPLATE}, [_MISMATCH], id="deployment-selector-mismatch"
+    ),
+    pytest.param(
+        "deployments",
+        {"selector": None},
+        [
+            ("FieldValueRequired", "spec.selector", "Required value"),
+            (
+                "FieldValueInvalid",
+                "spec.template.metadata.labels",
+                'Invalid value: map[string]string{"app":"x"}: `selector` does not match template `labels`',
+            ),
+        ],
+        id="deployment-without-selector",
+    ),
+    pytest.param(
+        "deployments",
+        {"selector": {}},
+        [
+            (
+                "FieldValueInvalid",
+                "spec.selector",
+                "Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment",
+            ),
+        ],
+        id="deployment-empty-selector",
+    ),
+    pytest.param(
+        "deployments",
+        {"template": _template(containers=[])},
+        [("FieldValueRequired", "spec.template.spec.containers", "Required value")],
+        id="deployment-template-without-containers",
+    ),
+    pytest.param(
+        "deployments",
+        {"template": _template(restartPolicy="Never")},
+        [_always_only("Never")],
+        id="deployment-restart-policy",
+    ),
+    pytest.param(
+        "deployments",
+        {"strategy": {"type": "Recreate", "rollingUpdate": {"maxSurge": 1}}},
+        [
+            (
+                "FieldValueForbidden",
+                "spec.strategy.rollingUpdate",
+                "Forbidden: may not be specified when strategy `type` is 'Recreate'",
+            )
+        ],
+        id="deployment-recreate-with-rolling-update",
+    ),
+    pytest.param(
+        "deployments",
+        {"strategy": {"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}}},
+        [
+            (
+                "FieldValueInvalid",
+                "spec.strategy.rollingUpdate.maxUnavailable",
+                'Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:""}: may not be 0 when `maxSurge` is 0',
+            )
+        ],
+        id="deployment-no-surge-no-unavailable",
+    ),
+    pytest.param(
+        "deployments",
+        {"strategy": {"rollingUpdate": {"maxUnavailable": "120%"}}},
+        [
+            (
+                "FieldValueInvalid",
+                "spec.strategy.rollingUpdate.maxUnavailable",
+                'Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"120%"}: must not be greater than 100%',
+            )
+        ],
+        id="deployment-unavailable-above-100",
+    ),
+    pytest.param(
+        "deployments",
+        {"minReadySeconds": 700},
+        [
+            (
+                "FieldValueInvalid",
+                "spec.progressDeadlineSeconds",
+                "Invalid value: 600: must be greater than minReadySeconds",
+            )
+        ],
+        id="deployment-progress-deadline",
+    ),
+    pytest.param(
+        "statefulsets", {"replicas": -1}, [_negative("spec.replicas")], id="statefulset-replicas"
+    ),
+    pytest.param(
+        "statefulsets",
+        {"template": _OTHER_TEMPLATE},
+        [_MISMATCH],
+        id="statefulset-selector-mismatch",
+    ),
+    pytest.param(
+        "statefulsets",
+        {"podManagementPolicy": "Random"},
+        [
+            (
+                "FieldValueInvalid",
+                "spec.podManagementPolicy",
+                "Invalid value: \"Random\": must be 'OrderedReady' or 'Parallel'",
+            )
+        ],
+        id="statefulset-pod-management-policy",
+    ),
+    pytest.param(
+        "statefulsets",
+        {"template": _template(restartPolicy="OnFailure")},
+        [_always_only("OnFailure")],
+        id="statefulset-restart-policy",
+    ),
+    pytest.param(
+        "daemonsets", {"template": _OTHER_TEMPLATE}, [_MISMATCH], id="daemonset-selector-mismatch"
+    ),
+    pytest.param(
+        "daemonsets",
+        {"updateStrategy": {"type": "Sometimes"}},
+        [
+            (
+                "FieldValueNotSupported",
+                "spec.updateStrategy",
+                'Unsupported value: apps.DaemonSetUpdateStrategy{Type:"Sometimes", RollingUpdate:(*apps.RollingUpdateDaemonSet)(nil)}: supported values: "RollingUpdate", "OnDelete"',
+            )
+        ],
+        id="daemonset-update-strategy",
+    ),
+    pytest.param(
+        "replicasets", {"replicas": -1}, [_negative("spec.replicas")], id="replicaset-replicas"
+    ),
+    pytest.param(
+        "replicasets", {"template": _OTHER_TEMPLATE}, [_MISMATCH], id="replicaset-selector-mismatch"
+    ),
+    pytest.param(
+        "jobs",
+        {"template": {"spec": _POD}},
+        [
+            (
+                "FieldValueRequired",
+                "spec.template.spec.restartPolicy",
+                'Required value: valid values: "OnFailure", "Never"',
+            )
+        ],
+        id="job-restart-policy-always",
+    ),
+    pytest.param(
+        "jobs",
+        {"completions": -1, "parallelism": -2, "backoffLimit": -3},
+        [
+            _negative("spec.parallelism", -2),
+            _negative("spec.completions"),
+            _negative("spec.backoffLimit", -3),
+        ],
+        id="job-negative-counts",
+    ),
+    pytest.param(
+        "jobs",
+        {"manualSelector": True},
+        [
+            ("FieldValueRequired", "spec.selector", "Required value"),
+            (
+                "FieldValueInvalid",
+                "spec.template.metadata.labels",
+                "Invalid value: map[string]string(nil): `selector` does not match template"
+                " `labels`",
+            ),
+        ],
+        id="job-manual-selector-missing",
+    ),
+    pytest.param(
+        "jobs",
+        {
+            "manualSelector": True,
+            "selector": _SELECTOR,
+            "template": {
+                "metadata": {"labels": {"app": "y"}},
+                "spec": {**_POD, "restartPolicy": "Never"},
+            },
+        },
+        [_MISMATCH],
+        id="job-manual-selector-mismatch",
+    ),
+    pytest.param(
+        "cronjobs",
+        {"schedule": "every minute"},
+        [
+            (
+                "FieldValueInvalid",
+                "spec.schedule",
+                'Invalid value: "every minute": expected exactly 5 fields, found 2: [every minute]',
+            )
+        ],
+        id="cronjob-schedule",
+    ),
+    pytest.param(
+        "cronjobs",
+        {"timeZone": "Mars/Olympus"},
+        [
+            (
+                "FieldValueInvalid",
+                "spec.timeZone",
+                'Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus',
+            )
+        ],
+        id="cronjob-time-zone",
+    ),
+    pytest.param(
+        "cronjobs",
+        {"concurrencyPolicy": "Sometimes"},
+        [
+            (
+                "FieldValueNotSupported",
+                "spec.concurrencyPolicy",
+                'Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"',
+            )
+        ],
+        id="cronjob-concurrency-policy",
+    ),
+    pytest.param(
+        "cronjobs",
+        {"jobTemplate": {"spec": {"template": {"spec": _POD}}}},
+        [
+            (
+                "FieldValueRequired",
+                "spec.jobTemplate.spec.template.spec.restartPolicy",
+                'Required value: valid values: "OnFailure", "Never"',
+            )
+        ],
+        id="cronjob-restart-policy",
+    ),
+]
+
+
+@pytest.mark.parametrize(("plural", "spec", "causes"), CREATE)
+async def test_workload_create_refused(
+    backend: Backend, plural: str, spec: dict[str, Any], causes: list[Cause]
+) -> None:
+    _, kind, group, _ = KINDS[plural]
+    reply = await req(backend, "POST", _path(backend, plural), _object(plural, **spec))
+    assert (reply.status, reply.body) == (422, invalid(kind, group, "w", causes))
+
+
+_NEW_SELECTOR = {"matchLabels": {"app": "x", "tier": "t"}}
+_NEW_TEMPLATE = {"metadata": {"labels": {"app": "x", "tier": "t"}}, "spec": _POD}
+_SELECTOR_IMMUTABLE = (
+    "FieldValueInvalid",
+    "spec.selector",
+    'Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"x", "tier":"t"},'
+    " MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable",
+)
+_STATEFULSET_FORBIDDEN = (
+    "FieldValueForbidden",
+    "spec",
+    "Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals',"
+    " 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and"
+    " 'minReadySeconds' are forbidden",
+)
+
+UPDATE: list[Any] = [
+    pytest.param(
+        "deployments",
+        {"selector": _NEW_SELECTOR, "template": _NEW_TEMPLATE},
+        [_SELECTOR_IMMUTABLE],
+        id="deployment-selector",
+    ),
+    pytest.param(
+        "deployments", {"replicas": -1}, [_negative("spec.replicas")], id="deployment-replicas"
+    ),
+    pytest.param(
+        "replicasets",
+        {"selector": _NEW_SELECTOR, "template": _NEW_TEMPLATE},
+        [_SELECTOR_IMMUTABLE],
+        id="replicaset-selector",
+    ),
+    pytest.param(
+        "daemonsets",
+        {"selector": _NEW_SELECTOR, "template": _NEW_TEMPLATE},
+        [_SELECTOR_IMMUTABLE],
+        id="daemonset-selector",
+    ),
+    pytest.param(
+        "statefulsets",
+        {"selector": _NEW_SELECTOR, "template": _NEW_TEMPLATE},
+        [_STATEFULSET_FORBIDDEN],
+        id="statefulset-selector",
+    ),
+    pytest.param(
+        "statefulsets",
+        {"serviceName": "other"},
+        [_STATEFULSET_FORBIDDEN],
+        id="statefulset-service-name",
+    ),
+    pytest.param(
+        "jobs",
+        {"completions": 3},
+        [("FieldValueInvalid", "spec.completions", "Invalid value: 3: field is immutable")],
+        id="job-completions",
+    ),
+]
+
+
+@pytest.mark.parametrize(("plural", "spec", "causes"), UPDATE)
+async def test_workload_update_refused(
+    backend: Backend, plural: str, spec: dict[str, Any], causes: list[Cause]
+) -> None:
+    _, kind, group, _ = KINDS[plural]
+    stored = await ok(backend, "POST", _path(backend, plural), _object(plural))
+    changed = copy.deepcopy(stored)
+    changed["spec"].update(spec)
+    reply = await req(backend, "PUT", f"{_path(backend, plural)}/w", changed)
+    assert (reply.status, reply.body) == (422, invalid(kind, group, "w", causes))
+
+
+async def test_job_template_immutable(backend: Backend) -> None:
+    """ValidateJobSpecUpdate: the pod template cannot change (the message embeds Go's
+    rendering of the whole template, which the embedded server does not reproduce)."""
+    stored = await ok(backend, "POST", _path(backend, "jobs"), _object("jobs"))
+    changed = copy.deepcopy(stored)
+    changed["spec"]["template"]["spec"]["containers"][0]["image"] = "busybox:1.36"
+    reply = await req(backend, "PUT", f"{_path(backend, 'jobs')}/w", changed)
+    assert reply.status == 422
+    [(reason, field, message)] = causes_of(reply)
+    assert (reason, field) == ("FieldValueInvalid", "spec.template")
+    assert message.startswith("Invalid value: core.PodTemplateSpec{")
+    assert message.endswith(": field is immutable")
+
+
+async def test_statefulset_allowed_update(backend: Backend) -> None:
+    stored = await ok(backend, "POST", _path(backend, "statefulsets"), _object("statefulsets"))
+    changed = copy.deepcopy(stored)
+    changed["spec"]["replicas"] = 3
+    changed["spec"]["template"]["spec"]["containers"][0]["image"] = "busybox:1.36"
+    updated = await ok(backend, "PUT", f"{_path(backend, 'statefulsets')}/w", changed)
+    assert updated["spec"]["replicas"] == 3
+
+
+async def test_job_generated_selector(backend: Backend) -> None:
+    """A Job without manualSelector gets its generated selector and pod labels; a selector
+    of its own is refused as not auto-generated."""
+    created = await ok(backend, "POST", _path(backend, "jobs"), _object("jobs"))
+    uid = created["metadata"]["uid"]
+    assert created["spec"]["selector"] == {
+        "matchLabels": {"batch.kubernetes.io/controller-uid": uid}
+    }
+    own = _object("jobs", selector=_SELECTOR)
+    own["metadata"]["name"] = "own"
+    own["spec"]["template"]["metadata"] = {"labels": _LABELS}
+    reply = await req(backend, "POST", _path(backend, "jobs"), own)
+    assert reply.status == 422
+    reasons = [(reason, field) for reason, field, _ in causes_of(reply)]
+    assert ("FieldValueInvalid", "spec.selector") in reasons
