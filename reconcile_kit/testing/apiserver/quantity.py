@@ -211,3 +211,10 @@ def _value(type_: str, value: Any) -> Any:
     if type_ in MESSAGES:
         _walk(type_, value)
     return value
+
+
+def amount(value: Any) -> Fraction:
+    """The value of a quantity (a string or a JSON number), as Quantity.Cmp compares them;
+    raises QuantityError."""
+    text = value if isinstance(value, str) else _number_text(value)
+    return _parse(text)[0]

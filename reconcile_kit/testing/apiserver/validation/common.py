@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .. import errors
+from ..gofmt import go_quote
 from ..store import Obj
 
 Causes = list[dict[str, str]]
@@ -49,3 +51,62 @@ def not_supported(field: str, value: object, supported: tuple[str, ...]) -> dict
         field,
         f'Unsupported value: "{value}": supported values: {allowed}',
     )
+
+
+def go_value(value: object) -> str:
+    """A bad value as field.Error's ErrorBody prints it: numbers and booleans with ``%v``,
+    strings with ``%q``; anything else is given already rendered (``%#v``, see gorender)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        return go_quote(value)
+    raise TypeError(f"render {value!r} with gorender first")
+
+
+def invalid(field: str, value: object, detail: str, rendered: bool = False) -> dict[str, str]:
+    """A ``FieldValueInvalid`` cause, as field.Invalid(path, value, detail); ``rendered``:
+    ``value`` is Go's ``%#v`` text already."""
+    shown = str(value) if rendered else go_value(value)
+    return errors.cause("FieldValueInvalid", field, f"Invalid value: {shown}: {detail}")
+
+
+def forbidden(field: str, detail: str) -> dict[str, str]:
+    """A ``FieldValueForbidden`` cause, as field.Forbidden(path, detail)."""
+    return errors.cause("FieldValueForbidden", field, f"Forbidden: {detail}")
+
+
+def duplicate(field: str, value: str) -> dict[str, str]:
+    """A ``FieldValueDuplicate`` cause, as field.Duplicate(path, value)."""
+    return errors.cause("FieldValueDuplicate", field, f"Duplicate value: {go_quote(value)}")
+
+
+def not_found(field: str, value: str) -> dict[str, str]:
+    """A ``FieldValueNotFound`` cause, as field.NotFound(path, value)."""
+    return errors.cause("FieldValueNotFound", field, f"Not found: {go_quote(value)}")
+
+
+def nonnegative(field: str, value: object) -> Causes:
+    """ValidateNonnegativeField: an integer below 0 is invalid."""
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        return [invalid(field, value, "must be greater than or equal to 0")]
+    return []
+
+
+def immutable(field: str, new: object, old: object, rendered_new: str) -> Causes:
+    """ValidateImmutableField: ``new`` differs from ``old``; the cause shows ``rendered_new``
+    (Go's rendering of the new value)."""
+    if new == old:
+        return []
+    return [invalid(field, rendered_new, "field is immutable", rendered=True)]
+
+
+def as_dict(value: object) -> dict[str, Any]:
+    """``value`` when it is an object, else an empty one (a field decoded as Go's zero)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: object) -> list[Any]:
+    """``value`` when it is a list, else an empty one."""
+    return value if isinstance(value, list) else []

@@ -1,0 +1,285 @@
+"""Containers of a pod spec (kubernetes pkg/apis/core/validation validateContainers,
+validateInitContainers, validateContainerCommon and the checks they call: names, image,
+ports, env, volume mounts, pull policy, resources, probes, security context)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....meta.validation import dns1123_label_errors
+from .common import (
+    Causes,
+    as_dict,
+    as_list,
+    duplicate,
+    forbidden,
+    invalid,
+    nonnegative,
+    not_found,
+    not_supported,
+    required,
+)
+from .resources import requirements_causes
+
+_PROTOCOLS = ("SCTP", "TCP", "UDP")
+_PULL_POLICIES = ("Always", "IfNotPresent", "Never")
+_MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
+_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc", "sleep")
+_INIT_ONLY_ALWAYS = "may not be set for init containers without restartPolicy=Always"
+_INT32_MAX = 2**31 - 1
+
+
+def name_causes(name: str, field: str) -> Causes:
+    """A container's (or volume's) name: required, a DNS-1123 label (ValidateDNS1123Label)."""
+    if not name:
+        return [required(field)]
+    return [invalid(field, name, message) for message in dns1123_label_errors(name)]
+
+
+def _port_name_errors(name: str) -> list[str]:
+    """apimachinery IsValidPortName (IANA_SVC_NAME)."""
+    errs = []
+    if len(name) > 15:
+        errs.append("must be no more than 15 characters")
+    if not all(c.islower() or c.isdigit() or c == "-" for c in name if c.isascii()) or any(
+        not c.isascii() for c in name
+    ):
+        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if "--" in name:
+        errs.append("must not contain consecutive hyphens")
+    if name and not any(c.isalpha() for c in name):
+        errs.append("must contain at least one letter (a-z)")
+    if name.startswith("-") or name.endswith("-"):
+        errs.append("must not begin or end with a hyphen")
+    return errs
+
+
+def _port_number_causes(field: str, number: object) -> Causes:
+    if isinstance(number, int) and not 1 <= number <= 65535:
+        return [invalid(field, number, "must be between 1 and 65535, inclusive")]
+    return []
+
+
+def ports_causes(ports: list[Any], field: str) -> Causes:
+    """validateContainerPorts: port names valid and unique, containerPort set and in range,
+    hostPort in range, a supported protocol."""
+    causes: Causes = []
+    names: set[str] = set()
+    for i, port in enumerate(ports):
+        port, path = as_dict(port), f"{field}[{i}]"
+        name = str(port.get("name") or "")
+        if name:
+            errs = _port_name_errors(name)
+            causes += [invalid(f"{path}.name", name, m) for m in errs]
+            if not errs and name in names:
+                causes.append(duplicate(f"{path}.name", name))
+            names.add(name)
+        if not port.get("containerPort"):
+            causes.append(required(f"{path}.containerPort"))
+        else:
+            causes += _port_number_causes(f"{path}.containerPort", port["containerPort"])
+        if port.get("hostPort"):
+            causes += _port_number_causes(f"{path}.hostPort", port["hostPort"])
+        protocol = str(port.get("protocol") or "")
+        if not protocol:
+            causes.append(required(f"{path}.protocol"))
+        elif protocol not in _PROTOCOLS:
+            causes.append(not_supported(f"{path}.protocol", protocol, _PROTOCOLS))
+    return causes
+
+
+def _env_name_errors(name: str) -> list[str]:
+    """IsRelaxedEnvVarName (RelaxedEnvironmentVariableValidation, on in 1.32)."""
+    if any(not (" " <= c <= "~") or c == "=" for c in name):
+        return [
+            "a valid environment variable name must consist only of printable ASCII"
+            " characters other than '='"
+        ]
+    return []
+
+
+def _value_from_causes(var: dict[str, Any], field: str) -> Causes:
+    """validateEnvVarValueFrom: exactly one source, and no ``value`` beside it."""
+    if "valueFrom" not in var or var["valueFrom"] is None:
+        return []
+    source = as_dict(var["valueFrom"])
+    kinds = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef")
+    count = sum(1 for kind in kinds if source.get(kind) is not None)
+    if count == 0:
+        detail = (
+            "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or"
+            " `secretKeyRef`"
+        )
+        return [invalid(field, "", detail)]
+    if var.get("value"):
+        return [invalid(field, "", "may not be specified when `value` is not empty")]
+    if count > 1:
+        return [invalid(field, "", "may not have more than one field specified at a time")]
+    return []
+
+
+def env_causes(env: list[Any], field: str) -> Causes:
+    """ValidateEnv: every variable named (relaxed names), valueFrom consistent."""
+    causes: Causes = []
+    for i, var in enumerate(env):
+        var, path = as_dict(var), f"{field}[{i}]"
+        name = str(var.get("name") or "")
+        if not name:
+            causes.append(required(f"{path}.name"))
+        causes += [invalid(f"{path}.name", name, m) for m in _env_name_errors(name)]
+        causes += _value_from_causes(var, f"{path}.valueFrom")
+    return causes
+
+
+def mounts_causes(mounts: list[Any], volumes: set[str], field: str) -> Causes:
+    """ValidateVolumeMounts: a named mount of a pod volume, a unique mountPath, subPath and
+    subPathExpr not both."""
+    causes: Causes = []
+    paths: set[str] = set()
+    for i, mount in enumerate(mounts):
+        mount, path = as_dict(mount), f"{field}[{i}]"
+        name, mount_path = str(mount.get("name") or ""), str(mount.get("mountPath") or "")
+        if not name:
+            causes.append(required(f"{path}.name"))
+        if name not in volumes:
+            causes.append(not_found(f"{path}.name", name))
+        if not mount_path:
+            causes.append(required(f"{path}.mountPath"))
+        if mount_path in paths:
+            causes.append(invalid(f"{path}.mountPath", mount_path, "must be unique"))
+        paths.add(mount_path)
+        if mount.get("subPathExpr") and mount.get("subPath"):
+            detail = "subPathExpr and subPath are mutually exclusive"
+            causes.append(invalid(f"{path}.subPathExpr", mount["subPathExpr"], detail))
+    return causes
+
+
+def _enum_causes(value: object, field: str, supported: tuple[str, ...]) -> Causes:
+    if not value:
+        return [required(field)]
+    if value not in supported:
+        return [not_supported(field, value, supported)]
+    return []
+
+
+def _security_context_causes(context: Any, field: str) -> Causes:
+    """ValidateSecurityContext basics: user and group ids in range."""
+    context, causes = as_dict(context), []
+    for key in ("runAsUser", "runAsGroup"):
+        value = context.get(key)
+        if isinstance(value, int) and not 0 <= value <= _INT32_MAX:
+            detail = f"must be between 0 and {_INT32_MAX}, inclusive"
+            causes.append(invalid(f"{field}.{key}", value, detail))
+    return causes
+
+
+def common_causes(ctr: dict[str, Any], volumes: set[str], field: str) -> Causes:
+    """validateContainerCommon: name, image, termination message policy, ports, env,
+    volume mounts, pull policy, resources, security context."""
+    causes = name_causes(str(ctr.get("name") or ""), f"{field}.name")
+    if not ctr.get("image"):
+        causes.append(required(f"{field}.image"))
+    policy = ctr.get("terminationMessagePolicy")
+    causes += _enum_causes(policy, f"{field}.terminationMessagePolicy", _MESSAGE_POLICIES)
+    causes += ports_causes(as_list(ctr.get("ports")), f"{field}.ports")
+    causes += env_causes(as_list(ctr.get("env")), f"{field}.env")
+    causes += mounts_causes(as_list(ctr.get("volumeMounts")), volumes, f"{field}.volumeMounts")
+    pull = ctr.get("imagePullPolicy")
+    causes += _enum_causes(pull, f"{field}.imagePullPolicy", _PULL_POLICIES)
+    causes += requirements_causes(as_dict(ctr.get("resources")), f"{field}.resources")
+    causes += _security_context_causes(ctr.get("securityContext"), f"{field}.securityContext")
+    return causes
+
+
+def _handler_causes(handler: dict[str, Any], field: str) -> Causes:
+    """validateHandler: exactly one handler type."""
+    present = [kind for kind in _HANDLERS if handler.get(kind) is not None]
+    if not present:
+        return [required(field, "must specify a handler type")]
+    detail = "may not specify more than 1 handler type"
+    return [forbidden(f"{field}.{kind}", detail) for kind in present[1:]]
+
+
+def probe_causes(probe: Any, field: str, kind: str) -> Causes:
+    """validateProbe (one handler, non-negative timings, a positive probe grace period) and
+    the liveness/startup rule that successThreshold is 1 (its default)."""
+    if probe is None:
+        return []
+    probe = as_dict(probe)
+    causes = _handler_causes(probe, field)
+    for key in (
+        "initialDelaySeconds",
+        "timeoutSeconds",
+        "periodSeconds",
+        "successThreshold",
+        "failureThreshold",
+    ):
+        causes += nonnegative(f"{field}.{key}", probe.get(key))
+    grace = probe.get("terminationGracePeriodSeconds")
+    if isinstance(grace, int) and grace <= 0:
+        causes.append(
+            invalid(f"{field}.terminationGracePeriodSeconds", grace, "must be greater than 0")
+        )
+    success = probe.get("successThreshold", 1)
+    if kind in ("livenessProbe", "startupProbe") and success != 1:
+        causes.append(invalid(f"{field}.successThreshold", success, "must be 1"))
+    if kind == "readinessProbe" and grace is not None:
+        detail = "must not be set for readinessProbes"
+        causes.append(invalid(f"{field}.terminationGracePeriodSeconds", grace, detail))
+    return causes
+
+
+def _probes_causes(ctr: dict[str, Any], field: str) -> Causes:
+    causes: Causes = []
+    for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+        causes += probe_causes(ctr.get(kind), f"{field}.{kind}", kind)
+    return causes
+
+
+def containers_causes(containers: list[Any], volumes: set[str], field: str) -> Causes:
+    """validateContainers: at least one; each valid with a unique name and valid probes, no
+    container restartPolicy."""
+    if not containers:
+        return [required(field)]
+    causes: Causes = []
+    names: set[str] = set()
+    for i, ctr in enumerate(containers):
+        ctr, path = as_dict(ctr), f"{field}[{i}]"
+        causes += common_causes(ctr, volumes, path)
+        name = str(ctr.get("name") or "")
+        if name in names:
+            causes.append(duplicate(f"{path}.name", name))
+        names.add(name)
+        causes += _probes_causes(ctr, path)
+        if ctr.get("restartPolicy") is not None:
+            causes.append(
+                forbidden(f"{path}.restartPolicy", "may not be set for non-init containers")
+            )
+    return causes
+
+
+def init_containers_causes(
+    inits: list[Any], containers: list[Any], volumes: set[str], field: str
+) -> Causes:
+    """validateInitContainers: each valid, named apart from every container; probes only
+    on a restartable (sidecar) init container."""
+    names = {str(as_dict(c).get("name") or "") for c in containers}
+    causes: Causes = []
+    for i, ctr in enumerate(inits):
+        ctr, path = as_dict(ctr), f"{field}[{i}]"
+        causes += common_causes(ctr, volumes, path)
+        policy = ctr.get("restartPolicy")
+        if policy is not None and policy != "Always":
+            causes.append(not_supported(f"{path}.restartPolicy", policy, ("Always",)))
+        name = str(ctr.get("name") or "")
+        if name in names:
+            causes.append(duplicate(f"{path}.name", name))
+        elif name:
+            names.add(name)
+        if policy == "Always":
+            causes += _probes_causes(ctr, path)
+            continue
+        for kind in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
+            if ctr.get(kind) is not None:
+                causes.append(forbidden(f"{path}.{kind}", _INIT_ONLY_ALWAYS))
+    return causes
