@@ -455,5 +455,9 @@ async def test_job_generated_selector(backend: Backend) -> None:
     own["spec"]["template"]["metadata"] = {"labels": _LABELS}
     reply = await req(backend, "POST", _path(backend, "jobs"), own)
     assert reply.status == 422
-    reasons = [(reason, field) for reason, field, _ in causes_of(reply)]
-    assert ("FieldValueInvalid", "spec.selector") in reasons
+    [(reason, field, message)] = causes_of(reply)
+    assert (reason, field) == ("FieldValueInvalid", "spec.selector")
+    assert message.startswith(
+        'Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"x",'
+    )
+    assert message.endswith("`selector` not auto-generated")

@@ -483,8 +483,7 @@ def _job_defaults(obj: Obj) -> None:
     spec.setdefault("backoffLimit", 6)
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
-    template = spec.setdefault("template", {}).setdefault("spec", {})
-    template.setdefault("restartPolicy", "Never")
+    spec.setdefault("template", {}).setdefault("spec", {})
     failure_policy = "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
     spec.setdefault("podReplacementPolicy", failure_policy)
     _job_selector(obj)
@@ -499,9 +498,13 @@ def _job_selector(obj: Obj) -> None:
     if spec.get("manualSelector") or not uid:
         return
     spec["manualSelector"] = False
-    spec.setdefault("selector", {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}})
+    # generateSelector adds the uid to a selector of the user's own (validation then
+    # refuses it as not auto-generated).
+    selector = spec["selector"] = spec.get("selector") or {}
+    match = selector["matchLabels"] = selector.get("matchLabels") or {}
+    match.setdefault("batch.kubernetes.io/controller-uid", uid)
     template_meta = spec["template"].setdefault("metadata", {})
-    labels = template_meta.setdefault("labels", {})
+    labels = template_meta["labels"] = template_meta.get("labels") or {}
     for key, value in (
         ("batch.kubernetes.io/controller-uid", uid),
         ("batch.kubernetes.io/job-name", name),

@@ -12,7 +12,7 @@ from .. import certificates
 from ..resources import ADMISSION_GROUP, ResourceType
 from ..store import Obj
 from ..webhookconfig import MUTATING, VALIDATING, configuration_causes
-from . import apps, coordination, core, events, pods, rbac, storage
+from . import apps, batch, coordination, core, events, pods, rbac, storage
 from .common import Causes, Validator, Write, on_object
 
 __all__ = ["Causes", "Write", "kind_causes"]
@@ -25,6 +25,7 @@ _OTHERS: dict[tuple[str, str], Validator] = {
 
 _VALIDATORS: dict[tuple[str, str], Validator] = {
     **apps.VALIDATORS,
+    **batch.VALIDATORS,
     **coordination.VALIDATORS,
     **core.VALIDATORS,
     **events.VALIDATORS,

@@ -43,13 +43,15 @@ def required(field: str, detail: str = "") -> dict[str, str]:
     )
 
 
-def not_supported(field: str, value: object, supported: tuple[str, ...]) -> dict[str, str]:
-    """A ``FieldValueNotSupported`` cause, as field.NotSupported(path, value, supported)."""
+def not_supported(
+    field: str, value: object, supported: tuple[str, ...], rendered: bool = False
+) -> dict[str, str]:
+    """A ``FieldValueNotSupported`` cause, as field.NotSupported(path, value, supported);
+    ``rendered``: ``value`` is Go's ``%#v`` text already."""
     allowed = ", ".join(f'"{s}"' for s in supported)
+    shown = str(value) if rendered or not isinstance(value, str | int) else go_value(value)
     return errors.cause(
-        "FieldValueNotSupported",
-        field,
-        f'Unsupported value: "{value}": supported values: {allowed}',
+        "FieldValueNotSupported", field, f"Unsupported value: {shown}: supported values: {allowed}"
     )
 
 
@@ -69,7 +71,8 @@ def invalid(field: str, value: object, detail: str, rendered: bool = False) -> d
     """A ``FieldValueInvalid`` cause, as field.Invalid(path, value, detail); ``rendered``:
     ``value`` is Go's ``%#v`` text already."""
     shown = str(value) if rendered else go_value(value)
-    return errors.cause("FieldValueInvalid", field, f"Invalid value: {shown}: {detail}")
+    suffix = f": {detail}" if detail else ""
+    return errors.cause("FieldValueInvalid", field, f"Invalid value: {shown}{suffix}")
 
 
 def forbidden(field: str, detail: str) -> dict[str, str]:
