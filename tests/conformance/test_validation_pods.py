@@ -518,3 +518,25 @@ async def test_pod_status_update_refused(backend: Backend) -> None:
             ],
         ),
     )
+
+
+async def test_defaults_validation_relies_on(backend: Backend) -> None:
+    """What kube-apiserver defaults before validating: a volume without a source is an
+    emptyDir, sources get their defaultMode, probes their timings and HTTP path."""
+    probe = {"httpGet": {"port": 80}}
+    body = _pod(
+        volumes=[{"name": "v"}, {"name": "s", "secret": {"secretName": "x"}}],
+        containers=_c(livenessProbe=probe, volumeMounts=[{"name": "v", "mountPath": "/v"}]),
+    )
+    created = await ok(backend, "POST", pods(backend), body)
+    assert created["spec"]["volumes"] == [
+        {"name": "v", "emptyDir": {}},
+        {"name": "s", "secret": {"secretName": "x", "defaultMode": 420}},
+    ]
+    assert created["spec"]["containers"][0]["livenessProbe"] == {
+        "httpGet": {"port": 80, "path": "/", "scheme": "HTTP"},
+        "timeoutSeconds": 1,
+        "periodSeconds": 10,
+        "successThreshold": 1,
+        "failureThreshold": 3,
+    }

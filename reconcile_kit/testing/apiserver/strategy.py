@@ -18,6 +18,7 @@ from . import errors
 from .meta import label_causes, name_causes, new_uid, string_map_causes
 from .resources import ADMISSION_GROUP, RBAC_GROUP, ResourceType
 from .store import Obj
+from .validation.volumes import SOURCE_FIELDS
 from .webhookconfig import MUTATING, VALIDATING, configuration_defaults
 
 _SERVER_META = (
@@ -322,11 +323,48 @@ def _container_defaults(container: dict[str, Any]) -> None:
         port.setdefault("protocol", "TCP")
 
 
+def _probe_defaults(container: dict[str, Any]) -> None:
+    """SetDefaults_Probe and SetDefaults_HTTPGetAction."""
+    for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = container.get(kind)
+        if not isinstance(probe, dict):
+            continue
+        for key, value in _PROBE_DEFAULTS:
+            if not probe.get(key):
+                probe[key] = value
+        if isinstance(probe.get("httpGet"), dict):
+            probe["httpGet"].setdefault("path", "/")
+            probe["httpGet"].setdefault("scheme", "HTTP")
+
+
+_PROBE_DEFAULTS = (
+    ("timeoutSeconds", 1),
+    ("periodSeconds", 10),
+    ("successThreshold", 1),
+    ("failureThreshold", 3),
+)
+_MODE_SOURCES = ("secret", "configMap", "downwardAPI", "projected")
+
+
+def _volume_defaults(volume: dict[str, Any]) -> None:
+    """SetDefaults_Volume (no source is an emptyDir) and the sources' defaultMode 0644."""
+    if not any(volume.get(key) is not None for key in SOURCE_FIELDS):
+        volume["emptyDir"] = {}
+    for key in _MODE_SOURCES:
+        if isinstance(volume.get(key), dict):
+            volume[key].setdefault("defaultMode", 420)
+
+
 def pod_spec_defaults(spec: dict[str, Any]) -> None:
+    for volume in spec.get("volumes") or []:
+        if isinstance(volume, dict):
+            _volume_defaults(volume)
     for container in spec.get("containers") or []:
         _container_defaults(container)
+        _probe_defaults(container)
     for container in spec.get("initContainers") or []:
         _container_defaults(container)
+        _probe_defaults(container)
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)
     spec.setdefault("dnsPolicy", "ClusterFirst")

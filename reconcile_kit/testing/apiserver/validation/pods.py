@@ -11,6 +11,7 @@ the pod status's container state transitions, IPs and users.
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -98,17 +99,15 @@ def _tolerations_causes(new: list[Any], old: list[Any]) -> Causes:
 
 def _munged(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     """The new spec with what may change taken from the old one."""
-    munged = json.loads(json.dumps(new))
+    munged: dict[str, Any] = copy.deepcopy(new)
     for kind in ("containers", "initContainers"):
         for ctr, before in zip(as_list(munged.get(kind)), as_list(old.get(kind)), strict=False):
             if isinstance(ctr, dict):
                 ctr["image"] = as_dict(before).get("image")
     for key in ("activeDeadlineSeconds", "schedulingGates", "tolerations"):
         munged[key] = old.get(key)
-    grace, old_grace = (
-        munged.get("terminationGracePeriodSeconds"),
-        old.get("terminationGracePeriodSeconds"),
-    )
+    grace = munged.get("terminationGracePeriodSeconds")
+    old_grace = old.get("terminationGracePeriodSeconds")
     if isinstance(old_grace, int) and old_grace < 0 and grace == 1:
         munged["terminationGracePeriodSeconds"] = old_grace
     return munged
