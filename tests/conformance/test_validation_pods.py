@@ -357,7 +357,130 @@ CREATE: list[Any] = [
 ]
 
 
-@pytest.mark.parametrize(("spec", "causes"), CREATE)
+MORE_CREATE: list[Any] = [
+    pytest.param(
+        {"hostname": "Host_1", "nodeSelector": {"bad key!": "v"}},
+        [
+            (
+                "FieldValueInvalid",
+                "spec.nodeSelector",
+                'Invalid value: "bad key!": name part must consist of alphanumeric characters,'
+                " '-', '_' or '.', and must start and end with an alphanumeric character (e.g."
+                " 'MyName',  or 'my.name',  or '123-abc', regex used for validation is"
+                " '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+            ),
+            ("FieldValueInvalid", "spec.hostname", f'Invalid value: "Host_1": {_LABEL_MSG}'),
+        ],
+        id="hostname-and-node-selector",
+    ),
+    pytest.param(
+        {"initContainers": [{"name": "i", "image": "busybox", "readinessProbe": {"exec": {}}}]},
+        [
+            (
+                "FieldValueForbidden",
+                "spec.initContainers[0].readinessProbe",
+                "Forbidden: may not be set for init containers without restartPolicy=Always",
+            )
+        ],
+        id="init-container-probe",
+    ),
+    pytest.param(
+        {"containers": _c(restartPolicy="Always")},
+        [
+            (
+                "FieldValueForbidden",
+                f"{_C0}.restartPolicy",
+                "Forbidden: may not be set for non-init containers",
+            )
+        ],
+        id="container-restart-policy",
+    ),
+    pytest.param(
+        {
+            "containers": _c(
+                readinessProbe={"tcpSocket": {"port": 80}, "terminationGracePeriodSeconds": 5}
+            )
+        },
+        [
+            (
+                "FieldValueInvalid",
+                f"{_C0}.readinessProbe.terminationGracePeriodSeconds",
+                "Invalid value: 5: must not be set for readinessProbes",
+            )
+        ],
+        id="readiness-probe-grace-period",
+    ),
+    pytest.param(
+        {
+            "containers": _c(
+                volumeMounts=[{"name": "v", "mountPath": "/d"}, {"name": "v", "mountPath": "/d"}]
+            ),
+            "volumes": [{"name": "v", "emptyDir": {}}],
+        },
+        [
+            (
+                "FieldValueInvalid",
+                f"{_C0}.volumeMounts[1].mountPath",
+                'Invalid value: "/d": must be unique',
+            )
+        ],
+        id="duplicate-mount-path",
+    ),
+    pytest.param(
+        {"containers": _c(env=[{"value": "x"}])},
+        [("FieldValueRequired", f"{_C0}.env[0].name", "Required value")],
+        id="env-without-name",
+    ),
+    pytest.param(
+        {
+            "affinity": {
+                "podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"labelSelector": {"matchLabels": {"a": "b"}}}
+                    ]
+                }
+            }
+        },
+        [
+            (
+                "FieldValueRequired",
+                "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+                ".topologyKey",
+                "Required value: can not be empty",
+            ),
+            (
+                "FieldValueInvalid",
+                "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+                ".topologyKey",
+                'Invalid value: "": name part must be non-empty',
+            ),
+            (
+                "FieldValueInvalid",
+                "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+                ".topologyKey",
+                "Invalid value: \"\": name part must consist of alphanumeric characters, '-',"
+                " '_' or '.', and must start and end with an alphanumeric character (e.g."
+                " 'MyName',  or 'my.name',  or '123-abc', regex used for validation is"
+                " '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+            ),
+        ],
+        id="pod-anti-affinity-without-topology-key",
+    ),
+    pytest.param(
+        {"containers": _c(resources={"requests": {"example.com/gpu": "1"}})},
+        [
+            (
+                "FieldValueRequired",
+                f"{_C0}.resources.limits",
+                "Required value: Limit must be set for non overcommitable resources",
+            )
+        ],
+        id="extended-resource-without-limit",
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec", "causes"), CREATE + MORE_CREATE)
 async def test_pod_create_refused(
     backend: Backend, spec: dict[str, Any], causes: list[Cause]
 ) -> None:

@@ -19,7 +19,6 @@ _LABELS = {"app": "x"}
 _POD = {"containers": [{"name": "c", "image": "busybox"}]}
 _TEMPLATE = {"metadata": {"labels": _LABELS}, "spec": _POD}
 _SELECTOR = {"matchLabels": _LABELS}
-_SELECTOR_GO = 'v1.LabelSelector{MatchLabels:map[string]string{"app":"x"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}'
 _OTHER_LABELS_GO = 'map[string]string{"app":"y"}'
 
 KINDS: dict[str, tuple[str, str, str, dict[str, Any]]] = {
@@ -114,7 +113,8 @@ CREATE: list[Any] = [
             (
                 "FieldValueInvalid",
                 "spec.template.metadata.labels",
-                'Invalid value: map[string]string{"app":"x"}: `selector` does not match template `labels`',
+                'Invalid value: map[string]string{"app":"x"}: `selector` does not match'
+                " template `labels`",
             ),
         ],
         id="deployment-without-selector",
@@ -126,7 +126,9 @@ CREATE: list[Any] = [
             (
                 "FieldValueInvalid",
                 "spec.selector",
-                "Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment",
+                "Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil),"
+                " MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is"
+                " invalid for deployment",
             ),
         ],
         id="deployment-empty-selector",
@@ -162,7 +164,8 @@ CREATE: list[Any] = [
             (
                 "FieldValueInvalid",
                 "spec.strategy.rollingUpdate.maxUnavailable",
-                'Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:""}: may not be 0 when `maxSurge` is 0',
+                'Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:""}: may not be 0'
+                " when `maxSurge` is 0",
             )
         ],
         id="deployment-no-surge-no-unavailable",
@@ -174,7 +177,8 @@ CREATE: list[Any] = [
             (
                 "FieldValueInvalid",
                 "spec.strategy.rollingUpdate.maxUnavailable",
-                'Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"120%"}: must not be greater than 100%',
+                'Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"120%"}: must not'
+                " be greater than 100%",
             )
         ],
         id="deployment-unavailable-above-100",
@@ -228,7 +232,9 @@ CREATE: list[Any] = [
             (
                 "FieldValueNotSupported",
                 "spec.updateStrategy",
-                'Unsupported value: apps.DaemonSetUpdateStrategy{Type:"Sometimes", RollingUpdate:(*apps.RollingUpdateDaemonSet)(nil)}: supported values: "RollingUpdate", "OnDelete"',
+                'Unsupported value: apps.DaemonSetUpdateStrategy{Type:"Sometimes",'
+                " RollingUpdate:(*apps.RollingUpdateDaemonSet)(nil)}: supported values:"
+                ' "RollingUpdate", "OnDelete"',
             )
         ],
         id="daemonset-update-strategy",
@@ -339,7 +345,125 @@ CREATE: list[Any] = [
 ]
 
 
-@pytest.mark.parametrize(("plural", "spec", "causes"), CREATE)
+MORE_CREATE: list[Any] = [
+    pytest.param(
+        "deployments",
+        {"selector": {"matchExpressions": [{"key": "app", "operator": "Near"}]}},
+        [
+            (
+                "FieldValueInvalid",
+                "spec.selector.matchExpressions[0].operator",
+                'Invalid value: "Near": not a valid selector operator',
+            ),
+            (
+                "FieldValueInvalid",
+                "spec.selector",
+                "Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil),"
+                " MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement"
+                '{Key:"app", Operator:"Near", Values:[]string(nil)}}}: invalid label selector',
+            ),
+        ],
+        id="deployment-selector-operator",
+    ),
+    pytest.param(
+        "deployments",
+        {"strategy": {"type": "Canary"}},
+        [
+            (
+                "FieldValueNotSupported",
+                "spec.strategy",
+                'Unsupported value: apps.DeploymentStrategy{Type:"Canary",'
+                " RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}: supported values:"
+                ' "Recreate", "RollingUpdate"',
+            )
+        ],
+        id="deployment-strategy-type",
+    ),
+    pytest.param(
+        "daemonsets",
+        {"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}}},
+        [
+            (
+                "FieldValueInvalid",
+                "spec.updateStrategy.rollingUpdate.maxSurge",
+                'Invalid value: intstr.IntOrString{Type:0, IntVal:1, StrVal:""}: may not be'
+                " set when maxUnavailable is non-zero",
+            )
+        ],
+        id="daemonset-surge-and-unavailable",
+    ),
+    pytest.param(
+        "statefulsets",
+        {"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": -1}}},
+        [_negative("spec.updateStrategy.rollingUpdate.partition")],
+        id="statefulset-negative-partition",
+    ),
+    pytest.param(
+        "statefulsets",
+        {"persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Keep"}},
+        [
+            (
+                "FieldValueNotSupported",
+                "spec.persistentVolumeClaimRetentionPolicy.whenDeleted",
+                'Unsupported value: "Keep": supported values: "Retain", "Delete"',
+            )
+        ],
+        id="statefulset-retention-policy",
+    ),
+    pytest.param(
+        "jobs",
+        {"podReplacementPolicy": "Never"},
+        [
+            (
+                "FieldValueNotSupported",
+                "spec.podReplacementPolicy",
+                'Unsupported value: "Never": supported values: "Failed", "TerminatingOrFailed"',
+            )
+        ],
+        id="job-pod-replacement-policy",
+    ),
+    pytest.param(
+        "cronjobs",
+        {"schedule": "61 * * * *"},
+        [
+            (
+                "FieldValueInvalid",
+                "spec.schedule",
+                'Invalid value: "61 * * * *": end of range (61) above maximum (59): 61',
+            )
+        ],
+        id="cronjob-schedule-range",
+    ),
+    pytest.param(
+        "cronjobs",
+        {"schedule": "TZ=UTC 0 * * * *"},
+        [
+            (
+                "FieldValueInvalid",
+                "spec.schedule",
+                'Invalid value: "TZ=UTC 0 * * * *": cannot use TZ or CRON_TZ in schedule, use'
+                " timeZone field instead",
+            )
+        ],
+        id="cronjob-tz-in-schedule",
+    ),
+    pytest.param(
+        "cronjobs",
+        {"schedule": "@sometimes", "startingDeadlineSeconds": -5},
+        [
+            (
+                "FieldValueInvalid",
+                "spec.schedule",
+                'Invalid value: "@sometimes": unrecognized descriptor: @sometimes',
+            ),
+            _negative("spec.startingDeadlineSeconds", -5),
+        ],
+        id="cronjob-descriptor",
+    ),
+]
+
+
+@pytest.mark.parametrize(("plural", "spec", "causes"), CREATE + MORE_CREATE)
 async def test_workload_create_refused(
     backend: Backend, plural: str, spec: dict[str, Any], causes: list[Cause]
 ) -> None:
@@ -461,3 +585,89 @@ async def test_job_generated_selector(backend: Backend) -> None:
         'Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"x",'
     )
     assert message.endswith("`selector` not auto-generated")
+
+
+STATUS: list[Any] = [
+    pytest.param(
+        "deployments",
+        {"replicas": 1, "readyReplicas": 2},
+        [
+            (
+                "FieldValueInvalid",
+                "status.readyReplicas",
+                "Invalid value: 2: cannot be greater than status.replicas",
+            )
+        ],
+        id="deployment-ready-above-replicas",
+    ),
+    pytest.param(
+        "statefulsets",
+        {"replicas": 1, "readyReplicas": 1, "availableReplicas": 2},
+        [
+            (
+                "FieldValueInvalid",
+                "status.availableReplicas",
+                "Invalid value: 2: cannot be greater than status.replicas",
+            ),
+            (
+                "FieldValueInvalid",
+                "status.availableReplicas",
+                "Invalid value: 2: cannot be greater than status.readyReplicas",
+            ),
+        ],
+        id="statefulset-available-above-ready",
+    ),
+    pytest.param(
+        "replicasets",
+        {"replicas": 1, "fullyLabeledReplicas": 2},
+        [
+            (
+                "FieldValueInvalid",
+                "status.fullyLabeledReplicas",
+                "Invalid value: 2: cannot be greater than status.replicas",
+            )
+        ],
+        id="replicaset-labeled-above-replicas",
+    ),
+    pytest.param(
+        "daemonsets",
+        {"numberReady": -1},
+        [_negative("status.numberReady")],
+        id="daemonset-negative-ready",
+    ),
+]
+
+
+@pytest.mark.parametrize(("plural", "status", "causes"), STATUS)
+async def test_workload_status_update_refused(
+    backend: Backend, plural: str, status: dict[str, Any], causes: list[Cause]
+) -> None:
+    _, kind, group, _ = KINDS[plural]
+    stored = await ok(backend, "POST", _path(backend, plural), _object(plural))
+    changed = copy.deepcopy(stored)
+    changed["status"] = {**(stored.get("status") or {}), **status}
+    reply = await req(backend, "PUT", f"{_path(backend, plural)}/w/status", changed)
+    assert (reply.status, reply.body) == (422, invalid(kind, group, "w", causes))
+
+
+async def test_collision_count_not_decremented(backend: Backend) -> None:
+    """ValidateDeploymentStatusUpdate: status.collisionCount never goes down."""
+    stored = await ok(backend, "POST", _path(backend, "deployments"), _object("deployments"))
+    path = f"{_path(backend, 'deployments')}/w/status"
+    raised = await ok(backend, "PUT", path, {**stored, "status": {"collisionCount": 2}})
+    reply = await req(backend, "PUT", path, {**raised, "status": {"collisionCount": 1}})
+    assert (reply.status, reply.body) == (
+        422,
+        invalid(
+            "Deployment",
+            "apps",
+            "w",
+            [
+                (
+                    "FieldValueInvalid",
+                    "status.collisionCount",
+                    "Invalid value: 1: cannot be decremented",
+                )
+            ],
+        ),
+    )
