@@ -480,7 +480,113 @@ MORE_CREATE: list[Any] = [
 ]
 
 
-@pytest.mark.parametrize(("spec", "causes"), CREATE + MORE_CREATE)
+DETAILS: list[Any] = [
+    pytest.param(
+        {
+            "volumes": [
+                {"name": "s", "secret": {"defaultMode": 1000, "items": [{"key": "k"}]}},
+                {"name": "c", "configMap": {"name": "x", "items": [{"key": "k", "path": "/abs"}]}},
+                {"name": "p", "persistentVolumeClaim": {}},
+                {"name": "h", "hostPath": {"path": "/a/../b", "type": "Pipe"}},
+            ]
+        },
+        [
+            ("FieldValueRequired", "spec.volumes[0].secret.secretName", "Required value"),
+            (
+                "FieldValueInvalid",
+                "spec.volumes[0].secret.defaultMode",
+                "Invalid value: 1000: must be a number between 0 and 0777 (octal), both inclusive",
+            ),
+            ("FieldValueRequired", "spec.volumes[0].secret.items[0].path", "Required value"),
+            (
+                "FieldValueInvalid",
+                "spec.volumes[1].configMap.items[0].path",
+                'Invalid value: "/abs": must be a relative path',
+            ),
+            (
+                "FieldValueRequired",
+                "spec.volumes[2].persistentVolumeClaim.claimName",
+                "Required value",
+            ),
+            (
+                "FieldValueInvalid",
+                "spec.volumes[3].hostPath.path",
+                "Invalid value: \"/a/../b\": must not contain '..'",
+            ),
+            (
+                "FieldValueNotSupported",
+                "spec.volumes[3].hostPath.type",
+                'Unsupported value: "Pipe": supported values: "", "BlockDevice", "CharDevice",'
+                ' "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"',
+            ),
+        ],
+        id="volume-sources",
+    ),
+    pytest.param(
+        {
+            "containers": _c(
+                livenessProbe={"httpGet": {"port": "Http_Port", "scheme": "FTP"}},
+                startupProbe={"tcpSocket": {"port": 0}, "successThreshold": 2},
+                lifecycle={"preStop": {"exec": {}}, "postStart": {"sleep": {"seconds": 60}}},
+            )
+        },
+        [
+            (
+                "FieldValueInvalid",
+                f"{_C0}.lifecycle.postStart.sleep",
+                "Invalid value: 60: must be greater than 0 and less than"
+                " terminationGracePeriodSeconds (30). Enable"
+                " AllowPodLifecycleSleepActionZeroValue feature gate for zero sleep.",
+            ),
+            ("FieldValueRequired", f"{_C0}.lifecycle.preStop.exec.command", "Required value"),
+            (
+                "FieldValueInvalid",
+                f"{_C0}.livenessProbe.httpGet.port",
+                'Invalid value: "Http_Port": must contain only alpha-numeric characters (a-z,'
+                " 0-9), and hyphens (-)",
+            ),
+            (
+                "FieldValueNotSupported",
+                f"{_C0}.livenessProbe.httpGet.scheme",
+                'Unsupported value: "FTP": supported values: "HTTP", "HTTPS"',
+            ),
+            (
+                "FieldValueInvalid",
+                f"{_C0}.startupProbe.tcpSocket.port",
+                "Invalid value: 0: must be between 1 and 65535, inclusive",
+            ),
+            (
+                "FieldValueInvalid",
+                f"{_C0}.startupProbe.successThreshold",
+                "Invalid value: 2: must be 1",
+            ),
+        ],
+        id="probe-and-hook-handlers",
+    ),
+    pytest.param(
+        {
+            "containers": _c(volumeMounts=[{"name": "v", "mountPath": "/v", "subPath": "../x"}]),
+            "volumes": [{"name": "v", "emptyDir": {"sizeLimit": "-1Gi"}}],
+        },
+        [
+            (
+                "FieldValueForbidden",
+                "spec.volumes[0].emptyDir.sizeLimit",
+                "Forbidden: SizeLimit field must be a valid resource quantity",
+            ),
+            ("FieldValueNotFound", f"{_C0}.volumeMounts[0].name", 'Not found: "v"'),
+            (
+                "FieldValueInvalid",
+                f"{_C0}.volumeMounts.subPath",
+                "Invalid value: \"../x\": must not contain '..'",
+            ),
+        ],
+        id="sub-path-and-size-limit",
+    ),
+]
+
+
+@pytest.mark.parametrize(("spec", "causes"), CREATE + MORE_CREATE + DETAILS)
 async def test_pod_create_refused(
     backend: Backend, spec: dict[str, Any], causes: list[Cause]
 ) -> None:

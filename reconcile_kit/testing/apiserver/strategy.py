@@ -347,12 +347,15 @@ _MODE_SOURCES = ("secret", "configMap", "downwardAPI", "projected")
 
 
 def _volume_defaults(volume: dict[str, Any]) -> None:
-    """SetDefaults_Volume (no source is an emptyDir) and the sources' defaultMode 0644."""
+    """SetDefaults_Volume (no source is an emptyDir), the sources' defaultMode 0644, a
+    hostPath's empty type."""
     if not any(volume.get(key) is not None for key in SOURCE_FIELDS):
         volume["emptyDir"] = {}
     for key in _MODE_SOURCES:
         if isinstance(volume.get(key), dict):
             volume[key].setdefault("defaultMode", 420)
+    if isinstance(volume.get("hostPath"), dict):
+        volume["hostPath"].setdefault("type", "")
 
 
 def pod_spec_defaults(spec: dict[str, Any]) -> None:

@@ -14,17 +14,17 @@ from .common import (
     duplicate,
     forbidden,
     invalid,
-    nonnegative,
     not_found,
     not_supported,
     required,
 )
+from .filepaths import descending_path_causes
+from .handlers import lifecycle_causes, probe_causes
+from .ports import ports_causes
 from .resources import requirements_causes
 
-_PROTOCOLS = ("SCTP", "TCP", "UDP")
 _PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 _MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
-_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc", "sleep")
 _INIT_ONLY_ALWAYS = "may not be set for init containers without restartPolicy=Always"
 _INT32_MAX = 2**31 - 1
 
@@ -34,58 +34,6 @@ def name_causes(name: str, field: str) -> Causes:
     if not name:
         return [required(field)]
     return [invalid(field, name, message) for message in dns1123_label_errors(name)]
-
-
-def _port_name_errors(name: str) -> list[str]:
-    """apimachinery IsValidPortName (IANA_SVC_NAME)."""
-    errs = []
-    if len(name) > 15:
-        errs.append("must be no more than 15 characters")
-    if not all(c.islower() or c.isdigit() or c == "-" for c in name if c.isascii()) or any(
-        not c.isascii() for c in name
-    ):
-        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if "--" in name:
-        errs.append("must not contain consecutive hyphens")
-    if name and not any(c.isalpha() for c in name):
-        errs.append("must contain at least one letter (a-z)")
-    if name.startswith("-") or name.endswith("-"):
-        errs.append("must not begin or end with a hyphen")
-    return errs
-
-
-def _port_number_causes(field: str, number: object) -> Causes:
-    if isinstance(number, int) and not 1 <= number <= 65535:
-        return [invalid(field, number, "must be between 1 and 65535, inclusive")]
-    return []
-
-
-def ports_causes(ports: list[Any], field: str) -> Causes:
-    """validateContainerPorts: port names valid and unique, containerPort set and in range,
-    hostPort in range, a supported protocol."""
-    causes: Causes = []
-    names: set[str] = set()
-    for i, port in enumerate(ports):
-        port, path = as_dict(port), f"{field}[{i}]"
-        name = str(port.get("name") or "")
-        if name:
-            errs = _port_name_errors(name)
-            causes += [invalid(f"{path}.name", name, m) for m in errs]
-            if not errs and name in names:
-                causes.append(duplicate(f"{path}.name", name))
-            names.add(name)
-        if not port.get("containerPort"):
-            causes.append(required(f"{path}.containerPort"))
-        else:
-            causes += _port_number_causes(f"{path}.containerPort", port["containerPort"])
-        if port.get("hostPort"):
-            causes += _port_number_causes(f"{path}.hostPort", port["hostPort"])
-        protocol = str(port.get("protocol") or "")
-        if not protocol:
-            causes.append(required(f"{path}.protocol"))
-        elif protocol not in _PROTOCOLS:
-            causes.append(not_supported(f"{path}.protocol", protocol, _PROTOCOLS))
-    return causes
 
 
 def _env_name_errors(name: str) -> list[str]:
@@ -131,6 +79,19 @@ def env_causes(env: list[Any], field: str) -> Causes:
     return causes
 
 
+def _sub_path_causes(mount: dict[str, Any], path: str, field: str) -> Causes:
+    """subPath and subPathExpr: relative, without ``..``, not both (kubernetes reports
+    their path errors under the list's path, ``volumeMounts.subPath``)."""
+    sub_path, expr = str(mount.get("subPath") or ""), str(mount.get("subPathExpr") or "")
+    causes = descending_path_causes(sub_path, f"{field}.subPath") if sub_path else []
+    if expr:
+        if sub_path:
+            detail = "subPathExpr and subPath are mutually exclusive"
+            causes.append(invalid(f"{path}.subPathExpr", expr, detail))
+        causes += descending_path_causes(expr, f"{field}.subPathExpr")
+    return causes
+
+
 def mounts_causes(mounts: list[Any], volumes: set[str], field: str) -> Causes:
     """ValidateVolumeMounts: a named mount of a pod volume, a unique mountPath, subPath and
     subPathExpr not both."""
@@ -148,9 +109,7 @@ def mounts_causes(mounts: list[Any], volumes: set[str], field: str) -> Causes:
         if mount_path in paths:
             causes.append(invalid(f"{path}.mountPath", mount_path, "must be unique"))
         paths.add(mount_path)
-        if mount.get("subPathExpr") and mount.get("subPath"):
-            detail = "subPathExpr and subPath are mutually exclusive"
-            causes.append(invalid(f"{path}.subPathExpr", mount["subPathExpr"], detail))
+        causes += _sub_path_causes(mount, path, field)
     return causes
 
 
@@ -191,52 +150,17 @@ def common_causes(ctr: dict[str, Any], volumes: set[str], field: str) -> Causes:
     return causes
 
 
-def _handler_causes(handler: dict[str, Any], field: str) -> Causes:
-    """validateHandler: exactly one handler type."""
-    present = [kind for kind in _HANDLERS if handler.get(kind) is not None]
-    if not present:
-        return [required(field, "must specify a handler type")]
-    detail = "may not specify more than 1 handler type"
-    return [forbidden(f"{field}.{kind}", detail) for kind in present[1:]]
-
-
-def probe_causes(probe: Any, field: str, kind: str) -> Causes:
-    """validateProbe (one handler, non-negative timings, a positive probe grace period) and
-    the liveness/startup rule that successThreshold is 1 (its default)."""
-    if probe is None:
-        return []
-    probe = as_dict(probe)
-    causes = _handler_causes(probe, field)
-    for key in (
-        "initialDelaySeconds",
-        "timeoutSeconds",
-        "periodSeconds",
-        "successThreshold",
-        "failureThreshold",
-    ):
-        causes += nonnegative(f"{field}.{key}", probe.get(key))
-    grace = probe.get("terminationGracePeriodSeconds")
-    if isinstance(grace, int) and grace <= 0:
-        causes.append(
-            invalid(f"{field}.terminationGracePeriodSeconds", grace, "must be greater than 0")
-        )
-    success = probe.get("successThreshold", 1)
-    if kind in ("livenessProbe", "startupProbe") and success != 1:
-        causes.append(invalid(f"{field}.successThreshold", success, "must be 1"))
-    if kind == "readinessProbe" and grace is not None:
-        detail = "must not be set for readinessProbes"
-        causes.append(invalid(f"{field}.terminationGracePeriodSeconds", grace, detail))
-    return causes
-
-
-def _probes_causes(ctr: dict[str, Any], field: str) -> Causes:
-    causes: Causes = []
+def _probes_causes(ctr: dict[str, Any], field: str, grace: Any) -> Causes:
+    """Lifecycle hooks and probes, where a container may have them."""
+    causes = lifecycle_causes(ctr.get("lifecycle"), f"{field}.lifecycle", grace)
     for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
-        causes += probe_causes(ctr.get(kind), f"{field}.{kind}", kind)
+        causes += probe_causes(ctr.get(kind), f"{field}.{kind}", kind, grace)
     return causes
 
 
-def containers_causes(containers: list[Any], volumes: set[str], field: str) -> Causes:
+def containers_causes(
+    containers: list[Any], volumes: set[str], field: str, grace: Any = None
+) -> Causes:
     """validateContainers: at least one; each valid with a unique name and valid probes, no
     container restartPolicy."""
     if not containers:
@@ -250,7 +174,7 @@ def containers_causes(containers: list[Any], volumes: set[str], field: str) -> C
         if name in names:
             causes.append(duplicate(f"{path}.name", name))
         names.add(name)
-        causes += _probes_causes(ctr, path)
+        causes += _probes_causes(ctr, path, grace)
         if ctr.get("restartPolicy") is not None:
             causes.append(
                 forbidden(f"{path}.restartPolicy", "may not be set for non-init containers")
@@ -259,7 +183,7 @@ def containers_causes(containers: list[Any], volumes: set[str], field: str) -> C
 
 
 def init_containers_causes(
-    inits: list[Any], containers: list[Any], volumes: set[str], field: str
+    inits: list[Any], containers: list[Any], volumes: set[str], field: str, grace: Any = None
 ) -> Causes:
     """validateInitContainers: each valid, named apart from every container; probes only
     on a restartable (sidecar) init container."""
@@ -277,7 +201,7 @@ def init_containers_causes(
         elif name:
             names.add(name)
         if policy == "Always":
-            causes += _probes_causes(ctr, path)
+            causes += _probes_causes(ctr, path, grace)
             continue
         for kind in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
             if ctr.get(kind) is not None:

@@ -58,9 +58,11 @@ def pod_spec_causes(spec: dict[str, Any], field: str) -> Causes:
     volumes, found = volumes_causes(as_list(spec.get("volumes")), f"{field}.volumes")
     containers = as_list(spec.get("containers"))
     causes += found
-    causes += containers_causes(containers, volumes, f"{field}.containers")
+    grace = spec.get("terminationGracePeriodSeconds")
+    causes += containers_causes(containers, volumes, f"{field}.containers", grace)
     inits = as_list(spec.get("initContainers"))
-    causes += init_containers_causes(inits, containers, volumes, f"{field}.initContainers")
+    path = f"{field}.initContainers"
+    causes += init_containers_causes(inits, containers, volumes, path, grace)
     causes += _enum_causes(spec.get("restartPolicy"), f"{field}.restartPolicy", _RESTART_POLICIES)
     causes += _enum_causes(spec.get("dnsPolicy"), f"{field}.dnsPolicy", _DNS_POLICIES)
     causes += _label_causes(spec.get("nodeSelector"), f"{field}.nodeSelector")
