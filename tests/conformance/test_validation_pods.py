@@ -565,6 +565,96 @@ DETAILS: list[Any] = [
     ),
     pytest.param(
         {
+            "containers": _c(
+                envFrom=[
+                    {"prefix": "A=", "configMapRef": {"name": "Bad_Name"}},
+                    {"configMapRef": {"name": "a"}, "secretRef": {"name": "b"}},
+                    {},
+                ]
+            ),
+            "serviceAccountName": "Robot",
+        },
+        [
+            (
+                "FieldValueInvalid",
+                f"{_C0}.envFrom[0].prefix",
+                'Invalid value: "A=": a valid environment variable name must consist only of'
+                " printable ASCII characters other than '='",
+            ),
+            (
+                "FieldValueInvalid",
+                f"{_C0}.envFrom[0].configMapRef.name",
+                'Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower'
+                " case alphanumeric characters, '-' or '.', and must start and end with an"
+                " alphanumeric character (e.g. 'example.com', regex used for validation is"
+                " '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+            ),
+            (
+                "FieldValueInvalid",
+                f"{_C0}.envFrom",
+                'Invalid value: "": may not have more than one field specified at a time',
+            ),
+            (
+                "FieldValueInvalid",
+                f"{_C0}.envFrom",
+                'Invalid value: "": must specify one of: `configMapRef` or `secretRef`',
+            ),
+            (
+                "FieldValueInvalid",
+                "spec.serviceAccountName",
+                'Invalid value: "Robot": a lowercase RFC 1123 subdomain must consist of lower'
+                " case alphanumeric characters, '-' or '.', and must start and end with an"
+                " alphanumeric character (e.g. 'example.com', regex used for validation is"
+                " '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+            ),
+        ],
+        id="env-from-and-service-account",
+    ),
+    pytest.param(
+        {
+            "topologySpreadConstraints": [
+                {
+                    "maxSkew": 0,
+                    "topologyKey": "zone",
+                    "whenUnsatisfiable": "ScheduleAnyway",
+                    "minDomains": 2,
+                },
+                {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"},
+                {"maxSkew": 1, "whenUnsatisfiable": "Never"},
+            ]
+        },
+        [
+            (
+                "FieldValueInvalid",
+                "spec.topologySpreadConstraints[0].maxSkew",
+                "Invalid value: 0: must be greater than zero",
+            ),
+            (
+                "FieldValueDuplicate",
+                "spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}",
+                'Duplicate value: "{zone, ScheduleAnyway}"',
+            ),
+            (
+                "FieldValueInvalid",
+                "spec.topologySpreadConstraints[0].minDomains",
+                "Invalid value: 2: can only use minDomains if whenUnsatisfiable=DoNotSchedule,"
+                " not ScheduleAnyway",
+            ),
+            (
+                "FieldValueRequired",
+                "spec.topologySpreadConstraints[2].topologyKey",
+                "Required value: can not be empty",
+            ),
+            (
+                "FieldValueNotSupported",
+                "spec.topologySpreadConstraints[2].whenUnsatisfiable",
+                'Unsupported value: "Never": supported values: "DoNotSchedule", "ScheduleAnyway"',
+            ),
+        ],
+        id="topology-spread",
+    ),
+    pytest.param(
+        {
             "containers": _c(volumeMounts=[{"name": "v", "mountPath": "/v", "subPath": "../x"}]),
             "volumes": [{"name": "v", "emptyDir": {"sizeLimit": "-1Gi"}}],
         },

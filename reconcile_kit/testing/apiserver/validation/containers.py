@@ -18,6 +18,7 @@ from .common import (
     not_supported,
     required,
 )
+from .env import env_causes, env_from_causes
 from .filepaths import descending_path_causes
 from .handlers import lifecycle_causes, probe_causes
 from .ports import ports_causes
@@ -34,49 +35,6 @@ def name_causes(name: str, field: str) -> Causes:
     if not name:
         return [required(field)]
     return [invalid(field, name, message) for message in dns1123_label_errors(name)]
-
-
-def _env_name_errors(name: str) -> list[str]:
-    """IsRelaxedEnvVarName (RelaxedEnvironmentVariableValidation, on in 1.32)."""
-    if any(not (" " <= c <= "~") or c == "=" for c in name):
-        return [
-            "a valid environment variable name must consist only of printable ASCII"
-            " characters other than '='"
-        ]
-    return []
-
-
-def _value_from_causes(var: dict[str, Any], field: str) -> Causes:
-    """validateEnvVarValueFrom: exactly one source, and no ``value`` beside it."""
-    if "valueFrom" not in var or var["valueFrom"] is None:
-        return []
-    source = as_dict(var["valueFrom"])
-    kinds = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef")
-    count = sum(1 for kind in kinds if source.get(kind) is not None)
-    if count == 0:
-        detail = (
-            "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or"
-            " `secretKeyRef`"
-        )
-        return [invalid(field, "", detail)]
-    if var.get("value"):
-        return [invalid(field, "", "may not be specified when `value` is not empty")]
-    if count > 1:
-        return [invalid(field, "", "may not have more than one field specified at a time")]
-    return []
-
-
-def env_causes(env: list[Any], field: str) -> Causes:
-    """ValidateEnv: every variable named (relaxed names), valueFrom consistent."""
-    causes: Causes = []
-    for i, var in enumerate(env):
-        var, path = as_dict(var), f"{field}[{i}]"
-        name = str(var.get("name") or "")
-        if not name:
-            causes.append(required(f"{path}.name"))
-        causes += [invalid(f"{path}.name", name, m) for m in _env_name_errors(name)]
-        causes += _value_from_causes(var, f"{path}.valueFrom")
-    return causes
 
 
 def _sub_path_causes(mount: dict[str, Any], path: str, field: str) -> Causes:
@@ -142,6 +100,7 @@ def common_causes(ctr: dict[str, Any], volumes: set[str], field: str) -> Causes:
     causes += _enum_causes(policy, f"{field}.terminationMessagePolicy", _MESSAGE_POLICIES)
     causes += ports_causes(as_list(ctr.get("ports")), f"{field}.ports")
     causes += env_causes(as_list(ctr.get("env")), f"{field}.env")
+    causes += env_from_causes(as_list(ctr.get("envFrom")), f"{field}.envFrom")
     causes += mounts_causes(as_list(ctr.get("volumeMounts")), volumes, f"{field}.volumeMounts")
     pull = ctr.get("imagePullPolicy")
     causes += _enum_causes(pull, f"{field}.imagePullPolicy", _PULL_POLICIES)

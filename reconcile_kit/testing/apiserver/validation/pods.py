@@ -1,12 +1,16 @@
 """Validation of Pods (kubernetes pkg/apis/core/validation ValidatePodCreate,
 ValidatePodUpdate, ValidatePodStatusUpdate).
 
-The pod spec rules are podspec.py's (containers.py, resources.py, volumes.py,
-scheduling.py). Left out of the port: image, hostPath and other volume source details,
-lifecycle hooks and probe handler details, envFrom, volume devices, resize policies,
-resource claims, host port conflicts, DNS config, readiness and scheduling gates, topology
-spread constraints, OS-specific and Windows checks, seccomp/AppArmor annotations, sysctls,
-the pod status's container state transitions, IPs and users.
+The pod spec rules are podspec.py's (containers.py, env.py, ports.py, handlers.py,
+resources.py, volumes.py, filepaths.py, scheduling.py). Left out of the port: the rules of
+volume sources other than secret, configMap, persistentVolumeClaim, hostPath and emptyDir;
+downward API field paths, volume devices, resize policies, resource claims and pod-level
+resources, host port conflicts, host network ports, DNS config, image pull secrets,
+readiness and scheduling gates, matchLabelKeys, hostAliases, priority class and runtime
+class names, overhead, OS-specific and Windows checks, container security contexts beyond
+user and group ids, pod annotations (seccomp, AppArmor, tolerations), sysctls, the
+scheduling-gated pod's node selector and affinity updates, and the status rules beyond
+condition types, nodeName and qosClass (container state transitions, IPs, users).
 """
 
 from __future__ import annotations

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....meta.validation import dns1123_label_errors
+from ....meta.validation import dns1123_label_errors, dns1123_subdomain_errors
 from ..meta import label_causes
 from .common import Causes, as_dict, as_list, forbidden, invalid, not_supported, required
 from .containers import containers_causes, init_containers_causes
-from .scheduling import affinity_causes, tolerations_causes
+from .scheduling import affinity_causes, spread_causes, tolerations_causes
 from .volumes import volumes_causes
 
 _RESTART_POLICIES = ("Always", "OnFailure", "Never")
@@ -44,6 +44,12 @@ def _label_causes(value: Any, field: str) -> Causes:
     return [{**cause, "field": field} for cause in label_causes(value)]
 
 
+def _subdomain_causes(spec: dict[str, Any], key: str, field: str) -> Causes:
+    """ValidateServiceAccountName and ValidateNodeName: DNS subdomains."""
+    value = str(spec.get(key) or "")
+    return [invalid(field, value, m) for m in dns1123_subdomain_errors(value)] if value else []
+
+
 def _dns_label_causes(spec: dict[str, Any], key: str, field: str) -> Causes:
     value = str(spec.get(key) or "")
     return [invalid(field, value, m) for m in dns1123_label_errors(value)] if value else []
@@ -68,6 +74,10 @@ def pod_spec_causes(spec: dict[str, Any], field: str) -> Causes:
     causes += _label_causes(spec.get("nodeSelector"), f"{field}.nodeSelector")
     causes += _security_context_causes(spec.get("securityContext"), f"{field}.securityContext")
     causes += affinity_causes(spec.get("affinity"), f"{field}.affinity")
+    spreads = as_list(spec.get("topologySpreadConstraints"))
+    causes += spread_causes(spreads, f"{field}.topologySpreadConstraints")
+    causes += _subdomain_causes(spec, "serviceAccountName", f"{field}.serviceAccountName")
+    causes += _subdomain_causes(spec, "nodeName", f"{field}.nodeName")
     deadline = spec.get("activeDeadlineSeconds")
     if isinstance(deadline, int) and not 1 <= deadline <= _INT32_MAX:
         detail = f"must be between 1 and {_INT32_MAX}, inclusive"

@@ -6,7 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from ....meta.validation import label_value_errors, qualified_name_errors
-from .common import Causes, as_dict, as_list, forbidden, invalid, not_supported, required
+from .common import (
+    Causes,
+    as_dict,
+    as_list,
+    duplicate,
+    forbidden,
+    invalid,
+    not_supported,
+    required,
+)
 from .selectors import selector_causes
 
 _EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -136,4 +145,55 @@ def affinity_causes(affinity: Any, field: str) -> Causes:
     for kind in ("podAffinity", "podAntiAffinity"):
         if affinity.get(kind) is not None:
             causes += _pod_affinity_causes(as_dict(affinity[kind]), f"{field}.{kind}")
+    return causes
+
+
+_WHEN_UNSATISFIABLE = ("DoNotSchedule", "ScheduleAnyway")
+_NODE_POLICIES = ("Honor", "Ignore")
+
+
+def _spread_causes(constraint: dict[str, Any], rest: list[Any], field: str) -> Causes:
+    skew, key = constraint.get("maxSkew") or 0, str(constraint.get("topologyKey") or "")
+    action = str(constraint.get("whenUnsatisfiable") or "")
+    causes: Causes = []
+    if isinstance(skew, int) and skew <= 0:
+        causes.append(invalid(f"{field}.maxSkew", skew, "must be greater than zero"))
+    if not key:
+        causes.append(required(f"{field}.topologyKey", "can not be empty"))
+    if action not in _WHEN_UNSATISFIABLE:
+        causes.append(not_supported(f"{field}.whenUnsatisfiable", action, _WHEN_UNSATISFIABLE))
+    if any(
+        as_dict(other).get("topologyKey") == key
+        and str(as_dict(other).get("whenUnsatisfiable") or "") == action
+        for other in rest
+    ):
+        path = f"{field}.{{topologyKey, whenUnsatisfiable}}"
+        causes.append(duplicate(path, f"{{{key}, {action}}}"))
+    causes += _min_domains_causes(constraint.get("minDomains"), action, f"{field}.minDomains")
+    for policy_key in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+        policy = constraint.get(policy_key)
+        if policy is not None and policy not in _NODE_POLICIES:
+            causes.append(not_supported(f"{field}.{policy_key}", policy, _NODE_POLICIES))
+    return causes + selector_causes(constraint.get("labelSelector"), f"{field}.labelSelector")
+
+
+def _min_domains_causes(min_domains: Any, action: str, field: str) -> Causes:
+    if not isinstance(min_domains, int):
+        return []
+    causes: Causes = []
+    if min_domains <= 0:
+        causes.append(invalid(field, min_domains, "must be greater than zero"))
+    if action != "DoNotSchedule":
+        detail = f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}"
+        causes.append(invalid(field, min_domains, detail))
+    return causes
+
+
+def spread_causes(constraints: list[Any], field: str) -> Causes:
+    """validateTopologySpreadConstraints: a positive maxSkew, a topology key, a supported
+    action, no two constraints on the same key and action, minDomains, node policies, the
+    label selector (matchLabelKeys not checked)."""
+    causes: Causes = []
+    for i, constraint in enumerate(constraints):
+        causes += _spread_causes(as_dict(constraint), constraints[i + 1 :], f"{field}[{i}]")
     return causes
