@@ -782,6 +782,8 @@ async def test_pod_update_refused(
     reply = await req(backend, "PUT", f"{pods(backend)}/p", changed)
     assert reply.status == 422, reply.body
     assert _prefix_match(causes_of(reply), causes), causes_of(reply)
+    if all(message != _FORBIDDEN_UPDATE for _, _, message in causes):
+        assert reply.body == invalid("Pod", "", "p", causes)
     assert reply.body["message"].startswith('Pod "p" is invalid: ')
 
 

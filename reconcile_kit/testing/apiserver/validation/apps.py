@@ -25,8 +25,8 @@ from .common import (
     nonnegative,
     not_supported,
     required,
+    semantic,
 )
-from .pods import semantic
 from .podspec import template_causes
 from .rollout import daemonset_strategy, deployment_strategy, statefulset_strategy
 from .selectors import selector_causes as label_selector_causes

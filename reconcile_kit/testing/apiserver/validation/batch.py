@@ -24,9 +24,9 @@ from .common import (
     nonnegative,
     not_supported,
     required,
+    semantic,
 )
 from .cron import CronError, parse_standard, time_zone_errors
-from .pods import semantic
 from .podspec import template_causes
 
 _LEGACY_UID, _LEGACY_NAME = "controller-uid", "job-name"

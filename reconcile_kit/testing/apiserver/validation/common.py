@@ -113,3 +113,14 @@ def as_dict(value: object) -> dict[str, Any]:
 def as_list(value: object) -> list[Any]:
     """``value`` when it is a list, else an empty one."""
     return value if isinstance(value, list) else []
+
+
+def semantic(value: Any) -> Any:
+    """``value`` as apiequality.Semantic.DeepEqual compares decoded Go values: a field at
+    its zero value (absent, null, "", 0, false, empty list or map) is no field."""
+    if isinstance(value, dict):
+        kept = {k: semantic(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if v not in (None, "", 0, False, [], {})}
+    if isinstance(value, list):
+        return [semantic(item) for item in value]
+    return value

@@ -20,7 +20,17 @@ import json
 from typing import Any
 
 from ....meta.validation import qualified_name_errors
-from .common import Causes, Validator, Write, as_dict, as_list, forbidden, invalid, required
+from .common import (
+    Causes,
+    Validator,
+    Write,
+    as_dict,
+    as_list,
+    forbidden,
+    invalid,
+    required,
+    semantic,
+)
 from .podspec import pod_spec_causes
 from .scheduling import tolerations_causes
 
@@ -32,17 +42,6 @@ _UPDATABLE = (
     "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
 )
 _INT32_MAX = 2**31 - 1
-
-
-def semantic(value: Any) -> Any:
-    """``value`` as apiequality.Semantic.DeepEqual compares decoded Go values: a field at
-    its zero value (absent, null, "", 0, false, empty list or map) is no field."""
-    if isinstance(value, dict):
-        kept = {k: semantic(v) for k, v in value.items()}
-        return {k: v for k, v in kept.items() if v not in (None, "", 0, False, [], {})}
-    if isinstance(value, list):
-        return [semantic(item) for item in value]
-    return value
 
 
 def _create(pod: dict[str, Any]) -> Causes:

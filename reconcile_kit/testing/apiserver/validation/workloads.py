@@ -8,8 +8,16 @@ from typing import Any
 
 from ..meta import label_causes
 from . import gorender, selectors
-from .common import Causes, as_dict, forbidden, immutable, invalid, not_supported, required
-from .pods import semantic
+from .common import (
+    Causes,
+    as_dict,
+    forbidden,
+    immutable,
+    invalid,
+    not_supported,
+    required,
+    semantic,
+)
 from .podspec import template_causes
 
 
