@@ -354,6 +354,43 @@ CREATE: list[Any] = [
         [("FieldValueForbidden", "spec.ephemeralContainers", "Forbidden: cannot be set on create")],
         id="ephemeral-containers-on-create",
     ),
+    pytest.param(
+        {
+            "ephemeralContainers": [
+                {
+                    "name": "c",
+                    "image": "busybox",
+                    "targetContainerName": "x",
+                    "ports": [{"containerPort": 80}],
+                    "readinessProbe": {"exec": {"command": ["true"]}},
+                }
+            ]
+        },
+        [
+            ("FieldValueDuplicate", "spec.ephemeralContainers[0].name", 'Duplicate value: "c"'),
+            (
+                "FieldValueNotFound",
+                "spec.ephemeralContainers[0].targetContainerName",
+                'Not found: "x"',
+            ),
+            (
+                "FieldValueForbidden",
+                "spec.ephemeralContainers[0].ports",
+                "Forbidden: cannot be set for an Ephemeral Container",
+            ),
+            (
+                "FieldValueForbidden",
+                "spec.ephemeralContainers[0].readinessProbe",
+                "Forbidden: cannot be set for an Ephemeral Container",
+            ),
+            (
+                "FieldValueForbidden",
+                "spec.ephemeralContainers",
+                "Forbidden: cannot be set on create",
+            ),
+        ],
+        id="ephemeral-container-fields",
+    ),
 ]
 
 

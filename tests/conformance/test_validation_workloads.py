@@ -347,6 +347,18 @@ CREATE: list[Any] = [
 
 MORE_CREATE: list[Any] = [
     pytest.param(
+        "replicasets",
+        {"template": _template(ephemeralContainers=[{"name": "e", "image": "busybox"}])},
+        [
+            (
+                "FieldValueForbidden",
+                "spec.template.spec.ephemeralContainers",
+                "Forbidden: ephemeral containers not allowed in pod template",
+            )
+        ],
+        id="replicaset-template-ephemeral-containers",
+    ),
+    pytest.param(
         "deployments",
         {"selector": {"matchExpressions": [{"key": "app", "operator": "Near"}]}},
         [
@@ -670,4 +682,18 @@ async def test_collision_count_not_decremented(backend: Backend) -> None:
                 )
             ],
         ),
+    )
+
+
+async def test_negative_scale_refused(backend: Backend) -> None:
+    """ValidateScale: a Scale's replicas are not negative."""
+    stored = await ok(backend, "POST", _path(backend, "deployments"), _object("deployments"))
+    path = f"{_path(backend, 'deployments')}/w/scale"
+    scale = await ok(backend, "GET", path)
+    scale["spec"]["replicas"] = -1
+    reply = await req(backend, "PUT", path, scale)
+    assert stored["spec"]["replicas"] == 1
+    assert (reply.status, reply.body) == (
+        422,
+        invalid("Scale", "autoscaling", "w", [_negative("spec.replicas")]),
     )

@@ -368,6 +368,8 @@ def pod_spec_defaults(spec: dict[str, Any]) -> None:
     for container in spec.get("initContainers") or []:
         _container_defaults(container)
         _probe_defaults(container)
+    for container in spec.get("ephemeralContainers") or []:
+        _container_defaults(container)
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)
     spec.setdefault("dnsPolicy", "ClusterFirst")

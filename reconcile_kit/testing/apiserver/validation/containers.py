@@ -166,3 +166,57 @@ def init_containers_causes(
             if ctr.get(kind) is not None:
                 causes.append(forbidden(f"{path}.{kind}", _INIT_ONLY_ALWAYS))
     return causes
+
+
+# EphemeralContainerCommon's fields an ephemeral container may not set, in struct order.
+_NOT_EPHEMERAL = (
+    "ports",
+    "resources",
+    "resizePolicy",
+    "restartPolicy",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+)
+_NOT_FOR_EPHEMERAL = "cannot be set for an Ephemeral Container"
+
+
+def _ephemeral_only_causes(ctr: dict[str, Any], path: str) -> Causes:
+    """validateFieldAllowList and the subPath rule: no ports, resources, probes, hooks or
+    restart policy; no subPath in mounts."""
+    causes = [
+        forbidden(f"{path}.{key}", _NOT_FOR_EPHEMERAL) for key in _NOT_EPHEMERAL if ctr.get(key)
+    ]
+    for i, mount in enumerate(as_list(ctr.get("volumeMounts"))):
+        for key in ("subPath", "subPathExpr"):
+            if as_dict(mount).get(key):
+                causes.append(forbidden(f"{path}.volumeMounts[{i}].{key}", _NOT_FOR_EPHEMERAL))
+    return causes
+
+
+def ephemeral_causes(
+    ephemerals: list[Any], others: list[Any], volumes: set[str], field: str
+) -> Causes:
+    """validateEphemeralContainers: each valid as a container (an image without blanks
+    around), named apart from every container, targeting a non-ephemeral container, with
+    only the fields ephemeral containers may have."""
+    targets = {str(as_dict(c).get("name") or "") for c in others}
+    names = set(targets)
+    causes: Causes = []
+    for i, ctr in enumerate(ephemerals):
+        ctr, path = as_dict(ctr), f"{field}[{i}]"
+        causes += common_causes(ctr, volumes, path)
+        image = str(ctr.get("image") or "")
+        if image.strip() != image:
+            detail = "must not have leading or trailing whitespace"
+            causes.append(invalid(f"{path}.image", image, detail))
+        name = str(ctr.get("name") or "")
+        if name in names:
+            causes.append(duplicate(f"{path}.name", name))
+        names.add(name)
+        target = str(ctr.get("targetContainerName") or "")
+        if target and target not in targets:
+            causes.append(not_found(f"{path}.targetContainerName", target))
+        causes += _ephemeral_only_causes(ctr, path)
+    return causes

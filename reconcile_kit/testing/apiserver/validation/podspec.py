@@ -8,7 +8,7 @@ from typing import Any
 from ....meta.validation import dns1123_label_errors, dns1123_subdomain_errors
 from ..meta import label_causes
 from .common import Causes, as_dict, as_list, forbidden, invalid, not_supported, required
-from .containers import containers_causes, init_containers_causes
+from .containers import containers_causes, ephemeral_causes, init_containers_causes
 from .scheduling import affinity_causes, spread_causes, tolerations_causes
 from .volumes import volumes_causes
 
@@ -69,6 +69,9 @@ def pod_spec_causes(spec: dict[str, Any], field: str) -> Causes:
     inits = as_list(spec.get("initContainers"))
     path = f"{field}.initContainers"
     causes += init_containers_causes(inits, containers, volumes, path, grace)
+    ephemerals = as_list(spec.get("ephemeralContainers"))
+    path = f"{field}.ephemeralContainers"
+    causes += ephemeral_causes(ephemerals, containers + inits, volumes, path)
     causes += _enum_causes(spec.get("restartPolicy"), f"{field}.restartPolicy", _RESTART_POLICIES)
     causes += _enum_causes(spec.get("dnsPolicy"), f"{field}.dnsPolicy", _DNS_POLICIES)
     causes += _label_causes(spec.get("nodeSelector"), f"{field}.nodeSelector")
