@@ -898,3 +898,23 @@ async def test_defaults_validation_relies_on(backend: Backend) -> None:
         "successThreshold": 1,
         "failureThreshold": 3,
     }
+
+
+@pytest.mark.parametrize(
+    ("resources", "qos"),
+    [
+        pytest.param({}, "BestEffort", id="best-effort"),
+        pytest.param({"limits": {"cpu": "1"}}, "Burstable", id="burstable"),
+        pytest.param({"limits": {"cpu": "1", "memory": "1Gi"}}, "Guaranteed", id="guaranteed"),
+    ],
+)
+async def test_requests_default_to_limits_and_qos_class(
+    backend: Backend, resources: dict[str, Any], qos: str
+) -> None:
+    """SetDefaults_Pod copies limits to missing requests; the QoS class follows (the
+    validation of requests against limits sees the defaulted requests)."""
+    created = await ok(backend, "POST", pods(backend), _pod(containers=_c(resources=resources)))
+    limits = resources.get("limits", {})
+    expected = {"limits": limits, "requests": limits} if limits else {}
+    assert created["spec"]["containers"][0]["resources"] == expected
+    assert created["status"]["qosClass"] == qos

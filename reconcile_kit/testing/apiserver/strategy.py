@@ -16,6 +16,7 @@ from ...meta.time import now_time
 from ...meta.validation import qualified_name_errors
 from . import errors
 from .meta import label_causes, name_causes, new_uid, string_map_causes
+from .podqos import default_requests, qos_class
 from .resources import ADMISSION_GROUP, RBAC_GROUP, ResourceType
 from .store import Obj
 from .validation.volumes import SOURCE_FIELDS
@@ -410,7 +411,8 @@ def _pod_defaults(obj: Obj) -> None:
     spec.setdefault("enableServiceLinks", True)
     spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
     spec.setdefault("priority", 0)
-    obj["status"] = {"phase": "Pending", "qosClass": "BestEffort"}
+    default_requests(spec)
+    obj["status"] = {"phase": "Pending", "qosClass": qos_class(spec)}
 
 
 def _workload_defaults(obj: Obj) -> None:
