@@ -347,6 +347,26 @@ CREATE: list[Any] = [
 
 MORE_CREATE: list[Any] = [
     pytest.param(
+        "statefulsets",
+        {
+            "template": {
+                "metadata": {"labels": _LABELS, "annotations": {"bad key!": "v"}},
+                "spec": _POD,
+            }
+        },
+        [
+            (
+                "FieldValueInvalid",
+                "spec.template.annotations",
+                'Invalid value: "bad key!": name part must consist of alphanumeric characters,'
+                " '-', '_' or '.', and must start and end with an alphanumeric character (e.g."
+                " 'MyName',  or 'my.name',  or '123-abc', regex used for validation is"
+                " '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+            )
+        ],
+        id="statefulset-template-annotation-key",
+    ),
+    pytest.param(
         "replicasets",
         {"template": _template(ephemeralContainers=[{"name": "e", "image": "busybox"}])},
         [

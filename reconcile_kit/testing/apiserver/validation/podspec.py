@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ....meta.validation import dns1123_label_errors, dns1123_subdomain_errors
-from ..meta import label_causes
+from ..meta import annotation_causes, label_causes
 from .common import Causes, as_dict, as_list, forbidden, invalid, not_supported, required
 from .containers import containers_causes, ephemeral_causes, init_containers_causes
 from .scheduling import affinity_causes, spread_causes, tolerations_causes
@@ -92,10 +92,11 @@ def pod_spec_causes(spec: dict[str, Any], field: str) -> Causes:
 
 
 def template_causes(template: Any, field: str) -> Causes:
-    """ValidatePodTemplateSpec: labels, the pod spec, no ephemeral containers."""
+    """ValidatePodTemplateSpec: labels, annotations, the pod spec, no ephemeral containers."""
     template = as_dict(template)
     meta, spec = as_dict(template.get("metadata")), as_dict(template.get("spec"))
     causes = _label_causes(meta.get("labels"), f"{field}.labels")
+    causes += annotation_causes(meta.get("annotations"), f"{field}.annotations")
     causes += pod_spec_causes(spec, f"{field}.spec")
     if spec.get("ephemeralContainers"):
         detail = "ephemeral containers not allowed in pod template"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..meta import label_causes
+from ..meta import annotation_causes, label_causes
 from . import gorender, selectors
 from .common import (
     Causes,
@@ -85,7 +85,8 @@ def statefulset_template(spec: dict[str, Any]) -> Causes:
     labels = as_dict(template.get("metadata")).get("labels")
     causes = template_matches(spec, "spec.template")
     causes += [{**c, "field": "spec.template.labels"} for c in label_causes(labels)]
-    return causes
+    annotations = as_dict(template.get("metadata")).get("annotations")
+    return causes + annotation_causes(annotations, "spec.template.annotations")
 
 
 def selector_unchanged(spec: dict[str, Any], old: dict[str, Any]) -> Causes:
