@@ -648,6 +648,65 @@ DETAILS: list[Any] = [
         id="env-from-and-service-account",
     ),
     pytest.param(
+        {"dnsPolicy": "None"},
+        [
+            (
+                "FieldValueRequired",
+                "spec.dnsConfig",
+                "Required value: must provide `dnsConfig` when `dnsPolicy` is None",
+            )
+        ],
+        id="dns-policy-none-without-config",
+    ),
+    pytest.param(
+        {
+            "dnsConfig": {
+                "nameservers": ["1.1.1.1", "dns.example", "8.8.8.8", "9.9.9.9"],
+                "searches": ["Bad_Domain."],
+                "options": [{"value": "2"}],
+            },
+            "readinessGates": [{"conditionType": "bad gate"}],
+            "schedulingGates": [{"name": "g"}, {"name": "g"}],
+        },
+        [
+            (
+                "FieldValueInvalid",
+                "spec.dnsConfig.nameservers",
+                'Invalid value: []string{"1.1.1.1", "dns.example", "8.8.8.8", "9.9.9.9"}: must'
+                " not have more than 3 nameservers",
+            ),
+            (
+                "FieldValueInvalid",
+                "spec.dnsConfig.nameservers[1]",
+                'Invalid value: "dns.example": must be a valid IP address, (e.g. 10.9.8.7 or'
+                " 2001:db8::ffff)",
+            ),
+            (
+                "FieldValueInvalid",
+                "spec.dnsConfig.searches[0]",
+                'Invalid value: "Bad_Domain": a lowercase RFC 1123 subdomain must consist of'
+                " lower case alphanumeric characters, '-' or '.', and must start and end with an"
+                " alphanumeric character (e.g. 'example.com', regex used for validation is"
+                " '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+            ),
+            (
+                "FieldValueRequired",
+                "spec.dnsConfig.options[0]",
+                "Required value: must not be empty",
+            ),
+            (
+                "FieldValueInvalid",
+                "spec.readinessGates[0].conditionType",
+                'Invalid value: "bad gate": name part must consist of alphanumeric characters,'
+                " '-', '_' or '.', and must start and end with an alphanumeric character (e.g."
+                " 'MyName',  or 'my.name',  or '123-abc', regex used for validation is"
+                " '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+            ),
+            ("FieldValueDuplicate", "spec.schedulingGates[1]", 'Duplicate value: "g"'),
+        ],
+        id="dns-config-and-gates",
+    ),
+    pytest.param(
         {
             "topologySpreadConstraints": [
                 {

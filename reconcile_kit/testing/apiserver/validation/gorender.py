@@ -18,18 +18,12 @@ def string_map(value: Any) -> str:
     return "map[string]string{" + items + "}"
 
 
-def _strings(values: Any) -> str:
-    if not isinstance(values, list):
-        return "[]string(nil)"
-    return "[]string{" + ", ".join(go_quote(str(v)) for v in values) + "}"
-
-
 def _requirement(req: Any) -> str:
     req = req if isinstance(req, dict) else {}
     return (
         f"v1.LabelSelectorRequirement{{Key:{go_quote(str(req.get('key') or ''))},"
         f" Operator:{go_quote(str(req.get('operator') or ''))},"
-        f" Values:{_strings(req.get('values'))}}}"
+        f" Values:{strings(req.get('values'))}}}"
     )
 
 
@@ -67,3 +61,10 @@ def strategy(kind: str, rolling_kind: str, value: Any) -> str:
         f"apps.{kind}{{Type:{go_quote(str(value.get('type') or ''))},"
         f" RollingUpdate:(*apps.{rolling_kind})({rolling})}}"
     )
+
+
+def strings(values: Any) -> str:
+    """A ``[]string``: ``[]string{"a", "b"}``, or ``[]string(nil)``."""
+    if not isinstance(values, list):
+        return "[]string(nil)"
+    return "[]string{" + ", ".join(go_quote(str(v)) for v in values) + "}"

@@ -9,6 +9,8 @@ from ....meta.validation import dns1123_label_errors, dns1123_subdomain_errors
 from ..meta import annotation_causes, label_causes
 from .common import Causes, as_dict, as_list, forbidden, invalid, not_supported, required
 from .containers import containers_causes, ephemeral_causes, init_containers_causes
+from .dnsconfig import dns_config_causes
+from .gates import readiness_gates_causes, scheduling_gates_causes
 from .scheduling import affinity_causes, spread_causes, tolerations_causes
 from .volumes import volumes_causes
 
@@ -77,6 +79,9 @@ def pod_spec_causes(spec: dict[str, Any], field: str) -> Causes:
     causes += _label_causes(spec.get("nodeSelector"), f"{field}.nodeSelector")
     causes += _security_context_causes(spec.get("securityContext"), f"{field}.securityContext")
     causes += affinity_causes(spec.get("affinity"), f"{field}.affinity")
+    causes += dns_config_causes(spec.get("dnsConfig"), spec.get("dnsPolicy"), f"{field}.dnsConfig")
+    causes += readiness_gates_causes(spec.get("readinessGates"), f"{field}.readinessGates")
+    causes += scheduling_gates_causes(spec.get("schedulingGates"), f"{field}.schedulingGates")
     spreads = as_list(spec.get("topologySpreadConstraints"))
     causes += spread_causes(spreads, f"{field}.topologySpreadConstraints")
     causes += _subdomain_causes(spec, "serviceAccountName", f"{field}.serviceAccountName")
