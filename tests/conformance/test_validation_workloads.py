@@ -717,3 +717,144 @@ async def test_negative_scale_refused(backend: Backend) -> None:
         422,
         invalid("Scale", "autoscaling", "w", [_negative("spec.replicas")]),
     )
+
+
+_START, _END = "2026-01-01T00:00:00Z", "2026-01-01T00:05:00Z"
+
+
+def _condition(kind: str) -> dict[str, Any]:
+    return {"type": kind, "status": "True", "lastTransitionTime": _END}
+
+
+JOB_STATUS: list[Any] = [
+    pytest.param(
+        {"conditions": [_condition("Complete")]},
+        [
+            (
+                "FieldValueRequired",
+                "status.completionTime",
+                "Required value: completionTime is required for Complete jobs",
+            ),
+            (
+                "FieldValueInvalid",
+                "status.conditions",
+                "Invalid value: cannot set Complete=True condition without the"
+                " SuccessCriteriaMet=true condition",
+            ),
+            (
+                "FieldValueRequired",
+                "status.startTime",
+                "Required value: startTime is required for finished job",
+            ),
+        ],
+        id="complete-without-criteria-and-times",
+    ),
+    pytest.param(
+        {"active": 1, "ready": 2, "completionTime": _END, "startTime": _START},
+        [
+            (
+                "FieldValueInvalid",
+                "status.completionTime",
+                "Invalid value: 2026-01-01 00:05:00 +0000 UTC: cannot set completionTime when"
+                " there is no Complete=True condition",
+            ),
+            (
+                "FieldValueInvalid",
+                "status.ready",
+                "Invalid value: 2: cannot set more ready pods than active",
+            ),
+        ],
+        id="completion-time-without-complete",
+    ),
+    pytest.param(
+        {
+            "conditions": [_condition("Failed")],
+            "startTime": _START,
+            "failed": -1,
+            "uncountedTerminatedPods": {"succeeded": ["a", "a"]},
+        },
+        [
+            (
+                "FieldValueInvalid",
+                "status.failed",
+                "Invalid value: -1: must be greater than or equal to 0",
+            ),
+            (
+                "FieldValueDuplicate",
+                "status.uncountedTerminatedPods.succeeded[1]",
+                'Duplicate value: "a"',
+            ),
+            (
+                "FieldValueInvalid",
+                "status.conditions",
+                "Invalid value: cannot set Failed=True condition without the FailureTarget=true"
+                " condition",
+            ),
+            (
+                "FieldValueInvalid",
+                "status.uncountedTerminatedPods",
+                'Invalid value: batch.UncountedTerminatedPods{Succeeded:[]types.UID{"a", "a"},'
+                " Failed:[]types.UID(nil)}: uncountedTerminatedPods needs to be empty for"
+                " finished job",
+            ),
+            (
+                "FieldValueInvalid",
+                "status.failed",
+                "Invalid value: -1: cannot decrease the failed counter",
+            ),
+        ],
+        id="failed-without-target",
+    ),
+]
+
+
+@pytest.mark.parametrize(("status", "causes"), JOB_STATUS)
+async def test_job_status_update_refused(
+    backend: Backend, status: dict[str, Any], causes: list[Cause]
+) -> None:
+    stored = await ok(backend, "POST", _path(backend, "jobs"), _object("jobs", suspend=True))
+    changed = {**stored, "status": status}
+    reply = await req(backend, "PUT", f"{_path(backend, 'jobs')}/w/status", changed)
+    assert (reply.status, reply.body) == (422, invalid("Job", "batch", "w", causes))
+
+
+async def test_job_completed_as_the_job_controller_does(backend: Backend) -> None:
+    """What a test that fakes a Job's completion must write: SuccessCriteriaMet and Complete,
+    startTime and completionTime; Complete cannot be taken back, nor succeeded lowered."""
+    stored = await ok(backend, "POST", _path(backend, "jobs"), _object("jobs", suspend=True))
+    path = f"{_path(backend, 'jobs')}/w/status"
+    complete = {
+        "conditions": [_condition("SuccessCriteriaMet"), _condition("Complete")],
+        "startTime": _START,
+        "completionTime": _END,
+        "succeeded": 1,
+    }
+    done = await ok(backend, "PUT", path, {**stored, "status": complete})
+    undone = {**done["status"], "conditions": [_condition("SuccessCriteriaMet")], "succeeded": 0}
+    reply = await req(backend, "PUT", path, {**done, "status": undone})
+    assert (reply.status, reply.body) == (
+        422,
+        invalid(
+            "Job",
+            "batch",
+            "w",
+            [
+                (
+                    "FieldValueInvalid",
+                    "status.completionTime",
+                    "Invalid value: 2026-01-01 00:05:00 +0000 UTC: cannot set completionTime"
+                    " when there is no Complete=True condition",
+                ),
+                (
+                    "FieldValueInvalid",
+                    "status.conditions",
+                    "Invalid value: cannot disable the terminal Complete=True condition",
+                ),
+                (
+                    "FieldValueInvalid",
+                    "status.succeeded",
+                    "Invalid value: 0: cannot decrease the succeeded counter",
+                ),
+            ],
+        ),
+    )

@@ -5,8 +5,8 @@ time zone, concurrency policy, the job template).
 
 Left out: pod failure and success policies' rules, backoffLimitPerIndex/maxFailedIndexes
 limits beyond their signs, managedBy, the Indexed Job's hostname check, the scheduling
-directives a suspended Job may change, the Job status rules, the CronJob's 52-character
-name limit.
+directives a suspended Job may change, the CronJob's 52-character name limit (Job status
+rules: batchstatus.py).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import gorender, selectors
+from .batchstatus import job_status_causes
 from .common import (
     Causes,
     Validator,
@@ -161,6 +162,8 @@ def _job_update(spec: dict[str, Any], old: dict[str, Any]) -> Causes:
 
 
 def _job_write(write: Write) -> Causes:
+    if write.subresource == "status" and write.old is not None:
+        return job_status_causes(write.obj, write.old)
     if write.subresource:
         return []
     causes = _job(write.obj)
