@@ -648,6 +648,31 @@ DETAILS: list[Any] = [
         id="env-from-and-service-account",
     ),
     pytest.param(
+        {
+            "hostNetwork": True,
+            "containers": _c(
+                ports=[
+                    {"containerPort": 80},
+                    {"containerPort": 81, "hostPort": 82},
+                    {"containerPort": 82, "hostPort": 82},
+                ]
+            ),
+        },
+        [
+            (
+                "FieldValueDuplicate",
+                f"{_C0}.ports[2].hostPort",
+                'Duplicate value: "TCP//82"',
+            ),
+            (
+                "FieldValueInvalid",
+                f"{_C0}.ports[1].hostPort",
+                "Invalid value: 82: must match `containerPort` when `hostNetwork` is true",
+            ),
+        ],
+        id="host-network-ports",
+    ),
+    pytest.param(
         {"dnsPolicy": "None"},
         [
             (
@@ -977,3 +1002,12 @@ async def test_requests_default_to_limits_and_qos_class(
     expected = {"limits": limits, "requests": limits} if limits else {}
     assert created["spec"]["containers"][0]["resources"] == expected
     assert created["status"]["qosClass"] == qos
+
+
+async def test_host_network_ports_default_to_container_ports(backend: Backend) -> None:
+    """SetDefaults_Pod: under hostNetwork a port's hostPort is its containerPort."""
+    body = _pod(hostNetwork=True, containers=_c(ports=[{"containerPort": 8080}]))
+    created = await ok(backend, "POST", pods(backend), body)
+    assert created["spec"]["containers"][0]["ports"] == [
+        {"containerPort": 8080, "hostPort": 8080, "protocol": "TCP"}
+    ]

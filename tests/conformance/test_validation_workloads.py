@@ -347,6 +347,29 @@ CREATE: list[Any] = [
 
 MORE_CREATE: list[Any] = [
     pytest.param(
+        "deployments",
+        {
+            "template": _template(
+                hostNetwork=True,
+                containers=[
+                    {
+                        "name": "c",
+                        "image": "busybox",
+                        "ports": [{"containerPort": 80}, {"containerPort": 81, "hostPort": 82}],
+                    }
+                ],
+            )
+        },
+        [
+            (
+                "FieldValueInvalid",
+                "spec.template.spec.containers[0].ports[1].hostPort",
+                "Invalid value: 82: must match `containerPort` when `hostNetwork` is true",
+            )
+        ],
+        id="deployment-host-network-port",
+    ),
+    pytest.param(
         "statefulsets",
         {
             "template": {

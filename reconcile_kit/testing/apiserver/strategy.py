@@ -16,7 +16,7 @@ from ...meta.time import now_time
 from ...meta.validation import qualified_name_errors
 from . import errors
 from .meta import label_causes, name_causes, new_uid, string_map_causes
-from .podqos import default_requests, qos_class
+from .poddefaults import default_host_ports, default_requests, qos_class
 from .resources import ADMISSION_GROUP, RBAC_GROUP, ResourceType
 from .store import Obj
 from .validation.volumes import SOURCE_FIELDS
@@ -412,6 +412,7 @@ def _pod_defaults(obj: Obj) -> None:
     spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
     spec.setdefault("priority", 0)
     default_requests(spec)
+    default_host_ports(spec)
     obj["status"] = {"phase": "Pending", "qosClass": qos_class(spec)}
 
 

@@ -21,7 +21,7 @@ from .common import (
 from .env import env_causes, env_from_causes
 from .filepaths import descending_path_causes
 from .handlers import lifecycle_causes, probe_causes
-from .ports import ports_causes
+from .ports import host_port_conflict_causes, ports_causes
 from .resources import requirements_causes
 
 _PULL_POLICIES = ("Always", "IfNotPresent", "Never")
@@ -138,7 +138,7 @@ def containers_causes(
             causes.append(
                 forbidden(f"{path}.restartPolicy", "may not be set for non-init containers")
             )
-    return causes
+    return causes + host_port_conflict_causes(containers, field)
 
 
 def init_containers_causes(
@@ -159,6 +159,8 @@ def init_containers_causes(
             causes.append(duplicate(f"{path}.name", name))
         elif name:
             names.add(name)
+        # Each alone (they run one by one), reported at index 0 as kubernetes does.
+        causes += host_port_conflict_causes([ctr], field)
         if policy == "Always":
             causes += _probes_causes(ctr, path, grace)
             continue

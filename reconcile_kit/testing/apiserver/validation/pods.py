@@ -5,8 +5,7 @@ The pod spec rules are podspec.py's (containers.py, env.py, ports.py, handlers.p
 resources.py, volumes.py, filepaths.py, scheduling.py, dnsconfig.py, gates.py). Left out
 of the port: the rules of volume sources other than secret, configMap,
 persistentVolumeClaim, hostPath and emptyDir; downward API field paths, volume devices,
-resize policies, resource claims and pod-level resources, host port conflicts, host
-network ports, image pull secrets, matchLabelKeys, hostAliases, priority class and runtime
+resize policies, resource claims and pod-level resources, image pull secrets, matchLabelKeys, hostAliases, priority class and runtime
 class names, overhead, OS-specific and Windows checks, container security contexts beyond
 user and group ids, pod annotations (seccomp, AppArmor, tolerations), sysctls, the
 scheduling-gated pod's node selector and affinity updates, and the status rules beyond
@@ -48,7 +47,7 @@ def _create(pod: dict[str, Any]) -> Causes:
     """ValidatePodCreate: the pod spec, no ephemeral containers, no node name while
     scheduling gates remain."""
     spec = as_dict(pod.get("spec"))
-    causes = pod_spec_causes(spec, "spec")
+    causes = pod_spec_causes(spec, "spec", pod=True)
     if spec.get("ephemeralContainers"):
         causes.append(forbidden("spec.ephemeralContainers", "cannot be set on create"))
     if spec.get("nodeName") and spec.get("schedulingGates"):
@@ -131,7 +130,7 @@ def _update(pod: dict[str, Any], old_pod: dict[str, Any]) -> Causes:
     """ValidatePodUpdate: the new spec valid, then only images, a lower deadline, added
     tolerations (and a negative grace period set to 1) changed."""
     new, old = as_dict(pod.get("spec")), as_dict(old_pod.get("spec"))
-    causes = pod_spec_causes(new, "spec")
+    causes = pod_spec_causes(new, "spec", pod=True)
     for kind in ("containers", "initContainers"):
         found, stop = _container_updates(
             as_list(new.get(kind)), as_list(old.get(kind)), f"spec.{kind}"

@@ -11,6 +11,7 @@ from .common import Causes, as_dict, as_list, forbidden, invalid, not_supported,
 from .containers import containers_causes, ephemeral_causes, init_containers_causes
 from .dnsconfig import dns_config_causes
 from .gates import readiness_gates_causes, scheduling_gates_causes
+from .ports import host_network_causes
 from .scheduling import affinity_causes, spread_causes, tolerations_causes
 from .volumes import volumes_causes
 
@@ -57,7 +58,7 @@ def _dns_label_causes(spec: dict[str, Any], key: str, field: str) -> Causes:
     return [invalid(field, value, m) for m in dns1123_label_errors(value)] if value else []
 
 
-def pod_spec_causes(spec: dict[str, Any], field: str) -> Causes:
+def pod_spec_causes(spec: dict[str, Any], field: str, pod: bool = False) -> Causes:
     """ValidatePodSpec's rules, in its order (the ones ported; see the module docstring of
     validation/pods.py for what is left out)."""
     causes: Causes = []
@@ -74,6 +75,7 @@ def pod_spec_causes(spec: dict[str, Any], field: str) -> Causes:
     ephemerals = as_list(spec.get("ephemeralContainers"))
     path = f"{field}.ephemeralContainers"
     causes += ephemeral_causes(ephemerals, containers + inits, volumes, path)
+    causes += host_network_causes(spec, field, pod)
     causes += _enum_causes(spec.get("restartPolicy"), f"{field}.restartPolicy", _RESTART_POLICIES)
     causes += _enum_causes(spec.get("dnsPolicy"), f"{field}.dnsPolicy", _DNS_POLICIES)
     causes += _label_causes(spec.get("nodeSelector"), f"{field}.nodeSelector")

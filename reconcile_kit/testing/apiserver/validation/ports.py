@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .common import Causes, as_dict, duplicate, invalid, not_supported, required
+from .common import Causes, as_dict, as_list, duplicate, invalid, not_supported, required
 
 _PROTOCOLS = ("SCTP", "TCP", "UDP")
 _RANGE = "must be between 1 and 65535, inclusive"
@@ -74,4 +74,38 @@ def ports_causes(ports: list[Any], field: str) -> Causes:
     names: set[str] = set()
     for i, port in enumerate(ports):
         causes += _port_causes(as_dict(port), f"{field}[{i}]", names)
+    return causes
+
+
+def host_port_conflict_causes(containers: list[Any], field: str) -> Causes:
+    """checkHostPortConflicts: no two ports take the same protocol, host IP and host port."""
+    causes: Causes = []
+    seen: set[str] = set()
+    for i, ctr in enumerate(containers):
+        for j, port in enumerate(as_list(as_dict(ctr).get("ports"))):
+            port = as_dict(port)
+            host_port = port.get("hostPort") or 0
+            if not host_port:
+                continue
+            key = f"{port.get('protocol') or ''}/{port.get('hostIP') or ''}/{host_port}"
+            if key in seen:
+                causes.append(duplicate(f"{field}[{i}].ports[{j}].hostPort", key))
+            seen.add(key)
+    return causes
+
+
+def host_network_causes(spec: dict[str, Any], field: str, pod: bool) -> Causes:
+    """validatePodHostNetworkDeps: with hostNetwork, a host port is the container port (in
+    a template it may also be left unset)."""
+    if not spec.get("hostNetwork"):
+        return []
+    causes: Causes = []
+    for i, ctr in enumerate(as_list(spec.get("containers"))):
+        for j, port in enumerate(as_list(as_dict(ctr).get("ports"))):
+            port = as_dict(port)
+            host, container = port.get("hostPort") or 0, port.get("containerPort") or 0
+            if (pod or host != 0) and host != container:
+                path = f"{field}.containers[{i}].ports[{j}].hostPort"
+                detail = "must match `containerPort` when `hostNetwork` is true"
+                causes.append(invalid(path, host, detail))
     return causes

@@ -1,6 +1,7 @@
-"""What a new Pod's resources get before validation: requests defaulted from limits
-(k8s.io/kubernetes pkg/apis/core/v1 SetDefaults_Pod, Pods only, not templates) and the QoS
-class the pod strategy records in its status (pkg/apis/core/helper/qos ComputePodQOS)."""
+"""What only a Pod (not a pod template) gets before validation (k8s.io/kubernetes
+pkg/apis/core/v1 SetDefaults_Pod): requests defaulted from limits, host ports from
+container ports under hostNetwork; and the QoS class the pod strategy records in its status
+(pkg/apis/core/helper/qos ComputePodQOS)."""
 
 from __future__ import annotations
 
@@ -59,3 +60,15 @@ def qos_class(spec: dict[str, Any]) -> str:
         return "BestEffort"
     equal = all(limits.get(name) == amount for name, amount in requests.items())
     return "Guaranteed" if guaranteed and equal and len(requests) == len(limits) else "Burstable"
+
+
+def default_host_ports(spec: dict[str, Any]) -> None:
+    """With hostNetwork, a Pod's container ports are its host ports (SetDefaults_Pod's
+    defaultHostNetworkPorts)."""
+    if not spec.get("hostNetwork"):
+        return
+    for kind in ("containers", "initContainers"):
+        for container in spec.get(kind) or []:
+            for port in (container.get("ports") if isinstance(container, dict) else None) or []:
+                if isinstance(port, dict) and not port.get("hostPort"):
+                    port["hostPort"] = port.get("containerPort")
