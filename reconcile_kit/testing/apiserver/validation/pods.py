@@ -5,11 +5,12 @@ The pod spec rules are podspec.py's (containers.py, env.py, ports.py, handlers.p
 resources.py, volumes.py, filepaths.py, scheduling.py, dnsconfig.py, gates.py). Left out
 of the port: the rules of volume sources other than secret, configMap,
 persistentVolumeClaim, hostPath and emptyDir; downward API field paths, volume devices,
-resize policies, resource claims and pod-level resources, image pull secrets, matchLabelKeys, hostAliases, priority class and runtime
-class names, overhead, OS-specific and Windows checks, container security contexts beyond
-user and group ids, pod annotations (seccomp, AppArmor, tolerations), sysctls, the
-scheduling-gated pod's node selector and affinity updates, and the status rules beyond
-condition types, nodeName and qosClass (container state transitions, IPs, users).
+resize policies, resource claims and pod-level resources, image pull secrets,
+matchLabelKeys, hostAliases, priority class and runtime class names, overhead,
+OS-specific and Windows checks, container security contexts beyond user and group ids,
+pod annotations (seccomp, AppArmor, tolerations), sysctls, the scheduling-gated pod's
+node selector and affinity updates, and the status rules beyond condition types, nodeName
+and qosClass (container state transitions, IPs, users).
 """
 
 from __future__ import annotations
