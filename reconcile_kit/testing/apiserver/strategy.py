@@ -16,8 +16,10 @@ from ...meta.time import now_time
 from ...meta.validation import qualified_name_errors
 from . import errors
 from .meta import label_causes, name_causes, new_uid, string_map_causes
+from .poddefaults import default_host_ports, default_requests, qos_class
 from .resources import ADMISSION_GROUP, RBAC_GROUP, ResourceType
 from .store import Obj
+from .validation.volumes import SOURCE_FIELDS
 from .webhookconfig import MUTATING, VALIDATING, configuration_defaults
 
 _SERVER_META = (
@@ -326,10 +328,52 @@ def _container_defaults(container: dict[str, Any]) -> None:
         port.setdefault("protocol", "TCP")
 
 
+def _probe_defaults(container: dict[str, Any]) -> None:
+    """SetDefaults_Probe and SetDefaults_HTTPGetAction."""
+    for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = container.get(kind)
+        if not isinstance(probe, dict):
+            continue
+        for key, value in _PROBE_DEFAULTS:
+            if not probe.get(key):
+                probe[key] = value
+        if isinstance(probe.get("httpGet"), dict):
+            probe["httpGet"].setdefault("path", "/")
+            probe["httpGet"].setdefault("scheme", "HTTP")
+
+
+_PROBE_DEFAULTS = (
+    ("timeoutSeconds", 1),
+    ("periodSeconds", 10),
+    ("successThreshold", 1),
+    ("failureThreshold", 3),
+)
+_MODE_SOURCES = ("secret", "configMap", "downwardAPI", "projected")
+
+
+def _volume_defaults(volume: dict[str, Any]) -> None:
+    """SetDefaults_Volume (no source is an emptyDir), the sources' defaultMode 0644, a
+    hostPath's empty type."""
+    if not any(volume.get(key) is not None for key in SOURCE_FIELDS):
+        volume["emptyDir"] = {}
+    for key in _MODE_SOURCES:
+        if isinstance(volume.get(key), dict):
+            volume[key].setdefault("defaultMode", 420)
+    if isinstance(volume.get("hostPath"), dict):
+        volume["hostPath"].setdefault("type", "")
+
+
 def pod_spec_defaults(spec: dict[str, Any]) -> None:
+    for volume in spec.get("volumes") or []:
+        if isinstance(volume, dict):
+            _volume_defaults(volume)
     for container in spec.get("containers") or []:
         _container_defaults(container)
+        _probe_defaults(container)
     for container in spec.get("initContainers") or []:
+        _container_defaults(container)
+        _probe_defaults(container)
+    for container in spec.get("ephemeralContainers") or []:
         _container_defaults(container)
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)
@@ -371,7 +415,9 @@ def _pod_defaults(obj: Obj) -> None:
     spec.setdefault("enableServiceLinks", True)
     spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
     spec.setdefault("priority", 0)
-    obj["status"] = {"phase": "Pending", "qosClass": "BestEffort"}
+    default_requests(spec)
+    default_host_ports(spec)
+    obj["status"] = {"phase": "Pending", "qosClass": qos_class(spec)}
 
 
 def _workload_defaults(obj: Obj) -> None:
@@ -624,8 +670,7 @@ def _job_defaults(obj: Obj) -> None:
     spec.setdefault("backoffLimit", 6)
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
-    template = spec.setdefault("template", {}).setdefault("spec", {})
-    template.setdefault("restartPolicy", "Never")
+    spec.setdefault("template", {}).setdefault("spec", {})
     failure_policy = "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
     spec.setdefault("podReplacementPolicy", failure_policy)
     _job_selector(obj)
@@ -640,9 +685,13 @@ def _job_selector(obj: Obj) -> None:
     if spec.get("manualSelector") or not uid:
         return
     spec["manualSelector"] = False
-    spec.setdefault("selector", {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}})
+    # generateSelector adds the uid to a selector of the user's own (validation then
+    # refuses it as not auto-generated).
+    selector = spec["selector"] = spec.get("selector") or {}
+    match = selector["matchLabels"] = selector.get("matchLabels") or {}
+    match.setdefault("batch.kubernetes.io/controller-uid", uid)
     template_meta = spec["template"].setdefault("metadata", {})
-    labels = template_meta.setdefault("labels", {})
+    labels = template_meta["labels"] = template_meta.get("labels") or {}
     for key, value in (
         ("batch.kubernetes.io/controller-uid", uid),
         ("batch.kubernetes.io/job-name", name),

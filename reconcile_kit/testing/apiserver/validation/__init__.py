@@ -15,6 +15,7 @@ from ..webhookconfig import MUTATING, VALIDATING, configuration_causes
 from . import (
     apps,
     autoscaling,
+    batch,
     claims,
     coordination,
     core,
@@ -39,6 +40,7 @@ _OTHERS: dict[tuple[str, str], Validator] = {
 _VALIDATORS: dict[tuple[str, str], Validator] = {
     **apps.VALIDATORS,
     **autoscaling.VALIDATORS,
+    **batch.VALIDATORS,
     **claims.VALIDATORS,
     **coordination.VALIDATORS,
     **core.VALIDATORS,
