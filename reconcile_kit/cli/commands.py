@@ -10,7 +10,6 @@ import asyncio
 import logging
 import signal
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -64,18 +63,15 @@ def _repeated(flag: str, dest: str, metavar: str, help: str) -> Callable[[F], F]
 @click.option("--port", default=0, type=int, show_default=True, help="Port (0: a free one).")
 @click.option(
     "--kubeconfig",
-    "kubeconfig",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Where to write the kubeconfig (default: a temporary file).",
 )
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    default=None,
     help="Keep state in this directory across restarts (SQLite).",
 )
-@click.option("--token", default=None, help="Require this bearer token.")
+@click.option("--token", help="Require this bearer token.")
 @click.option("--no-gc", is_flag=True, help="No garbage collector or namespace controller.")
 @click.option(
     "--crd-establish-delay",
@@ -209,24 +205,21 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 @click.option(
     "--kubeconfig",
     type=click.Path(exists=True, dir_okay=False),
-    default=None,
     help="Use this kubeconfig (default: kr8s discovery: KUBECONFIG, ~/.kube/config,"
     " then the in-cluster service account).",
 )
-@click.option("--namespace", default=None, help="Only watch this namespace.")
+@click.option("--namespace", help="Only watch this namespace.")
 @click.option("--leader-elect", is_flag=True, help="Run only while holding the leader lease.")
-@click.option("--health-port", type=int, default=None, help="Serve /healthz and /readyz.")
+@click.option("--health-port", type=int, help="Serve /healthz and /readyz.")
 @click.option(
     "--metrics-port",
     type=int,
-    default=None,
     help="Serve /metrics (over HTTPS with authentication and authorization unless"
     " --metrics-secure=false).",
 )
 @click.option(
     "--metrics-secure",
     type=click.BOOL,
-    default=None,
     help="Serve /metrics over HTTPS, answering only scrapes whose bearer token is allowed"
     " `get` on /metrics (TokenReview, SubjectAccessReview), as kubebuilder's scaffold;"
     " --metrics-secure=false: plain HTTP, no checks (default: the manager's, true).",
@@ -234,21 +227,18 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 @click.option(
     "--metrics-cert-dir",
     type=click.Path(file_okay=False),
-    default=None,
     help="Serve secure metrics with tls.crt/tls.key from this directory (a mounted Secret),"
     " reloaded when renewed; default: a self-signed certificate generated at start.",
 )
 @click.option(
     "--qps",
     type=click.FloatRange(min=0, min_open=True),
-    default=None,
     help="Client-side rate limit of the API requests, in requests per second (client-go's"
     " QPS; default: the manager's, which is no limit unless TARGET sets one).",
 )
 @click.option(
     "--burst",
     type=click.IntRange(min=1),
-    default=None,
     help="Requests at once before --qps applies (client-go's Burst; default 10 with --qps).",
 )
 @click.option(
@@ -257,7 +247,6 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 @click.option("--log-level", default="INFO", show_default=True)
 @click.option(
     "--leader-election-namespace",
-    default=None,
     help="The Leases' namespace with --leader-elect or --shard (default: --namespace, else"
     " default).",
 )
@@ -268,22 +257,14 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
     " controllers (see README: Sharding); other replicas run with the same flags.",
 )
 @click.option(
-    "--shard-ring",
-    default=None,
-    help="The ring's name with --shard (default: the manager's name).",
-)
-@click.option(
     "--shard-identity",
-    default=None,
     help="This replica's name in the ring (default: the host name and a random suffix).",
 )
-@click.option(
-    "--webhook-port", type=int, default=None, help="Serve the manager's webhooks on this port."
-)
+@click.option("--shard-ring", help="The ring's name (default: the manager's name).")
+@click.option("--webhook-port", type=int, help="Serve the manager's webhooks on this port.")
 @click.option(
     "--webhook-cert-dir",
     type=click.Path(file_okay=False),
-    default=None,
     help="Serve the webhooks with tls.crt/tls.key from this directory (a mounted Secret,"
     " e.g. cert-manager's), reloaded when renewed.",
 )
@@ -291,22 +272,9 @@ def run(
     target: str,
     embedded: bool,
     kubeconfig: str | None,
-    namespace: str | None,
-    leader_elect: bool,
-    health_port: int | None,
-    metrics_port: int | None,
-    metrics_secure: bool | None,
-    metrics_cert_dir: str | None,
-    qps: float | None,
-    burst: int | None,
     log_format: str,
     log_level: str,
-    leader_election_namespace: str | None,
-    shard: bool,
-    shard_ring: str | None,
-    shard_identity: str | None,
-    webhook_port: int | None,
-    webhook_cert_dir: str | None,
+    **flags: Any,  # Any: each flag as its click option types it (see _RunOptions)
 ) -> None:
     """Run the Manager (or controllers) TARGET defines: module:attr or path.py[:attr].
 
@@ -323,80 +291,62 @@ def run(
         configure_from_environment()  # OTEL_TRACES_EXPORTER & co. (the tracing extra)
     except RuntimeError as err:
         raise click.ClickException(str(err)) from err
-    options = _RunOptions(
-        namespace=namespace,
-        leader_elect=leader_elect,
-        leader_election_namespace=leader_election_namespace,
-        shard=shard,
-        shard_ring=shard_ring,
-        shard_identity=shard_identity,
-        health_port=health_port,
-        metrics_port=metrics_port,
-        metrics_secure=metrics_secure,
-        metrics_cert_dir=metrics_cert_dir,
-        qps=qps,
-        burst=burst,
-        webhook_port=webhook_port,
-        webhook_cert_dir=webhook_cert_dir,
-    )
+    options = _RunOptions(**flags)
     asyncio.run(_run(target, embedded, kubeconfig, options))
 
 
-@dataclass
 class _RunOptions:
-    """What ``reconcile-kit run``'s flags change in the loaded manager."""
+    """What ``reconcile-kit run``'s flags change in the loaded manager: its keyword
+    arguments of the same names (``namespace``, ``leader_elect``, ``shard``,
+    ``metrics_port``, ``qps``...; a flag not given is None or False)."""
 
-    namespace: str | None = None
-    leader_elect: bool = False
-    leader_election_namespace: str | None = None
-    shard: bool = False
-    shard_ring: str | None = None
-    shard_identity: str | None = None
-    health_port: int | None = None
-    metrics_port: int | None = None
-    metrics_secure: bool | None = None
-    metrics_cert_dir: str | None = None
-    qps: float | None = None
-    burst: int | None = None
-    webhook_port: int | None = None
-    webhook_cert_dir: str | None = None
+    def __init__(self, **flags: Any) -> None:
+        self.flags = flags
+
+    def flag(self, name: str) -> Any:  # Any: the flag's value as click typed it
+        """The value of the flag ``name`` (None when not given)."""
+        return self.flags.get(name)
 
     def configure(self, manager: Manager) -> None:
         """Apply the flags to ``manager``; UsageError for flags that do not fit it."""
         from ..manager.leaderelection import LeaderElection
         from ..webhooks.certs import CertificateFiles
 
-        if self.namespace is not None:
-            manager.namespace = self.namespace
-        if self.leader_elect and manager.leader_election is None:
-            lease_namespace = self.leader_election_namespace or manager.namespace or "default"
+        if self.flag("namespace") is not None:
+            manager.namespace = self.flag("namespace")
+        if self.flag("leader_elect") and manager.leader_election is None:
+            lease_namespace = (
+                self.flag("leader_election_namespace") or manager.namespace or "default"
+            )
             manager.leader_election = LeaderElection(
                 f"{manager.name}-leader", namespace=lease_namespace
             )
-        if (self.shard_ring or self.shard_identity) and not self.shard:
+        if (self.flag("shard_ring") or self.flag("shard_identity")) and not self.flag("shard"):
             raise click.UsageError("--shard-ring/--shard-identity need --shard")
-        if self.shard and manager.sharding is None:
+        if self.flag("shard") and manager.sharding is None:
             from ..manager.sharding import Sharding
 
             settings: dict[str, Any] = {
-                "namespace": self.leader_election_namespace or manager.namespace or "default"
+                "namespace": self.flag("leader_election_namespace")
+                or manager.namespace
+                or "default"
             }
-            if self.shard_identity is not None:
-                settings["identity"] = self.shard_identity
+            if self.flag("shard_identity") is not None:
+                settings["identity"] = self.flag("shard_identity")
             try:
-                manager.sharding = Sharding(self.shard_ring or manager.name, **settings)
+                manager.sharding = Sharding(self.flag("shard_ring") or manager.name, **settings)
             except ValueError as error:
                 raise click.UsageError(f"--shard: {error}") from None
-        if self.health_port is not None:
-            manager.health_port = self.health_port
-        if self.metrics_port is not None:
-            manager.metrics_port = self.metrics_port
-        if self.metrics_secure is not None:
-            manager.metrics_secure = self.metrics_secure
-        if self.metrics_cert_dir is not None:
+        if self.flag("health_port") is not None:
+            manager.health_port = self.flag("health_port")
+        if self.flag("metrics_port") is not None:
+            manager.metrics_port = self.flag("metrics_port")
+        if self.flag("metrics_secure") is not None:
+            manager.metrics_secure = self.flag("metrics_secure")
+        if self.flag("metrics_cert_dir") is not None:
             if not manager.metrics_secure:
                 raise click.UsageError("--metrics-cert-dir needs secure metrics")
-            manager.metrics_certificates = CertificateFiles(Path(self.metrics_cert_dir))
+            manager.metrics_certificates = CertificateFiles(Path(self.flag("metrics_cert_dir")))
         if (
             manager.metrics_secure
             and manager.metrics_port is not None
@@ -406,17 +356,17 @@ class _RunOptions:
                 "--metrics-port: secure metrics (HTTPS) need a port other than --health-port"
                 " (or --metrics-secure=false)"
             )
-        manager.qps = self.qps if self.qps is not None else manager.qps
-        manager.burst = self.burst if self.burst is not None else manager.burst
+        manager.qps = self.flag("qps") if self.flag("qps") is not None else manager.qps
+        manager.burst = self.flag("burst") if self.flag("burst") is not None else manager.burst
         if manager.burst is not None and manager.qps is None:
             raise click.UsageError("--burst needs --qps (the manager sets no qps)")
         webhooks = manager.webhooks
-        if (self.webhook_port or self.webhook_cert_dir) and webhooks is None:
+        if (self.flag("webhook_port") or self.flag("webhook_cert_dir")) and webhooks is None:
             raise click.UsageError("--webhook-port/--webhook-cert-dir: TARGET has no webhooks")
-        if webhooks is not None and self.webhook_port is not None:
-            webhooks.requested_port = self.webhook_port
-        if webhooks is not None and self.webhook_cert_dir is not None:
-            webhooks.certificates = CertificateFiles(Path(self.webhook_cert_dir))
+        if webhooks is not None and self.flag("webhook_port") is not None:
+            webhooks.requested_port = self.flag("webhook_port")
+        if webhooks is not None and self.flag("webhook_cert_dir") is not None:
+            webhooks.certificates = CertificateFiles(Path(self.flag("webhook_cert_dir")))
 
 
 async def _run(target: str, embedded: bool, kubeconfig: str | None, options: _RunOptions) -> None:
@@ -505,10 +455,9 @@ async def _run_manager(manager: Manager) -> None:
 
 @main.command()
 @click.argument("target")
-@click.option("--name", default=None, help="The roles' names (default: the manager's name).")
+@click.option("--name", help="The roles' names (default: the manager's name).")
 @click.option(
     "--namespace",
-    default=None,
     help="For a manager run with --namespace: a Role and RoleBinding in that namespace (plus"
     " a ClusterRole only for cluster-scoped kinds).",
 )
@@ -522,21 +471,18 @@ async def _run_manager(manager: Manager) -> None:
     is_flag=True,
     help="Include the Lease Role `run --shard` needs (in the ring's namespace).",
 )
-@click.option("--shard-ring", default=None, help="The ring's name (default: the manager's name).")
+@click.option("--shard-ring", help="The ring's name (default: the manager's name).")
 @click.option(
     "--service-account",
-    default=None,
     help="The ServiceAccount the bindings name (default: the manager's name).",
 )
 @click.option(
     "--service-account-namespace",
-    default=None,
     help="Its namespace (default: --namespace, else the manager's namespace, else default).",
 )
 @click.option(
     "--metrics-secure",
     type=click.BOOL,
-    default=None,
     help="Include what `run`'s secure metrics need (the auth-delegator binding and the"
     " metrics-reader ClusterRole); default: as the manager says (true unless it sets"
     " metrics_secure=False). --metrics-secure=false leaves them out.",
@@ -592,12 +538,8 @@ def rbac(
     show_default=True,
     help="More than one turns leader election on.",
 )
-@click.option(
-    "--shard",
-    is_flag=True,
-    help="Run the replicas active-active (`run --shard`, a ring named after the manager).",
-)
-@click.option("--watch-namespace", default=None, help="Only watch this namespace.")
+@click.option("--shard", is_flag=True, help="Run the replicas active-active (`run --shard`).")
+@click.option("--watch-namespace", help="Only watch this namespace.")
 @click.option(
     "--cert-manager",
     is_flag=True,
@@ -609,43 +551,27 @@ def rbac(
     "-o",
     "--output",
     type=click.Path(file_okay=False),
-    default=None,
     help="Write a kustomize directory here instead of printing one YAML stream.",
 )
-def manifests(
-    target: str,
-    namespace: str,
-    image: str,
-    replicas: int,
-    shard: bool,
-    watch_namespace: str | None,
-    cert_manager: bool,
-    output: str | None,
-) -> None:
+def manifests(target: str, output: str | None, **deployment: Any) -> None:
     """Print the manifests that run the manager TARGET in a cluster: CRDs, ServiceAccount,
-    RBAC, Deployment (``reconcile-kit run TARGET``), Services, webhook configurations."""
+    RBAC, Deployment (``reconcile-kit run TARGET``), Services, webhook configurations.
+    With --shard the replicas join a ring named after the manager."""
     from .manifests import DeploymentSettings, render, write_kustomize
 
     manager = asyncio.run(_load_manager(target))
-    settings = DeploymentSettings(
-        target=target,
-        namespace=namespace,
-        image=image,
-        replicas=replicas,
-        watch_namespace=watch_namespace,
-        cert_manager=cert_manager,
-        shard=shard,
-    )
+    # the options of the same names: namespace, image, replicas, shard, watch_namespace...
+    settings = DeploymentSettings(target=target, **deployment)
     if output is None:
         click.echo(render(manager, settings), nl=False)
     else:
         for path in write_kustomize(manager, settings, Path(output)):
             click.echo(str(path))
-    if manager.webhooks is not None and not cert_manager:
+    if manager.webhooks is not None and not settings.cert_manager:
         click.echo(
-            f"note: the webhook serving certificate (Secret {manager.name}-webhook-tls in "
-            f"{namespace}, its private key included) was generated now, self-signed, valid "
-            "365 days and not renewed; --cert-manager has cert-manager issue and renew it",
+            f"note: the webhook serving certificate (Secret {manager.name}-webhook-tls in"
+            f" {settings.namespace}, its private key included) was generated now, self-signed,"
+            " valid 365 days and not renewed; --cert-manager has cert-manager issue and renew it",
             err=True,
         )
 
@@ -655,11 +581,10 @@ def manifests(
 @click.option(
     "--directory",
     type=click.Path(file_okay=False),
-    default=None,
     help="Where to write the project (default: ./NAME).",
 )
-@click.option("--kind", default=None, help="The custom resource's kind (default: from NAME).")
-@click.option("--group", default=None, help="Its API group (default: <name>.example.com).")
+@click.option("--kind", help="The custom resource's kind (default: from NAME).")
+@click.option("--group", help="Its API group (default: <name>.example.com).")
 def init(name: str, directory: str | None, kind: str | None, group: str | None) -> None:
     """Scaffold a new operator project NAME (a DNS label, e.g. guestbook-operator): a typed
     resource and its reconcile, a test on the embedded API server, a Dockerfile, a README."""
@@ -692,9 +617,9 @@ def crd(target: str) -> None:
 @main.command()
 @click.option(
     "--objects",
+    type=click.IntRange(1),
     default=200,
     show_default=True,
-    type=click.IntRange(1),
     help="How many ConfigMapGenerators to create.",
 )
 @click.option("--keep", is_flag=True, help="Leave the server running (prints its kubeconfig).")

@@ -11,6 +11,7 @@ patches events.k8s.io Events; leader election gets, creates and updates its Leas
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterable
 from typing import Any, TypedDict, Unpack
 
 import yaml
@@ -249,21 +250,24 @@ def manifests(
             )
     election = manager.leader_election
     if election is not None:
-        lease: Grants = {("coordination.k8s.io", "leases", True): set(LEASE_VERBS)}
         add(
             f"Leader election on the Lease {election.namespace}/{election.name}.",
-            _role("Role", f"{role_name}-leader-election", election.namespace, lease),
+            _lease_role(f"{role_name}-leader-election", election.namespace, LEASE_VERBS),
         )
-    sharding = manager.sharding
-    if sharding is not None:
-        leases: Grants = {("coordination.k8s.io", "leases", True): set(SHARDING_LEASE_VERBS)}
+    ring = manager.sharding
+    if ring is not None:
         add(
-            f"Sharding: the Leases of ring {sharding.ring} in namespace {sharding.namespace}.",
-            _role("Role", f"{role_name}-sharding", sharding.namespace, leases),
+            f"Sharding: the Leases of ring {ring.ring} in namespace {ring.namespace}.",
+            _lease_role(f"{role_name}-sharding", ring.namespace, SHARDING_LEASE_VERBS),
         )
     if manager.metrics_secure if metrics_secure is None else metrics_secure:
         docs.extend(metrics_rbac(role_name, subject))
     return docs
+
+
+def _lease_role(name: str, namespace: str, verbs: Iterable[str]) -> dict[str, Any]:
+    """A Role ``name`` in ``namespace`` granting ``verbs`` on Leases."""
+    return _role("Role", name, namespace, {("coordination.k8s.io", "leases", True): set(verbs)})
 
 
 METRICS_READER_RULES = [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}]

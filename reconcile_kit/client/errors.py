@@ -18,38 +18,6 @@ import orjson
 
 from .redaction import redact_text
 
-__all__ = [
-    "APIError",
-    "APIUnavailableError",
-    "AlreadyExistsError",
-    "AlreadyOwnedError",
-    "BadRequestError",
-    "ConditionConflictError",
-    "ConflictError",
-    "ExpiredError",
-    "FencedWriteError",
-    "ForbiddenError",
-    "InternalServerError",
-    "InvalidError",
-    "InvalidObjectError",
-    "LeaseExpiredError",
-    "ListItemConflictError",
-    "NotFoundError",
-    "ObjectError",
-    "OwnerReferenceError",
-    "OwnershipLostError",
-    "PatchError",
-    "ReconcileKitError",
-    "RequestDetails",
-    "ServerTimeoutError",
-    "StatusDetails",
-    "TooManyRequestsError",
-    "UnauthorizedError",
-    "describe",
-    "error_from_status",
-    "error_tree",
-]
-
 
 def describe(kind: str, namespace: str | None, name: str | None) -> str:
     """``Kind namespace/name`` (``Kind name`` when cluster-scoped; ``Kind in namespace ns``
@@ -203,9 +171,9 @@ class APIError(ObjectError):
         namespace: str | None = None,
         name: str | None = None,
     ) -> None:
+        self.server_message = redact_text(server_message)  # never a bearer token in a log
         self.status = status
         self.reason = reason
-        self.server_message = redact_text(server_message)  # never a bearer token in a log
         self.causes = [dict(c) for c in causes]
         self.retry_after = retry_after
         self.method = method
@@ -456,3 +424,19 @@ def error_tree() -> str:
 
     walk(ReconcileKitError, 0)
     return "\n".join(lines) + "\n"
+
+
+# The public names: every class defined here (the exception hierarchy and the TypedDicts
+# of its details) and the three helpers; computed so the list cannot drift from the classes.
+__all__ = sorted(
+    [
+        *(
+            name
+            for name, value in list(globals().items())
+            if isinstance(value, type) and value.__module__ == __name__ and name[0] != "_"
+        ),
+        "describe",
+        "error_from_status",
+        "error_tree",
+    ]
+)

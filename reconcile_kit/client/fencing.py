@@ -75,16 +75,16 @@ class WriteFence:
         member: str | None = None,
         resource_version: str | None = None,
     ) -> None:
+        self.lost = False
         self.lease = lease
         self.holder = holder
+        self.owner: str | None = member  # the owner last seen at the server
         self.kind = kind
         self.namespace = namespace or None
         self.name = name
         self.label = label
         self.member = member
         self.resource_version = resource_version
-        self.lost = False
-        self.owner: str | None = member  # the owner last seen at the server
 
     def guards(self, kind: str | None, namespace: str | None, name: str | None) -> bool:
         """Whether a request about ``kind namespace/name`` is about the fenced object."""

@@ -58,6 +58,7 @@ __all__ = [
     "RequestLocation",
     "RequestObservation",
     "RequestObserver",
+    "Route",
     "StreamRequest",
     "Target",
     "add_request_observer",
@@ -190,6 +191,17 @@ def _wrap_call_api(api: Api, observers: list[RequestObserver]) -> None:
             raise
 
     api.call_api = call_api  # type: ignore[method-assign]  # observing every request
+
+
+class Route(TypedDict):
+    """The :func:`send` arguments that address one object: its URL's group/version,
+    namespace and rest, and the target named in errors (see
+    ``reconcile_kit.runtime.resources.ResourceInfo.route``)."""
+
+    version: str
+    namespace: str | None
+    url: str
+    target: Target
 
 
 @dataclass(frozen=True)

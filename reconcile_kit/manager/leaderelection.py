@@ -273,12 +273,12 @@ class LeaderElection:
         self.lease_duration = lease_duration
         self.renew_deadline = renew_deadline
         self.retry_period = retry_period
+        self._clock = clock
         self.release_on_cancel = release_on_cancel
+        self.on_status_change: list[StatusListener] = []
         self.on_started_leading = on_started_leading
         self.on_stopped_leading = on_stopped_leading
         self.on_new_leader = on_new_leader
-        self.on_status_change: list[StatusListener] = []
-        self._clock = clock
         self._lock: _LeaseLock | None = None
         self._record: _Record | None = None
         self._observed_at = 0.0

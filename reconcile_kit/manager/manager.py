@@ -148,22 +148,22 @@ class Manager:
         self.qps, self.burst = checked_rate_limit(qps, burst)
         self.api = api
         self.namespace = namespace
+        self.pool = ReflectorPool()
         self.leader_election = leader_election
         self.health_port = health_port
+        self.ports: dict[str, int] = {}
         self.metrics_port = metrics_port
+        self.metrics = Metrics()
         self.metrics_secure = metrics_secure
         self.metrics_certificates = metrics_certificates
         self._metrics_server: SecureMetricsServer | None = None
         self.graceful_shutdown_timeout = graceful_shutdown_timeout
         self.name = name
+        self.recorder: EventRecorder | None = None
         self.host = host
         self.handle_signals = handle_signals
         self.webhooks = webhooks
         self.sharding = sharding
-        self.pool = ReflectorPool()
-        self.metrics = Metrics()
-        self.recorder: EventRecorder | None = None
-        self.ports: dict[str, int] = {}
         self._entries: list[Entry] = []
         self._start_hooks: list[StartHook] = []
         self.extra_rules: list[dict[str, Any]] = []
@@ -377,10 +377,10 @@ class Manager:
                 if self._own_api is not None and self._own_api is self.api:
                     await close_session(self._own_api)
 
-    def _bind_controllers(self) -> None:
-        sharded = self._groups().sharded
-        # the api is shared: one transport and rate limit govern; one pool, metrics, recorder
-        config = ControllerConfig(
+    def controller_config(self) -> ControllerConfig:
+        """The options every controller of this manager runs with: the manager's transport
+        and rate limit (one api is shared), its reflector pool, event recorder and metrics."""
+        return ControllerConfig(
             transport=self.transport,
             qps=self.qps,
             burst=self.burst,
@@ -388,6 +388,10 @@ class Manager:
             recorder=self.recorder,
             metrics=self.metrics,
         )
+
+    def _bind_controllers(self) -> None:
+        sharded = self._groups().sharded
+        config = self.controller_config()
         for entry in self._entries:
             controller = entry.controller
             controller.api = self.api

@@ -89,73 +89,86 @@ _REQUEST_BUCKETS = (0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0
 """client-go's rest_client_request_duration_seconds and rate limiter buckets."""
 
 
+# Label names, one tuple per set (the same set reads the same everywhere).
+_BY_CODE_METHOD = ("code", "method")
+_BY_CODE_VERB = ("code", "verb")
+_BY_CONTROLLER = ("controller",)
+_BY_CONTROLLER_RESULT = ("controller", "result")
+_BY_NAME = ("name",)
+_BY_RING = ("ring",)
+_BY_RING_SHARD = ("ring", "shard")
+_BY_RING_SHARD_CONTROLLER = ("ring", "shard", "controller")
+_BY_RING_STATE = ("ring", "state")
+_BY_VERB = ("verb",)
+
+
 class Metrics:
     """A registry with every metric; one per manager (``registry`` can be shared)."""
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
         r = self.registry
+        self.queue = _PrometheusQueueMetrics(r)
+        self.shard = _ShardMetrics(r)
         self.reconcile_total = Counter(
             "controller_runtime_reconcile_total",
             "Total number of reconciliations per controller",
-            ["controller", "result"],
+            _BY_CONTROLLER_RESULT,
             registry=r,
         )
         self.reconcile_errors = Counter(
             "controller_runtime_reconcile_errors_total",
             "Total number of reconciliation errors per controller",
-            ["controller"],
+            _BY_CONTROLLER,
             registry=r,
         )
         self.reconcile_time = Histogram(
             "controller_runtime_reconcile_time_seconds",
             "Length of time per reconciliation per controller",
-            ["controller"],
+            _BY_CONTROLLER,
             buckets=_RECONCILE_BUCKETS,
             registry=r,
         )
         self.active_workers = Gauge(
             "controller_runtime_active_workers",
             "Number of currently used workers per controller",
-            ["controller"],
+            _BY_CONTROLLER,
             registry=r,
         )
-        self.queue = _PrometheusQueueMetrics(r)
         self.leader = Gauge(
             "leader_election_master_status",
             "Gauge of if the reporting system is master of the relevant lease, 0"
             " indicates backup, 1 indicates master. 'name' is the string used to"
             " identify the lease.",
-            ["name"],
+            _BY_NAME,
             registry=r,
         )
         self.requests = Counter(
             "rest_client_requests_total",
             "Number of HTTP requests, partitioned by status code and method.",
-            ["code", "method"],
+            _BY_CODE_METHOD,
             registry=r,
         )
         self.request_duration = Histogram(
             "rest_client_request_duration_seconds",
             "Request latency in seconds. Broken down by verb.",
-            ["verb"],
+            _BY_VERB,
             buckets=_REQUEST_BUCKETS,
             registry=r,
         )
         self.rate_limiter_duration = Histogram(
             "rest_client_rate_limiter_duration_seconds",
             "Client side rate limiter latency in seconds. Broken down by verb.",
-            ["verb"],
+            _BY_VERB,
             buckets=_REQUEST_BUCKETS,
             registry=r,
         )
         self.request_retries = Counter(
             "rest_client_request_retries_total",
             "Number of request retries, partitioned by status code and verb.",
-            ["code", "verb"],
+            _BY_CODE_VERB,
             registry=r,
         )
-        self.shard = _ShardMetrics(r)
 
     def observe_reconcile(self, controller: str, result: str, seconds: float) -> None:
         """Count one reconcile with ``result`` (success, error, requeue_after)."""
@@ -192,43 +205,43 @@ class _PrometheusQueueMetrics(QueueMetrics):
 
     def __init__(self, registry: CollectorRegistry) -> None:
         self._depth = Gauge(
-            "workqueue_depth", "Current depth of workqueue", ["name"], registry=registry
+            "workqueue_depth", "Current depth of workqueue", _BY_NAME, registry=registry
         )
         self._adds = Counter(
             "workqueue_adds_total",
             "Total number of adds handled by workqueue",
-            ["name"],
+            _BY_NAME,
             registry=registry,
         )
         self._queue = Histogram(
             "workqueue_queue_duration_seconds",
             "How long in seconds an item stays in workqueue before being requested",
-            ["name"],
+            _BY_NAME,
             buckets=_QUEUE_BUCKETS,
             registry=registry,
         )
         self._work = Histogram(
             "workqueue_work_duration_seconds",
             "How long in seconds processing an item from workqueue takes",
-            ["name"],
+            _BY_NAME,
             buckets=_QUEUE_BUCKETS,
             registry=registry,
         )
         self._retries = Counter(
             "workqueue_retries_total",
             "Total number of retries handled by workqueue",
-            ["name"],
+            _BY_NAME,
             registry=registry,
         )
+
+    def queue_duration(self, name: str, seconds: float) -> None:
+        self._queue.labels(name).observe(seconds)
 
     def adds(self, name: str) -> None:
         self._adds.labels(name).inc()
 
     def depth(self, name: str, depth: int) -> None:
         self._depth.labels(name).set(depth)
-
-    def queue_duration(self, name: str, seconds: float) -> None:
-        self._queue.labels(name).observe(seconds)
 
     def work_duration(self, name: str, seconds: float) -> None:
         self._work.labels(name).observe(seconds)
@@ -244,56 +257,56 @@ class _ShardMetrics(AssignerMetrics):
         self.member = Gauge(
             "reconcile_kit_shard_member",
             "1 while this replica is a member of the ring (holds its membership Lease)",
-            ["ring", "shard"],
+            _BY_RING_SHARD,
             registry=registry,
         )
         self.objects = Gauge(
             "reconcile_kit_shard_objects",
             "Objects of a sharded controller in this replica's share (its cache)",
-            ["ring", "shard", "controller"],
+            _BY_RING_SHARD_CONTROLLER,
             registry=registry,
         )
         self.acknowledged = Counter(
             "reconcile_kit_shard_drains_acknowledged_total",
             "Objects this replica handed over (drains acknowledged, moves of a graceful stop)",
-            ["ring", "shard"],
+            _BY_RING_SHARD,
             registry=registry,
         )
         self.ring_members = Gauge(
             "reconcile_kit_shard_ring_members",
             "Members of the ring seen by its sharder (live; taking: live and not leaving)",
-            ["ring", "state"],
+            _BY_RING_STATE,
             registry=registry,
         )
         self.assignments = Counter(
             "reconcile_kit_shard_assignments_total",
             "Objects the sharder labelled with an owner (new, unassigned or moved)",
-            ["ring"],
+            _BY_RING,
             registry=registry,
         )
         self.movements = Counter(
             "reconcile_kit_shard_movements_total",
             "Objects the sharder moved from one member to another",
-            ["ring"],
+            _BY_RING,
             registry=registry,
         )
         self.drains = Counter(
             "reconcile_kit_shard_drains_total",
             "Objects the sharder marked draining (a move away from a live member)",
-            ["ring"],
+            _BY_RING,
             registry=registry,
         )
         self.unowned_objects = Gauge(
             "reconcile_kit_shard_unowned_objects",
             "Objects without a live owner (unlabelled, labelled for a member that is not"
             " live, or draining), as the sharder saw them after its last pass",
-            ["ring"],
+            _BY_RING,
             registry=registry,
         )
         self.latency = Histogram(
             "reconcile_kit_shard_assignment_latency_seconds",
             "Seconds from the sharder seeing that an object needs an owner to labelling it",
-            ["ring"],
+            _BY_RING,
             buckets=_RECONCILE_BUCKETS,
             registry=registry,
         )

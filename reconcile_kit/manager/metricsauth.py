@@ -127,12 +127,12 @@ class DelegatingAuth:
         review_timeout: float = REVIEW_TIMEOUT,
     ) -> None:
         self.api = api
+        self._tokens = _Cache()
         self.authentication_ttl = authentication_ttl
+        self._decisions = _Cache()
         self.allow_ttl = allow_ttl
         self.deny_ttl = deny_ttl
         self.review_timeout = review_timeout
-        self._tokens = _Cache()
-        self._decisions = _Cache()
 
     async def authenticate(self, token: str) -> ReviewedUser | None:
         """The user ``token`` belongs to, or None when the API server does not authenticate
@@ -262,12 +262,12 @@ class SecureMetricsServer:
     ) -> None:
         self.handler = handler
         self.auth = auth
+        self.certificates = certificates or SelfSignedCertificates()
         self.host = host
         self.requested_port = port
-        self.certificates = certificates or SelfSignedCertificates()
+        self._site = TLSSite("metrics server", reload_interval)
         self.reload_interval = reload_interval
         self.request_timeout = request_timeout
-        self._site = TLSSite("metrics server", reload_interval)
 
     async def start(self) -> None:
         """Listen over TLS (1.2 or later, HTTP/1.1 only)."""

@@ -252,10 +252,7 @@ class Stamp(TypedDict, total=False):
 
 @accepts_models
 def mark_reconciling(
-    obj: ObjectLike,
-    reason: str,
-    message: str = "",
-    **stamp: Unpack[Stamp],
+    obj: ObjectLike, reason: str, message: str = "", **stamp: Unpack[Stamp]
 ) -> bool:
     """Set ``Reconciling=True`` and remove ``Stalled``; True if anything changed.
 
@@ -269,12 +266,7 @@ def mark_reconciling(
 
 
 @accepts_models
-def mark_stalled(
-    obj: ObjectLike,
-    reason: str,
-    message: str = "",
-    **stamp: Unpack[Stamp],
-) -> bool:
+def mark_stalled(obj: ObjectLike, reason: str, message: str = "", **stamp: Unpack[Stamp]) -> bool:
     """Set ``Stalled=True`` and remove ``Reconciling``; True if anything changed.
 
     kstatus: Stalled (abnormal-true) means reconciling hit an error or made insufficient

@@ -25,15 +25,8 @@ import warnings
 from collections.abc import MutableSequence
 from typing import Any, Final
 
-from .objects import (
-    ObjectLike,
-    accepts_models,
-    describe_object,
-    identity,
-    nested_list,
-    raw_of,
-    set_or_drop,
-)
+from . import objects
+from .objects import ObjectLike, accepts_models, describe_object
 from .validation import (
     DNS1123_SUBDOMAIN_MAX_LENGTH,
     DNS1123_SUBDOMAIN_RE,
@@ -112,7 +105,7 @@ def remove_finalizer(obj: ObjectLike, name: str) -> bool:
     if not finalizers or name not in finalizers:
         return False
     kept = [f for f in finalizers if f != name]
-    set_or_drop(raw_of(obj)["metadata"], "finalizers", kept)
+    objects.set_or_drop(objects.raw_of(obj)["metadata"], "finalizers", kept)
     return True
 
 
@@ -167,9 +160,9 @@ def _prefix_problems(prefix: str) -> list[str]:
 
 
 def _finalizers(obj: ObjectLike, *, create: bool) -> MutableSequence[Any] | None:
-    return nested_list(obj, "metadata", "finalizers", create=create)
+    return objects.nested_list(obj, "metadata", "finalizers", create=create)
 
 
 def _known(obj: ObjectLike) -> bool:
-    kind, _, name = identity(obj)
+    kind, _, name = objects.identity(obj)
     return bool(name) or kind != "?"

@@ -249,20 +249,12 @@ def _new_requirement(key: str, op: _Op, values: Sequence[str] | None) -> _Requir
 # --------------------------------------------------------------------------------------
 
 
-class _Tok(enum.Enum):
-    END = enum.auto()
-    CLOSE_PAREN = enum.auto()
-    COMMA = enum.auto()
-    BANG = enum.auto()
-    DOUBLE_EQUALS = enum.auto()
-    EQUALS = enum.auto()
-    GREATER = enum.auto()
-    IDENT = enum.auto()
-    IN = enum.auto()
-    LESS = enum.auto()
-    NOT_EQUALS = enum.auto()
-    NOT_IN = enum.auto()
-    OPEN_PAREN = enum.auto()
+# The lexer's token kinds (k8s.io/apimachinery pkg/labels Token).
+_Tok = enum.Enum(
+    "_Tok",
+    "END CLOSE_PAREN COMMA BANG DOUBLE_EQUALS EQUALS GREATER IDENT IN LESS NOT_EQUALS NOT_IN"
+    " OPEN_PAREN",
+)
 
 
 _SYMBOLS = {
@@ -480,7 +472,33 @@ class _Parser:
 # --------------------------------------------------------------------------------------
 
 
-class LabelSelector:
+class _Conjunction:
+    """What label and field selectors share: an AND of terms, canonical as text, equal
+    and hashed by their terms."""
+
+    __slots__ = ("_terms",)
+    _terms: tuple[Any, ...]
+
+    def empty(self) -> bool:
+        """True if the selector has no terms (it selects everything)."""
+        return not self._terms
+
+    def __str__(self) -> str:
+        return ",".join(str(term) for term in self._terms)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.parse({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return self._terms == other._terms
+
+    def __hash__(self) -> int:
+        return hash(self._terms)
+
+
+class LabelSelector(_Conjunction):
     """A parsed label selector: an AND of requirements on an object's labels.
 
     Build one with :meth:`parse` (the ``?labelSelector=`` string syntax) or
@@ -490,10 +508,11 @@ class LabelSelector:
     (requirements sorted by key, set values sorted).
     """
 
-    __slots__ = ("_requirements",)
+    __slots__ = ()
+    _terms: tuple[_Requirement, ...]
 
     def __init__(self, requirements: Iterable[_Requirement] = ()) -> None:
-        self._requirements = tuple(sorted(requirements, key=lambda r: r.key))
+        self._terms = tuple(sorted(requirements, key=lambda r: r.key))
 
     @classmethod
     def parse(cls, text: str) -> LabelSelector:
@@ -519,25 +538,7 @@ class LabelSelector:
         missing or non-integer label value.
         """
         present: Mapping[str, str] = labels or {}
-        return all(r.matches(present) for r in self._requirements)
-
-    def empty(self) -> bool:
-        """True if the selector has no requirements (it selects everything)."""
-        return not self._requirements
-
-    def __str__(self) -> str:
-        return ",".join(str(r) for r in self._requirements)
-
-    def __repr__(self) -> str:
-        return f"LabelSelector.parse({str(self)!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, LabelSelector):
-            return NotImplemented
-        return self._requirements == other._requirements
-
-    def __hash__(self) -> int:
-        return hash(self._requirements)
+        return all(r.matches(present) for r in self._terms)
 
 
 _DICT_OPERATORS = {
@@ -735,7 +736,7 @@ def _field_value(obj: Mapping[str, Any], path: str) -> str:
     return _scalar_text(current)
 
 
-class FieldSelector:
+class FieldSelector(_Conjunction):
     """A parsed field selector: an AND of ``field=value`` / ``field!=value`` terms.
 
     Semantics follow k8s.io/apimachinery ``pkg/fields``. Which fields a resource supports
@@ -743,7 +744,8 @@ class FieldSelector:
     in a raw object, a missing field reading as ``""``.
     """
 
-    __slots__ = ("_terms",)
+    __slots__ = ()
+    _terms: tuple[_FieldTerm, ...]
 
     def __init__(self, terms: Iterable[_FieldTerm] = ()) -> None:
         self._terms = tuple(terms)
@@ -787,21 +789,3 @@ class FieldSelector:
         fields, nulls, lists and objects compare as ``""``.
         """
         return all(term.matches(obj) for term in self._terms)
-
-    def empty(self) -> bool:
-        """True if the selector has no terms (it selects everything)."""
-        return not self._terms
-
-    def __str__(self) -> str:
-        return ",".join(str(term) for term in self._terms)
-
-    def __repr__(self) -> str:
-        return f"FieldSelector.parse({str(self)!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FieldSelector):
-            return NotImplemented
-        return self._terms == other._terms
-
-    def __hash__(self) -> int:
-        return hash(self._terms)

@@ -44,54 +44,37 @@ __all__ = [
 
 _EMPTY_ERROR: Final = "must be non-empty"
 
+# The patterns (unanchored, as Go's), then their limits in UTF-8 bytes, then compiled.
 DNS1123_LABEL_FMT: Final = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-DNS1123_LABEL_MAX_LENGTH: Final = 63
-DNS1123_LABEL_RE: Final = re.compile(DNS1123_LABEL_FMT)
-_DNS1123_LABEL_MSG: Final = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-    "and must start and end with an alphanumeric character"
-)
-
 DNS1123_SUBDOMAIN_FMT: Final = DNS1123_LABEL_FMT + "(\\." + DNS1123_LABEL_FMT + ")*"
-DNS1123_SUBDOMAIN_MAX_LENGTH: Final = 253
-DNS1123_SUBDOMAIN_RE: Final = re.compile(DNS1123_SUBDOMAIN_FMT)
-_DNS1123_SUBDOMAIN_MSG: Final = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-    "'-' or '.', and must start and end with an alphanumeric character"
-)
-
 DNS1035_LABEL_FMT: Final = "[a-z]([-a-z0-9]*[a-z0-9])?"
-DNS1035_LABEL_MAX_LENGTH: Final = 63
-DNS1035_LABEL_RE: Final = re.compile(DNS1035_LABEL_FMT)
-_DNS1035_LABEL_MSG: Final = (
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with "
-    "an alphabetic character, and end with an alphanumeric character"
-)
-
 QUALIFIED_NAME_FMT: Final = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+LABEL_VALUE_FMT: Final = f"({QUALIFIED_NAME_FMT})?"
+
+DNS1123_LABEL_MAX_LENGTH: Final = 63
+DNS1123_SUBDOMAIN_MAX_LENGTH: Final = 253
+DNS1035_LABEL_MAX_LENGTH: Final = 63
 QUALIFIED_NAME_MAX_LENGTH: Final = 63
 """Longest name part of a qualified name (the prefix is a DNS-1123 subdomain: 253)."""
-QUALIFIED_NAME_RE: Final = re.compile(QUALIFIED_NAME_FMT)
-_QUALIFIED_NAME_MSG: Final = (
-    "must consist of alphanumeric characters, '-', '_' or '.', "
-    "and must start and end with an alphanumeric character"
-)
-
-LABEL_VALUE_FMT: Final = f"({QUALIFIED_NAME_FMT})?"
 LABEL_VALUE_MAX_LENGTH: Final = 63
+
+DNS1123_LABEL_RE: Final = re.compile(DNS1123_LABEL_FMT)
+DNS1123_SUBDOMAIN_RE: Final = re.compile(DNS1123_SUBDOMAIN_FMT)
+DNS1035_LABEL_RE: Final = re.compile(DNS1035_LABEL_FMT)
+QUALIFIED_NAME_RE: Final = re.compile(QUALIFIED_NAME_FMT)
 LABEL_VALUE_RE: Final = re.compile(LABEL_VALUE_FMT)
-_LABEL_VALUE_MSG: Final = (
-    "a valid label must be an empty string or consist of alphanumeric characters, "
-    "'-', '_' or '.', and must start and end with an alphanumeric character"
-)
 
 
 def dns1123_subdomain_errors(value: str) -> list[str]:
     """``IsDNS1123Subdomain``: at most 253 bytes of dot-separated DNS-1123 labels."""
-    errs = _length_errors(value, DNS1123_SUBDOMAIN_MAX_LENGTH)
-    if not DNS1123_SUBDOMAIN_RE.fullmatch(value):
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
+    return _pattern_errors(
+        value,
+        ("example.com",),
+        DNS1123_SUBDOMAIN_MAX_LENGTH,
+        DNS1123_SUBDOMAIN_RE,
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric"
+        " characters, '-' or '.', and must start and end with an alphanumeric character",
+    )
 
 
 def dns1123_label_errors(value: str) -> list[str]:
@@ -103,16 +86,28 @@ def dns1123_label_errors(value: str) -> list[str]:
         # A valid subdomain but no label: the length was checked, so it has dots.
         errs.append("must not contain dots")
     else:
-        errs.append(_regex_error(_DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, "my-name", "123-abc"))
+        errs.append(
+            _regex_error(
+                "a lowercase RFC 1123 label must consist of lower case alphanumeric characters"
+                " or '-', and must start and end with an alphanumeric character",
+                DNS1123_LABEL_FMT,
+                "my-name",
+                "123-abc",
+            )
+        )
     return errs
 
 
 def dns1035_label_errors(value: str) -> list[str]:
     """``IsDNS1035Label``: a DNS-1123 label that starts with a letter."""
-    errs = _length_errors(value, DNS1035_LABEL_MAX_LENGTH)
-    if not DNS1035_LABEL_RE.fullmatch(value):
-        errs.append(_regex_error(_DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, "my-name", "abc-123"))
-    return errs
+    return _pattern_errors(
+        value,
+        ("my-name", "abc-123"),
+        DNS1035_LABEL_MAX_LENGTH,
+        DNS1035_LABEL_RE,
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-',"
+        " start with an alphabetic character, and end with an alphanumeric character",
+    )
 
 
 def qualified_name_errors(value: str) -> list[str]:
@@ -141,9 +136,23 @@ def qualified_name_errors(value: str) -> list[str]:
 
 def label_value_errors(value: str) -> list[str]:
     """``IsValidLabelValue``: empty, or a qualified name's name part (at most 63 bytes)."""
-    errs = _length_errors(value, LABEL_VALUE_MAX_LENGTH)
-    if not LABEL_VALUE_RE.fullmatch(value):
-        errs.append(_regex_error(_LABEL_VALUE_MSG, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return _pattern_errors(
+        value,
+        ("MyValue", "my_value", "12345"),
+        LABEL_VALUE_MAX_LENGTH,
+        LABEL_VALUE_RE,
+        "a valid label must be an empty string or consist of alphanumeric characters,"
+        " '-', '_' or '.', and must start and end with an alphanumeric character",
+    )
+
+
+def _pattern_errors(
+    value: str, examples: tuple[str, ...], limit: int, pattern: re.Pattern[str], msg: str
+) -> list[str]:
+    """Go's length check, then its ``RegexError`` when ``value`` does not match."""
+    errs = _length_errors(value, limit)
+    if not pattern.fullmatch(value):
+        errs.append(_regex_error(msg, pattern.pattern, *examples))
     return errs
 
 
@@ -154,7 +163,14 @@ def _prefix_errors(prefix: str) -> list[str]:
 
 
 def _qualified_name_regex_error() -> str:
-    return _regex_error(_QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc")
+    return _regex_error(
+        "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with"
+        " an alphanumeric character",
+        QUALIFIED_NAME_FMT,
+        "MyName",
+        "my.name",
+        "123-abc",
+    )
 
 
 def _length_errors(value: str, limit: int) -> list[str]:

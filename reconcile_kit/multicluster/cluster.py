@@ -107,11 +107,6 @@ class Cluster:
         """What aware controllers last applied here (an unchanged apply sends nothing)."""
 
     @property
-    def name(self) -> str:
-        """The cluster's name in the fleet."""
-        return self._name
-
-    @property
     def api(self) -> Api:
         """Its kr8s asyncio Api."""
         return self._kube
@@ -125,6 +120,11 @@ class Cluster:
     def synced(self) -> bool:
         """Whether every aware watch in this cluster has listed once."""
         return all(s.reflector is not None and s.reflector.has_synced() for s in self.watches)
+
+    @property
+    def name(self) -> str:
+        """The cluster's name in the fleet."""
+        return self._name
 
     def add_watch(self, source: Source, info: ResourceInfo) -> Reflector:
         """Start an aware controller's watch of ``source`` (resolved as ``info``) here."""

@@ -39,6 +39,7 @@ import types
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Unpack
 
 from kr8s.asyncio import Api
 
@@ -46,13 +47,11 @@ from ..manager.manager import Manager
 from ..manager.sharding.membership import RingView
 from ..manager.sharding.ring import owner
 from ..meta.objects import ObjectRef
-from ..runtime.config import ControllerConfig
-from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
+from ..runtime.controller import Controller, Reconcile, RunOptions
 from ..runtime.events import EventRecorder
-from ..runtime.reasons import ReconcileReason
 from ..runtime.reflector import Backoff, ReflectorEvent
 from ..runtime.resources import KindLike, resolve_kind
-from ..runtime.sources import Source
+from ..runtime.sources import MapScope, Source
 from ..runtime.store import Obj
 from .cluster import Cluster, ClusterSource
 from .metrics import FleetMetrics
@@ -72,9 +71,7 @@ ControllerTemplate = Controller | Callable[[], Controller]
 class _Template:
     controller: ControllerTemplate
     reconcile: Reconcile
-    error_policy: ErrorPolicy | None
-    data: object
-    on_delete: OnDelete | None
+    options: RunOptions
 
 
 @dataclass
@@ -131,19 +128,15 @@ class AwareController:
         self.watches: list[_Watch] = []
 
     def watches_in_clusters(
-        self,
-        kind: KindLike,
-        mapper: ClusterMapper,
-        *,
-        namespace: str | None = None,
-        label_selector: str | None = None,
+        self, kind: KindLike, mapper: ClusterMapper, **scope: Unpack[MapScope]
     ) -> AwareController:
-        """Watch ``kind`` in every engaged cluster (its cache is
+        """Watch ``kind`` in every engaged cluster, in ``scope`` (``namespace``,
+        ``label_selector``: see :class:`~reconcile_kit.runtime.sources.MapScope`; its cache is
         ``ctx.clusters[name].store_for(kind)``) and reconcile what ``mapper(cluster, obj)``
         returns (ObjectRefs or ``(namespace, name)`` of primary objects; the old state of
         an update is mapped too). A mapper that raises is logged; the watch goes on.
         Returns self (chainable)."""
-        source = Source(kind, None, namespace, label_selector, ReconcileReason.MAPPED)
+        source = Source.mapped(kind, None, scope)
         self.watches.append(_Watch(source, mapper))
         return self
 
@@ -234,16 +227,11 @@ class MultiClusterManager:
     # --- configuration ---------------------------------------------------------------------
 
     def add(
-        self,
-        controller: ControllerTemplate,
-        reconcile: Reconcile,
-        *,
-        error_policy: ErrorPolicy | None = None,
-        data: object = None,
-        on_delete: OnDelete | None = None,
+        self, controller: ControllerTemplate, reconcile: Reconcile, **options: Unpack[RunOptions]
     ) -> None:
         """Run ``reconcile`` in every engaged cluster (a uniform reconciler): one
-        controller per cluster, made from ``controller``.
+        controller per cluster, made from ``controller``, run with ``options``
+        (``error_policy``, ``data``, ``on_delete``: see :meth:`Controller.run`).
 
         ``controller`` is a template (a :class:`Controller`, never run itself: each
         cluster gets a copy with its kind, scope, selectors, ``owns`` children,
@@ -263,18 +251,16 @@ class MultiClusterManager:
                 "reconcile_all_on() cannot be copied per cluster; give a function "
                 "returning a new Controller"
             )
-        self._templates.append(_Template(controller, reconcile, error_policy, data, on_delete))
+        self._templates.append(_Template(controller, reconcile, options))
 
     def add_aware(
         self,
         controller: Controller,
         reconcile: Reconcile,
         *,
-        error_policy: ErrorPolicy | None = None,
-        data: object = None,
-        on_delete: OnDelete | None = None,
         needs_leader: bool = True,
         sharded: bool | None = False,
+        **options: Unpack[RunOptions],
     ) -> AwareController:
         """Run ``reconcile`` in the management cluster (added to the manager with these
         arguments, see :meth:`Manager.add <reconcile_kit.manager.Manager.add>`) as a
@@ -282,13 +268,7 @@ class MultiClusterManager:
         every object is reconciled again whenever a cluster is engaged or disengaged.
         Returns the :class:`AwareController` (``.watches_in_clusters(kind, mapper)``)."""
         self.manager.add(
-            controller,
-            reconcile,
-            error_policy=error_policy,
-            data=data,
-            on_delete=on_delete,
-            needs_leader=needs_leader,
-            sharded=sharded,
+            controller, reconcile, needs_leader=needs_leader, sharded=sharded, **options
         )
         controller.clusters = self.clusters
         changes = _FleetChanges()
@@ -512,13 +492,9 @@ class MultiClusterManager:
         cluster = Cluster(name, engagement.source, api)
         recorder = EventRecorder(api, reporting_controller=manager.name)
         metrics = self.metrics.for_cluster(name)
-        config = ControllerConfig(
-            transport=manager.transport,
-            qps=manager.qps,
-            burst=manager.burst,
-            pool=cluster.pool,
-            recorder=recorder,
-            metrics=metrics,
+        # the manager's transport and rate limit; the cluster's own pool, events and metrics
+        config = dataclasses.replace(
+            manager.controller_config(), pool=cluster.pool, recorder=recorder, metrics=metrics
         )
         unsubscribe: list[Callable[[], None]] = []
         tasks: list[asyncio.Task[None]] = []
@@ -543,12 +519,7 @@ class MultiClusterManager:
                 engagement.controllers.append(controller)
                 tasks.append(
                     asyncio.create_task(
-                        controller.run(
-                            template.reconcile,
-                            error_policy=template.error_policy,
-                            data=template.data,
-                            on_delete=template.on_delete,
-                        ),
+                        controller.run(template.reconcile, **template.options),
                         name=f"{controller.name} in cluster {name}",
                     )
                 )
@@ -671,12 +642,12 @@ def _instantiate(template: ControllerTemplate) -> Controller:
         field_selector=template.field_selector,
         concurrency=template.concurrency,
         retry=template.retry_policy,
+        on_invalid=typed.on_invalid if typed is not None else None,
         predicates=template.predicates,
         name=template.name,
         resync=template.resync,
-        retry_rate_limit=template.retry_rate_limit,
-        on_invalid=typed.on_invalid if typed is not None else None,
         reuse_models=typed.models.size if typed is not None else 256,
+        retry_rate_limit=template.retry_rate_limit,
     )
     copy.sources = [dataclasses.replace(s, info=None, reflector=None) for s in template.sources]
     copy._background = list(template._background)

@@ -19,6 +19,14 @@ __all__ = ["ClusterMetrics", "FleetMetrics"]
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 
+# Label names, one tuple per set (the same set reads the same everywhere).
+_BY_CLUSTER = ("cluster",)
+_BY_CLUSTER_EVENT = ("cluster", "event")
+_BY_CONTROLLER_CLUSTER = ("controller", "cluster")
+_BY_CONTROLLER_CLUSTER_RESULT = ("controller", "cluster", "result")
+_BY_NAME_CLUSTER = ("name", "cluster")
+
+
 class FleetMetrics:
     """The fleet's metric families on ``registry``.
 
@@ -27,58 +35,58 @@ class FleetMetrics:
     """
 
     def __init__(self, registry: CollectorRegistry) -> None:
+        self.engaged = Gauge(
+            "multicluster_engaged_clusters",
+            "Number of clusters engaged in this replica",
+            registry=registry,
+        )
         self.reconcile_total = Counter(
             "multicluster_reconcile_total",
             "Total number of reconciliations per controller and cluster",
-            ["controller", "cluster", "result"],
+            _BY_CONTROLLER_CLUSTER_RESULT,
             registry=registry,
         )
         self.reconcile_time = Histogram(
             "multicluster_reconcile_time_seconds",
             "Length of time per reconciliation per controller and cluster",
-            ["controller", "cluster"],
+            _BY_CONTROLLER_CLUSTER,
             buckets=_BUCKETS,
             registry=registry,
         )
         self.active_workers = Gauge(
             "multicluster_active_workers",
             "Number of currently used workers per controller and cluster",
-            ["controller", "cluster"],
+            _BY_CONTROLLER_CLUSTER,
             registry=registry,
         )
         self.queue_depth = Gauge(
             "multicluster_workqueue_depth",
             "Current depth of the workqueue per controller and cluster",
-            ["name", "cluster"],
+            _BY_NAME_CLUSTER,
             registry=registry,
         )
         self.queue_adds = Counter(
             "multicluster_workqueue_adds_total",
             "Total number of adds handled by the workqueue per controller and cluster",
-            ["name", "cluster"],
+            _BY_NAME_CLUSTER,
             registry=registry,
         )
         self.queue_retries = Counter(
             "multicluster_workqueue_retries_total",
             "Total number of retries handled by the workqueue per controller and cluster",
-            ["name", "cluster"],
-            registry=registry,
-        )
-        self.engaged = Gauge(
-            "multicluster_engaged_clusters",
-            "Number of clusters engaged in this replica",
+            _BY_NAME_CLUSTER,
             registry=registry,
         )
         self.synced = Gauge(
             "multicluster_cluster_synced",
             "1 while every controller of the cluster has synced its caches, else 0",
-            ["cluster"],
+            _BY_CLUSTER,
             registry=registry,
         )
         self.engagements = Counter(
             "multicluster_cluster_engagements_total",
             "Clusters engaged, disengaged and failed (event), per cluster",
-            ["cluster", "event"],
+            _BY_CLUSTER_EVENT,
             registry=registry,
         )
 

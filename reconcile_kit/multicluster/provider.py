@@ -258,12 +258,12 @@ class SecretProvider:
         key: str = "value",
         api: Api | None = None,
     ) -> None:
+        self.engaged: dict[str, str] = {}
+        """Engaged cluster name -> the Secret (``namespace/name``) it came from."""
         self.namespace = namespace
         self.label_selector = label_selector
         self.key = key
         self.api = api
-        self.engaged: dict[str, str] = {}
-        """Engaged cluster name -> the Secret (``namespace/name``) it came from."""
 
     @staticmethod
     def cluster_name(secret: Obj) -> str:

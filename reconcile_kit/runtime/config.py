@@ -39,7 +39,7 @@ class ControllerMetrics(Protocol):
         ...
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ControllerConfig:
     """How a controller talks to the API server and where it reports. A Manager replaces
     it with its own for every controller it runs: its api is shared, so its ``transport``,
@@ -69,11 +69,11 @@ class ControllerConfig:
             without ``qps``.
     """
 
+    pool: ReflectorPool | None = None
+    recorder: EventRecorder | None = None
     transport: str = "aiohttp"
     qps: float | None = None
     burst: int | None = None
-    pool: ReflectorPool | None = None
-    recorder: EventRecorder | None = None
     metrics: ControllerMetrics | None = None
 
     def __post_init__(self) -> None:

@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack, cast
 
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
@@ -54,7 +54,7 @@ from .reasons import ReconcileReason
 from .reflector import ADDED, DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import KindLike, ResourceInfo, resolve_kind
 from .sharding import ShardFilter, ShardSide
-from .sources import CacheView, Source, owner_keys
+from .sources import CacheView, MapScope, Source, owner_keys
 from .store import Obj
 from .tracing import traced
 from .typed import ModelSide, is_model_class
@@ -72,6 +72,7 @@ __all__ = [
     "Predicate",
     "Reconcile",
     "ReconcileReason",
+    "RunOptions",
     "Stats",
 ]
 
@@ -81,6 +82,17 @@ Predicate = Callable[[ReflectorEvent], bool]
 Reconcile = Callable[[Any, Context], Awaitable["Action | None"]]
 ErrorPolicy = Callable[[Any, BaseException, Context], "Action | Awaitable[Action]"]
 OnDelete = Callable[[Any, Context], Awaitable[None]]
+
+
+class RunOptions(TypedDict, total=False):
+    """:meth:`Controller.run`'s options, for what runs a controller on a user's behalf
+    (e.g. ``MultiClusterManager.add``)."""
+
+    error_policy: ErrorPolicy | None
+    data: Any  # Any: the user's, handed back as ctx.data as they typed it
+    on_delete: OnDelete | None
+
+
 Mapper = Callable[[Obj], Iterable["ObjectRef | tuple[str, str]"]]
 
 WORKER_TURN = 0.001
@@ -181,10 +193,10 @@ class Controller:
         kind: KindLike,
         *,
         api: Api | None = None,
+        concurrency: int = 1,
         namespace: str | None = None,
         label_selector: str | None = None,
         field_selector: str | None = None,
-        concurrency: int = 1,
         retry: RetryPolicyLike | None = None,
         predicates: Iterable[Predicate] = (),
         name: str | None = None,
@@ -205,10 +217,10 @@ class Controller:
         self.api = api
         self.kind = kind
         self.namespace = namespace
+        self.retry_policy = RetryPolicy.coerce(retry)
         self.label_selector = label_selector
         self.field_selector = field_selector
         self.concurrency = concurrency
-        self.retry_policy = RetryPolicy.coerce(retry)
         self.predicates = tuple(predicates)
         self.name = name or (kind if isinstance(kind, str) else kind.kind).lower()
         self.resync = resync
@@ -322,15 +334,9 @@ class Controller:
         )
         return self
 
-    def watches(
-        self,
-        kind: KindLike,
-        mapper: Mapper,
-        *,
-        namespace: str | None = None,
-        label_selector: str | None = None,
-    ) -> Controller:
-        """Reconcile what ``mapper(obj)`` returns when an object of ``kind`` changes.
+    def watches(self, kind: KindLike, mapper: Mapper, **scope: Unpack[MapScope]) -> Controller:
+        """Reconcile what ``mapper(obj)`` returns when an object of ``kind`` changes, watched
+        in ``scope`` (``namespace``, ``label_selector``: see :class:`MapScope`).
 
         ``mapper`` gets the raw object (a read-only dict) and returns ObjectRefs or
         ``(namespace, name)`` pairs of primary objects; on updates it is called with the
@@ -345,9 +351,7 @@ class Controller:
                 refs.update({self._as_ref(ref): None for ref in mapper(event.old)})
             return list(refs)
 
-        self.sources.append(
-            Source(kind, map_event, namespace, label_selector, ReconcileReason.MAPPED)
-        )
+        self.sources.append(Source.mapped(kind, map_event, scope))
         return self
 
     def reconcile_all_on(self, trigger: AsyncIterator[Any]) -> Controller:

@@ -106,28 +106,42 @@ EVENT_TYPES: Final = tuple(EventType)
 EventObject: TypeAlias = "APIObject | CustomResource | Mapping[str, Any]"
 """What an event is about (``regarding``) or relates to: a kr8s object, a typed model, a
 raw object dict, or an ObjectReference-shaped dict."""
+# What kube-apiserver's events validation allows.
 NOTE_LIMIT: Final = 1024
 """Longest note/message in bytes (kube-apiserver's ``NoteLengthLimit``); longer ones are cut."""
 FIELD_LIMIT: Final = 128
 """Longest reason, action and reportingInstance (kube-apiserver's events validation)."""
+_REASON = re.compile(r"[A-Z][A-Za-z0-9]*")
+_MAX_NAME: Final = 253
+_TRUNCATED: Final = " ..."
+
+# Series: repeats of one event (same isomorphism key) aggregated, as client-go's.
 SERIES_WINDOW: Final = 360.0
 """Seconds after an occurrence during which a repeat joins its series (client-go finishTime)."""
 SERIES_INTERVAL: Final = 30.0
 """Seconds between two writes of one series (the heartbeat)."""
+_KEY_FIELDS: Final = ("apiVersion", "kind", "namespace", "name", "uid", "fieldPath")
+CACHE_SIZE: Final = 4096
+"""Series remembered for aggregation (client-go's LRU size)."""
+MAX_PENDING: Final = 1000
+"""Series with unwritten occurrences; new events beyond it are dropped (client-go's queue)."""
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+
+# Writes and their retries.
 MAX_ATTEMPTS: Final = 5
 """Tries per write before it is dropped (client-go: 12 tries, 10 s apart)."""
 RETRY_DELAY: Final = 0.5
 """Seconds before the first retry; doubles per attempt, jittered by +-25 %."""
 MAX_RETRY_DELAY: Final = 30.0
+_OK, _RETRY, _REJECTED = "ok", "retry", "rejected"
 REQUEST_TIMEOUT: Final = 30.0
 """Seconds one request may take before it counts as a (retryable) failure."""
-MAX_PENDING: Final = 1000
-"""Series with unwritten occurrences; new events beyond it are dropped (client-go's queue)."""
-CACHE_SIZE: Final = 4096
-"""Series remembered for aggregation (client-go's LRU size)."""
 MAX_CONCURRENT_WRITES: Final = 4
+_SLACK: Final = 1e-3
+"""Seconds early a write may start: timers may fire a hair before the time they were set
+for (loop clock resolution, rounding in fast-forwarded test loops); waiting again for the
+remainder would spin."""
 
-_REASON = re.compile(r"[A-Z][A-Za-z0-9]*")
 _REF_FIELDS: Final = (
     "apiVersion",
     "kind",
@@ -137,16 +151,6 @@ _REF_FIELDS: Final = (
     "resourceVersion",
     "fieldPath",
 )
-_KEY_FIELDS: Final = ("apiVersion", "kind", "namespace", "name", "uid", "fieldPath")
-_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-_MAX_NAME: Final = 253
-_TRUNCATED: Final = " ..."
-
-_SLACK: Final = 1e-3
-"""Seconds early a write may start: timers may fire a hair before the time they were set
-for (loop clock resolution, rounding in fast-forwarded test loops); waiting again for the
-remainder would spin."""
-_OK, _RETRY, _REJECTED = "ok", "retry", "rejected"
 JSONDict = dict[str, Any]
 _Key = tuple[Any, ...]
 
@@ -278,10 +282,10 @@ class EventRecorder:
         self.api = api
         self.reporting_controller = reporting_controller
         self.reporting_instance = reporting_instance
+        self._clock = clock or _system_clock
         self.api_group = api_group
         self.series_window = series_window
         self.series_interval = series_interval
-        self._clock = clock or _system_clock
         self._cache: OrderedDict[_Key, _Series] = OrderedDict()
         self._pending: dict[_Series, None] = {}  # insertion-ordered set
         self._last_nanos = 0

@@ -174,10 +174,10 @@ class Reflector:
         self._target = Target(info.ref_kind, self.namespace)
         self.label_selector = label_selector
         self.field_selector = field_selector
+        self.backoff = backoff or Backoff()
         self.transform = transform
         self.page_size = page_size
         self.timeout_seconds = timeout_seconds
-        self.backoff = backoff or Backoff()
         compact = not metadata_only if compact is None else compact
         self._writer = StoreWriter(indexers, compact=compact)
         self.store = self._writer.store  # read-only: what everyone else gets

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
+from ..client.request import Route, Target
 from ..meta.objects import ObjectRef, metadata_of
 from ..patch.snapshot import build_object
 from .typed import is_model_class
@@ -64,6 +65,13 @@ class ResourceInfo:
     def ref_kind(self) -> str:
         """The kind as ObjectRefs name it: ``Kind`` for the core group, ``Kind.group`` else."""
         return f"{self.kind}.{self.group}" if self.group else self.kind
+
+    def route(self, namespace: str | None, name: str) -> Route:
+        """The :func:`~reconcile_kit.client.request.send` arguments addressing the object
+        ``name`` of this kind (``namespace`` ignored when the kind is cluster-scoped)."""
+        where = namespace if self.namespaced else None
+        url, target = f"{self.plural}/{name}", Target(self.ref_kind, where, name)
+        return Route(version=self.api_version, namespace=where, url=url, target=target)
 
     def ref(self, raw: MutableMapping[str, Any] | dict[str, Any]) -> ObjectRef:
         """The ObjectRef of ``raw``, an object of this kind."""

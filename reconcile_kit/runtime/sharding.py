@@ -35,7 +35,7 @@ from kr8s.asyncio import Api
 from ..client.contenttypes import MERGE_PATCH
 from ..client.errors import APIError, OwnershipLostError
 from ..client.fencing import WriteFence, fenced
-from ..client.request import Target, send
+from ..client.request import send
 from ..meta.objects import ObjectRef, metadata_of
 from ..meta.shards import drain_label, shard_label
 from .ownwrites import OwnWrites
@@ -138,23 +138,14 @@ class ShardFilter:
             APIError: other refusals (NotFoundError when it is gone).
         """
         meta = metadata_of(obj)
-        namespace = meta.get("namespace") if info.namespaced else None
         patch = {
             "metadata": {
                 "resourceVersion": meta.get("resourceVersion"),
                 "labels": {self.label: to, self.drain: None},
             }
         }
-        reply = await send(
-            api,
-            "PATCH",
-            version=info.api_version,
-            namespace=namespace,
-            url=f"{info.plural}/{meta.get('name', '')}",
-            body=patch,
-            content_type=MERGE_PATCH,
-            target=Target(info.ref_kind, namespace, meta.get("name")),
-        )
+        route = info.route(meta.get("namespace"), meta.get("name", ""))
+        reply = await send(api, "PATCH", **route, body=patch, content_type=MERGE_PATCH)
         result: Obj = reply.json()
         return result
 
@@ -318,16 +309,8 @@ class ShardSide:
         """GET ``key`` (a 404 answers, not raises)."""
         ctrl = self.controller
         assert ctrl.info is not None and ctrl.api is not None
-        namespace = key.namespace if ctrl.info.namespaced else None
-        return await send(
-            ctrl.api,
-            "GET",
-            version=ctrl.info.api_version,
-            namespace=namespace,
-            url=f"{ctrl.info.plural}/{key.name}",
-            target=Target(ctrl.info.ref_kind, namespace, key.name),
-            accept=(404,),
-        )
+        route = ctrl.info.route(key.namespace, key.name)
+        return await send(ctrl.api, "GET", **route, accept=(404,))
 
     # --- letting go ------------------------------------------------------------------------
 

@@ -12,19 +12,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Unpack
+from typing import Any, TypedDict, Unpack
 
 from kr8s.asyncio import Api
 
 from ..meta.objects import ObjectRef, metadata_of
+from .reasons import ReconcileReason
 from .reflector import Reflector, ReflectorEvent, WatchScope, drop_managed_fields
 from .resources import KindLike, ResourceInfo
 from .store import Obj, Store
 from .typed import is_model_class
 
-__all__ = ["CacheView", "ReflectorPool", "Source", "owner_keys"]
+__all__ = ["CacheView", "MapScope", "ReflectorPool", "Source", "owner_keys"]
 
 EventMapper = Callable[[ReflectorEvent], Iterable[ObjectRef]]
+
+
+class MapScope(TypedDict, total=False):
+    """Where a mapped watch looks (``Controller.watches``, ``watches_in_clusters``): a
+    namespace (None: the controller's) and a server-side label selector."""
+
+    namespace: str | None
+    label_selector: str | None
 
 
 @dataclass
@@ -52,6 +61,13 @@ class Source:
     info: ResourceInfo | None = None
     reflector: Reflector | None = None
     all_owners: bool = False
+
+    @classmethod
+    def mapped(cls, kind: KindLike, mapper: EventMapper | None, scope: MapScope) -> Source:
+        """A watch of ``kind`` in ``scope`` whose events ``mapper`` maps to primary keys
+        (queued with reason ``mapped``)."""
+        namespace, selector = scope.get("namespace"), scope.get("label_selector")
+        return cls(kind, mapper, namespace, selector, ReconcileReason.MAPPED)
 
 
 def owner_keys(child: Obj | None, owner: ResourceInfo, all_owners: bool) -> Iterable[ObjectRef]:

@@ -24,7 +24,8 @@ import operator
 import types
 import uuid
 import weakref
-from typing import Annotated, Any, Literal, SupportsIndex, Union, get_args, get_origin
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -79,62 +80,23 @@ class _Untrackable(Exception):
     """A value no tracker can watch."""
 
 
+def _marking(base: type, name: str) -> Callable[..., Any]:
+    """``base.name`` that first marks the container's tracker dirty."""
+    inner = getattr(base, name)
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self._tracker.dirty = True
+        return inner(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
 class _TrackedList(list[Any]):
     """A list that marks its tracker dirty when changed in place."""
 
     __slots__ = ("_tracker",)
     _tracker: Tracker
-
-    def _changed(self) -> None:
-        self._tracker.dirty = True
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        self._changed()
-        super().__setitem__(index, value)
-
-    def __delitem__(self, index: Any) -> None:
-        self._changed()
-        super().__delitem__(index)
-
-    def __iadd__(self, values: Any) -> Any:  # type: ignore[misc]
-        self._changed()
-        return super().__iadd__(values)
-
-    def __imul__(self, times: SupportsIndex) -> Any:
-        self._changed()
-        return super().__imul__(times)
-
-    def append(self, value: Any) -> None:
-        self._changed()
-        super().append(value)
-
-    def extend(self, values: Any) -> None:
-        self._changed()
-        super().extend(values)
-
-    def insert(self, index: SupportsIndex, value: Any) -> None:
-        self._changed()
-        super().insert(index, value)
-
-    def pop(self, index: SupportsIndex = -1) -> Any:
-        self._changed()
-        return super().pop(index)
-
-    def remove(self, value: Any) -> None:
-        self._changed()
-        super().remove(value)
-
-    def clear(self) -> None:
-        self._changed()
-        super().clear()
-
-    def sort(self, *args: Any, **kwargs: Any) -> None:
-        self._changed()
-        super().sort(*args, **kwargs)
-
-    def reverse(self) -> None:
-        self._changed()
-        super().reverse()
 
 
 class _TrackedDict(dict[Any, Any]):
@@ -143,41 +105,33 @@ class _TrackedDict(dict[Any, Any]):
     __slots__ = ("_tracker",)
     _tracker: Tracker
 
-    def _changed(self) -> None:
-        self._tracker.dirty = True
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        self._changed()
-        super().__setitem__(key, value)
-
-    def __delitem__(self, key: Any) -> None:
-        self._changed()
-        super().__delitem__(key)
-
-    def __ior__(self, other: Any) -> Any:  # type: ignore[misc]
-        self._changed()
-        return super().__ior__(other)
-
-    def pop(self, *args: Any) -> Any:
-        self._changed()
-        return super().pop(*args)
-
-    def popitem(self) -> Any:
-        self._changed()
-        return super().popitem()
-
-    def clear(self) -> None:
-        self._changed()
-        super().clear()
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        self._changed()
-        super().update(*args, **kwargs)
-
     def setdefault(self, key: Any, default: Any = None) -> Any:
         if key not in self:
-            self._changed()
+            self._tracker.dirty = True
         return super().setdefault(key, default)
+
+
+# Every method that changes a list or dict in place (setdefault only when it adds a key).
+_MUTATORS: dict[type, tuple[str, ...]] = {
+    _TrackedList: (
+        "__setitem__",
+        "__delitem__",
+        "__iadd__",
+        "__imul__",
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "remove",
+        "clear",
+        "sort",
+        "reverse",
+    ),
+    _TrackedDict: ("__setitem__", "__delitem__", "__ior__", "pop", "popitem", "clear", "update"),
+}
+for _cls, _names in _MUTATORS.items():
+    for _name in _names:
+        setattr(_cls, _name, _marking(_cls.__mro__[1], _name))
 
 
 def track(model: BaseModel) -> Tracker | None:

@@ -45,12 +45,12 @@ class WebhookOptions(TypedDict, total=False):
 
     name: str
     path: str
+    namespace_selector: dict[str, Any] | None
+    object_selector: dict[str, Any] | None
     subresources: tuple[str, ...]
     failure_policy: str
     side_effects: str
     timeout_seconds: int
-    namespace_selector: dict[str, Any] | None
-    object_selector: dict[str, Any] | None
     reinvocation_policy: str
 
 

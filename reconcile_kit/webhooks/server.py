@@ -87,14 +87,14 @@ class WebhookServer:
     ) -> None:
         self.host = host
         self.request_timeout = request_timeout
+        self.webhooks: list[AdmissionWebhook] = []
         self.requested_port = port
         self._certificates = certificates
+        self.converters = Converters()
         self.reload_interval = reload_interval
+        self._site = TLSSite("webhook server", reload_interval)
         self.name = name
         self.register_host = register_host
-        self.webhooks: list[AdmissionWebhook] = []
-        self.converters = Converters()
-        self._site = TLSSite("webhook server", reload_interval)
 
     @property
     def certificates(self) -> Certificates:

@@ -84,7 +84,10 @@ async def test_deletion_bumps_generation(kube: kr8s.asyncio.Api) -> None:
             "metadata": {"name": "d", "finalizers": ["x.io/y"]},
             "spec": {
                 "selector": {"matchLabels": {"a": "b"}},
-                "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": []}},
+                "template": {
+                    "metadata": {"labels": {"a": "b"}},
+                    "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+                },
             },
         },
     )

@@ -66,7 +66,10 @@ async def test_fail_matches_subresource(kube: kr8s.asyncio.Api, apiserver: APISe
             "metadata": {"name": "d"},
             "spec": {
                 "selector": {"matchLabels": {"a": "b"}},
-                "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": []}},
+                "template": {
+                    "metadata": {"labels": {"a": "b"}},
+                    "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+                },
             },
         },
     )

@@ -566,10 +566,10 @@ async def test_workload_status_models(apps: client.AppsV1Api) -> None:
         apps.patch_namespaced_stateful_set_status,
         "sts",
         NS,
-        {"status": {"replicas": None, "readyReplicas": 2}},
+        {"status": {"replicas": None, "readyReplicas": 0}},
         _content_type="application/merge-patch+json",
     )
-    assert (patched.status.replicas, patched.status.ready_replicas) == (0, 2)
+    assert (patched.status.replicas, patched.status.ready_replicas) == (0, 0)
     scale = await call(apps.read_namespaced_stateful_set_scale, "sts", NS)
     assert scale.spec.replicas == 1
 

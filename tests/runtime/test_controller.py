@@ -591,7 +591,10 @@ async def test_status_helpers_background_tasks_and_cache_reads(
             "metadata": {"name": "d"},
             "spec": {
                 "selector": {"matchLabels": {"a": "b"}},
-                "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": []}},
+                "template": {
+                    "metadata": {"labels": {"a": "b"}},
+                    "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+                },
             },
         },
     )

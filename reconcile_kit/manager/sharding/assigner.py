@@ -167,17 +167,17 @@ class Assigner:
     ) -> None:
         self.api = api
         self.ring = ring
+        self.label = shard_label(ring)
+        self.drain = drain_label(ring)
         self.identity = identity
         self.view = view
         self.kinds = kinds
+        self.infos: list[ResourceInfo] = []
         self.metrics = metrics or AssignerMetrics()
         self.concurrency = concurrency
         self.retry_delay = retry_delay
         self.lease_duration = lease_duration
         self.resync = resync
-        self.label = shard_label(ring)
-        self.drain = drain_label(ring)
-        self.infos: list[ResourceInfo] = []
         self.reflectors: list[Reflector] = []
         self._dirty: set[_Key] = set()
         self._all = True
@@ -515,19 +515,10 @@ class Assigner:
                 return
             info = self.infos[key[0]]
             meta = metadata_of(obj)
-            namespace = key[1] if info.namespaced else None
             body = {"metadata": {"resourceVersion": meta.get("resourceVersion"), "labels": labels}}
+            route = info.route(key[1], key[2])
             try:
-                await send(
-                    self.api,
-                    "PATCH",
-                    version=info.api_version,
-                    namespace=namespace,
-                    url=f"{info.plural}/{key[2]}",
-                    body=body,
-                    content_type=MERGE_PATCH,
-                    target=Target(info.ref_kind, namespace, key[2]),
-                )
+                await send(self.api, "PATCH", **route, body=body, content_type=MERGE_PATCH)
             except asyncio.CancelledError:
                 raise
             except APIError as error:

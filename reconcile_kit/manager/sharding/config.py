@@ -76,7 +76,7 @@ class Sharding:
         errors = dns1123_label_errors(self.identity)
         if errors:
             raise ValueError(f"invalid ring member identity {self.identity!r}: {'; '.join(errors)}")
-        if len(f"{self.ring}-{self.identity}") > 253:
+        if len(self.member_lease) > 253:
             raise ValueError("ring and identity must be at most 252 characters together")
         if self.concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {self.concurrency}")
@@ -86,11 +86,6 @@ class Sharding:
     def member_lease(self) -> str:
         """The name of this replica's membership Lease."""
         return f"{self.ring}-{self.identity}"
-
-    @property
-    def sharder_lease(self) -> str:
-        """The name of the Lease whose holder runs the ring's sharder."""
-        return f"{self.ring}-sharder"
 
     def election(self, lease: str, labels: dict[str, str] | None = None) -> LeaderElection:
         """A LeaderElection of the Lease ``lease`` with this ring's namespace, identity and
@@ -106,3 +101,8 @@ class Sharding:
             release_on_cancel=False,
             labels=labels,
         )
+
+    @property
+    def sharder_lease(self) -> str:
+        """The name of the Lease whose holder runs the ring's sharder."""
+        return f"{self.ring}-sharder"

@@ -72,14 +72,14 @@ class RingMember:
     ) -> None:
         self.sharding = sharding
         self.entries = entries
+        self.member = False
+        self.membership: LeaderElection | None = None
+        self.assigner: Assigner | None = None
         self.api = api
         self.stop = stop
         self.metrics = metrics
         self.name = name
         self.graceful_shutdown_timeout = graceful_shutdown_timeout
-        self.member = False
-        self.membership: LeaderElection | None = None
-        self.assigner: Assigner | None = None
 
     async def run(self) -> None:
         """Be a member of the ring and run the sharded controllers while one; campaign for

@@ -157,6 +157,16 @@ def check_namespace(store: Store, rt: ResourceType, obj: Obj, creating: bool) ->
         raise error
 
 
+_VALIDATED_TWICE = {  # (group, plural) -> whether the metadata is validated twice too
+    ("", "persistentvolumeclaims"): True,
+    ("networking.k8s.io", "networkpolicies"): False,
+    ("rbac.authorization.k8s.io", "roles"): True,
+    ("rbac.authorization.k8s.io", "clusterroles"): True,
+    ("rbac.authorization.k8s.io", "rolebindings"): True,
+    ("rbac.authorization.k8s.io", "clusterrolebindings"): True,
+}
+
+
 def validate(
     rt: ResourceType, obj: Obj, opts: WriteOptions, old: Obj | None = None, subresource: str = ""
 ) -> list[str]:
@@ -174,11 +184,19 @@ def validate(
         causes += rule_causes(rt.schema, obj) if old is None else rule_causes(rt.schema, obj, old)
     if rt.storage_key == CRD_KEY:
         causes += crds.validate_crd(obj)
+    if old is not None and not subresource and (rt.group, rt.plural) in _VALIDATED_TWICE:
+        # the strategy's ValidateUpdate runs the create validation, then the update one,
+        # which runs it again (with the metadata, but for NetworkPolicies)
+        causes += kind_causes(rt, obj)
+        if _VALIDATED_TWICE[(rt.group, rt.plural)]:
+            causes += metadata_causes(rt, obj)
     causes += kind_causes(rt, obj, old, subresource)
     if causes:
         # The decoder's warnings reach the client with the refusal, as kube-apiserver's
         # warning recorder sends them on every answer.
-        invalid = errors.invalid(rt.kind, rt.group, obj["metadata"].get("name", ""), causes)
+        # events.k8s.io serves core's internal Event, whose GroupKind has no group
+        group = "" if rt.group == "events.k8s.io" else rt.group
+        invalid = errors.invalid(rt.kind, group, obj["metadata"].get("name", ""), causes)
         invalid.warnings = warnings
         raise invalid
     return warnings

@@ -193,16 +193,50 @@ DIFFERENCES: tuple[Difference, ...] = (
     ),
     Difference(
         "Built-in validation in part",
-        "Built-in kinds are validated in part: pods only for container names, Services "
-        "for their port names (required when several, unique), "
-        "CertificateSigningRequests for the request and usages (not signer names, usage "
-        "values or conditions; no `/approval` subresource and no signer).",
-        "Not implemented yet.",
+        "Built-in kinds are validated in part: CertificateSigningRequests for the request and "
+        "usages (not signer names, usage values or conditions; no `/approval` subresource and "
+        "no signer). Pods, Deployments, ReplicaSets, DaemonSets, StatefulSets, Jobs and "
+        "CronJobs follow kube-apiserver's rules for containers, volumes, scheduling, resources,"
+        " selectors, strategies and immutable fields, without the rules listed in the "
+        "docstrings of validation/pods.py, apps.py and batch.py (volume source details, "
+        "lifecycle hooks, DNS config, topology spread, OS-specific checks, pod and job failure "
+        "policies...). Where kube-apiserver's message dumps a Go value with pointers or a go-"
+        "cmp diff (a Pod update's forbidden-fields diff, a Job's immutable template, a "
+        "strategy's `rollingUpdate` pointer), the embedded text differs after the common "
+        "prefix.",
+        "Not implemented yet; Go's `%#v` of internal structs shows memory addresses, and "
+        "go-cmp's diff output is deliberately unstable.",
         (
             "tests/conformance/test_bootstrap.py::test_a_container_without_a_name_is_invalid",
             "tests/conformance/test_certificates.py::test_request_and_usages_are_validated",
+            "tests/conformance/test_validation_pods.py::test_pod_update_refused",
+            "tests/conformance/test_validation_workloads.py::test_job_template_immutable",
         ),
         deliberate=False,
+    ),
+    Difference(
+        "Validation of Services, ConfigMaps and other kinds: what is left out",
+        "Services, ConfigMaps, Secrets, Namespaces, PersistentVolumeClaims, Events, "
+        "Ingresses, NetworkPolicies, PodDisruptionBudgets, HorizontalPodAutoscalers, RBAC "
+        "bindings and Leases are validated as kube-apiserver 1.32 does (same causes and "
+        'messages), except: a PersistentVolumeClaim\'s "spec is immutable" message stops '
+        "after its first line (kube-apiserver appends a `cmp.Diff` of the two specs); Go "
+        "pointer addresses in a message (PodDisruptionBudget's \"minAvailable and "
+        'maxUnavailable cannot be both set") print as `0x`; a docker config Secret that '
+        "is not JSON gets Go's decoder message only for text that does not start like JSON; "
+        "Services skip the dual-stack rules (IPv6 families, pairing of cluster IPs with "
+        "families, `RequireDualStack`), the allocator's range and conflict errors, "
+        "`loadBalancerClass` and the topology annotations; a claim's status is not validated; "
+        "an Event "
+        "update does not compare its object references, source and timestamps; a claim's "
+        "`dataSource`/`dataSourceRef` are not checked.",
+        "The left-out messages embed Go renderings (`cmp.Diff`, `%#v` of pointers, "
+        "encoding/json errors) not worth reproducing; the Service rules need a dual-stack "
+        "service network the embedded server does not model.",
+        (
+            "tests/conformance/test_validation_core.py::test_pvc_update",
+            "tests/conformance/test_validation_other_kinds.py::test_pdb_create",
+        ),
     ),
     Difference(
         "Anonymous requests",

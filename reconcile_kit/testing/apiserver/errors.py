@@ -107,8 +107,11 @@ def conflict(group: str, plural: str, name: str, why: str | None = None) -> APIE
 
 
 def invalid(kind: str, group: str, name: str, causes: Causes) -> APIError:
-    """422 Invalid; ``causes`` are ``{"reason", "message", "field"}`` dicts."""
-    parts = [f"{c['field']}: {c['message']}" if c.get("field") else c["message"] for c in causes]
+    """422 Invalid; ``causes`` are ``{"reason", "message", "field"}`` dicts. The message
+    joins them once each (field.ErrorList.ToAggregate drops repeated texts; the causes keep
+    every one)."""
+    texts = (f"{c['field']}: {c['message']}" if c.get("field") else c["message"] for c in causes)
+    parts = list(dict.fromkeys(texts))
     summary = parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
     qualified_kind = f"{kind}.{group}" if group else kind
     return APIError(

@@ -99,3 +99,21 @@ def string_map_causes(value: Any, field: str) -> list[dict[str, str]]:
     if isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
         return []
     return [errors.cause("FieldValueTypeInvalid", field, "Invalid value: must be a map of strings")]
+
+
+ANNOTATIONS_SIZE_LIMIT = 256 * 1024
+
+
+def annotation_causes(annotations: Any, field: str) -> list[dict[str, str]]:
+    """ValidateAnnotations: keys are qualified names (case aside), keys and values at most
+    256 KiB together."""
+    if not isinstance(annotations, dict):
+        return []
+    causes = []
+    for key in annotations:
+        causes += _invalid_causes(field, key, qualified_name_errors(str(key).lower()))
+    size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
+    if size > ANNOTATIONS_SIZE_LIMIT:
+        detail = f"Too long: may not be more than {ANNOTATIONS_SIZE_LIMIT} bytes"
+        causes.append(errors.cause("FieldValueTooLong", field, detail))
+    return causes

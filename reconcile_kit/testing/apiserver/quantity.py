@@ -51,6 +51,11 @@ def canonical(value: Any, resource_list: bool = False) -> str:
     return kept if kept is not None else _format(amount, form)
 
 
+def amount(value: Any) -> Fraction:
+    """The number a quantity (string or JSON number) stands for; raises QuantityError."""
+    return _parse(value if isinstance(value, str) else _number_text(value))[0]
+
+
 def _number_text(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise QuantityError(FORMAT_ERROR)

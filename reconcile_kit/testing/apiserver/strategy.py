@@ -23,8 +23,10 @@ from .meta import (
     new_uid,
     string_map_causes,
 )
+from .poddefaults import default_host_ports, default_requests, qos_class
 from .resources import ADMISSION_GROUP, RBAC_GROUP, ResourceType
 from .store import Obj
+from .validation.volumes import SOURCE_FIELDS
 from .webhookconfig import MUTATING, VALIDATING, configuration_defaults
 
 _SERVER_META = (
@@ -236,7 +238,9 @@ def prepare_update(rt: ResourceType, new: Obj, old: Obj) -> None:
     the kind's defaults applied as on create (kube-apiserver defaults every decoded
     object), so a write that leaves a defaulted field out does not change it."""
     _keep_server_meta(new, old)
-    if (rt.group, rt.plural) != ("", "services"):  # a Service keeps its allocations
+    if (rt.group, rt.plural) == ("", "services"):  # a Service keeps its allocations
+        _service_update(new, old)
+    else:
         _CREATE_DEFAULTS.get((rt.group, rt.plural), _no_defaults)(new)
     if rt.status:
         new.pop("status", None)
@@ -256,15 +260,17 @@ def prepare_status_update(rt: ResourceType, new: Obj, old: Obj) -> Obj:
         result.pop("status", None)
         if "status" in new:
             result["status"] = new["status"]
-        return result
-    result = new
-    _keep_server_meta(result, old)
-    for path in rt.status_reset:
-        _copy_path(result, old, path.split("."))
-    hook = derived.STATUS_UPDATE.get((rt.group, rt.plural))
-    if hook is not None:
-        hook(result, old)
-    fill_status_zeros(rt, result)
+    else:
+        result = new
+        _keep_server_meta(result, old)
+        for path in rt.status_reset:
+            _copy_path(result, old, path.split("."))
+        hook = derived.STATUS_UPDATE.get((rt.group, rt.plural))
+        if hook is not None:
+            hook(result, old)
+        fill_status_zeros(rt, result)
+    if (rt.group, rt.plural) == ("", "services"):
+        _load_balancer_ip_mode(result)
     return result
 
 
@@ -337,10 +343,52 @@ def _container_defaults(container: dict[str, Any]) -> None:
         port.setdefault("protocol", "TCP")
 
 
+def _probe_defaults(container: dict[str, Any]) -> None:
+    """SetDefaults_Probe and SetDefaults_HTTPGetAction."""
+    for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = container.get(kind)
+        if not isinstance(probe, dict):
+            continue
+        for key, value in _PROBE_DEFAULTS:
+            if not probe.get(key):
+                probe[key] = value
+        if isinstance(probe.get("httpGet"), dict):
+            probe["httpGet"].setdefault("path", "/")
+            probe["httpGet"].setdefault("scheme", "HTTP")
+
+
+_PROBE_DEFAULTS = (
+    ("timeoutSeconds", 1),
+    ("periodSeconds", 10),
+    ("successThreshold", 1),
+    ("failureThreshold", 3),
+)
+_MODE_SOURCES = ("secret", "configMap", "downwardAPI", "projected")
+
+
+def _volume_defaults(volume: dict[str, Any]) -> None:
+    """SetDefaults_Volume (no source is an emptyDir), the sources' defaultMode 0644, a
+    hostPath's empty type."""
+    if not any(volume.get(key) is not None for key in SOURCE_FIELDS):
+        volume["emptyDir"] = {}
+    for key in _MODE_SOURCES:
+        if isinstance(volume.get(key), dict):
+            volume[key].setdefault("defaultMode", 420)
+    if isinstance(volume.get("hostPath"), dict):
+        volume["hostPath"].setdefault("type", "")
+
+
 def pod_spec_defaults(spec: dict[str, Any]) -> None:
+    for volume in spec.get("volumes") or []:
+        if isinstance(volume, dict):
+            _volume_defaults(volume)
     for container in spec.get("containers") or []:
         _container_defaults(container)
+        _probe_defaults(container)
     for container in spec.get("initContainers") or []:
+        _container_defaults(container)
+        _probe_defaults(container)
+    for container in spec.get("ephemeralContainers") or []:
         _container_defaults(container)
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)
@@ -382,7 +430,9 @@ def _pod_defaults(obj: Obj) -> None:
     spec.setdefault("enableServiceLinks", True)
     spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
     spec.setdefault("priority", 0)
-    obj["status"] = {"phase": "Pending", "qosClass": "BestEffort"}
+    default_requests(spec)
+    default_host_ports(spec)
+    obj["status"] = {"phase": "Pending", "qosClass": qos_class(spec)}
 
 
 def _workload_defaults(obj: Obj) -> None:
@@ -454,25 +504,162 @@ class _ClusterIPs:
         return address
 
 
-def _service_defaults(obj: Obj) -> None:
-    spec = obj.setdefault("spec", {})
+def service_scheme_defaults(spec: Obj) -> None:
+    """core/v1 SetDefaults_Service: type, session affinity, each port's protocol and
+    target port, the traffic policies, allocateLoadBalancerNodePorts."""
     spec.setdefault("type", "ClusterIP")
     spec.setdefault("sessionAffinity", "None")
-    if spec.get("clusterIP") != "None" and spec["type"] != "ExternalName":
-        spec.setdefault("clusterIP", _ClusterIPs.allocate())
-        spec.setdefault("clusterIPs", [spec["clusterIP"]])
-        spec.setdefault("ipFamilies", ["IPv4"])
-        spec.setdefault("ipFamilyPolicy", "SingleStack")
-        spec.setdefault("internalTrafficPolicy", "Cluster")
-    external = spec["type"] in ("NodePort", "LoadBalancer")
-    if external:
-        spec.setdefault("externalTrafficPolicy", "Cluster")
+    if spec["sessionAffinity"] == "None":
+        spec.pop("sessionAffinityConfig", None)
+    elif spec["sessionAffinity"] == "ClientIP":
+        config = spec.get("sessionAffinityConfig") or {}
+        if (config.get("clientIP") or {}).get("timeoutSeconds") is None:
+            spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": 10800}}
     for port in spec.get("ports") or []:
         port.setdefault("protocol", "TCP")
-        port.setdefault("targetPort", port.get("port"))
-        if external:
+        if port.get("targetPort") in (None, 0, ""):
+            port["targetPort"] = port.get("port")
+    external = spec["type"] in ("NodePort", "LoadBalancer") or (
+        spec["type"] == "ClusterIP" and bool(spec.get("externalIPs"))
+    )
+    if external:
+        spec.setdefault("externalTrafficPolicy", "Cluster")
+    if spec["type"] in ("NodePort", "LoadBalancer", "ClusterIP"):
+        spec.setdefault("internalTrafficPolicy", "Cluster")
+    if spec["type"] == "LoadBalancer":
+        spec.setdefault("allocateLoadBalancerNodePorts", True)
+
+
+def _service_defaults(obj: Obj) -> None:
+    spec = obj.setdefault("spec", {})
+    service_scheme_defaults(spec)
+    if spec.get("clusterIP") and not spec.get("clusterIPs"):
+        spec["clusterIPs"] = [spec["clusterIP"]]
+    allocating = spec["type"] in ("ClusterIP", "NodePort", "LoadBalancer")
+    if spec.get("clusterIP") != "None" and allocating:
+        spec.setdefault("clusterIP", _ClusterIPs.allocate())
+        spec.setdefault("clusterIPs", [spec["clusterIP"]])
+    if spec.get("clusterIPs") and spec["type"] != "ExternalName":
+        # alloc.go initIPFamilyFields: a headless Service without selector is dual-stack
+        # (both families, as on kube-apiserver's dual-stack service network)
+        dual = spec.get("clusterIP") == "None" and not spec.get("selector")
+        spec.setdefault("ipFamilyPolicy", "RequireDualStack" if dual else "SingleStack")
+        dual = spec["ipFamilyPolicy"] == "RequireDualStack" and spec.get("clusterIP") == "None"
+        spec.setdefault("ipFamilies", ["IPv4", "IPv6"] if dual else ["IPv4"])
+    if spec["type"] in ("NodePort", "LoadBalancer"):
+        for port in spec.get("ports") or []:
             port.setdefault("nodePort", _NodePorts.allocate())
     obj["status"] = {"loadBalancer": {}}
+
+
+def _service_update(new: Obj, old: Obj) -> None:
+    """What the service registry does to an update before validating it: the scheme
+    defaults; the cluster IPs and node ports the client left out kept from the stored
+    Service (storage.go patchAllocatedValues, normalizeClusterIPs); what the new type
+    needs allocated; the fields the old type had and the new one has no use for dropped
+    (strategy.go dropTypeDependentFields)."""
+    spec, old_spec = new.setdefault("spec", {}), old.get("spec") or {}
+    service_scheme_defaults(spec)
+    _patch_allocated(spec, old_spec)
+    _normalize_cluster_ips(spec, old_spec)
+    _allocate_for_type(spec, old_spec)
+    _drop_type_dependent(spec, old_spec)
+
+
+def _needs_cluster_ip(spec: Obj) -> bool:
+    return spec.get("type") != "ExternalName"
+
+
+def _needs_node_port(spec: Obj) -> bool:
+    kind = spec.get("type")
+    return kind == "NodePort" or (
+        kind == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is not False
+    )
+
+
+def _load_balancer_ip_mode(service: Obj) -> None:
+    """SetDefaults_Service: a LoadBalancer's ingress points with an IP get ipMode VIP."""
+    if (service.get("spec") or {}).get("type") != "LoadBalancer":
+        return
+    for point in ((service.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []:
+        if point.get("ip") and point.get("ipMode") is None:
+            point["ipMode"] = "VIP"
+
+
+def _patch_allocated(spec: Obj, old_spec: Obj) -> None:
+    if _needs_cluster_ip(spec) and _needs_cluster_ip(old_spec):
+        if not spec.get("clusterIP") and old_spec.get("clusterIP"):
+            spec["clusterIP"] = old_spec["clusterIP"]
+        if not spec.get("clusterIPs") and old_spec.get("clusterIPs"):
+            spec["clusterIPs"] = old_spec["clusterIPs"]
+    if _needs_node_port(spec) and _needs_node_port(old_spec):
+        new_ports = {p.get("nodePort") for p in spec.get("ports") or []}
+        used = {p.get("nodePort") for p in old_spec.get("ports") or []} & new_ports
+        by_name = {p.get("name", ""): p.get("nodePort") for p in old_spec.get("ports") or []}
+        for port in spec.get("ports") or []:
+            value = by_name.get(port.get("name", ""))
+            if not port.get("nodePort") and value and value not in used:
+                port["nodePort"] = value
+
+
+def _normalize_cluster_ips(spec: Obj, old_spec: Obj) -> None:
+    ip, old_ip = spec.get("clusterIP") or "", old_spec.get("clusterIP") or ""
+    old_ips = old_spec.get("clusterIPs") or []
+    if old_ips and not spec.get("clusterIPs") and ip == old_ip:
+        spec["clusterIPs"] = old_ips
+    if ip != old_ip:
+        same = (spec.get("clusterIPs") or []) == old_ips
+        if old_ip and not ip and same:
+            spec.pop("clusterIPs", None)
+        elif ip and same:
+            spec["clusterIPs"] = [ip]
+
+
+def _allocate_for_type(spec: Obj, old_spec: Obj) -> None:
+    if _needs_cluster_ip(spec) and not spec.get("clusterIPs"):
+        if not spec.get("clusterIP"):
+            spec["clusterIP"] = _ClusterIPs.allocate()
+        spec["clusterIPs"] = [spec["clusterIP"]]
+    if _needs_cluster_ip(spec):
+        for key, default in (("ipFamilies", ["IPv4"]), ("ipFamilyPolicy", "SingleStack")):
+            spec.setdefault(key, old_spec.get(key, default))
+    if _needs_node_port(spec):
+        for port in spec.get("ports") or []:
+            if not port.get("nodePort"):
+                port["nodePort"] = _NodePorts.allocate()
+
+
+def _drop_type_dependent(spec: Obj, old_spec: Obj) -> None:
+    if _needs_cluster_ip(old_spec) and not _needs_cluster_ip(spec):
+        same_ips = spec.get("clusterIP") == old_spec.get("clusterIP") and spec.get(
+            "clusterIPs"
+        ) == old_spec.get("clusterIPs")
+        for keys, same in (
+            (("clusterIP", "clusterIPs"), same_ips),
+            (("ipFamilies",), spec.get("ipFamilies") == old_spec.get("ipFamilies")),
+            (("ipFamilyPolicy",), spec.get("ipFamilyPolicy") == old_spec.get("ipFamilyPolicy")),
+        ):
+            for key in keys if same else ():
+                spec.pop(key, None)
+    ports, old_ports = spec.get("ports") or [], old_spec.get("ports") or []
+    same_node_ports = [p.get("nodePort") for p in ports] == [p.get("nodePort") for p in old_ports]
+    if _needs_node_port(old_spec) and not _needs_node_port(spec) and same_node_ports:
+        for port in ports:
+            port.pop("nodePort", None)
+    old_balanced = old_spec.get("type") == "LoadBalancer"
+    if old_balanced and spec.get("type") != "LoadBalancer":
+        allocate = spec.get("allocateLoadBalancerNodePorts")
+        if allocate is not None and allocate == old_spec.get("allocateLoadBalancerNodePorts"):
+            spec.pop("allocateLoadBalancerNodePorts")
+        if spec.get("healthCheckNodePort") == old_spec.get("healthCheckNodePort"):
+            spec.pop("healthCheckNodePort", None)
+    external = spec.get("type") in ("NodePort", "LoadBalancer") or bool(spec.get("externalIPs"))
+    was_external = old_spec.get("type") in ("NodePort", "LoadBalancer") or bool(
+        old_spec.get("externalIPs")
+    )
+    same_policy = spec.get("externalTrafficPolicy") == old_spec.get("externalTrafficPolicy")
+    if was_external and not external and same_policy:
+        spec.pop("externalTrafficPolicy", None)
 
 
 class _NodePorts:
@@ -498,8 +685,7 @@ def _job_defaults(obj: Obj) -> None:
     spec.setdefault("backoffLimit", 6)
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
-    template = spec.setdefault("template", {}).setdefault("spec", {})
-    template.setdefault("restartPolicy", "Never")
+    spec.setdefault("template", {}).setdefault("spec", {})
     failure_policy = "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
     spec.setdefault("podReplacementPolicy", failure_policy)
     _job_selector(obj)
@@ -514,9 +700,13 @@ def _job_selector(obj: Obj) -> None:
     if spec.get("manualSelector") or not uid:
         return
     spec["manualSelector"] = False
-    spec.setdefault("selector", {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}})
+    # generateSelector adds the uid to a selector of the user's own (validation then
+    # refuses it as not auto-generated).
+    selector = spec["selector"] = spec.get("selector") or {}
+    match = selector["matchLabels"] = selector.get("matchLabels") or {}
+    match.setdefault("batch.kubernetes.io/controller-uid", uid)
     template_meta = spec["template"].setdefault("metadata", {})
-    labels = template_meta.setdefault("labels", {})
+    labels = template_meta["labels"] = template_meta.get("labels") or {}
     for key, value in (
         ("batch.kubernetes.io/controller-uid", uid),
         ("batch.kubernetes.io/job-name", name),
@@ -614,7 +804,31 @@ def _hpa_defaults(obj: Obj) -> None:
     if not spec.get("metrics"):
         target = {"type": "Utilization", "averageUtilization": 80}
         spec["metrics"] = [{"type": "Resource", "resource": {"name": "cpu", "target": target}}]
+    behavior = spec.get("behavior")
+    if isinstance(behavior, dict):
+        behavior["scaleUp"] = _scaling_rules(behavior.get("scaleUp"), up=True)
+        behavior["scaleDown"] = _scaling_rules(behavior.get("scaleDown"), up=False)
     obj["status"] = {"desiredReplicas": 0, "currentMetrics": None}
+
+
+def _scaling_rules(rules: Any, up: bool) -> Obj:
+    """GenerateHPAScaleUpRules / GenerateHPAScaleDownRules: the defaults, overridden by
+    what the given rules set."""
+    policies = (
+        [
+            {"type": "Pods", "value": 4, "periodSeconds": 15},
+            {"type": "Percent", "value": 100, "periodSeconds": 15},
+        ]
+        if up
+        else [{"type": "Percent", "value": 100, "periodSeconds": 15}]
+    )
+    out: Obj = {"selectPolicy": "Max", "policies": policies}
+    if up:
+        out["stabilizationWindowSeconds"] = 0
+    for key in ("selectPolicy", "stabilizationWindowSeconds", "policies"):
+        if isinstance(rules, dict) and rules.get(key) is not None:
+            out[key] = rules[key]
+    return out
 
 
 def _ingress_defaults(obj: Obj) -> None:
@@ -625,6 +839,10 @@ def _network_policy_defaults(obj: Obj) -> None:
     spec = obj.setdefault("spec", {})
     if "policyTypes" not in spec:
         spec["policyTypes"] = ["Ingress", *(["Egress"] if spec.get("egress") else [])]
+    for direction in ("ingress", "egress"):  # SetDefaults_NetworkPolicyPort
+        for rule in spec.get(direction) or []:
+            for port in rule.get("ports") or []:
+                port.setdefault("protocol", "TCP")
 
 
 def _pdb_defaults(obj: Obj) -> None:
@@ -646,7 +864,10 @@ def _priority_class_defaults(obj: Obj) -> None:
 
 
 def _lease_defaults(obj: Obj) -> None:
-    obj.setdefault("spec", {})
+    """The lease strategy drops the CoordinatedLeaderElection fields (gate off in 1.32)."""
+    spec = obj.setdefault("spec", {})
+    spec.pop("strategy", None)
+    spec.pop("preferredHolder", None)
 
 
 def _validating_defaults(obj: Obj) -> None:

@@ -26,6 +26,7 @@ from .gozero import fill_go_zero
 from .meta import generate_name
 from .metaupdate import check_applied_kind, check_uid_unchanged
 from .patching import apply_patch
+from .pvcresize import check_resize
 from .resources import ResourceType
 from .store import Obj
 from .strategy import (
@@ -350,6 +351,7 @@ class Writes(AdmissionCalls):
         if not converting:  # else converted by the webhook once admitted, as it is stored
             new = self._to_storage(rt, new)
         record_manager(rt, new, old, opts, subresource)
+        check_resize(self.store, rt, new, old, subresource)
         fill_go_zero(rt.api_version, rt.kind, new)
         if opts.admit is not None:
             opts.admit(rt, new, old, subresource)

@@ -12,7 +12,21 @@ from .. import certificates
 from ..resources import ADMISSION_GROUP, ResourceType
 from ..store import Obj
 from ..webhookconfig import MUTATING, VALIDATING, configuration_causes
-from . import apps, coordination, core, events, pods, rbac, storage
+from . import (
+    apps,
+    autoscaling,
+    batch,
+    claims,
+    coordination,
+    core,
+    events,
+    networking,
+    pods,
+    policy,
+    rbac,
+    services,
+    storage,
+)
 from .common import Causes, Validator, Write, on_object
 
 __all__ = ["Causes", "Write", "kind_causes"]
@@ -25,11 +39,17 @@ _OTHERS: dict[tuple[str, str], Validator] = {
 
 _VALIDATORS: dict[tuple[str, str], Validator] = {
     **apps.VALIDATORS,
+    **autoscaling.VALIDATORS,
+    **batch.VALIDATORS,
+    **claims.VALIDATORS,
     **coordination.VALIDATORS,
     **core.VALIDATORS,
     **events.VALIDATORS,
+    **networking.VALIDATORS,
     **pods.VALIDATORS,
+    **policy.VALIDATORS,
     **rbac.VALIDATORS,
+    **services.VALIDATORS,
     **storage.VALIDATORS,
     **_OTHERS,
 }

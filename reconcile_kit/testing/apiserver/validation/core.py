@@ -1,85 +1,159 @@
-"""Validation of core/v1 kinds other than Pods and Events (kubernetes
-pkg/apis/core/validation)."""
+"""Validation of core/v1 ConfigMaps, Secrets and Namespaces (kubernetes
+pkg/apis/core/validation ValidateConfigMap, ValidateSecret, ValidateNamespace and their
+updates). Services: services.py; PersistentVolumeClaims: claims.py."""
 
 from __future__ import annotations
 
-from .. import errors
+import base64
+import binascii
+import json
+from typing import Any
+
+from ....meta.validation import qualified_name_errors
 from ..store import Obj
-from .common import Causes, Validator, Write
+from .common import Causes, Validator, Write, forbidden, invalid, invalids, required, too_long
+from .rules import config_key_errors
 
-_TYPED_SECRET_KEYS = {
-    "kubernetes.io/tls": ("tls.crt", "tls.key"),
-    "kubernetes.io/dockerconfigjson": (".dockerconfigjson",),
-    "kubernetes.io/dockercfg": (".dockercfg",),
-    "kubernetes.io/ssh-auth": ("ssh-privatekey",),
-}
+MAX_SECRET_SIZE = 1024 * 1024
+_STANDARD_FINALIZERS = ("kubernetes", "orphan", "foregroundDeletion")
+_SA_NAME_KEY = "kubernetes.io/service-account.name"
 
 
-def _secret(obj: Obj) -> Causes:
-    """The data keys a typed Secret needs (pkg/apis/core/validation ValidateSecret)."""
-    data = obj.get("data") or {}
-    required = _TYPED_SECRET_KEYS.get(str(obj.get("type") or ""), ())
+def _decoded_len(value: Any) -> int:
+    """The byte length of a base64 ``[]byte`` value (of a string value, its UTF-8)."""
+    try:
+        return len(base64.b64decode(str(value), validate=False))
+    except (binascii.Error, ValueError):
+        return len(str(value).encode())
+
+
+def _keys(field: str, data: Any) -> Causes:
+    causes: Causes = []
+    for key in data or {}:
+        causes += invalids(f"{field}[{key}]", key, config_key_errors(key))
+    return causes
+
+
+def validate_configmap(obj: Obj) -> Causes:
+    """ValidateConfigMap: data and binaryData keys, no key in both, 1 MiB in all."""
+    data, binary = obj.get("data") or {}, obj.get("binaryData") or {}
+    causes = _keys("data", data)
+    causes += [
+        invalid(f"data[{key}]", key, "duplicate of key present in binaryData")
+        for key in data
+        if key in binary
+    ]
+    causes += _keys("binaryData", binary)
+    size = sum(len(str(v).encode()) for v in data.values())
+    size += sum(_decoded_len(v) for v in binary.values())
+    if size > MAX_SECRET_SIZE:
+        causes.append(too_long("[]", MAX_SECRET_SIZE))  # field.NewPath("")
+    return causes
+
+
+def _json_causes(data: Obj, key: str) -> Causes:
+    """A docker config Secret's key must hold a JSON object (Go's decoder message is only
+    matched for text that does not start like JSON)."""
+    try:
+        decoded = base64.b64decode(str(data[key]))
+    except (binascii.Error, ValueError):
+        decoded = b""
+    try:
+        if isinstance(json.loads(decoded), dict):
+            return []
+    except ValueError:
+        pass
+    first = decoded[:1].decode(errors="replace")
     return [
-        errors.cause("FieldValueRequired", f"data[{key}]", "Required value")
-        for key in required
-        if key not in data
+        invalid(
+            f"data[{key}]",
+            "<secret contents redacted>",
+            f"invalid character '{first}' looking for beginning of value",
+        )
     ]
 
 
-def _service(obj: Obj) -> Causes:
-    """A Service's port names (pkg/apis/core/validation ``validateServicePort``): each is
-    required when there is more than one port, and unique."""
-    ports = (obj.get("spec") or {}).get("ports") or []
-    causes: Causes = []
-    seen: set[str] = set()
-    for i, port in enumerate(ports):
-        name = str((port or {}).get("name") or "")
-        field = f"spec.ports[{i}].name"
-        if not name:
-            if len(ports) > 1:
-                causes.append(errors.cause("FieldValueRequired", field, "Required value"))
-            continue
-        if name in seen:
-            causes.append(errors.cause("FieldValueDuplicate", field, f'Duplicate value: "{name}"'))
-        seen.add(name)
-    return causes
+def _typed_secret(obj: Obj) -> Causes:
+    """The keys (or annotation) each built-in Secret type needs."""
+    data = obj.get("data") or {}
+    kind = obj.get("type") or ""
+    if kind == "kubernetes.io/service-account-token":
+        annotations = obj["metadata"].get("annotations") or {}
+        if not annotations.get(_SA_NAME_KEY):
+            return [required(f"metadata.annotations[{_SA_NAME_KEY}]")]
+    docker_keys = {
+        "kubernetes.io/dockercfg": ".dockercfg",
+        "kubernetes.io/dockerconfigjson": ".dockerconfigjson",
+    }
+    if kind in docker_keys:
+        key = docker_keys[kind]
+        return [required(f"data[{key}]")] if key not in data else _json_causes(data, key)
+    if kind == "kubernetes.io/basic-auth" and "username" not in data and "password" not in data:
+        return [required("data[username]"), required("data[password]")]
+    if kind == "kubernetes.io/ssh-auth" and not data.get("ssh-privatekey"):
+        return [required("data[ssh-privatekey]")]
+    if kind == "kubernetes.io/tls":
+        return [required(f"data[{k}]") for k in ("tls.crt", "tls.key") if k not in data]
+    return []
 
 
-def _update_causes(plural: str, new: Obj, old: Obj) -> Causes:
-    """Causes of kind-specific update validation: immutable ConfigMaps and Secrets, a
-    Secret's type (pkg/apis/core/validation ValidateConfigMapUpdate/ValidateSecretUpdate)."""
-    causes: Causes = []
-    if plural == "secrets" and (new.get("type") or "Opaque") != (old.get("type") or "Opaque"):
-        causes.append(
-            errors.cause(
-                "FieldValueInvalid",
-                "type",
-                f'Invalid value: "{new.get("type")}": field is immutable',
-            )
-        )
-    if old.get("immutable") is True:
-        forbidden = "Forbidden: field is immutable when `immutable` is set"
-        for field in ("immutable", "data", "binaryData"):
-            if new.get(field) != old.get(field):
-                causes.append(errors.cause("FieldValueForbidden", field, forbidden))
-    return causes
+def validate_secret(obj: Obj) -> Causes:
+    """ValidateSecret: data keys, 1 MiB of data, the type's required keys."""
+    data = obj.get("data") or {}
+    causes = _keys("data", data)
+    if sum(_decoded_len(v) for v in data.values()) > MAX_SECRET_SIZE:
+        causes.append(too_long("data", MAX_SECRET_SIZE))
+    return causes + _typed_secret(obj)
+
+
+def _immutable(new: Obj, old: Obj, fields: tuple[str, ...]) -> Causes:
+    """Once ``immutable`` is true, it and the data fields stay as they are."""
+    if old.get("immutable") is not True:
+        return []
+    why = "field is immutable when `immutable` is set"
+    causes = [forbidden("immutable", why)] if new.get("immutable") is not True else []
+    changed = [field for field in fields if (new.get(field) or {}) != (old.get(field) or {})]
+    return causes + [forbidden(field, why) for field in changed]
 
 
 def _configmap(write: Write) -> Causes:
-    return [] if write.old is None else _update_causes("configmaps", write.obj, write.old)
+    """ValidateConfigMap / ValidateConfigMapUpdate."""
+    update = [] if write.old is None else _immutable(write.obj, write.old, ("data", "binaryData"))
+    return update + validate_configmap(write.obj)
 
 
-def _secret_write(write: Write) -> Causes:
-    update = [] if write.old is None else _update_causes("secrets", write.obj, write.old)
-    return update + _secret(write.obj)
+def _secret(write: Write) -> Causes:
+    """ValidateSecret / ValidateSecretUpdate (the type is immutable)."""
+    causes: Causes = []
+    if write.old is not None:
+        kind, old_kind = write.obj.get("type") or "", write.old.get("type") or ""
+        if kind != old_kind:
+            causes.append(invalid("type", kind, "field is immutable"))
+        causes += _immutable(write.obj, write.old, ("data",))
+    return causes + validate_secret(write.obj)
 
 
-def _service_write(write: Write) -> Causes:
-    return _service(write.obj)
+def _namespace(write: Write) -> Causes:
+    """ValidateNamespace: each spec finalizer a qualified name, standard or with a
+    prefix (an update keeps the stored spec, so only a create is checked)."""
+    if write.old is not None:
+        return []
+    causes: Causes = []
+    for name in (write.obj.get("spec") or {}).get("finalizers") or []:
+        causes += invalids("spec.finalizers", name, qualified_name_errors(name))
+        if "/" not in name and name not in _STANDARD_FINALIZERS:
+            causes.append(
+                invalid(
+                    "spec.finalizers",
+                    name,
+                    "name is neither a standard finalizer name nor is it fully qualified",
+                )
+            )
+    return causes
 
 
 VALIDATORS: dict[tuple[str, str], Validator] = {
     ("", "configmaps"): _configmap,
-    ("", "secrets"): _secret_write,
-    ("", "services"): _service_write,
+    ("", "secrets"): _secret,
+    ("", "namespaces"): _namespace,
 }

@@ -1,5 +1,5 @@
 """Validation of rbac.authorization.k8s.io kinds (kubernetes pkg/apis/rbac/validation:
-rules, role references and subjects; not the roleRef immutability of updates)."""
+rules, role references and subjects, a binding's roleRef fixed once created)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 from .. import errors
 from ..resources import RBAC_GROUP
 from ..store import Obj
-from .common import Causes, Validator, not_supported, on_object, required
+from .common import Causes, GoText, Validator, Write, invalid, not_supported, on_object, required
 
 
 def _rules(namespaced: bool) -> Callable[[Obj], Causes]:
@@ -82,9 +82,31 @@ def _binding(namespaced: bool) -> Callable[[Obj], Causes]:
     return validate
 
 
+def _binding_write(namespaced: bool) -> Validator:
+    """ValidateRoleBindingUpdate / ValidateClusterRoleBindingUpdate: the binding's own
+    rules, then "cannot change roleRef"."""
+    check = _binding(namespaced)
+
+    def validate(write: Write) -> Causes:
+        causes = check(write.obj)
+        if write.old is None:
+            return causes
+        ref, old_ref = write.obj.get("roleRef") or {}, write.old.get("roleRef") or {}
+        fields = ("apiGroup", "kind", "name")
+        if any(ref.get(f, "") != old_ref.get(f, "") for f in fields):
+            shown = ", ".join(f'{f[0].upper()}{f[1:]}:"{ref.get(f, "")}"' for f in fields)
+            shown = shown.replace("ApiGroup", "APIGroup")
+            causes.append(
+                invalid("roleRef", GoText(f"rbac.RoleRef{{{shown}}}"), "cannot change roleRef")
+            )
+        return causes
+
+    return validate
+
+
 VALIDATORS: dict[tuple[str, str], Validator] = {
     (RBAC_GROUP, "roles"): on_object(_rules(namespaced=True)),
     (RBAC_GROUP, "clusterroles"): on_object(_rules(namespaced=False)),
-    (RBAC_GROUP, "rolebindings"): on_object(_binding(namespaced=True)),
-    (RBAC_GROUP, "clusterrolebindings"): on_object(_binding(namespaced=False)),
+    (RBAC_GROUP, "rolebindings"): _binding_write(namespaced=True),
+    (RBAC_GROUP, "clusterrolebindings"): _binding_write(namespaced=False),
 }

@@ -1,0 +1,238 @@
+"""Validation of batch/v1 kinds (kubernetes pkg/apis/batch/validation with the registry
+strategies of pkg/registry/batch): Jobs (generated selector, counts, restart policy, the
+template; on update completions, selector and template immutable) and CronJobs (schedule,
+time zone, concurrency policy, the job template).
+
+Left out: pod failure and success policies' rules, backoffLimitPerIndex/maxFailedIndexes
+limits beyond their signs, managedBy, the Indexed Job's hostname check, the scheduling
+directives a suspended Job may change, the CronJob's 52-character name limit (Job status
+rules: batchstatus.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import gorender, selectors
+from .batchstatus import job_status_causes
+from .common import (
+    Causes,
+    Validator,
+    Write,
+    as_dict,
+    immutable,
+    invalid,
+    nonnegative,
+    not_supported,
+    required,
+    semantic,
+)
+from .cron import CronError, parse_standard, time_zone_errors
+from .podspec import template_causes
+
+_LEGACY_UID, _LEGACY_NAME = "controller-uid", "job-name"
+_UID, _NAME = "batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-name"
+_RESTART = ("OnFailure", "Never")
+_COUNTS = (
+    "parallelism",
+    "completions",
+    "activeDeadlineSeconds",
+    "backoffLimit",
+    "ttlSecondsAfterFinished",
+    "backoffLimitPerIndex",
+    "maxFailedIndexes",
+)
+
+
+def _has_label(labels: dict[str, Any], key: str, value: str) -> Causes:
+    """ValidateHasLabel on spec.template.metadata."""
+    field = "spec.template.metadata"
+    if key not in labels:
+        return [required(field, f"must have label {key}")]
+    if labels[key] != value:
+        return [invalid(field, labels[key], f"must be '{value}'")]
+    return []
+
+
+def _generated_selector(job: dict[str, Any]) -> Causes:
+    """validateGeneratedSelector: without manualSelector, the template carries the
+    generated labels and the selector selects exactly them."""
+    meta, spec = as_dict(job.get("metadata")), as_dict(job.get("spec"))
+    if spec.get("manualSelector") is True or spec.get("selector") is None:
+        return []
+    uid, name = str(meta.get("uid") or ""), str(meta.get("name") or "")
+    causes = [] if uid else [required("metadata.uid")]
+    labels = as_dict(as_dict(as_dict(spec.get("template")).get("metadata")).get("labels"))
+    for key, value in ((_LEGACY_UID, uid), (_LEGACY_NAME, name), (_UID, uid), (_NAME, name)):
+        causes += _has_label(labels, key, value)
+    expected = {_UID: uid, _NAME: name, _LEGACY_UID: uid, _LEGACY_NAME: name}
+    selector = spec["selector"]
+    if selectors.convertible(selector) and not selectors.matches(selector, expected):
+        rendered = gorender.label_selector(selector)
+        detail = "`selector` not auto-generated"
+        causes.append(invalid("spec.selector", rendered, detail, rendered=True))
+    return causes
+
+
+def _restart_policy(template: dict[str, Any], field: str, failure_policy: bool) -> Causes:
+    policy = as_dict(template.get("spec")).get("restartPolicy") or ""
+    path = f"{field}.spec.restartPolicy"
+    if policy in ("Always", ""):
+        return [required(path, 'valid values: "OnFailure", "Never"')]
+    if policy not in _RESTART:
+        return [not_supported(path, policy, _RESTART)]
+    if failure_policy and policy != "Never":
+        detail = 'only "Never" is supported when podFailurePolicy is specified'
+        return [invalid(path, policy, detail)]
+    return []
+
+
+def _job_spec(spec: dict[str, Any], field: str) -> Causes:
+    """validateJobSpec: counts non-negative, completion mode, the pod replacement policy,
+    the template, its restart policy."""
+    causes: Causes = []
+    for key in _COUNTS:
+        causes += nonnegative(f"{field}.{key}", spec.get(key))
+    mode = spec.get("completionMode")
+    if mode is not None and mode not in ("NonIndexed", "Indexed"):
+        causes.append(not_supported(f"{field}.completionMode", mode, ("NonIndexed", "Indexed")))
+    if mode == "Indexed" and spec.get("completions") is None:
+        causes.append(required(f"{field}.completions", "when completion mode is Indexed"))
+    replacement = spec.get("podReplacementPolicy")
+    if replacement is not None:
+        allowed = ("Failed",) if spec.get("podFailurePolicy") else ("Failed", "TerminatingOrFailed")
+        if replacement not in allowed:
+            causes.append(not_supported(f"{field}.podReplacementPolicy", replacement, allowed))
+    template = as_dict(spec.get("template"))
+    causes += template_causes(template, f"{field}.template")
+    return causes + _restart_policy(
+        template, f"{field}.template", spec.get("podFailurePolicy") is not None
+    )
+
+
+def _selector(spec: dict[str, Any]) -> Causes:
+    """ValidateJobSpec's selector: present, valid, and selecting the template."""
+    selector = spec.get("selector")
+    if selector is None:
+        causes = [required("spec.selector")]
+    else:
+        causes = selectors.selector_causes(selector, "spec.selector")
+    if selectors.convertible(selector):
+        template = as_dict(spec.get("template"))
+        labels = as_dict(template.get("metadata")).get("labels")
+        if not selectors.matches(selector, labels):
+            detail = "`selector` does not match template `labels`"
+            rendered = gorender.string_map(labels)
+            field = "spec.template.metadata.labels"
+            causes.append(invalid(field, rendered, detail, rendered=True))
+    return causes
+
+
+def _job(job: dict[str, Any]) -> Causes:
+    """ValidateJob (after the metadata)."""
+    spec = as_dict(job.get("spec"))
+    return _generated_selector(job) + _job_spec(spec, "spec") + _selector(spec)
+
+
+def _job_update(spec: dict[str, Any], old: dict[str, Any]) -> Causes:
+    """ValidateJobSpecUpdate's immutable fields (the spec rules run again first)."""
+    causes = _job_spec(spec, "spec") + _selector(spec)
+    if spec.get("completionMode") != "Indexed":
+        completions = spec.get("completions")
+        shown = "null" if completions is None else str(completions)
+        causes += immutable("spec.completions", completions, old.get("completions"), shown)
+    rendered = gorender.label_selector(spec.get("selector"))
+    causes += immutable(
+        "spec.selector", semantic(spec.get("selector")), semantic(old.get("selector")), rendered
+    )
+    template, old_template = semantic(spec.get("template")), semantic(old.get("template"))
+    # Go prints the whole internal PodTemplateSpec (with pointer addresses): not reproduced.
+    causes += immutable("spec.template", template, old_template, "core.PodTemplateSpec{...}")
+    for key in (
+        "completionMode",
+        "podFailurePolicy",
+        "backoffLimitPerIndex",
+        "managedBy",
+        "successPolicy",
+    ):
+        value = spec.get(key)
+        shown = f'"{value}"' if isinstance(value, str) else "null" if value is None else "{...}"
+        causes += immutable(f"spec.{key}", semantic(value), semantic(old.get(key)), shown)
+    return causes
+
+
+def _job_write(write: Write) -> Causes:
+    if write.subresource == "status" and write.old is not None:
+        return job_status_causes(write.obj, write.old)
+    if write.subresource:
+        return []
+    causes = _job(write.obj)
+    if write.old is None:
+        return causes
+    spec, old = as_dict(write.obj.get("spec")), as_dict(write.old.get("spec"))
+    return causes + _job_update(spec, old)
+
+
+def _schedule(spec: dict[str, Any], old: dict[str, Any] | None) -> Causes:
+    schedule = str(spec.get("schedule") or "")
+    if not schedule:
+        return [required("spec.schedule")]
+    causes: Causes = []
+    try:
+        parse_standard(schedule)
+    except CronError as error:
+        causes.append(invalid("spec.schedule", schedule, str(error)))
+    allow_tz = old is not None and "TZ" in str(old.get("schedule") or "")
+    if allow_tz and "TZ" in schedule and spec.get("timeZone") is not None:
+        detail = "cannot use both timeZone field and TZ or CRON_TZ in schedule"
+        causes.append(invalid("spec.schedule", schedule, detail))
+    elif not allow_tz and "TZ" in schedule:
+        detail = "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"
+        causes.append(invalid("spec.schedule", schedule, detail))
+    return causes
+
+
+def _job_template(template: dict[str, Any]) -> Causes:
+    """ValidateJobTemplateSpec: the job spec; the selector is generated, never set."""
+    field = "spec.jobTemplate.spec"
+    spec = as_dict(template.get("spec"))
+    causes = _job_spec(spec, field)
+    if spec.get("selector") is not None:
+        rendered = gorender.label_selector(spec["selector"])
+        detail = "`selector` will be auto-generated"
+        causes.append(invalid(f"{field}.selector", rendered, detail, rendered=True))
+    if spec.get("manualSelector") is True:
+        causes.append(not_supported(f"{field}.manualSelector", True, ("nil", "false")))
+    return causes
+
+
+def _cronjob(spec: dict[str, Any], old: dict[str, Any] | None) -> Causes:
+    """validateCronJobSpec."""
+    causes = _schedule(spec, old)
+    causes += nonnegative("spec.startingDeadlineSeconds", spec.get("startingDeadlineSeconds"))
+    zone = spec.get("timeZone")
+    if zone is not None and (old is None or old.get("timeZone") != zone):
+        causes += [invalid("spec.timeZone", str(zone), m) for m in time_zone_errors(str(zone))]
+    policy = spec.get("concurrencyPolicy") or ""
+    supported = ("Allow", "Forbid", "Replace")
+    if not policy:
+        causes.append(required("spec.concurrencyPolicy"))
+    elif policy not in supported:
+        causes.append(not_supported("spec.concurrencyPolicy", policy, supported))
+    causes += _job_template(as_dict(spec.get("jobTemplate")))
+    for key in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
+        causes += nonnegative(f"spec.{key}", spec.get(key))
+    return causes
+
+
+def _cronjob_write(write: Write) -> Causes:
+    if write.subresource:
+        return []
+    old = None if write.old is None else as_dict(write.old.get("spec"))
+    return _cronjob(as_dict(write.obj.get("spec")), old)
+
+
+VALIDATORS: dict[tuple[str, str], Validator] = {
+    ("batch", "jobs"): _job_write,
+    ("batch", "cronjobs"): _cronjob_write,
+}
