@@ -569,7 +569,8 @@ async def test_workload_status_models(apps: client.AppsV1Api) -> None:
         {"status": {"replicas": None, "readyReplicas": 0}},
         _content_type="application/merge-patch+json",
     )
-    assert (patched.status.replicas, patched.status.ready_replicas) == (0, 0)
+    # replicas has no omitempty (0 is written); readyReplicas has it (0 is left out)
+    assert (patched.status.replicas, patched.status.ready_replicas) == (0, None)
     scale = await call(apps.read_namespaced_stateful_set_scale, "sts", NS)
     assert scale.spec.replicas == 1
 
