@@ -255,7 +255,6 @@ async def test_an_applied_unknown_field_of_a_custom_resource(
 ) -> None:
     body = {**widgets.widget("w1"), "bogus": 1}
     reply = await apply(backend, f"{widgets.path}/w1", body)
-    print(reply.status, reply.body)
     assert reply.status == 500
     assert reply.body["message"] == (
         f"failed to create typed patch object (/w1; {widgets.group}/v1, Kind=Widget):"
@@ -268,8 +267,6 @@ async def test_force_applying_another_deployment_selector_is_invalid(backend: Ba
     created = await apply(backend, path, deployment("d1", {"app": "x"}))
     assert created.status == 201, created.body
     reply = await apply(backend, path, deployment("d1", {"app": "y"}), force="true")
-    if backend.name == "embedded" and reply.status != 422:
-        pytest.xfail("needs apps validation (helper-A)")
     assert reply.status == 422, reply.body
     assert reply.body["message"] == (
         'Deployment.apps "d1" is invalid: spec.selector: Invalid value:'
