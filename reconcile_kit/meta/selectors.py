@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .gostrings import go_quote
 from .validation import label_value_errors, qualified_name_errors
 
 __all__ = [
@@ -37,42 +38,12 @@ class SelectorError(ValueError):
 # Go formatting helpers (fmt %q, %#v of []string, field.Error, aggregate errors)
 # --------------------------------------------------------------------------------------
 
-_GO_ESCAPES = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    '"': '\\"',
-    "\\": "\\\\",
-}
-
-
-def _go_escape_char(ch: str) -> str:
-    if ch in _GO_ESCAPES:
-        return _GO_ESCAPES[ch]
-    if ch.isprintable():
-        return ch
-    code = ord(ch)
-    if code < 0x80:
-        return f"\\x{code:02x}"
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
-
-
-def _go_quote(text: str) -> str:
-    """``text`` quoted like Go's ``%q`` / ``strconv.Quote``."""
-    return '"' + "".join(_go_escape_char(ch) for ch in text) + '"'
-
 
 def _go_string_slice(values: Sequence[str] | None) -> str:
     """``values`` formatted like Go's ``%#v`` of a ``[]string``."""
     if values is None:
         return "[]string(nil)"
-    return "[]string{" + ", ".join(_go_quote(v) for v in values) + "}"
+    return "[]string{" + ", ".join(go_quote(v) for v in values) + "}"
 
 
 def _invalid(path: str, bad_value: str, detail: str) -> str:
@@ -95,7 +66,7 @@ def _aggregate(messages: Sequence[str]) -> str:
 
 def _key_error(key: str, path: str) -> str | None:
     errs = qualified_name_errors(key)
-    return _invalid(path, _go_quote(key), "; ".join(errs)) if errs else None
+    return _invalid(path, go_quote(key), "; ".join(errs)) if errs else None
 
 
 _INT64_MIN = -(2**63)
@@ -218,7 +189,7 @@ def _operator_errors(op: _Op, values: Sequence[str] | None) -> list[str]:
         errs.append(_invalid("values", shown, detail))
     detail = "for 'Gt', 'Lt' operators, the value must be an integer"
     errs.extend(
-        _invalid(f"values[{i}]", _go_quote(v), detail)
+        _invalid(f"values[{i}]", go_quote(v), detail)
         for i, v in enumerate(vals)
         if _parse_int64(v) is None
     )
@@ -238,7 +209,7 @@ def _new_requirement(key: str, op: _Op, values: Sequence[str] | None) -> _Requir
     for i, value in enumerate(values or ()):
         value_errs = label_value_errors(value)
         if value_errs:
-            errs.append(_invalid(f"values[{i}][{key}]", _go_quote(value), "; ".join(value_errs)))
+            errs.append(_invalid(f"values[{i}][{key}]", go_quote(value), "; ".join(value_errs)))
     if errs:
         raise SelectorError(_aggregate(errs))
     return _Requirement(key, op, tuple(sorted(values or ())))
@@ -584,7 +555,7 @@ def _expression_requirement(expr: Any, index: int) -> _Requirement:
         raise SelectorError(f"{where}: key and operator must be strings")
     op = _DICT_OPERATORS.get(operator)
     if op is None:
-        raise SelectorError(f"{_go_quote(operator)} is not a valid label selector operator")
+        raise SelectorError(f"{go_quote(operator)} is not a valid label selector operator")
     values = _as_string_list(fields.get("values"), f"{where}.values")
     return _new_requirement(key, op, values)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...meta.gostrings import go_quote
+
 __all__ = ["go_format", "go_quote"]
 
 
@@ -52,32 +54,3 @@ def _shortest(number: float) -> tuple[str, int]:
             break
     digits = mantissa.replace(".", "").rstrip("0") or "0"
     return digits, int(exponent)
-
-
-def go_quote(text: str) -> str:
-    """``%q`` of a string: double-quoted with Go's escapes (strconv.Quote)."""
-    return '"' + "".join(_go_char(c) for c in text) + '"'
-
-
-_GO_ESCAPES = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    "\\": "\\\\",
-    '"': '\\"',
-}
-
-
-def _go_char(char: str) -> str:
-    if char in _GO_ESCAPES:
-        return _GO_ESCAPES[char]
-    if char.isprintable() or char == " ":
-        return char
-    code = ord(char)
-    if code < 0x80:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
