@@ -4,30 +4,13 @@ pkg/apis/core/validation validateContainerPorts and ValidatePortNumOrName)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .common import Causes, as_dict, as_list, duplicate, invalid, not_supported, required
+from .rules import port_name_errors
 
 _PROTOCOLS = ("SCTP", "TCP", "UDP")
 _RANGE = "must be between 1 and 65535, inclusive"
-
-
-def port_name_errors(name: str) -> list[str]:
-    """IsValidPortName (an IANA_SVC_NAME): at most 15 characters of a-z, 0-9 and ``-``,
-    a letter at least, no ``--``, no hyphen at either end."""
-    errs = []
-    if len(name) > 15:
-        errs.append("must be no more than 15 characters")
-    if not re.fullmatch(r"[-a-z0-9]+", name):
-        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-    if not re.search(r"[a-z]", name):
-        errs.append("must contain at least one letter (a-z)")
-    if "--" in name:
-        errs.append("must not contain consecutive hyphens")
-    if name and (name[0] == "-" or name[-1] == "-"):
-        errs.append("must not begin or end with a hyphen")
-    return errs
 
 
 def port_number_causes(number: object, field: str) -> Causes:
