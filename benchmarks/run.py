@@ -905,7 +905,7 @@ def main() -> None:
         "--scale",
         action="store_true",
         help="the 100,000-object scale scenario instead (benchmarks/scale.py; --objects "
-        "applies, default 100,000)",
+        "applies, default 100,000; --repeats, default 3)",
     )
     parser.add_argument(
         "--child",
@@ -922,7 +922,7 @@ def main() -> None:
         import scale
 
         objects = args.objects if "--objects" in sys.argv else 100_000
-        scale.main(["--objects", str(objects)])
+        scale.main(["--objects", str(objects), "--repeats", str(args.repeats)])
         return
     if args.child:
         data = asyncio.run(
