@@ -97,6 +97,7 @@ SCENARIOS = (
     "ceiling-aiohttp",
     "kopf",
     "controller-runtime",
+    "controller-runtime-typed",
     "coalesce",
     "latency",
     "memory",
@@ -679,7 +680,11 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
     runs: dict[str, list[dict[str, Any]]] = {}
     wanted = set(SCENARIOS) if args.only == "all" else set(args.only.split(","))
     idle_seconds = 10.0 if args.quick else 60.0
-    contender = controller_runtime.build() if "controller-runtime" in wanted else None
+    contender = (
+        controller_runtime.build()
+        if wanted & {"controller-runtime", "controller-runtime-typed"}
+        else None
+    )
     with tempfile.TemporaryDirectory(prefix="rk-run-") as tmp:
         workdir = Path(tmp)
         for repeat in range(args.repeats):
@@ -712,6 +717,18 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
                     ),
                 ),
                 (
+                    "controller-runtime-typed",
+                    lambda: controller_runtime.run(
+                        target,
+                        contender,
+                        args.objects,
+                        args.concurrency,
+                        NAMESPACE,
+                        converge_timeout(args.objects),
+                        typed=True,
+                    ),
+                ),
+                (
                     "latency",
                     lambda: coalesce_and_latency(
                         target, args.objects, args.concurrency, 50 if args.quick else 100
@@ -733,11 +750,12 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
                 if name == "kopf" and version_of("kopf") is None:
                     print(f"  kopf is not installed: skipped ({KOPF_PIN})", flush=True)
                     continue
-                if name == "controller-runtime" and contender is None:
+                if name.startswith("controller-runtime") and contender is None:
                     continue
                 gc.collect()  # the previous scenario's server and clients, not in this one
                 started = time.monotonic()
                 data = await step()
+                data["load_average_1m"] = os.getloadavg()[0]  # the machine's, beside the run
                 runs.setdefault(name, []).append(data)
                 shown = ", ".join(
                     f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in data.items()
@@ -770,6 +788,7 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
         ("ceiling over aiohttp", "ceiling-aiohttp"),
         ("kopf", "kopf"),
         ("controller-runtime", "controller-runtime"),
+        ("controller-runtime typed", "controller-runtime-typed"),
     ):
         add(f"{label} objects/s", scenario, lambda r: r["per_second"])
         add(f"{label} objects/s, Ready window", scenario, lambda r: r["window_per_second"])
@@ -797,18 +816,24 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
     if "converge" in runs and "kopf" in runs:
         pairs = zip(runs["converge"], runs["kopf"], strict=False)
         rows["ratio converge/kopf"] = summary([a["per_second"] / b["per_second"] for a, b in pairs])
-    for label, scenario in (("reconcile_kit", "converge"), ("controller-runtime", scenario_cr)):
+    contenders = (
+        ("reconcile_kit", "converge"),
+        ("controller-runtime", scenario_cr),
+        ("controller-runtime typed", "controller-runtime-typed"),
+    )
+    for label, scenario in contenders:
         add(f"{label} CPU ms/reconcile", scenario, lambda r: r["cpu_ms_per_reconcile"])
         add(f"{label} RSS growth KiB/object", scenario, lambda r: _growth(r) / objects / 1024)
         add(f"{label} RSS growth/JSON", scenario, lambda r: _growth(r) / r["json_bytes"])
-    if "converge" in runs and scenario_cr in runs:
-        pairs = list(zip(runs["converge"], runs[scenario_cr], strict=False))
-        rows["ratio CPU/reconcile reconcile_kit/controller-runtime"] = summary(
-            [a["cpu_ms_per_reconcile"] / b["cpu_ms_per_reconcile"] for a, b in pairs]
-        )
-        rows["ratio converge/controller-runtime"] = summary(
-            [a["per_second"] / b["per_second"] for a, b in pairs]
-        )
+    for label, scenario in contenders[1:]:  # ratios against each, run by run (interleaved)
+        if "converge" in runs and scenario in runs:
+            pairs = list(zip(runs["converge"], runs[scenario], strict=False))
+            rows[f"ratio CPU/reconcile reconcile_kit/{label}"] = summary(
+                [a["cpu_ms_per_reconcile"] / b["cpu_ms_per_reconcile"] for a, b in pairs]
+            )
+            rows[f"ratio converge/{label}"] = summary(
+                [a["per_second"] / b["per_second"] for a, b in pairs]
+            )
     add(
         "coalesce: reconciles/100 sequential",
         "latency",
@@ -833,6 +858,11 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
     )
     add("controller read-your-writes entries", "memory-controller", lambda r: r["written"])
     add("idle CPU %", "idle", lambda r: 100 * r["cpu_seconds"] / r["seconds"])
+    every = [run for scenario_runs in runs.values() for run in scenario_runs]
+    if every and "load_average_1m" in every[0]:
+        rows["load average (1 min) at the runs' ends"] = summary(
+            [run["load_average_1m"] for run in every]
+        )
     add("no-op reconciles", "noop", lambda r: r["noop_reconciles"])
     add("no-op writes", "noop", lambda r: r["noop_writes"])
     return rows
@@ -842,6 +872,7 @@ TARGETS: list[tuple[str, str, float]] = [
     ("ratio converge/ceiling", ">=", 0.7),
     ("ratio converge/kopf", ">=", 10.0),
     ("ratio CPU/reconcile reconcile_kit/controller-runtime", "<=", 0.6),  # issue 19
+    ("ratio CPU/reconcile reconcile_kit/controller-runtime typed", "<=", 0.5),  # issue 31
     ("reconcile_kit RSS growth/JSON", "<=", 1.5),  # issue 19, at 10,000 objects of 5.8 KB
     ("latency idle p99 ms", "<=", 20.0),
     ("memory RSS/JSON", "<=", 3.0),
@@ -872,7 +903,7 @@ def print_table(rows: dict[str, dict[str, float]], targets: dict[str, dict[str, 
     print("| " + " | ".join(["---"] * 5) + " |")
     for label, row in rows.items():
         verdict = targets.get(label)
-        mark = f"{verdict['target']} {'met' if verdict['met'] else 'MISSED'}" if verdict else ""
+        mark = f"{verdict['target']} {'PASS' if verdict['met'] else 'MISS'}" if verdict else ""
         print(
             f"| {label:<38} | "
             + " | ".join(f"{row[k]:>10.4g}" for k in ("median", "min", "max"))
