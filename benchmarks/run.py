@@ -93,6 +93,7 @@ MERGE = "application/merge-patch+json"
 RESULTS = Path(__file__).resolve().parent / "results" / "run.json"
 SCENARIOS = (
     "converge",
+    "converge-uvloop",
     "ceiling",
     "ceiling-aiohttp",
     "kopf",
@@ -694,6 +695,12 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
                     lambda: client_process(target, "converge", args.objects, args.concurrency),
                 ),
                 (
+                    "converge-uvloop",
+                    lambda: client_process(
+                        target, "converge-uvloop", args.objects, args.concurrency
+                    ),
+                ),
+                (
                     "ceiling",
                     lambda: client_process(target, "ceiling", args.objects, args.concurrency),
                 ),
@@ -747,6 +754,9 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
             for name, step in steps:
                 if name not in wanted and not (name == "latency" and "coalesce" in wanted):
                     continue
+                if name == "converge-uvloop" and version_of("uvloop") is None:
+                    print("  uvloop is not installed: skipped (reconcile-kit[uvloop])", flush=True)
+                    continue
                 if name == "kopf" and version_of("kopf") is None:
                     print(f"  kopf is not installed: skipped ({KOPF_PIN})", flush=True)
                     continue
@@ -784,6 +794,7 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
 
     for label, scenario in (
         ("converge", "converge"),
+        ("converge on uvloop", "converge-uvloop"),
         ("ceiling", "ceiling"),
         ("ceiling over aiohttp", "ceiling-aiohttp"),
         ("kopf", "kopf"),
@@ -803,6 +814,11 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
         "kopf",
         lambda r: r["cpu_ms_per_object_from_launch"],
     )
+    if "converge" in runs and "converge-uvloop" in runs:
+        pairs = zip(runs["converge-uvloop"], runs["converge"], strict=False)
+        rows["ratio CPU/reconcile uvloop/asyncio"] = summary(
+            [a["cpu_ms_per_reconcile"] / b["cpu_ms_per_reconcile"] for a, b in pairs]
+        )
     if "converge" in runs and "ceiling" in runs:
         pairs = zip(runs["converge"], runs["ceiling"], strict=False)
         rows["ratio converge/ceiling"] = summary(
@@ -818,6 +834,7 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
         rows["ratio converge/kopf"] = summary([a["per_second"] / b["per_second"] for a, b in pairs])
     contenders = (
         ("reconcile_kit", "converge"),
+        ("reconcile_kit on uvloop", "converge-uvloop"),
         ("controller-runtime", scenario_cr),
         ("controller-runtime typed", "controller-runtime-typed"),
     )
@@ -825,7 +842,7 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
         add(f"{label} CPU ms/reconcile", scenario, lambda r: r["cpu_ms_per_reconcile"])
         add(f"{label} RSS growth KiB/object", scenario, lambda r: _growth(r) / objects / 1024)
         add(f"{label} RSS growth/JSON", scenario, lambda r: _growth(r) / r["json_bytes"])
-    for label, scenario in contenders[1:]:  # ratios against each, run by run (interleaved)
+    for label, scenario in contenders[2:]:  # ratios against each, run by run (interleaved)
         if "converge" in runs and scenario in runs:
             pairs = list(zip(runs["converge"], runs[scenario], strict=False))
             rows[f"ratio CPU/reconcile reconcile_kit/{label}"] = summary(
@@ -940,7 +957,15 @@ def main() -> None:
     )
     parser.add_argument(
         "--child",
-        choices=("converge", "ceiling", "ceiling-aiohttp", "memory", "memory-controller", "idle"),
+        choices=(
+            "converge",
+            "converge-uvloop",
+            "ceiling",
+            "ceiling-aiohttp",
+            "memory",
+            "memory-controller",
+            "idle",
+        ),
         help=argparse.SUPPRESS,
     )
     parser.add_argument("--kubeconfig", help=argparse.SUPPRESS)
@@ -956,9 +981,12 @@ def main() -> None:
         scale.main(["--objects", str(objects), "--repeats", str(args.repeats)])
         return
     if args.child:
-        data = asyncio.run(
-            child(args.child, args.kubeconfig, args.objects, args.seconds, args.concurrency)
-        )
+        mode, run_loop = args.child, asyncio.run
+        if mode.endswith("-uvloop"):  # the optional extra reconcile-kit[uvloop]
+            import uvloop
+
+            mode, run_loop = mode.removesuffix("-uvloop"), uvloop.run
+        data = run_loop(child(mode, args.kubeconfig, args.objects, args.seconds, args.concurrency))
         print(json.dumps(data))
         return
     if args.quick:
