@@ -1,6 +1,7 @@
 """The controller-runtime contender of benchmarks/run.py (issue 19): a Go controller
 (benchmarks/controller-runtime/main.go, sigs.k8s.io/controller-runtime v0.25.2) running the
-converge workload against the same target.
+converge workload against the same target, over unstructured Widgets or (``--typed``,
+typed.go; issue 31) Widgets as Go structs in a typed cache.
 
 It is built with the machine's Go toolchain into
 ``~/.cache/reconcile-kit/bench/widget-controller-<hash of its sources>`` (a second build
@@ -32,7 +33,7 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "reconc
 
 def _sources_hash() -> str:
     digest = hashlib.sha256()
-    for name in ("go.mod", "go.sum", "main.go"):
+    for name in ("go.mod", "go.sum", "main.go", "typed.go"):
         digest.update((SOURCE / name).read_bytes())
     return digest.hexdigest()[:16]
 
@@ -74,10 +75,18 @@ def rss_bytes(pid: int) -> int:
 
 
 async def run(
-    target: Any, binary: Path, objects: int, concurrency: int, namespace: str, timeout: float
+    target: Any,
+    binary: Path,
+    objects: int,
+    concurrency: int,
+    namespace: str,
+    timeout: float,
+    *,
+    typed: bool = False,
 ) -> dict[str, Any]:
     """One converge run of the contender on ``target`` (run.py's EmbeddedTarget or
-    RealTarget): timings as run.py's other contenders, plus CPU and RSS."""
+    RealTarget): timings as run.py's other contenders, plus CPU and RSS. ``typed``: Widgets
+    as Go structs in a typed cache (typed.go) instead of unstructured objects."""
     conn = await target.fresh(objects)
     proc: asyncio.subprocess.Process | None = None
     try:
@@ -88,6 +97,7 @@ async def run(
             f"--kubeconfig={conn.kubeconfig}",
             f"--namespace={namespace}",
             f"--concurrency={concurrency}",
+            *(["--typed"] if typed else []),
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )

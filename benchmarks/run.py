@@ -93,10 +93,12 @@ MERGE = "application/merge-patch+json"
 RESULTS = Path(__file__).resolve().parent / "results" / "run.json"
 SCENARIOS = (
     "converge",
+    "converge-uvloop",
     "ceiling",
     "ceiling-aiohttp",
     "kopf",
     "controller-runtime",
+    "controller-runtime-typed",
     "coalesce",
     "latency",
     "memory",
@@ -679,7 +681,11 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
     runs: dict[str, list[dict[str, Any]]] = {}
     wanted = set(SCENARIOS) if args.only == "all" else set(args.only.split(","))
     idle_seconds = 10.0 if args.quick else 60.0
-    contender = controller_runtime.build() if "controller-runtime" in wanted else None
+    contender = (
+        controller_runtime.build()
+        if wanted & {"controller-runtime", "controller-runtime-typed"}
+        else None
+    )
     with tempfile.TemporaryDirectory(prefix="rk-run-") as tmp:
         workdir = Path(tmp)
         for repeat in range(args.repeats):
@@ -687,6 +693,12 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
                 (
                     "converge",
                     lambda: client_process(target, "converge", args.objects, args.concurrency),
+                ),
+                (
+                    "converge-uvloop",
+                    lambda: client_process(
+                        target, "converge-uvloop", args.objects, args.concurrency
+                    ),
                 ),
                 (
                     "ceiling",
@@ -712,6 +724,18 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
                     ),
                 ),
                 (
+                    "controller-runtime-typed",
+                    lambda: controller_runtime.run(
+                        target,
+                        contender,
+                        args.objects,
+                        args.concurrency,
+                        NAMESPACE,
+                        converge_timeout(args.objects),
+                        typed=True,
+                    ),
+                ),
+                (
                     "latency",
                     lambda: coalesce_and_latency(
                         target, args.objects, args.concurrency, 50 if args.quick else 100
@@ -730,14 +754,18 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
             for name, step in steps:
                 if name not in wanted and not (name == "latency" and "coalesce" in wanted):
                     continue
+                if name == "converge-uvloop" and version_of("uvloop") is None:
+                    print("  uvloop is not installed: skipped (reconcile-kit[uvloop])", flush=True)
+                    continue
                 if name == "kopf" and version_of("kopf") is None:
                     print(f"  kopf is not installed: skipped ({KOPF_PIN})", flush=True)
                     continue
-                if name == "controller-runtime" and contender is None:
+                if name.startswith("controller-runtime") and contender is None:
                     continue
                 gc.collect()  # the previous scenario's server and clients, not in this one
                 started = time.monotonic()
                 data = await step()
+                data["load_average_1m"] = os.getloadavg()[0]  # the machine's, beside the run
                 runs.setdefault(name, []).append(data)
                 shown = ", ".join(
                     f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in data.items()
@@ -766,10 +794,12 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
 
     for label, scenario in (
         ("converge", "converge"),
+        ("converge on uvloop", "converge-uvloop"),
         ("ceiling", "ceiling"),
         ("ceiling over aiohttp", "ceiling-aiohttp"),
         ("kopf", "kopf"),
         ("controller-runtime", "controller-runtime"),
+        ("controller-runtime typed", "controller-runtime-typed"),
     ):
         add(f"{label} objects/s", scenario, lambda r: r["per_second"])
         add(f"{label} objects/s, Ready window", scenario, lambda r: r["window_per_second"])
@@ -784,6 +814,11 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
         "kopf",
         lambda r: r["cpu_ms_per_object_from_launch"],
     )
+    if "converge" in runs and "converge-uvloop" in runs:
+        pairs = zip(runs["converge-uvloop"], runs["converge"], strict=False)
+        rows["ratio CPU/reconcile uvloop/asyncio"] = summary(
+            [a["cpu_ms_per_reconcile"] / b["cpu_ms_per_reconcile"] for a, b in pairs]
+        )
     if "converge" in runs and "ceiling" in runs:
         pairs = zip(runs["converge"], runs["ceiling"], strict=False)
         rows["ratio converge/ceiling"] = summary(
@@ -797,18 +832,25 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
     if "converge" in runs and "kopf" in runs:
         pairs = zip(runs["converge"], runs["kopf"], strict=False)
         rows["ratio converge/kopf"] = summary([a["per_second"] / b["per_second"] for a, b in pairs])
-    for label, scenario in (("reconcile_kit", "converge"), ("controller-runtime", scenario_cr)):
+    contenders = (
+        ("reconcile_kit", "converge"),
+        ("reconcile_kit on uvloop", "converge-uvloop"),
+        ("controller-runtime", scenario_cr),
+        ("controller-runtime typed", "controller-runtime-typed"),
+    )
+    for label, scenario in contenders:
         add(f"{label} CPU ms/reconcile", scenario, lambda r: r["cpu_ms_per_reconcile"])
         add(f"{label} RSS growth KiB/object", scenario, lambda r: _growth(r) / objects / 1024)
         add(f"{label} RSS growth/JSON", scenario, lambda r: _growth(r) / r["json_bytes"])
-    if "converge" in runs and scenario_cr in runs:
-        pairs = list(zip(runs["converge"], runs[scenario_cr], strict=False))
-        rows["ratio CPU/reconcile reconcile_kit/controller-runtime"] = summary(
-            [a["cpu_ms_per_reconcile"] / b["cpu_ms_per_reconcile"] for a, b in pairs]
-        )
-        rows["ratio converge/controller-runtime"] = summary(
-            [a["per_second"] / b["per_second"] for a, b in pairs]
-        )
+    for label, scenario in contenders[2:]:  # ratios against each, run by run (interleaved)
+        if "converge" in runs and scenario in runs:
+            pairs = list(zip(runs["converge"], runs[scenario], strict=False))
+            rows[f"ratio CPU/reconcile reconcile_kit/{label}"] = summary(
+                [a["cpu_ms_per_reconcile"] / b["cpu_ms_per_reconcile"] for a, b in pairs]
+            )
+            rows[f"ratio converge/{label}"] = summary(
+                [a["per_second"] / b["per_second"] for a, b in pairs]
+            )
     add(
         "coalesce: reconciles/100 sequential",
         "latency",
@@ -833,6 +875,11 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
     )
     add("controller read-your-writes entries", "memory-controller", lambda r: r["written"])
     add("idle CPU %", "idle", lambda r: 100 * r["cpu_seconds"] / r["seconds"])
+    every = [run for scenario_runs in runs.values() for run in scenario_runs]
+    if every and "load_average_1m" in every[0]:
+        rows["load average (1 min) at the runs' ends"] = summary(
+            [run["load_average_1m"] for run in every]
+        )
     add("no-op reconciles", "noop", lambda r: r["noop_reconciles"])
     add("no-op writes", "noop", lambda r: r["noop_writes"])
     return rows
@@ -842,6 +889,7 @@ TARGETS: list[tuple[str, str, float]] = [
     ("ratio converge/ceiling", ">=", 0.7),
     ("ratio converge/kopf", ">=", 10.0),
     ("ratio CPU/reconcile reconcile_kit/controller-runtime", "<=", 0.6),  # issue 19
+    ("ratio CPU/reconcile reconcile_kit/controller-runtime typed", "<=", 0.5),  # issue 31
     ("reconcile_kit RSS growth/JSON", "<=", 1.5),  # issue 19, at 10,000 objects of 5.8 KB
     ("latency idle p99 ms", "<=", 20.0),
     ("memory RSS/JSON", "<=", 3.0),
@@ -872,7 +920,7 @@ def print_table(rows: dict[str, dict[str, float]], targets: dict[str, dict[str, 
     print("| " + " | ".join(["---"] * 5) + " |")
     for label, row in rows.items():
         verdict = targets.get(label)
-        mark = f"{verdict['target']} {'met' if verdict['met'] else 'MISSED'}" if verdict else ""
+        mark = f"{verdict['target']} {'PASS' if verdict['met'] else 'MISS'}" if verdict else ""
         print(
             f"| {label:<38} | "
             + " | ".join(f"{row[k]:>10.4g}" for k in ("median", "min", "max"))
@@ -905,11 +953,19 @@ def main() -> None:
         "--scale",
         action="store_true",
         help="the 100,000-object scale scenario instead (benchmarks/scale.py; --objects "
-        "applies, default 100,000)",
+        "applies, default 100,000; --repeats, default 3)",
     )
     parser.add_argument(
         "--child",
-        choices=("converge", "ceiling", "ceiling-aiohttp", "memory", "memory-controller", "idle"),
+        choices=(
+            "converge",
+            "converge-uvloop",
+            "ceiling",
+            "ceiling-aiohttp",
+            "memory",
+            "memory-controller",
+            "idle",
+        ),
         help=argparse.SUPPRESS,
     )
     parser.add_argument("--kubeconfig", help=argparse.SUPPRESS)
@@ -922,12 +978,15 @@ def main() -> None:
         import scale
 
         objects = args.objects if "--objects" in sys.argv else 100_000
-        scale.main(["--objects", str(objects)])
+        scale.main(["--objects", str(objects), "--repeats", str(args.repeats)])
         return
     if args.child:
-        data = asyncio.run(
-            child(args.child, args.kubeconfig, args.objects, args.seconds, args.concurrency)
-        )
+        mode, run_loop = args.child, asyncio.run
+        if mode.endswith("-uvloop"):  # the optional extra reconcile-kit[uvloop]
+            import uvloop
+
+            mode, run_loop = mode.removesuffix("-uvloop"), uvloop.run
+        data = run_loop(child(mode, args.kubeconfig, args.objects, args.seconds, args.concurrency))
         print(json.dumps(data))
         return
     if args.quick:

@@ -1,21 +1,29 @@
-"""The scale scenario of issue 19: 100,000 small objects in one controller process.
+"""The scale scenario of issues 19 and 31: 100,000 (or 1,000,000) small objects in one
+controller process.
 
 The embedded API server runs in a process of its own (``reconcile-kit apiserver``) and is
-filled with N ConfigMaps of about 0.5 KB through HTTP; then a child process runs a
+filled with N ConfigMaps of about 0.9 KB through HTTP; then a child process runs a
 Controller over them (a reconcile that only counts) and reports:
 
 - sync: seconds from the controller's start to its reflector's initial sync, and to the
-  last object reconciled once;
+  last object reconciled once (reconciles keep flowing);
 - stalls: the longest event-loop stall (the lag of a 5 ms sleep) during the sync (start to
   all reconciled) and in the 10 s after;
+- garbage collection: the longest pass per generation, the generation-2 passes per phase,
+  and what the collector tracks (and holds frozen) once settled;
 - memory: RSS growth per object from before the controller started to after it converged,
   and against the objects' JSON size.
 
-Targets (issue 19): sync within 10 s, stalls <= 250 ms during it and <= 100 ms after;
-RSS growth <= 3x the objects' JSON (issue 19 sets it at 50,000 objects of 0.5 KB:
-``--objects 50000``).
+``--gc off,synced,chunk`` runs the controller once per mode of
+``reconcile_kit.runtime.reflector.GC_FREEZE``, in alternation, ``--repeats`` times over
+one filled server (A/B interleaved); each mode's medians get PASS/MISS.
 
-    python benchmarks/scale.py [--objects 100000]   (also: python benchmarks/run.py --scale)
+Targets: sync within 10 s (issue 19, 100,000 objects); no stall over 100 ms during or
+after the sync (issue 31); RSS growth <= 3x the objects' JSON (issue 19, at 50,000
+objects: ``--objects 50000``) and <= 2x (issue 31, at 1,000,000: ``--objects 1000000``).
+
+    python benchmarks/scale.py [--objects 100000] [--gc default] [--repeats 1]
+    (also: python benchmarks/run.py --scale, 3 repeats)
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ import argparse
 import asyncio
 import gc
 import json
+import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,12 +48,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from apiserver import ServerProcess
 
 COLLECTION = "/api/v1/namespaces/default/configmaps"
+GC_MODES: dict[str, Any] = {"off": "off", "synced": "synced", "chunk": "chunk"}
+"""``--gc`` modes besides ``default``: values of ``reconcile_kit.runtime.reflector.GC_FREEZE``
+(``off``: the library before issue 31)."""
 AFTER_SECONDS = 10.0
 TARGETS = (
     ("sync seconds (to all reconciled)", "converged_seconds", 10.0),
-    ("stall max during sync, ms", "stall_sync_ms", 250.0),
-    ("stall max after sync, ms", "stall_after_ms", 100.0),
-    ("RSS growth / JSON (goal at 50,000 objects)", "rss_per_json", 3.0),
+    ("stall max during sync, ms (issue 31)", "stall_sync_ms", 100.0),
+    ("stall max after sync, ms (issue 31)", "stall_after_ms", 100.0),
+    ("RSS growth / JSON (issue 19: at 50,000 objects)", "rss_per_json", 3.0),
+    ("RSS growth / JSON (issue 31: at 1,000,000 objects)", "rss_per_json", 2.0),
 )
 
 
@@ -69,6 +83,21 @@ async def populate(url: str, count: int, concurrency: int = 32) -> None:
         await asyncio.gather(*(worker() for _ in range(concurrency)))
 
 
+async def collection_json_bytes(url: str, page: int = 5000) -> int:
+    """The objects' JSON size as the server serves them, listed page by page (a million
+    objects in one answer would hold gigabytes in this process)."""
+    total, token = 0, ""
+    async with aiohttp.ClientSession() as session:
+        while True:
+            params = {"limit": str(page), **({"continue": token} if token else {})}
+            async with session.get(url + COLLECTION, params=params) as reply:
+                body = orjson.loads(await reply.read())
+            total += sum(len(orjson.dumps(item)) for item in body["items"])
+            token = body.get("metadata", {}).get("continue") or ""
+            if not token:
+                return total
+
+
 def rss_bytes() -> int:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -77,10 +106,13 @@ def rss_bytes() -> int:
 
 
 class GcPauses:
-    """The longest garbage-collection pass, per generation (``gc.callbacks``)."""
+    """Garbage-collection passes (``gc.callbacks``): the longest per generation, and the
+    generation-2 passes (count, longest) per phase of the run."""
 
     def __init__(self) -> None:
         self.worst: dict[int, float] = {}
+        self.phase = "sync"
+        self.full: dict[str, list[float]] = {}
         self._began = 0.0
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
@@ -90,6 +122,20 @@ class GcPauses:
             generation = int(info["generation"])
             pause = time.perf_counter() - self._began
             self.worst[generation] = max(self.worst.get(generation, 0.0), pause)
+            if generation == 2:
+                self.full.setdefault(self.phase, []).append(pause)
+
+
+def census(top: int = 6) -> dict[str, Any]:
+    """Objects the garbage collector tracks (what a generation-2 pass walks), by type."""
+    counts: dict[str, int] = {}
+    tracked = gc.get_objects()
+    for obj in tracked:
+        name = type(obj).__name__
+        counts[name] = counts.get(name, 0) + 1
+    frozen = gc.get_freeze_count()
+    largest = sorted(counts.items(), key=lambda item: -item[1])[:top]
+    return {"tracked": len(tracked), "frozen": frozen, "types": dict(largest)}
 
 
 class StallMonitor:
@@ -117,15 +163,18 @@ class StallMonitor:
         await asyncio.gather(self._task, return_exceptions=True)
 
 
-async def child(kubeconfig: str, objects: int) -> dict[str, Any]:
+async def child(kubeconfig: str, objects: int, gc_mode: str) -> dict[str, Any]:
     """Runs in the measured process: a Controller over the ConfigMaps; one JSON line."""
     import kr8s.asyncio
     from kr8s.asyncio.objects import ConfigMap
 
     from reconcile_kit import Controller
+    from reconcile_kit.runtime import reflector as reflector_module
     from reconcile_kit.runtime.config import ControllerConfig
     from reconcile_kit.runtime.sources import ReflectorPool
 
+    if gc_mode != "default":
+        reflector_module.GC_FREEZE = GC_MODES[gc_mode]
     api = await kr8s.asyncio.api(kubeconfig=kubeconfig)
     seen: set[str] = set()
     converged = asyncio.Event()
@@ -158,10 +207,12 @@ async def child(kubeconfig: str, objects: int) -> dict[str, Any]:
         result["synced_seconds"] = time.perf_counter() - started
         await asyncio.wait_for(converged.wait(), 600)
         result["converged_seconds"] = time.perf_counter() - started
-        monitor.phase = "after"
+        monitor.phase = pauses.phase = "after"
         await asyncio.sleep(AFTER_SECONDS)
+        monitor.phase = pauses.phase = "end"  # what follows stalls the loop on purpose
         gc.collect()
         result["rss_growth"] = rss_bytes() - rss0
+        result["census_converged"] = census()
         result["cached"] = len(controller.reflector.store.list())
     finally:
         await monitor.stop()
@@ -171,10 +222,29 @@ async def child(kubeconfig: str, objects: int) -> dict[str, Any]:
     result["stall_after_ms"] = 1000 * monitor.worst.get("after", 0.0)
     gc.callbacks.remove(pauses)
     result["gc_pause_ms"] = {str(g): round(1000 * p, 1) for g, p in sorted(pauses.worst.items())}
+    result["gc_full"] = {
+        phase: {"count": len(passes), "max_ms": round(1000 * max(passes), 1)}
+        for phase, passes in pauses.full.items()
+    }
     return result
 
 
-async def measure(objects: int) -> dict[str, Any]:
+def run_child(kubeconfig: Path, objects: int, gc_mode: str) -> dict[str, Any]:
+    """One measured controller process over the filled server."""
+    command = [sys.executable, __file__, "--child", "--kubeconfig", str(kubeconfig)]
+    command += ["--objects", str(objects), "--gc", gc_mode]
+    output = subprocess.run(command, capture_output=True, check=True, timeout=1800)
+    data: dict[str, Any] = json.loads(output.stdout.decode().strip().splitlines()[-1])
+    data["gc"] = gc_mode
+    return data
+
+
+async def measure(
+    objects: int, modes: list[str] | None = None, repeats: int = 1
+) -> list[dict[str, Any]]:
+    """Fill one server, then run the controller ``repeats`` times per garbage-collector
+    mode, the modes in alternation (A/B interleaved); one result per run."""
+    runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="rk-scale-") as tmp:
         server = ServerProcess(Path(tmp), None)
         await server.start()
@@ -182,62 +252,68 @@ async def measure(objects: int) -> dict[str, Any]:
             began = time.perf_counter()
             await populate(server.url, objects)
             filled = time.perf_counter() - began
-            async with (
-                aiohttp.ClientSession() as session,
-                session.get(server.url + COLLECTION) as reply,
-            ):
-                items = orjson.loads(await reply.read())["items"]
-            json_bytes = sum(len(orjson.dumps(item)) for item in items)
-            output = subprocess.run(
-                [
-                    sys.executable,
-                    __file__,
-                    "--child",
-                    "--kubeconfig",
-                    str(server.kubeconfig),
-                    "--objects",
-                    str(objects),
-                ],
-                capture_output=True,
-                check=True,
-                timeout=1800,
-            )
+            json_bytes = await collection_json_bytes(server.url)
+            for _ in range(repeats):
+                for mode in modes or ["default"]:
+                    data = run_child(server.kubeconfig, objects, mode)
+                    data["load"] = os.getloadavg()
+                    runs.append(data)
         finally:
             server.stop()
-    data: dict[str, Any] = json.loads(output.stdout.decode().strip().splitlines()[-1])
-    data.update(objects=objects, json_bytes=json_bytes, fill_seconds=filled)
-    data["rss_per_object"] = data["rss_growth"] / objects
-    data["rss_per_json"] = data["rss_growth"] / json_bytes
-    return data
+    for data in runs:
+        data.update(objects=objects, json_bytes=json_bytes, fill_seconds=filled)
+        data["rss_per_object"] = data["rss_growth"] / objects
+        data["rss_per_json"] = data["rss_growth"] / json_bytes
+    return runs
 
 
-def report(data: dict[str, Any]) -> None:
+def report(runs: list[dict[str, Any]]) -> None:
+    """Each run's figures, then per mode the medians and the targets' PASS/MISS."""
+    first = runs[0]
     print(
-        f"{data['objects']} ConfigMaps ({data['json_bytes'] / data['objects']:.0f} bytes of "
-        f"JSON each; filled in {data['fill_seconds']:.1f} s)"
+        f"{first['objects']} ConfigMaps ({first['json_bytes'] / first['objects']:.0f} bytes "
+        f"of JSON each; filled in {first['fill_seconds']:.1f} s)"
     )
-    print(f"initial sync (reflector synced): {data['synced_seconds']:.2f} s")
-    print(
-        f"RSS growth: {data['rss_per_object']:.0f} bytes/object, "
-        f"{data['rss_per_json']:.2f}x the JSON ({data['cached']} cached)"
-    )
-    print(f"longest garbage-collection pass per generation, ms: {data['gc_pause_ms']}")
-    for label, key, target in TARGETS:
-        value = data[key]
-        verdict = "PASS" if value <= target else "MISS"
-        print(f"{label}: {value:.1f} (target <= {target:g}): {verdict}")
+    for data in runs:
+        load = ", ".join(f"{x:.2f}" for x in data["load"])
+        print(
+            f"[{data['gc']}] synced {data['synced_seconds']:.2f} s, all reconciled "
+            f"{data['converged_seconds']:.2f} s, stall during/after {data['stall_sync_ms']:.1f}"
+            f" / {data['stall_after_ms']:.1f} ms, RSS {data['rss_per_json']:.2f}x JSON; "
+            f"gc passes per generation, longest ms {data['gc_pause_ms']}; generation-2 "
+            f"{data['gc_full']}; load {load}"
+        )
+        print(f"    tracked by the collector at the end: {data['census_converged']}")
+    modes = list(dict.fromkeys(data["gc"] for data in runs))
+    for mode in modes:
+        mine = [data for data in runs if data["gc"] == mode]
+        print(f"gc mode {mode!r}: medians of {len(mine)} run(s)")
+        synced = statistics.median(data["synced_seconds"] for data in mine)
+        print(f"  initial sync (reflector synced): {synced:.2f} s")
+        for label, key, target in TARGETS:
+            value = statistics.median(data[key] for data in mine)
+            verdict = "PASS" if value <= target else "MISS"
+            print(f"  {label}: {value:.1f} (target <= {target:g}): {verdict}")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--objects", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument(
+        "--gc",
+        default="default",
+        help="comma-separated garbage-collector modes, run in alternation: default (the "
+        "library's), off (no freezing: the library before issue 31), synced (freeze once "
+        "synced), chunk (freeze while storing the LIST, too)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--kubeconfig", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(asyncio.run(child(args.kubeconfig, args.objects))))
+        print(json.dumps(asyncio.run(child(args.kubeconfig, args.objects, args.gc))))
         return
-    report(asyncio.run(measure(args.objects)))
+    report(asyncio.run(measure(args.objects, args.gc.split(","), args.repeats)))
 
 
 if __name__ == "__main__":

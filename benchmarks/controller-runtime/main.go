@@ -1,8 +1,9 @@
 // Command widget-controller is benchmarks/run.py's controller-runtime contender: the same
 // workload as reconcile_kit's converge scenario, written as a controller-runtime user would.
 //
-// It watches the benchmark's Widgets (bench.reconcile-kit.io/v1, unstructured) in one
-// namespace and reads them from the manager's cache (CacheOptions.Unstructured), with GenerationChangedPredicate, MaxConcurrentReconciles
+// It watches the benchmark's Widgets (bench.reconcile-kit.io/v1, unstructured; with -typed,
+// Go structs: typed.go) in one namespace and reads them from the manager's cache
+// (CacheOptions.Unstructured), with GenerationChangedPredicate, MaxConcurrentReconciles
 // = -concurrency, and writes a Ready condition with one merge PATCH of the status subresource
 // (client.MergeFrom), as reconcile_kit's PatchHelper does. No metrics server, no probes, no
 // leader election. It runs until it receives SIGTERM or SIGINT; benchmarks/run.py reads its
@@ -20,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -27,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 var widgetGVK = schema.GroupVersionKind{Group: "bench.reconcile-kit.io", Version: "v1", Kind: "Widget"}
@@ -76,6 +79,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func main() {
 	namespace := flag.String("namespace", "default", "namespace of the Widgets")
 	concurrency := flag.Int("concurrency", 10, "MaxConcurrentReconciles")
+	typed := flag.Bool("typed", false, "Widgets as Go structs (a typed cache) instead of unstructured")
 	flag.Parse()
 
 	config, err := ctrl.GetConfig() // controller-runtime's own --kubeconfig flag
@@ -84,7 +88,12 @@ func main() {
 		os.Exit(2)
 	}
 	config.QPS, config.Burst = -1, 0 // no client-side rate limit, as reconcile_kit's default
+	scheme := clientgoscheme.Scheme  // controller-runtime's default
+	if *typed {
+		addWidgetTypes(scheme)
+	}
 	mgr, err := ctrl.NewManager(config, ctrl.Options{
+		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{*namespace: {}}},
@@ -96,12 +105,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "manager:", err)
 		os.Exit(2)
 	}
-	widget := &unstructured.Unstructured{}
-	widget.SetGroupVersionKind(widgetGVK)
+	var forObject client.Object
+	var target reconcile.Reconciler
+	if *typed {
+		forObject, target = &Widget{}, &typedReconciler{client: mgr.GetClient()}
+	} else {
+		widget := &unstructured.Unstructured{}
+		widget.SetGroupVersionKind(widgetGVK)
+		forObject, target = widget, &reconciler{client: mgr.GetClient()}
+	}
 	err = ctrl.NewControllerManagedBy(mgr).
-		For(widget, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(forObject, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: *concurrency}).
-		Complete(&reconciler{client: mgr.GetClient()})
+		Complete(target)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "controller:", err)
 		os.Exit(2)
