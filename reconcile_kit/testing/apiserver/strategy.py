@@ -17,6 +17,7 @@ from ...meta.validation import qualified_name_errors
 from . import derived, errors
 from .gozero import go_equal
 from .meta import (
+    annotation_causes,
     generate_name_causes,
     label_causes,
     name_causes,
@@ -57,7 +58,8 @@ def metadata_causes(rt: ResourceType, obj: Obj) -> list[dict[str, str]]:
     causes = generate_name_causes(meta.get("generateName"), name_style(rt))
     causes += name_causes(meta["name"], name_style(rt))
     causes += label_causes(meta.get("labels"))
-    causes += string_map_causes(meta.get("annotations"), "metadata.annotations")
+    annotation_type = string_map_causes(meta.get("annotations"), "metadata.annotations")
+    causes += annotation_type or annotation_causes(meta.get("annotations"), "metadata.annotations")
     finalizers = meta.get("finalizers")
     if finalizers is not None and not (
         isinstance(finalizers, list) and all(isinstance(f, str) for f in finalizers)
@@ -213,6 +215,9 @@ def kind_defaults(rt: ResourceType, obj: Obj) -> None:
 def generation_changed(rt: ResourceType, new: Obj, old: Obj) -> bool:
     """Whether an update from ``old`` to ``new`` bumps metadata.generation."""
     if rt.generation == "spec":
+        if (rt.group, rt.plural) in _REFLECT_EQUAL:
+            new_spec, old_spec = new.get("spec"), old.get("spec")
+            return not go_equal(new_spec, old_spec) or _empties(new_spec) != _empties(old_spec)
         return not go_equal(new.get("spec"), old.get("spec"))
     if rt.generation == "spec+annotations":
         return not go_equal(new.get("spec"), old.get("spec")) or (
@@ -223,6 +228,25 @@ def generation_changed(rt: ResourceType, new: Obj, old: Obj) -> bool:
         keys = (set(new) | set(old)) - skip
         return any(new.get(k) != old.get(k) for k in keys)
     return False
+
+
+_REFLECT_EQUAL = {("networking.k8s.io", "networkpolicies")}
+"""Kinds whose PrepareForUpdate bumps the generation on ``!reflect.DeepEqual`` of the
+specs (kubernetes pkg/registry/networking/networkpolicy/strategy.go), which tells an empty
+slice or map from a nil one; the other kinds compare with Semantic.DeepEqual."""
+
+
+def _empties(value: Any, path: str = "") -> set[str]:
+    """The paths of the empty (non-nil) slices and maps in a decoded JSON value."""
+    if isinstance(value, dict):
+        if not value:
+            return {path}
+        return set().union(*(_empties(v, f"{path}.{k}") for k, v in value.items()))
+    if isinstance(value, list):
+        if not value:
+            return {path}
+        return set().union(*(_empties(v, f"{path}[{i}]") for i, v in enumerate(value)))
+    return set()
 
 
 def _keep_server_meta(new: Obj, old: Obj) -> None:
@@ -395,6 +419,17 @@ def pod_spec_defaults(spec: dict[str, Any]) -> None:
     spec.setdefault("dnsPolicy", "ClusterFirst")
     spec.setdefault("securityContext", {})
     spec.setdefault("schedulerName", "default-scheduler")
+    service_account_alias(spec)
+
+
+def service_account_alias(spec: dict[str, Any]) -> None:
+    """The deprecated ``serviceAccount`` mirrors ``serviceAccountName`` (which it stands in
+    for when that is empty), as kubernetes pkg/apis/core/v1 conversion.go
+    Convert_v1_PodSpec_To_core_PodSpec and back write them."""
+    if not spec.get("serviceAccountName") and spec.get("serviceAccount"):
+        spec["serviceAccountName"] = spec["serviceAccount"]
+    if spec.get("serviceAccountName"):
+        spec["serviceAccount"] = spec["serviceAccountName"]
 
 
 _NOT_READY_TOLERATIONS = (
@@ -427,6 +462,7 @@ def _pod_defaults(obj: Obj) -> None:
     pod_spec_defaults(spec)
     _default_tolerations(spec)
     spec.setdefault("serviceAccountName", "default")
+    service_account_alias(spec)
     spec.setdefault("enableServiceLinks", True)
     spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
     spec.setdefault("priority", 0)

@@ -15,6 +15,8 @@ import orjson
 
 from . import errors
 from . import managedfields as mf
+from .gozero import fill_go_zero
+from .kubetypes import KINDS
 from .managedfields import manager_name
 from .resources import ResourceType
 from .store import Obj
@@ -128,6 +130,25 @@ def check_replicas(name: str, replicas: Any) -> None:
         )
 
 
+def _as_go_writes(rt: ResourceType, old: Obj | None, new: Obj) -> tuple[Obj | None, Obj]:
+    """The live and new objects the field manager compares, as kube-apiserver's FieldManager
+    sees them: a built-in object converted as Go encodes it (its zero ``omitempty`` fields
+    left out), and on create the kind's zero object as the live one (``objectCreater.New``),
+    so a field left at its Go zero value is nobody's."""
+    written = without_managed_fields(new)
+    live = None if old is None else without_managed_fields(old)
+    if (rt.api_version, rt.kind) not in KINDS:
+        return live, written
+    written = clone(written)
+    fill_go_zero(rt.api_version, rt.kind, written)
+    if live is None:
+        live = {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": {}}
+    else:
+        live = clone(live)
+    fill_go_zero(rt.api_version, rt.kind, live)
+    return live, written
+
+
 def record_manager(
     rt: ResourceType, new: Obj, old: Obj | None, opts: WriteOptions, subresource: str
 ) -> None:
@@ -150,9 +171,9 @@ def record_manager(
             subresource,
             mf.ignored_paths(rt, subresource, new),
         )
-        live = None if old is None else without_managed_fields(old)
+        live, written = _as_go_writes(rt, old, new)
         try:
-            updated = write.update(live, without_managed_fields(new), managers)
+            updated = write.update(live, written, managers)
         except StructuredError:
             # As kube-apiserver's FieldManager.UpdateNoErrors: an object the field manager
             # cannot type (a list-map item without its key) loses its managedFields; the

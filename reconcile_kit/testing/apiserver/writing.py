@@ -39,7 +39,15 @@ from .strategy import (
 from .structured import MISSING
 from .writes import Result, WriteOptions, clone, record_manager, without_managed_fields
 
-_ETCD_PREFIX = {"services": "services/specs"}
+_ETCD_PREFIX = {
+    ("", "replicationcontrollers"): "controllers",
+    ("", "endpoints"): "services/endpoints",
+    ("", "nodes"): "minions",
+    ("", "services"): "services/specs",
+    ("networking.k8s.io", "ingresses"): "ingress",
+}
+"""kubernetes pkg/kubeapiserver/default_storage_factory_builder.go
+SpecialDefaultResourcePrefixes; other resources are stored under their plural."""
 
 
 def _etcd_key(rt: ResourceType, namespace: str, name: str) -> str:
@@ -47,7 +55,7 @@ def _etcd_key(rt: ResourceType, namespace: str, name: str) -> str:
     if rt.crd_name is not None or rt.group == "apiextensions.k8s.io":
         prefix = f"{rt.group}/{rt.plural}"
     else:
-        prefix = _ETCD_PREFIX.get(rt.plural, rt.plural)
+        prefix = _ETCD_PREFIX.get((rt.group, rt.plural), rt.plural)
     return f"/registry/{prefix}/{namespace}/{name}" if namespace else f"/registry/{prefix}/{name}"
 
 
