@@ -267,3 +267,83 @@ async def test_network_policy_generation_sees_an_empty_list(backend: Backend) ->
     assert "ingress" not in updated["spec"]
     same = await ok(backend, "PUT", f"{path}/np", updated)
     assert same["metadata"]["generation"] == 2
+
+
+def _owned(stored: dict[str, Any]) -> dict[str, Any]:
+    fields: dict[str, Any] = stored["metadata"]["managedFields"][0]["fieldsV1"]
+    return fields
+
+
+async def test_what_strategies_and_admission_set_is_nobodys(backend: Backend) -> None:
+    """kube-apiserver's field manager records a create as the request defaulted by the
+    scheme, before the strategy and the admission plugins: a Pod's priority,
+    preemptionPolicy and default tolerations, a Service's allocations, a Namespace's
+    finalizer, a claim's protection finalizer and a Job's generated selector and labels
+    are in the object but in nobody's managedFields."""
+    ns = backend.namespace
+    pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    stored = await ok(backend, "POST", f"/api/v1/namespaces/{ns}/pods", pod)
+    assert stored["spec"]["priority"] == 0 and len(stored["spec"]["tolerations"]) == 2
+    owned = _owned(stored)["f:spec"]
+    assert not {"f:priority", "f:preemptionPolicy", "f:tolerations"} & set(owned)
+    assert "f:enableServiceLinks" in owned  # a scheme default is the request's
+    service = {"metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}], "type": "NodePort"}}
+    stored = await ok(backend, "POST", f"/api/v1/namespaces/{ns}/services", service)
+    assert stored["spec"]["clusterIP"] and stored["spec"]["ports"][0]["nodePort"]
+    owned = _owned(stored)["f:spec"]
+    assert not {"f:clusterIP", "f:clusterIPs", "f:ipFamilies", "f:ipFamilyPolicy"} & set(owned)
+    assert "f:nodePort" not in owned["f:ports"]['k:{"port":80,"protocol":"TCP"}']
+    claim = {
+        "metadata": {"name": "c"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+    }
+    stored = await ok(backend, "POST", f"/api/v1/namespaces/{ns}/persistentvolumeclaims", claim)
+    assert stored["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
+    assert "f:metadata" not in _owned(stored)
+    job = {
+        "metadata": {"name": "j"},
+        "spec": {"template": _template(restartPolicy="Never")},
+    }
+    stored = await ok(backend, "POST", f"/apis/batch/v1/namespaces/{ns}/jobs", job)
+    assert "batch.kubernetes.io/controller-uid" in stored["spec"]["selector"]["matchLabels"]
+    owned = _owned(stored)
+    assert "f:selector" not in owned["f:spec"]
+    template_labels = owned["f:spec"]["f:template"]["f:metadata"]["f:labels"]
+    assert set(template_labels) == {".", "f:app"}
+
+
+async def test_namespace_finalizers_are_the_strategys(backend: Backend) -> None:
+    """A Namespace's ``spec.finalizers`` is set on create after the field manager (nobody's)
+    and kept by an update that drops it (only ``/finalize`` changes it)."""
+    name = f"{backend.namespace}-f"
+    stored = await ok(backend, "POST", "/api/v1/namespaces", {"metadata": {"name": name}})
+    try:
+        assert stored["spec"]["finalizers"] == ["kubernetes"]
+        assert "f:spec" not in _owned(stored)
+        stored["spec"] = {"finalizers": []}
+        updated = await ok(backend, "PUT", f"/api/v1/namespaces/{name}", stored)
+        assert updated["spec"]["finalizers"] == ["kubernetes"]
+    finally:
+        await req(backend, "DELETE", f"/api/v1/namespaces/{name}")
+
+
+async def test_job_completions_default_only_without_parallelism(backend: Backend) -> None:
+    """batch/v1 SetDefaults_Job sets completions to 1 only when parallelism is unset too."""
+    path = f"/apis/batch/v1/namespaces/{backend.namespace}/jobs"
+    job = {"metadata": {"name": "j"}, "spec": {"parallelism": 2, "template": _template()}}
+    job["spec"]["template"]["spec"]["restartPolicy"] = "Never"
+    stored = await ok(backend, "POST", path, job)
+    assert "completions" not in stored["spec"] and stored["spec"]["parallelism"] == 2
+    assert "f:completions" not in _owned(stored)["f:spec"]
+    job = {"metadata": {"name": "k"}, "spec": {"template": _template(restartPolicy="Never")}}
+    stored = await ok(backend, "POST", path, job)
+    assert (stored["spec"]["completions"], stored["spec"]["parallelism"]) == (1, 1)
+
+
+async def test_empty_rules_are_the_requests(backend: Backend) -> None:
+    """A Role created with ``rules: []`` reads back ``rules: null`` (protobuf storage), yet
+    its creator owns ``rules`` (the field manager saw the decoded empty slice)."""
+    path = f"/apis/rbac.authorization.k8s.io/v1/namespaces/{backend.namespace}/roles"
+    stored = await ok(backend, "POST", path, {"metadata": {"name": "r"}, "rules": []})
+    assert stored["rules"] is None
+    assert _owned(stored) == {"f:rules": {}}

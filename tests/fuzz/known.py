@@ -8,9 +8,7 @@ lists them too.
 
 from __future__ import annotations
 
-from .kinds import KINDS
-
-KNOWN_UNTIL_VALIDATION_MERGED: frozenset[str] = frozenset(KINDS)
+KNOWN_UNTIL_VALIDATION_MERGED: frozenset[str] = frozenset()
 """Kinds whose ``invalid`` and ``update`` properties (invalidating mutations, changes of
 immutable fields) fail until the port of kube-apiserver's validation
 (reconcile_kit/testing/apiserver/validation/) is merged: the embedded server still accepts
@@ -21,19 +19,7 @@ _TEMPLATE_CLAIMS = (
 )
 
 KNOWN_SHAPE_DIFFERENCES: dict[str, str] = {
-    "Pod": "fields admission plugins set (priority, preemptionPolicy, the default "
-    "tolerations) are in managedFields",
-    "Service": "the allocated clusterIP(s), node ports, ipFamilies and ipFamilyPolicy are in "
-    "managedFields; allocateLoadBalancerNodePorts and sessionAffinityConfig are not "
-    "defaulted",
-    "Namespace": "spec.finalizers the strategy sets is in managedFields",
-    "PersistentVolumeClaim": "the kubernetes.io/pvc-protection finalizer (an admission "
-    "plugin's) is in managedFields",
     "StatefulSet": _TEMPLATE_CLAIMS,
-    "DaemonSet": "the deprecated.daemonset.template.generation annotation is missing",
-    "Job": "the generated selector and pod labels are in managedFields",
-    "Role": "rules: [] is stored as null and is not in managedFields",
-    "ClusterRole": "rules: [] is stored as null and is not in managedFields",
 }
 """Kinds whose ``valid`` and ``update`` properties fail on the stored object's shape (not
 validation), with what differs."""

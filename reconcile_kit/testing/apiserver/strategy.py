@@ -266,6 +266,12 @@ def prepare_update(rt: ResourceType, new: Obj, old: Obj) -> None:
         _service_update(new, old)
     else:
         _CREATE_DEFAULTS.get((rt.group, rt.plural), _no_defaults)(new)
+    if (rt.group, rt.plural) == ("", "namespaces"):
+        # namespaceStrategy.PrepareForUpdate: spec.finalizers change through /finalize only
+        spec = new.setdefault("spec", {})
+        spec["finalizers"] = copy.deepcopy((old.get("spec") or {}).get("finalizers"))
+        if spec["finalizers"] is None:
+            del spec["finalizers"]
     if rt.status:
         new.pop("status", None)
         if "status" in old:
@@ -716,9 +722,13 @@ def _secret_defaults(obj: Obj) -> None:
 
 def _job_defaults(obj: Obj) -> None:
     spec = obj.setdefault("spec", {})
-    spec.setdefault("parallelism", 1)
-    spec.setdefault("completions", 1)
-    spec.setdefault("backoffLimit", 6)
+    # batch/v1 SetDefaults_Job: completions only when parallelism is unset too
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+    if spec.get("parallelism") is None:
+        spec["parallelism"] = 1
+    if spec.get("backoffLimit") is None:
+        spec["backoffLimit"] = 2147483647 if spec.get("backoffLimitPerIndex") is not None else 6
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
     spec.setdefault("template", {}).setdefault("spec", {})

@@ -130,7 +130,75 @@ def check_replicas(name: str, replicas: Any) -> None:
         )
 
 
-def _as_go_writes(rt: ResourceType, old: Obj | None, new: Obj) -> tuple[Obj | None, Obj]:
+_JOB_LABELS = (
+    "batch.kubernetes.io/controller-uid",
+    "batch.kubernetes.io/job-name",
+    "controller-uid",
+    "job-name",
+)
+SET_AFTER_FIELD_MANAGER: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
+    ("", "pods"): (("spec", "priority"), ("spec", "preemptionPolicy"), ("spec", "tolerations")),
+    ("", "services"): (
+        ("spec", "clusterIP"),
+        ("spec", "clusterIPs"),
+        ("spec", "ipFamilies"),
+        ("spec", "ipFamilyPolicy"),
+        ("spec", "healthCheckNodePort"),
+        ("spec", "ports", "*", "nodePort"),
+    ),
+    ("", "namespaces"): (("spec", "finalizers"),),
+    ("", "persistentvolumeclaims"): (("metadata", "finalizers", "=kubernetes.io/pvc-protection"),),
+    ("batch", "jobs"): (
+        ("spec", "selector"),
+        *(("metadata", "labels", label) for label in _JOB_LABELS),
+        *(("spec", "template", "metadata", "labels", label) for label in _JOB_LABELS),
+    ),
+}
+"""Fields a create's strategy (PrepareForCreate) or admission plugins set, after
+kube-apiserver's field manager recorded the request (defaulted by the scheme only): the
+Priority and DefaultTolerationSeconds plugins, a Service's allocations, a Namespace's
+finalizer, the StorageObjectInUseProtection plugin's, a Job's generated selector and labels.
+Nobody owns them unless the request had them."""
+
+
+_EMPTY_KEPT = {
+    ("rbac.authorization.k8s.io", "roles"): ("rules",),
+    ("rbac.authorization.k8s.io", "clusterroles"): ("rules",),
+}
+"""Slices without ``omitempty`` that a request can send empty."""
+
+
+def _prune(written: Any, requested: Any, path: tuple[str, ...]) -> None:
+    """Drop from ``written`` what is at ``path`` and was not in ``requested``."""
+    if not path or not isinstance(written, dict | list):
+        return
+    key, rest = path[0], path[1:]
+    if key == "*":
+        if isinstance(written, list):
+            asked = requested if isinstance(requested, list) else []
+            for i, item in enumerate(written):
+                _prune(item, asked[i] if i < len(asked) else None, rest)
+        return
+    if not isinstance(written, dict):
+        return
+    if rest and rest[0].startswith("="):
+        value, items = rest[0][1:], written.get(key)
+        wanted = requested.get(key) if isinstance(requested, dict) else None
+        if isinstance(items, list) and value in items and value not in (wanted or []):
+            items.remove(value)
+            if not items:
+                del written[key]
+        return
+    if not rest:
+        if key in written and not (isinstance(requested, dict) and key in requested):
+            del written[key]
+        return
+    _prune(written.get(key), requested.get(key) if isinstance(requested, dict) else None, rest)
+
+
+def _as_go_writes(
+    rt: ResourceType, old: Obj | None, new: Obj, requested: Obj | None = None
+) -> tuple[Obj | None, Obj]:
     """The live and new objects the field manager compares, as kube-apiserver's FieldManager
     sees them: a built-in object converted as Go encodes it (its zero ``omitempty`` fields
     left out), and on create the kind's zero object as the live one (``objectCreater.New``),
@@ -140,7 +208,16 @@ def _as_go_writes(rt: ResourceType, old: Obj | None, new: Obj) -> tuple[Obj | No
     if (rt.api_version, rt.kind) not in KINDS:
         return live, written
     written = clone(written)
+    if requested is not None:
+        for path in SET_AFTER_FIELD_MANAGER.get((rt.group, rt.plural), ()):
+            _prune(written, requested, path)
     fill_go_zero(rt.api_version, rt.kind, written)
+    if requested is not None:
+        # an empty slice without omitempty is the request's (``rules: []``), though
+        # protobuf storage gives it back nil
+        for key in _EMPTY_KEPT.get((rt.group, rt.plural), ()):
+            if requested.get(key) == [] and written.get(key) is None:
+                written[key] = []
     if live is None:
         live = {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": {}}
     else:
@@ -150,9 +227,15 @@ def _as_go_writes(rt: ResourceType, old: Obj | None, new: Obj) -> tuple[Obj | No
 
 
 def record_manager(
-    rt: ResourceType, new: Obj, old: Obj | None, opts: WriteOptions, subresource: str
+    rt: ResourceType,
+    new: Obj,
+    old: Obj | None,
+    opts: WriteOptions,
+    subresource: str,
+    requested: Obj | None = None,
 ) -> None:
-    """Set ``new``'s managedFields: worked out by apply, else an Update by the writer."""
+    """Set ``new``'s managedFields: worked out by apply, else an Update by the writer
+    (``requested``: a create's object before its strategy and admission plugins)."""
     meta = new["metadata"]
     if (rt.group, rt.plural) in mf.UNTRACKED:
         meta.pop("managedFields", None)
@@ -171,7 +254,7 @@ def record_manager(
             subresource,
             mf.ignored_paths(rt, subresource, new),
         )
-        live, written = _as_go_writes(rt, old, new)
+        live, written = _as_go_writes(rt, old, new, requested)
         try:
             updated = write.update(live, written, managers)
         except StructuredError:

@@ -96,6 +96,7 @@ class Writes(AdmissionCalls):
         if opts.guard is not None:
             opts.guard(rt, obj, None)
         meta = obj["metadata"]
+        requested = clone(obj)
         prepare_create(rt, obj)
         if (rt.group, rt.plural) == (certificates.GROUP, certificates.PLURAL):
             certificates.prepare_create(obj, opts.user_info)
@@ -104,7 +105,7 @@ class Writes(AdmissionCalls):
         later = rt.storage_key == CRD_KEY and self._establish_later()
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(obj, None, established=not later)
-        record_manager(rt, obj, None, opts, "")
+        record_manager(rt, obj, None, opts, "", requested)
         if rt.storage_key == CRD_KEY and not later and obj["metadata"].get("managedFields"):
             self._record_status_writer(rt, obj)
         fill_go_zero(rt.api_version, rt.kind, obj)
