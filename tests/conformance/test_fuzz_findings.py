@@ -347,3 +347,60 @@ async def test_empty_rules_are_the_requests(backend: Backend) -> None:
     stored = await ok(backend, "POST", path, {"metadata": {"name": "r"}, "rules": []})
     assert stored["rules"] is None
     assert _owned(stored) == {"f:rules": {}}
+
+
+async def test_rbac_rule_and_subject_causes(backend: Backend) -> None:
+    """ValidatePolicyRule shows the non-resource URLs as Go's ``[]string{...}`` and refuses
+    rules mixing resources and URLs; a ServiceAccount subject's name is a DNS subdomain."""
+    group = "/apis/rbac.authorization.k8s.io/v1"
+    rule = {"verbs": ["get"], "resources": ["pods"], "nonResourceURLs": ["/x"]}
+    reply = await req(
+        backend, "POST", f"{group}/clusterroles", {"metadata": {"name": "fz-r"}, "rules": [rule]}
+    )
+    assert reply.status == 422, reply.body
+    assert reply.body["details"]["causes"] == [
+        {
+            "reason": "FieldValueInvalid",
+            "field": "rules[0].nonResourceURLs",
+            "message": 'Invalid value: []string{"/x"}: rules cannot apply to both regular '
+            "resources and non-resource URLs",
+        }
+    ]
+    ref = {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "r"}
+    subject = {"kind": "ServiceAccount", "name": "Bad_Name", "namespace": "default"}
+    binding = {"metadata": {"name": "b"}, "roleRef": ref, "subjects": [subject]}
+    path = f"{group}/namespaces/{backend.namespace}/rolebindings"
+    reply = await req(backend, "POST", path, binding)
+    assert reply.status == 422, reply.body
+    [cause] = reply.body["details"]["causes"]
+    assert cause["field"] == "subjects[0].name"
+    assert cause["message"].startswith('Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain')
+
+
+async def test_an_empty_secret_type_is_opaque(backend: Backend) -> None:
+    """core/v1 SetDefaults_Secret: ``type: ""`` is defaulted to Opaque (and is the writer's)."""
+    path = f"/api/v1/namespaces/{backend.namespace}/secrets"
+    stored = await ok(backend, "POST", path, {"metadata": {"name": "s"}, "type": ""})
+    assert stored["type"] == "Opaque"
+    assert _owned(stored) == {"f:type": {}}
+
+
+async def test_dropped_lease_fields_are_the_writers(backend: Backend) -> None:
+    """The lease strategy drops ``strategy`` and ``preferredHolder`` (CoordinatedLeaderElection
+    is off) after the field manager saw them: they stay in the writer's managedFields."""
+    path = f"/apis/coordination.k8s.io/v1/namespaces/{backend.namespace}/leases"
+    body = {"metadata": {"name": "l"}, "spec": {"strategy": "Bogus", "preferredHolder": "x"}}
+    stored = await ok(backend, "POST", path, body)
+    assert "strategy" not in stored.get("spec", {})
+    assert _owned(stored) == {"f:spec": {"f:preferredHolder": {}, "f:strategy": {}}}
+
+
+async def test_a_zero_field_sent_again_keeps_the_generation(backend: Backend) -> None:
+    """The Deployment strategy compares specs with Semantic.DeepEqual on the decoded
+    structs: a PUT adding ``paused: false`` (Go's zero value) is no spec change."""
+    path = f"/apis/apps/v1/namespaces/{backend.namespace}/deployments"
+    stored = await ok(backend, "POST", path, _workload("Deployment"))
+    stored["spec"]["paused"] = False
+    updated = await ok(backend, "PUT", f"{path}/w", stored)
+    assert updated["metadata"]["generation"] == 1
+    assert "paused" not in updated["spec"]

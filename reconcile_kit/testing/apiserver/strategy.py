@@ -15,7 +15,7 @@ from typing import Any
 from ...meta.time import now_time
 from ...meta.validation import qualified_name_errors
 from . import derived, errors
-from .gozero import go_equal
+from .gozero import fill_go_zero, go_equal
 from .meta import (
     annotation_causes,
     generate_name_causes,
@@ -218,9 +218,9 @@ def generation_changed(rt: ResourceType, new: Obj, old: Obj) -> bool:
         if (rt.group, rt.plural) in _REFLECT_EQUAL:
             new_spec, old_spec = new.get("spec"), old.get("spec")
             return not go_equal(new_spec, old_spec) or _empties(new_spec) != _empties(old_spec)
-        return not go_equal(new.get("spec"), old.get("spec"))
+        return not _same_spec(rt, new, old)
     if rt.generation == "spec+annotations":
-        return not go_equal(new.get("spec"), old.get("spec")) or (
+        return not _same_spec(rt, new, old) or (
             new["metadata"].get("annotations") != old["metadata"].get("annotations")
         )
     if rt.generation == "custom":
@@ -247,6 +247,19 @@ def _empties(value: Any, path: str = "") -> set[str]:
             return {path}
         return set().union(*(_empties(v, f"{path}[{i}]") for i, v in enumerate(value)))
     return set()
+
+
+def _same_spec(rt: ResourceType, new: Obj, old: Obj) -> bool:
+    """Semantic.DeepEqual of the decoded specs: a zero field (``paused: false``) is the
+    same as an absent one."""
+    if go_equal(new.get("spec"), old.get("spec")):
+        return True
+    specs = []
+    for obj in (new, old):
+        decoded = {"spec": copy.deepcopy(obj.get("spec"))}
+        fill_go_zero(rt.api_version, rt.kind, decoded)
+        specs.append(decoded.get("spec"))
+    return go_equal(specs[0], specs[1])
 
 
 def _keep_server_meta(new: Obj, old: Obj) -> None:
@@ -717,7 +730,9 @@ class _NodePorts:
 
 
 def _secret_defaults(obj: Obj) -> None:
-    obj.setdefault("type", "Opaque")
+    """core/v1 SetDefaults_Secret: an empty type is Opaque."""
+    if not obj.get("type"):
+        obj["type"] = "Opaque"
 
 
 def _job_defaults(obj: Obj) -> None:

@@ -161,6 +161,12 @@ finalizer, the StorageObjectInUseProtection plugin's, a Job's generated selector
 Nobody owns them unless the request had them."""
 
 
+_DROPPED_AFTER_FIELD_MANAGER = {
+    ("coordination.k8s.io", "leases"): (("spec", "strategy"), ("spec", "preferredHolder")),
+}
+"""Fields a create's strategy drops (disabled feature gates) after the field manager
+recorded them: their writer owns them though the object lacks them."""
+
 _EMPTY_KEPT = {
     ("rbac.authorization.k8s.io", "roles"): ("rules",),
     ("rbac.authorization.k8s.io", "clusterroles"): ("rules",),
@@ -215,6 +221,10 @@ def _as_go_writes(
     if requested is not None:
         # an empty slice without omitempty is the request's (``rules: []``), though
         # protobuf storage gives it back nil
+        for parent, key in _DROPPED_AFTER_FIELD_MANAGER.get((rt.group, rt.plural), ()):
+            asked = requested.get(parent)
+            if isinstance(asked, dict) and asked.get(key) is not None:
+                written.setdefault(parent, {})[key] = asked[key]
         for key in _EMPTY_KEPT.get((rt.group, rt.plural), ()):
             if requested.get(key) == [] and written.get(key) is None:
                 written[key] = []
