@@ -404,3 +404,44 @@ async def test_a_zero_field_sent_again_keeps_the_generation(backend: Backend) ->
     updated = await ok(backend, "PUT", f"{path}/w", stored)
     assert updated["metadata"]["generation"] == 1
     assert "paused" not in updated["spec"]
+
+
+async def test_rbac_defaults_and_aggregation_rule(backend: Backend) -> None:
+    """rbac/v1 defaults an empty roleRef.apiGroup and a User subject's apiGroup; an
+    aggregationRule needs at least one clusterRoleSelector."""
+    group = "/apis/rbac.authorization.k8s.io/v1"
+    ref = {"apiGroup": "", "kind": "ClusterRole", "name": "r"}
+    binding = {
+        "metadata": {"name": "b"},
+        "roleRef": ref,
+        "subjects": [{"kind": "User", "name": "u"}],
+    }
+    path = f"{group}/namespaces/{backend.namespace}/rolebindings"
+    stored = await ok(backend, "POST", path, binding)
+    assert stored["roleRef"]["apiGroup"] == "rbac.authorization.k8s.io"
+    assert stored["subjects"][0]["apiGroup"] == "rbac.authorization.k8s.io"
+    role = {"metadata": {"name": f"{backend.namespace}-agg"}, "aggregationRule": {}}
+    reply = await req(backend, "POST", f"{group}/clusterroles", role)
+    assert reply.status == 422, reply.body
+    assert reply.body["details"]["causes"] == [
+        {
+            "reason": "FieldValueRequired",
+            "field": "aggregationRule.clusterRoleSelectors",
+            "message": "Required value: at least one clusterRoleSelector required if "
+            "aggregationRule is non-nil",
+        }
+    ]
+
+
+async def test_namespace_finalizers_sent_in_an_update_are_the_writers(backend: Backend) -> None:
+    """An update sending other ``spec.finalizers`` keeps the old ones (the strategy) yet
+    its writer owns the field (the field manager saw the request)."""
+    name = f"{backend.namespace}-g"
+    stored = await ok(backend, "POST", "/api/v1/namespaces", {"metadata": {"name": name}})
+    try:
+        stored["spec"] = {"finalizers": ["kubernetes", "example.com/x"]}
+        updated = await ok(backend, "PUT", f"/api/v1/namespaces/{name}", stored)
+        assert updated["spec"]["finalizers"] == ["kubernetes"]
+        assert _owned(updated)["f:spec"] == {"f:finalizers": {}}
+    finally:
+        await req(backend, "DELETE", f"/api/v1/namespaces/{name}")

@@ -939,7 +939,21 @@ def _mutating_defaults(obj: Obj) -> None:
     configuration_defaults(obj, mutating=True)
 
 
+def _binding_defaults(obj: Obj) -> None:
+    """rbac/v1 SetDefaults_RoleBinding, SetDefaults_ClusterRoleBinding (an empty
+    roleRef.apiGroup) and SetDefaults_Subject (a User's or Group's empty apiGroup)."""
+    ref = obj.get("roleRef")
+    if isinstance(ref, dict) and not ref.get("apiGroup"):
+        ref["apiGroup"] = RBAC_GROUP
+    for subject in obj.get("subjects") or []:
+        kind = subject.get("kind") if isinstance(subject, dict) else None
+        if kind in ("User", "Group") and not subject.get("apiGroup"):
+            subject["apiGroup"] = RBAC_GROUP
+
+
 _CREATE_DEFAULTS = {
+    (RBAC_GROUP, "rolebindings"): _binding_defaults,
+    (RBAC_GROUP, "clusterrolebindings"): _binding_defaults,
     ("", "namespaces"): _namespace_defaults,
     ("", "pods"): _pod_defaults,
     ("", "services"): _service_defaults,

@@ -167,6 +167,27 @@ _DROPPED_AFTER_FIELD_MANAGER = {
 """Fields a create's strategy drops (disabled feature gates) after the field manager
 recorded them: their writer owns them though the object lacks them."""
 
+_RESTORED_BY_UPDATE = {("", "namespaces"): (("spec", "finalizers"),)}
+"""Fields an update's strategy puts back from the old object after the field manager
+recorded the request's (namespaceStrategy.PrepareForUpdate: spec.finalizers)."""
+
+
+def _as_requested(rt: ResourceType, new: Obj, requested: Obj | None) -> Obj:
+    """``new`` with the fields the update's strategy restored as the request had them."""
+    paths = _RESTORED_BY_UPDATE.get((rt.group, rt.plural), ())
+    if requested is None or not paths:
+        return new
+    result = clone(new)
+    for parent, key in paths:
+        asked = requested.get(parent)
+        target = result.setdefault(parent, {})
+        if isinstance(asked, dict) and key in asked:
+            target[key] = asked[key]
+        elif isinstance(target, dict):
+            target.pop(key, None)
+    return result
+
+
 _EMPTY_KEPT = {
     ("rbac.authorization.k8s.io", "roles"): ("rules",),
     ("rbac.authorization.k8s.io", "clusterroles"): ("rules",),
@@ -243,6 +264,7 @@ def record_manager(
     opts: WriteOptions,
     subresource: str,
     requested: Obj | None = None,
+    updating: bool = False,
 ) -> None:
     """Set ``new``'s managedFields: worked out by apply, else an Update by the writer
     (``requested``: a create's object before its strategy and admission plugins)."""
@@ -264,7 +286,10 @@ def record_manager(
             subresource,
             mf.ignored_paths(rt, subresource, new),
         )
-        live, written = _as_go_writes(rt, old, new, requested)
+        if updating:
+            live, written = _as_go_writes(rt, old, _as_requested(rt, new, requested))
+        else:
+            live, written = _as_go_writes(rt, old, new, requested)
         try:
             updated = write.update(live, written, managers)
         except StructuredError:

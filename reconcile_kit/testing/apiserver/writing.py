@@ -331,9 +331,11 @@ class Writes(AdmissionCalls):
         check_uid_unchanged(rt, new, old)
         if opts.guard is not None and not subresource:
             opts.guard(rt, new, old)
+        requested = None
         if subresource in ("status", "finalize"):
             new = self._subresource_update(rt, new, old, subresource)
         else:
+            requested = clone(new)
             prepare_update(rt, new, old)
         omit_empty(rt, new)
         deleting = bool(old["metadata"].get("deletionTimestamp"))
@@ -359,7 +361,7 @@ class Writes(AdmissionCalls):
         converting = webhook_converts(self.crd_of(rt))
         if not converting:  # else converted by the webhook once admitted, as it is stored
             new = self._to_storage(rt, new)
-        record_manager(rt, new, old, opts, subresource)
+        record_manager(rt, new, old, opts, subresource, requested, updating=True)
         check_resize(self.store, rt, new, old, subresource)
         fill_go_zero(rt.api_version, rt.kind, new)
         if opts.admit is not None:

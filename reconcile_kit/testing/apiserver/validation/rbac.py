@@ -10,6 +10,7 @@ from ..gofmt import go_quote
 from ..resources import RBAC_GROUP
 from ..store import Obj
 from .common import Causes, GoText, Validator, Write, invalid, not_supported, on_object, required
+from .rules import label_selector_causes
 
 
 def _rules(namespaced: bool) -> Callable[[Obj], Causes]:
@@ -55,6 +56,15 @@ def _rules(namespaced: bool) -> Callable[[Obj], Causes]:
                         f"{path}.resources", "resource rules must supply at least one resource"
                     )
                 )
+        aggregation = obj.get("aggregationRule")
+        if not namespaced and isinstance(aggregation, dict):
+            selectors = aggregation.get("clusterRoleSelectors") or []
+            if not selectors:
+                why = "at least one clusterRoleSelector required if aggregationRule is non-nil"
+                causes.append(required("aggregationRule.clusterRoleSelectors", why))
+            for i, selector in enumerate(selectors):
+                field = f"aggregationRule.clusterRoleSelectors[{i}]"
+                causes += label_selector_causes(field, selector)
         return causes
 
     return validate
