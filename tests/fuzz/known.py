@@ -1,25 +1,37 @@
-"""Differences the fuzzer finds today, per kind: its properties are expected failures
-(``xfail(strict=False)``: a run that passes is reported as XPASS, not as an error).
+"""Differences the fuzzer still finds, per kind and property: those properties are
+expected failures (``xfail(strict=False)``: a run that passes is reported as XPASS, not as
+an error).
 
 Each entry says what differs; the differences registry
-(reconcile_kit/testing/apiserver/differences.py, "Stored shape of some built-in kinds")
+(reconcile_kit/testing/apiserver/differences.py, "Differences the fuzzer still finds")
 lists them too.
 """
 
 from __future__ import annotations
 
-KNOWN_UNTIL_VALIDATION_MERGED: frozenset[str] = frozenset()
-"""Kinds whose ``invalid`` and ``update`` properties (invalidating mutations, changes of
-immutable fields) fail until the port of kube-apiserver's validation
-(reconcile_kit/testing/apiserver/validation/) is merged: the embedded server still accepts
-objects kube-apiserver rejects, or rejects them with other causes."""
-
-_TEMPLATE_CLAIMS = (
-    "spec.volumeClaimTemplates[] lack apiVersion, kind, spec.volumeMode and status.phase"
-)
-
-KNOWN_SHAPE_DIFFERENCES: dict[str, str] = {
-    "StatefulSet": _TEMPLATE_CLAIMS,
+KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
+    ("StatefulSet", "valid"): "spec.volumeClaimTemplates[] lack apiVersion, kind, "
+    "spec.volumeMode and status.phase",
+    ("StatefulSet", "update"): "spec.volumeClaimTemplates[] lack apiVersion, kind, "
+    "spec.volumeMode and status.phase",
+    ("StatefulSet", "invalid"): "the message of a name over its limit differs",
+    ("CronJob", "invalid"): "the message of a name over 52 characters differs",
+    ("ClusterRole", "invalid"): "an aggregationRule selector with an invalid key lacks the "
+    "'invalid label selector.' cause",
+    ("DaemonSet", "update"): "the causes of a selector no longer matching the template differ",
+    ("ReplicaSet", "update"): "the causes of a selector no longer matching the template differ",
+    ("Job", "update"): "the immutable template is shown as core.PodTemplateSpec{...}, not Go's "
+    "full %#v rendering",
+    ("Pod", "update"): "the text of the pod update rule's Forbidden message differs",
+    ("PersistentVolumeClaim", "update"): "the text of the immutable spec message differs",
+    ("Pod", "invalid"): "a resource name neither standard nor qualified (bogus) is accepted",
+    ("Event", "invalid"): "core/v1 Event names kube-apiserver accepts are refused",
+    ("PodDisruptionBudget", "invalid"): "PodDisruptionBudget names kube-apiserver accepts are "
+    "refused",
+    ("Lease", "invalid"): "a MicroTime without microseconds is accepted (kube-apiserver: 400 "
+    "with Go's time-parse message)",
+    ("Service", "update"): "allocateLoadBalancerNodePorts defaulted by an update to type "
+    "LoadBalancer is not the writer's in managedFields",
+    ("Service", "invalid"): "the causes of duplicate ports differ",
 }
-"""Kinds whose ``valid`` and ``update`` properties fail on the stored object's shape (not
-validation), with what differs."""
+"""(kind, property) pairs that fail today, with what differs."""

@@ -36,7 +36,7 @@ from reconcile_kit.testing.backends import selected_backends
 from reconcile_kit.testing.controlplane import find_binaries
 
 from .kinds import KINDS
-from .known import KNOWN_SHAPE_DIFFERENCES, KNOWN_UNTIL_VALIDATION_MERGED
+from .known import KNOWN_DIFFERENCES
 from .runner import Backends, Outcome, create, update
 from .spec import Change, KindSpec, Obj
 
@@ -161,11 +161,7 @@ def test_same_answers(
     kind: str, mode: str, backends: tuple[Loop, Backends], request: pytest.FixtureRequest
 ) -> None:
     """Random requests of ``mode`` for ``kind`` get the same answers from both servers."""
-    known = []
-    if mode in ("invalid", "update") and kind in KNOWN_UNTIL_VALIDATION_MERGED:
-        known.append("the kind's validation is not merged yet")
-    if mode in ("valid", "update") and kind in KNOWN_SHAPE_DIFFERENCES:
-        known.append(KNOWN_SHAPE_DIFFERENCES[kind])
+    known = [KNOWN_DIFFERENCES[kind, mode]] if (kind, mode) in KNOWN_DIFFERENCES else []
     if known:
         request.applymarker(pytest.mark.xfail(strict=False, reason="; ".join(known)))
     loop, pair = backends
