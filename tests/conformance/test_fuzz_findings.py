@@ -420,6 +420,9 @@ async def test_rbac_defaults_and_aggregation_rule(backend: Backend) -> None:
     stored = await ok(backend, "POST", path, binding)
     assert stored["roleRef"]["apiGroup"] == "rbac.authorization.k8s.io"
     assert stored["subjects"][0]["apiGroup"] == "rbac.authorization.k8s.io"
+    reply = await req(backend, "POST", path, {"metadata": {"name": "c"}})
+    assert reply.status == 422, reply.body
+    assert [c["field"] for c in reply.body["details"]["causes"]] == ["roleRef.kind", "roleRef.name"]
     role = {"metadata": {"name": f"{backend.namespace}-agg"}, "aggregationRule": {}}
     reply = await req(backend, "POST", f"{group}/clusterroles", role)
     assert reply.status == 422, reply.body

@@ -942,6 +942,8 @@ def _mutating_defaults(obj: Obj) -> None:
 def _binding_defaults(obj: Obj) -> None:
     """rbac/v1 SetDefaults_RoleBinding, SetDefaults_ClusterRoleBinding (an empty
     roleRef.apiGroup) and SetDefaults_Subject (a User's or Group's empty apiGroup)."""
+    if obj.get("roleRef") is None:  # a struct: decoded as its zero value
+        obj["roleRef"] = {}
     ref = obj.get("roleRef")
     if isinstance(ref, dict) and not ref.get("apiGroup"):
         ref["apiGroup"] = RBAC_GROUP
