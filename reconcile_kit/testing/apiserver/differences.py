@@ -189,7 +189,8 @@ DIFFERENCES: tuple[Difference, ...] = (
         "PodDisruptionBudget names kube-apiserver accepts are refused; a Lease MicroTime "
         "without microseconds is accepted; a Service update owns `allocateLoadBalancerNodePorts` "
         "and node ports otherwise than kube-apiserver; some Deployment PUTs of an unchanged "
-        "spec bump the generation. `tests/fuzz/known.py` lists them per "
+        "spec bump the generation; a Job's invalid name gets other causes; one update of an "
+        "immutable Secret's data is accepted. `tests/fuzz/known.py` lists them per "
         "kind and property.",
         "Not implemented yet: each is a separate port of kube-apiserver's validation, "
         "conversion or strategy code, left for later issues.",
