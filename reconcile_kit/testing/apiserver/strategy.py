@@ -15,8 +15,9 @@ from typing import Any
 from ...meta.time import now_time
 from ...meta.validation import qualified_name_errors
 from . import derived, errors
-from .gozero import go_equal
+from .gozero import fill_go_zero, go_equal
 from .meta import (
+    annotation_causes,
     generate_name_causes,
     label_causes,
     name_causes,
@@ -57,7 +58,8 @@ def metadata_causes(rt: ResourceType, obj: Obj) -> list[dict[str, str]]:
     causes = generate_name_causes(meta.get("generateName"), name_style(rt))
     causes += name_causes(meta["name"], name_style(rt))
     causes += label_causes(meta.get("labels"))
-    causes += string_map_causes(meta.get("annotations"), "metadata.annotations")
+    annotation_type = string_map_causes(meta.get("annotations"), "metadata.annotations")
+    causes += annotation_type or annotation_causes(meta.get("annotations"), "metadata.annotations")
     finalizers = meta.get("finalizers")
     if finalizers is not None and not (
         isinstance(finalizers, list) and all(isinstance(f, str) for f in finalizers)
@@ -213,9 +215,12 @@ def kind_defaults(rt: ResourceType, obj: Obj) -> None:
 def generation_changed(rt: ResourceType, new: Obj, old: Obj) -> bool:
     """Whether an update from ``old`` to ``new`` bumps metadata.generation."""
     if rt.generation == "spec":
-        return not go_equal(new.get("spec"), old.get("spec"))
+        if (rt.group, rt.plural) in _REFLECT_EQUAL:
+            new_spec, old_spec = new.get("spec"), old.get("spec")
+            return not go_equal(new_spec, old_spec) or _empties(new_spec) != _empties(old_spec)
+        return not _same_spec(rt, new, old)
     if rt.generation == "spec+annotations":
-        return not go_equal(new.get("spec"), old.get("spec")) or (
+        return not _same_spec(rt, new, old) or (
             new["metadata"].get("annotations") != old["metadata"].get("annotations")
         )
     if rt.generation == "custom":
@@ -223,6 +228,38 @@ def generation_changed(rt: ResourceType, new: Obj, old: Obj) -> bool:
         keys = (set(new) | set(old)) - skip
         return any(new.get(k) != old.get(k) for k in keys)
     return False
+
+
+_REFLECT_EQUAL = {("networking.k8s.io", "networkpolicies")}
+"""Kinds whose PrepareForUpdate bumps the generation on ``!reflect.DeepEqual`` of the
+specs (kubernetes pkg/registry/networking/networkpolicy/strategy.go), which tells an empty
+slice or map from a nil one; the other kinds compare with Semantic.DeepEqual."""
+
+
+def _empties(value: Any, path: str = "") -> set[str]:
+    """The paths of the empty (non-nil) slices and maps in a decoded JSON value."""
+    if isinstance(value, dict):
+        if not value:
+            return {path}
+        return set().union(*(_empties(v, f"{path}.{k}") for k, v in value.items()))
+    if isinstance(value, list):
+        if not value:
+            return {path}
+        return set().union(*(_empties(v, f"{path}[{i}]") for i, v in enumerate(value)))
+    return set()
+
+
+def _same_spec(rt: ResourceType, new: Obj, old: Obj) -> bool:
+    """Semantic.DeepEqual of the decoded specs: a zero field (``paused: false``) is the
+    same as an absent one."""
+    if go_equal(new.get("spec"), old.get("spec")):
+        return True
+    specs = []
+    for obj in (new, old):
+        decoded = {"spec": copy.deepcopy(obj.get("spec"))}
+        fill_go_zero(rt.api_version, rt.kind, decoded)
+        specs.append(decoded.get("spec"))
+    return go_equal(specs[0], specs[1])
 
 
 def _keep_server_meta(new: Obj, old: Obj) -> None:
@@ -242,6 +279,12 @@ def prepare_update(rt: ResourceType, new: Obj, old: Obj) -> None:
         _service_update(new, old)
     else:
         _CREATE_DEFAULTS.get((rt.group, rt.plural), _no_defaults)(new)
+    if (rt.group, rt.plural) == ("", "namespaces"):
+        # namespaceStrategy.PrepareForUpdate: spec.finalizers change through /finalize only
+        spec = new.setdefault("spec", {})
+        spec["finalizers"] = copy.deepcopy((old.get("spec") or {}).get("finalizers"))
+        if spec["finalizers"] is None:
+            del spec["finalizers"]
     if rt.status:
         new.pop("status", None)
         if "status" in old:
@@ -395,6 +438,17 @@ def pod_spec_defaults(spec: dict[str, Any]) -> None:
     spec.setdefault("dnsPolicy", "ClusterFirst")
     spec.setdefault("securityContext", {})
     spec.setdefault("schedulerName", "default-scheduler")
+    service_account_alias(spec)
+
+
+def service_account_alias(spec: dict[str, Any]) -> None:
+    """The deprecated ``serviceAccount`` mirrors ``serviceAccountName`` (which it stands in
+    for when that is empty), as kubernetes pkg/apis/core/v1 conversion.go
+    Convert_v1_PodSpec_To_core_PodSpec and back write them."""
+    if not spec.get("serviceAccountName") and spec.get("serviceAccount"):
+        spec["serviceAccountName"] = spec["serviceAccount"]
+    if spec.get("serviceAccountName"):
+        spec["serviceAccount"] = spec["serviceAccountName"]
 
 
 _NOT_READY_TOLERATIONS = (
@@ -427,6 +481,7 @@ def _pod_defaults(obj: Obj) -> None:
     pod_spec_defaults(spec)
     _default_tolerations(spec)
     spec.setdefault("serviceAccountName", "default")
+    service_account_alias(spec)
     spec.setdefault("enableServiceLinks", True)
     spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
     spec.setdefault("priority", 0)
@@ -675,14 +730,20 @@ class _NodePorts:
 
 
 def _secret_defaults(obj: Obj) -> None:
-    obj.setdefault("type", "Opaque")
+    """core/v1 SetDefaults_Secret: an empty type is Opaque."""
+    if not obj.get("type"):
+        obj["type"] = "Opaque"
 
 
 def _job_defaults(obj: Obj) -> None:
     spec = obj.setdefault("spec", {})
-    spec.setdefault("parallelism", 1)
-    spec.setdefault("completions", 1)
-    spec.setdefault("backoffLimit", 6)
+    # batch/v1 SetDefaults_Job: completions only when parallelism is unset too
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+    if spec.get("parallelism") is None:
+        spec["parallelism"] = 1
+    if spec.get("backoffLimit") is None:
+        spec["backoffLimit"] = 2147483647 if spec.get("backoffLimitPerIndex") is not None else 6
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
     spec.setdefault("template", {}).setdefault("spec", {})
@@ -878,7 +939,23 @@ def _mutating_defaults(obj: Obj) -> None:
     configuration_defaults(obj, mutating=True)
 
 
+def _binding_defaults(obj: Obj) -> None:
+    """rbac/v1 SetDefaults_RoleBinding, SetDefaults_ClusterRoleBinding (an empty
+    roleRef.apiGroup) and SetDefaults_Subject (a User's or Group's empty apiGroup)."""
+    if obj.get("roleRef") is None:  # a struct: decoded as its zero value
+        obj["roleRef"] = {}
+    ref = obj.get("roleRef")
+    if isinstance(ref, dict) and not ref.get("apiGroup"):
+        ref["apiGroup"] = RBAC_GROUP
+    for subject in obj.get("subjects") or []:
+        kind = subject.get("kind") if isinstance(subject, dict) else None
+        if kind in ("User", "Group") and not subject.get("apiGroup"):
+            subject["apiGroup"] = RBAC_GROUP
+
+
 _CREATE_DEFAULTS = {
+    (RBAC_GROUP, "rolebindings"): _binding_defaults,
+    (RBAC_GROUP, "clusterrolebindings"): _binding_defaults,
     ("", "namespaces"): _namespace_defaults,
     ("", "pods"): _pod_defaults,
     ("", "services"): _service_defaults,

@@ -15,6 +15,8 @@ import orjson
 
 from . import errors
 from . import managedfields as mf
+from .gozero import fill_go_zero
+from .kubetypes import KINDS
 from .managedfields import manager_name
 from .resources import ResourceType
 from .store import Obj
@@ -128,10 +130,144 @@ def check_replicas(name: str, replicas: Any) -> None:
         )
 
 
+_JOB_LABELS = (
+    "batch.kubernetes.io/controller-uid",
+    "batch.kubernetes.io/job-name",
+    "controller-uid",
+    "job-name",
+)
+SET_AFTER_FIELD_MANAGER: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
+    ("", "pods"): (("spec", "priority"), ("spec", "preemptionPolicy"), ("spec", "tolerations")),
+    ("", "services"): (
+        ("spec", "clusterIP"),
+        ("spec", "clusterIPs"),
+        ("spec", "ipFamilies"),
+        ("spec", "ipFamilyPolicy"),
+        ("spec", "healthCheckNodePort"),
+        ("spec", "ports", "*", "nodePort"),
+    ),
+    ("", "namespaces"): (("spec", "finalizers"),),
+    ("", "persistentvolumeclaims"): (("metadata", "finalizers", "=kubernetes.io/pvc-protection"),),
+    ("batch", "jobs"): (
+        ("spec", "selector"),
+        *(("metadata", "labels", label) for label in _JOB_LABELS),
+        *(("spec", "template", "metadata", "labels", label) for label in _JOB_LABELS),
+    ),
+}
+"""Fields a create's strategy (PrepareForCreate) or admission plugins set, after
+kube-apiserver's field manager recorded the request (defaulted by the scheme only): the
+Priority and DefaultTolerationSeconds plugins, a Service's allocations, a Namespace's
+finalizer, the StorageObjectInUseProtection plugin's, a Job's generated selector and labels.
+Nobody owns them unless the request had them."""
+
+
+_DROPPED_AFTER_FIELD_MANAGER = {
+    ("coordination.k8s.io", "leases"): (("spec", "strategy"), ("spec", "preferredHolder")),
+}
+"""Fields a create's strategy drops (disabled feature gates) after the field manager
+recorded them: their writer owns them though the object lacks them."""
+
+_RESTORED_BY_UPDATE = {("", "namespaces"): (("spec", "finalizers"),)}
+"""Fields an update's strategy puts back from the old object after the field manager
+recorded the request's (namespaceStrategy.PrepareForUpdate: spec.finalizers)."""
+
+
+def _as_requested(rt: ResourceType, new: Obj, requested: Obj | None) -> Obj:
+    """``new`` with the fields the update's strategy restored as the request had them."""
+    paths = _RESTORED_BY_UPDATE.get((rt.group, rt.plural), ())
+    if requested is None or not paths:
+        return new
+    result = clone(new)
+    for parent, key in paths:
+        asked = requested.get(parent)
+        target = result.setdefault(parent, {})
+        if isinstance(asked, dict) and key in asked:
+            target[key] = asked[key]
+        elif isinstance(target, dict):
+            target.pop(key, None)
+    return result
+
+
+_EMPTY_KEPT = {
+    ("rbac.authorization.k8s.io", "roles"): ("rules",),
+    ("rbac.authorization.k8s.io", "clusterroles"): ("rules",),
+}
+"""Slices without ``omitempty`` that a request can send empty."""
+
+
+def _prune(written: Any, requested: Any, path: tuple[str, ...]) -> None:
+    """Drop from ``written`` what is at ``path`` and was not in ``requested``."""
+    if not path or not isinstance(written, dict | list):
+        return
+    key, rest = path[0], path[1:]
+    if key == "*":
+        if isinstance(written, list):
+            asked = requested if isinstance(requested, list) else []
+            for i, item in enumerate(written):
+                _prune(item, asked[i] if i < len(asked) else None, rest)
+        return
+    if not isinstance(written, dict):
+        return
+    if rest and rest[0].startswith("="):
+        value, items = rest[0][1:], written.get(key)
+        wanted = requested.get(key) if isinstance(requested, dict) else None
+        if isinstance(items, list) and value in items and value not in (wanted or []):
+            items.remove(value)
+            if not items:
+                del written[key]
+        return
+    if not rest:
+        if key in written and not (isinstance(requested, dict) and key in requested):
+            del written[key]
+        return
+    _prune(written.get(key), requested.get(key) if isinstance(requested, dict) else None, rest)
+
+
+def _as_go_writes(
+    rt: ResourceType, old: Obj | None, new: Obj, requested: Obj | None = None
+) -> tuple[Obj | None, Obj]:
+    """The live and new objects the field manager compares, as kube-apiserver's FieldManager
+    sees them: a built-in object converted as Go encodes it (its zero ``omitempty`` fields
+    left out), and on create the kind's zero object as the live one (``objectCreater.New``),
+    so a field left at its Go zero value is nobody's."""
+    written = without_managed_fields(new)
+    live = None if old is None else without_managed_fields(old)
+    if (rt.api_version, rt.kind) not in KINDS:
+        return live, written
+    written = clone(written)
+    if requested is not None:
+        for path in SET_AFTER_FIELD_MANAGER.get((rt.group, rt.plural), ()):
+            _prune(written, requested, path)
+    fill_go_zero(rt.api_version, rt.kind, written)
+    if requested is not None:
+        # an empty slice without omitempty is the request's (``rules: []``), though
+        # protobuf storage gives it back nil
+        for parent, key in _DROPPED_AFTER_FIELD_MANAGER.get((rt.group, rt.plural), ()):
+            asked = requested.get(parent)
+            if isinstance(asked, dict) and asked.get(key) is not None:
+                written.setdefault(parent, {})[key] = asked[key]
+        for key in _EMPTY_KEPT.get((rt.group, rt.plural), ()):
+            if requested.get(key) == [] and written.get(key) is None:
+                written[key] = []
+    if live is None:
+        live = {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": {}}
+    else:
+        live = clone(live)
+    fill_go_zero(rt.api_version, rt.kind, live)
+    return live, written
+
+
 def record_manager(
-    rt: ResourceType, new: Obj, old: Obj | None, opts: WriteOptions, subresource: str
+    rt: ResourceType,
+    new: Obj,
+    old: Obj | None,
+    opts: WriteOptions,
+    subresource: str,
+    requested: Obj | None = None,
+    updating: bool = False,
 ) -> None:
-    """Set ``new``'s managedFields: worked out by apply, else an Update by the writer."""
+    """Set ``new``'s managedFields: worked out by apply, else an Update by the writer
+    (``requested``: a create's object before its strategy and admission plugins)."""
     meta = new["metadata"]
     if (rt.group, rt.plural) in mf.UNTRACKED:
         meta.pop("managedFields", None)
@@ -150,9 +286,12 @@ def record_manager(
             subresource,
             mf.ignored_paths(rt, subresource, new),
         )
-        live = None if old is None else without_managed_fields(old)
+        if updating:
+            live, written = _as_go_writes(rt, old, _as_requested(rt, new, requested))
+        else:
+            live, written = _as_go_writes(rt, old, new, requested)
         try:
-            updated = write.update(live, without_managed_fields(new), managers)
+            updated = write.update(live, written, managers)
         except StructuredError:
             # As kube-apiserver's FieldManager.UpdateNoErrors: an object the field manager
             # cannot type (a list-map item without its key) loses its managedFields; the

@@ -39,7 +39,15 @@ from .strategy import (
 from .structured import MISSING
 from .writes import Result, WriteOptions, clone, record_manager, without_managed_fields
 
-_ETCD_PREFIX = {"services": "services/specs"}
+_ETCD_PREFIX = {
+    ("", "replicationcontrollers"): "controllers",
+    ("", "endpoints"): "services/endpoints",
+    ("", "nodes"): "minions",
+    ("", "services"): "services/specs",
+    ("networking.k8s.io", "ingresses"): "ingress",
+}
+"""kubernetes pkg/kubeapiserver/default_storage_factory_builder.go
+SpecialDefaultResourcePrefixes; other resources are stored under their plural."""
 
 
 def _etcd_key(rt: ResourceType, namespace: str, name: str) -> str:
@@ -47,7 +55,7 @@ def _etcd_key(rt: ResourceType, namespace: str, name: str) -> str:
     if rt.crd_name is not None or rt.group == "apiextensions.k8s.io":
         prefix = f"{rt.group}/{rt.plural}"
     else:
-        prefix = _ETCD_PREFIX.get(rt.plural, rt.plural)
+        prefix = _ETCD_PREFIX.get((rt.group, rt.plural), rt.plural)
     return f"/registry/{prefix}/{namespace}/{name}" if namespace else f"/registry/{prefix}/{name}"
 
 
@@ -88,6 +96,7 @@ class Writes(AdmissionCalls):
         if opts.guard is not None:
             opts.guard(rt, obj, None)
         meta = obj["metadata"]
+        requested = clone(obj)
         prepare_create(rt, obj)
         if (rt.group, rt.plural) == (certificates.GROUP, certificates.PLURAL):
             certificates.prepare_create(obj, opts.user_info)
@@ -96,7 +105,7 @@ class Writes(AdmissionCalls):
         later = rt.storage_key == CRD_KEY and self._establish_later()
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(obj, None, established=not later)
-        record_manager(rt, obj, None, opts, "")
+        record_manager(rt, obj, None, opts, "", requested)
         if rt.storage_key == CRD_KEY and not later and obj["metadata"].get("managedFields"):
             self._record_status_writer(rt, obj)
         fill_go_zero(rt.api_version, rt.kind, obj)
@@ -322,9 +331,11 @@ class Writes(AdmissionCalls):
         check_uid_unchanged(rt, new, old)
         if opts.guard is not None and not subresource:
             opts.guard(rt, new, old)
+        requested = None
         if subresource in ("status", "finalize"):
             new = self._subresource_update(rt, new, old, subresource)
         else:
+            requested = clone(new)
             prepare_update(rt, new, old)
         omit_empty(rt, new)
         deleting = bool(old["metadata"].get("deletionTimestamp"))
@@ -350,7 +361,7 @@ class Writes(AdmissionCalls):
         converting = webhook_converts(self.crd_of(rt))
         if not converting:  # else converted by the webhook once admitted, as it is stored
             new = self._to_storage(rt, new)
-        record_manager(rt, new, old, opts, subresource)
+        record_manager(rt, new, old, opts, subresource, requested, updating=True)
         check_resize(self.store, rt, new, old, subresource)
         fill_go_zero(rt.api_version, rt.kind, new)
         if opts.admit is not None:

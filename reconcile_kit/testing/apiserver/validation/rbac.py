@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .. import errors
+from ....meta.validation import dns1123_subdomain_errors
+from ..gofmt import go_quote
 from ..resources import RBAC_GROUP
 from ..store import Obj
 from .common import Causes, GoText, Validator, Write, invalid, not_supported, on_object, required
+from .rules import label_selector_causes
 
 
 def _rules(namespaced: bool) -> Callable[[Obj], Causes]:
@@ -20,13 +22,25 @@ def _rules(namespaced: bool) -> Callable[[Obj], Causes]:
             path = f"rules[{i}]"
             if not rule.get("verbs"):
                 causes.append(required(f"{path}.verbs", "verbs must contain at least one value"))
-            if rule.get("nonResourceURLs"):
+            urls = rule.get("nonResourceURLs")
+            if urls:
+                shown = GoText(f"[]string{{{', '.join(go_quote(str(u)) for u in urls)}}}")
                 if namespaced:
                     causes.append(
-                        errors.cause(
-                            "FieldValueInvalid",
+                        invalid(
                             f"{path}.nonResourceURLs",
-                            "Invalid value: namespaced rules cannot apply to non-resource URLs",
+                            shown,
+                            "namespaced rules cannot apply to non-resource URLs",
+                            rendered=True,
+                        )
+                    )
+                if rule.get("apiGroups") or rule.get("resources") or rule.get("resourceNames"):
+                    causes.append(
+                        invalid(
+                            f"{path}.nonResourceURLs",
+                            shown,
+                            "rules cannot apply to both regular resources and non-resource URLs",
+                            rendered=True,
                         )
                     )
                 continue
@@ -42,6 +56,15 @@ def _rules(namespaced: bool) -> Callable[[Obj], Causes]:
                         f"{path}.resources", "resource rules must supply at least one resource"
                     )
                 )
+        aggregation = obj.get("aggregationRule")
+        if not namespaced and isinstance(aggregation, dict):
+            selectors = aggregation.get("clusterRoleSelectors") or []
+            if not selectors:
+                why = "at least one clusterRoleSelector required if aggregationRule is non-nil"
+                causes.append(required("aggregationRule.clusterRoleSelectors", why))
+            for i, selector in enumerate(selectors):
+                field = f"aggregationRule.clusterRoleSelectors[{i}]"
+                causes += label_selector_causes(field, selector)
         return causes
 
     return validate
@@ -66,6 +89,10 @@ def _binding(namespaced: bool) -> Callable[[Obj], Causes]:
                 causes.append(required(f"{path}.name"))
             kind, group = subject.get("kind"), subject.get("apiGroup", "")
             if kind == "ServiceAccount":
+                name = subject.get("name")
+                if name:
+                    for message in dns1123_subdomain_errors(str(name)):
+                        causes.append(invalid(f"{path}.name", name, message))
                 if group:
                     causes.append(not_supported(f"{path}.apiGroup", group, ("",)))
                 if not namespaced and not subject.get("namespace"):

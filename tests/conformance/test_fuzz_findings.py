@@ -1,0 +1,450 @@
+"""Stored-object shapes the differential fuzzer (tests/fuzz, issue 28) found differing,
+fixed in the embedded server and pinned here on both backends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reconcile_kit.testing.backends import Backend
+
+from .kube import ok, req
+
+_SELECTOR = {"app": "web"}
+
+
+def _template(**spec: Any) -> dict[str, Any]:
+    containers = [{"name": "c", "image": "nginx:1.27"}]
+    return {"metadata": {"labels": _SELECTOR}, "spec": {"containers": containers, **spec}}
+
+
+def _workload(kind: str, **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": kind,
+        "metadata": {"name": "w"},
+        "spec": {"selector": {"matchLabels": _SELECTOR}, "template": _template(), **spec},
+    }
+
+
+async def test_pod_templates_keep_a_null_creation_timestamp(backend: Backend) -> None:
+    """A workload's pod template metadata carries ``creationTimestamp: null`` (the zero
+    metav1.Time has no omitempty), and the null is nobody's in managedFields (a create is
+    an Update from the kind's zero value, which has it too)."""
+    for kind, plural in (("Deployment", "deployments"), ("ReplicaSet", "replicasets")):
+        path = f"/apis/apps/v1/namespaces/{backend.namespace}/{plural}"
+        stored = await ok(backend, "POST", path, _workload(kind))
+        assert stored["spec"]["template"]["metadata"] == {
+            "creationTimestamp": None,
+            "labels": _SELECTOR,
+        }
+        fields = stored["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:template"]
+        assert fields["f:metadata"] == {"f:labels": {".": {}, "f:app": {}}}
+
+
+async def test_deprecated_service_account_mirrors_service_account_name(
+    backend: Backend,
+) -> None:
+    """``serviceAccount`` is written as ``serviceAccountName``'s alias (core/v1
+    conversion), and stands in for it when only it is given."""
+    path = f"/apis/apps/v1/namespaces/{backend.namespace}/deployments"
+    named = _workload("Deployment")
+    named["spec"]["template"]["spec"]["serviceAccountName"] = "robot"
+    stored = await ok(backend, "POST", path, named)
+    spec = stored["spec"]["template"]["spec"]
+    assert (spec["serviceAccountName"], spec["serviceAccount"]) == ("robot", "robot")
+    alias = _workload("Deployment")
+    alias["metadata"]["name"] = "w2"
+    alias["spec"]["template"]["spec"]["serviceAccount"] = "old"
+    stored = await ok(backend, "POST", path, alias)
+    spec = stored["spec"]["template"]["spec"]
+    assert (spec["serviceAccountName"], spec["serviceAccount"]) == ("old", "old")
+    plain = await ok(backend, "POST", path, _workload("Deployment") | {"metadata": {"name": "w3"}})
+    assert "serviceAccount" not in plain["spec"]["template"]["spec"]
+
+
+async def test_stateful_set_service_name_is_written_when_empty(backend: Backend) -> None:
+    """StatefulSetSpec.ServiceName has no omitempty: an unset one reads back ``""``, and
+    is nobody's in managedFields (the zero value of the kind has it)."""
+    path = f"/apis/apps/v1/namespaces/{backend.namespace}/statefulsets"
+    stored = await ok(backend, "POST", path, _workload("StatefulSet"))
+    assert stored["spec"]["serviceName"] == ""
+    assert "f:serviceName" not in stored["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]
+
+
+async def test_empty_omitempty_fields_are_not_stored(backend: Backend) -> None:
+    """Empty lists, maps and zero scalars of ``omitempty`` fields are not written back, nor
+    in managedFields (Go encodes the decoded object again); pointers keep their zero."""
+    ns = backend.namespace
+    binding = {
+        "metadata": {"name": "b"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
+        "subjects": [],
+    }
+    path = f"/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings"
+    stored = await ok(backend, "POST", path, binding)
+    assert "subjects" not in stored
+    assert "f:subjects" not in stored["metadata"]["managedFields"][0]["fieldsV1"]
+    account = {"metadata": {"name": "sa"}, "secrets": [], "imagePullSecrets": []}
+    stored = await ok(backend, "POST", f"/api/v1/namespaces/{ns}/serviceaccounts", account)
+    assert "secrets" not in stored and "imagePullSecrets" not in stored
+    deployment = _workload("Deployment", replicas=0, paused=False)
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    container |= {"ports": [], "env": [], "workingDir": ""}
+    stored = await ok(backend, "POST", f"/apis/apps/v1/namespaces/{ns}/deployments", deployment)
+    assert set(stored["spec"]["template"]["spec"]["containers"][0]) == {
+        "name",
+        "image",
+        "imagePullPolicy",
+        "resources",
+        "terminationMessagePath",
+        "terminationMessagePolicy",
+    }
+    assert stored["spec"]["replicas"] == 0  # *int32: a zero pointer is kept
+    assert "paused" not in stored["spec"]  # bool, omitempty
+
+
+async def test_storage_keys_of_resources_with_a_special_prefix(backend: Backend) -> None:
+    """A uid precondition failure names the etcd key: Ingresses live under
+    ``/registry/ingress/`` (SpecialDefaultResourcePrefixes), not their plural."""
+    path = f"/apis/networking.k8s.io/v1/namespaces/{backend.namespace}/ingresses"
+    backend_ref = {"service": {"name": "s", "port": {"number": 80}}}
+    stored = await ok(
+        backend, "POST", path, {"metadata": {"name": "i"}, "spec": {"defaultBackend": backend_ref}}
+    )
+    stored["metadata"]["uid"] = "0000-other"
+    refused = await req(backend, "PUT", f"{path}/i", stored)
+    assert refused.status == 409
+    assert f"Key: /registry/ingress/{backend.namespace}/i, " in refused.body["message"]
+
+
+async def test_an_update_to_an_omitted_empty_list_keeps_the_generation(backend: Backend) -> None:
+    """Sending an empty ``omitempty`` list where none is stored changes nothing: the
+    generation stays."""
+    path = f"/apis/apps/v1/namespaces/{backend.namespace}/statefulsets"
+    stored = await ok(backend, "POST", path, _workload("StatefulSet"))
+    stored["spec"]["volumeClaimTemplates"] = []
+    updated = await ok(backend, "PUT", f"{path}/w", stored)
+    assert updated["metadata"]["generation"] == 1
+    assert "volumeClaimTemplates" not in updated["spec"]
+
+
+async def test_fields_go_always_encodes_are_written_at_their_zero(backend: Backend) -> None:
+    """Fields without ``omitempty`` and structs (a metav1.Time among them) are written even
+    when the request leaves them out: a core/v1 Event reads back its null times, empty
+    reporting fields and source; none of them is in managedFields."""
+    involved = {"kind": "Pod", "name": "p", "namespace": backend.namespace, "apiVersion": "v1"}
+    event = {"metadata": {"name": "e"}, "involvedObject": involved, "reason": "Started"}
+    stored = await ok(backend, "POST", f"/api/v1/namespaces/{backend.namespace}/events", event)
+    zeros = {k: stored.get(k, "absent") for k in ("eventTime", "firstTimestamp", "lastTimestamp")}
+    assert zeros == {"eventTime": None, "firstTimestamp": None, "lastTimestamp": None}
+    assert (stored["reportingComponent"], stored["reportingInstance"]) == ("", "")
+    assert stored["source"] == {}
+    assert set(stored["metadata"]["managedFields"][0]["fieldsV1"]) == {
+        "f:involvedObject",
+        "f:reason",
+    }
+
+
+async def test_network_policy_ports_default_to_tcp(backend: Backend) -> None:
+    """SetDefaults_NetworkPolicyPort: a port without protocol is TCP, in every rule."""
+    path = f"/apis/networking.k8s.io/v1/namespaces/{backend.namespace}/networkpolicies"
+    rule = {"ports": [{"port": 80}, {"protocol": "UDP", "port": 53}, {}]}
+    spec = {"podSelector": {}, "ingress": [rule], "egress": [rule]}
+    stored = await ok(backend, "POST", path, {"metadata": {"name": "np"}, "spec": spec})
+    for direction in ("ingress", "egress"):
+        protocols = [p["protocol"] for p in stored["spec"][direction][0]["ports"]]
+        assert protocols == ["TCP", "UDP", "TCP"]
+    assert stored["spec"]["policyTypes"] == ["Ingress", "Egress"]
+
+
+async def test_hpa_behavior_gets_its_default_rules(backend: Backend) -> None:
+    """SetDefaults_HorizontalPodAutoscalerBehavior: a behavior is completed with the
+    default scaleUp and scaleDown rules, keeping what it sets."""
+    path = f"/apis/autoscaling/v2/namespaces/{backend.namespace}/horizontalpodautoscalers"
+    target = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}
+    spec = {
+        "scaleTargetRef": target,
+        "maxReplicas": 3,
+        "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}},
+    }
+    stored = await ok(backend, "POST", path, {"metadata": {"name": "h"}, "spec": spec})
+    assert stored["spec"]["behavior"] == {
+        "scaleUp": {
+            "stabilizationWindowSeconds": 0,
+            "selectPolicy": "Max",
+            "policies": [
+                {"type": "Pods", "value": 4, "periodSeconds": 15},
+                {"type": "Percent", "value": 100, "periodSeconds": 15},
+            ],
+        },
+        "scaleDown": {
+            "stabilizationWindowSeconds": 60,
+            "selectPolicy": "Max",
+            "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}],
+        },
+    }
+    plain = dict(spec)
+    del plain["behavior"]
+    stored = await ok(backend, "POST", path, {"metadata": {"name": "h2"}, "spec": plain})
+    assert "behavior" not in stored["spec"]
+
+
+def _pod(name: str, *resources: dict[str, Any]) -> dict[str, Any]:
+    containers = [
+        {"name": f"c{i}", "image": "nginx:1.27", "resources": r} for i, r in enumerate(resources)
+    ]
+    return {"metadata": {"name": name}, "spec": {"containers": containers}}
+
+
+async def test_pod_requests_default_to_limits_and_qos_class(backend: Backend) -> None:
+    """SetDefaults_Pod copies limits to missing requests; ComputePodQOS gives
+    status.qosClass from the containers' CPU and memory."""
+    path = f"/api/v1/namespaces/{backend.namespace}/pods"
+    both = {"cpu": "500m", "memory": "64Mi"}
+    cases = {
+        "best": (_pod("best", {}), "BestEffort"),
+        "guaranteed": (_pod("guaranteed", {"limits": both}), "Guaranteed"),
+        "burstable": (_pod("burstable", {"requests": {"cpu": "1"}}), "Burstable"),
+        "mixed": (_pod("mixed", {"limits": both}, {"limits": {"cpu": "1"}}), "Burstable"),
+        "less": (
+            _pod("less", {"requests": {"cpu": "100m", "memory": "1Mi"}, "limits": both}),
+            "Burstable",
+        ),
+    }
+    for name, (pod, qos) in cases.items():
+        stored = await ok(backend, "POST", path, pod)
+        assert stored["status"]["qosClass"] == qos, name
+    stored = await ok(backend, "GET", f"{path}/guaranteed")
+    assert stored["spec"]["containers"][0]["resources"] == {"limits": both, "requests": both}
+
+
+async def test_annotation_keys_are_qualified_names(backend: Backend) -> None:
+    """ValidateAnnotations: every key is a qualified name (case does not matter), and
+    keys and values hold 256 KiB at most in all."""
+    path = f"/api/v1/namespaces/{backend.namespace}/configmaps"
+    upper = await req(
+        backend, "POST", path, {"metadata": {"name": "u", "annotations": {"A.b/C": ""}}}
+    )
+    assert upper.status == 201
+    bad = await req(
+        backend, "POST", path, {"metadata": {"name": "b", "annotations": {"a/b/c": "v"}}}
+    )
+    assert bad.status == 422
+    assert bad.body["details"]["causes"] == [
+        {
+            "reason": "FieldValueInvalid",
+            "message": 'Invalid value: "a/b/c": a qualified name must consist of alphanumeric '
+            "characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+            "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix "
+            "and '/' (e.g. 'example.com/MyName')",
+            "field": "metadata.annotations",
+        }
+    ]
+    big = {"metadata": {"name": "big", "annotations": {"k": "v" * (256 * 1024)}}}
+    refused = await req(backend, "POST", path, big)
+    assert refused.status == 422
+    assert refused.body["details"]["causes"] == [
+        {
+            "reason": "FieldValueTooLong",
+            "message": "Too long: may not be more than 262144 bytes",
+            "field": "metadata.annotations",
+        }
+    ]
+
+
+async def test_network_policy_generation_sees_an_empty_list(backend: Backend) -> None:
+    """The NetworkPolicy strategy compares specs with reflect.DeepEqual: a PUT adding an
+    empty ``ingress`` list (stored as nothing) still bumps the generation, where a
+    StatefulSet's (Semantic.DeepEqual) does not."""
+    path = f"/apis/networking.k8s.io/v1/namespaces/{backend.namespace}/networkpolicies"
+    stored = await ok(
+        backend, "POST", path, {"metadata": {"name": "np"}, "spec": {"podSelector": {}}}
+    )
+    stored["spec"]["ingress"] = []
+    updated = await ok(backend, "PUT", f"{path}/np", stored)
+    assert updated["metadata"]["generation"] == 2
+    assert "ingress" not in updated["spec"]
+    same = await ok(backend, "PUT", f"{path}/np", updated)
+    assert same["metadata"]["generation"] == 2
+
+
+def _owned(stored: dict[str, Any]) -> dict[str, Any]:
+    fields: dict[str, Any] = stored["metadata"]["managedFields"][0]["fieldsV1"]
+    return fields
+
+
+async def test_what_strategies_and_admission_set_is_nobodys(backend: Backend) -> None:
+    """kube-apiserver's field manager records a create as the request defaulted by the
+    scheme, before the strategy and the admission plugins: a Pod's priority,
+    preemptionPolicy and default tolerations, a Service's allocations, a Namespace's
+    finalizer, a claim's protection finalizer and a Job's generated selector and labels
+    are in the object but in nobody's managedFields."""
+    ns = backend.namespace
+    pod = {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    stored = await ok(backend, "POST", f"/api/v1/namespaces/{ns}/pods", pod)
+    assert stored["spec"]["priority"] == 0 and len(stored["spec"]["tolerations"]) == 2
+    owned = _owned(stored)["f:spec"]
+    assert not {"f:priority", "f:preemptionPolicy", "f:tolerations"} & set(owned)
+    assert "f:enableServiceLinks" in owned  # a scheme default is the request's
+    service = {"metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}], "type": "NodePort"}}
+    stored = await ok(backend, "POST", f"/api/v1/namespaces/{ns}/services", service)
+    assert stored["spec"]["clusterIP"] and stored["spec"]["ports"][0]["nodePort"]
+    owned = _owned(stored)["f:spec"]
+    assert not {"f:clusterIP", "f:clusterIPs", "f:ipFamilies", "f:ipFamilyPolicy"} & set(owned)
+    assert "f:nodePort" not in owned["f:ports"]['k:{"port":80,"protocol":"TCP"}']
+    claim = {
+        "metadata": {"name": "c"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+    }
+    stored = await ok(backend, "POST", f"/api/v1/namespaces/{ns}/persistentvolumeclaims", claim)
+    assert stored["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
+    assert "f:metadata" not in _owned(stored)
+    job = {
+        "metadata": {"name": "j"},
+        "spec": {"template": _template(restartPolicy="Never")},
+    }
+    stored = await ok(backend, "POST", f"/apis/batch/v1/namespaces/{ns}/jobs", job)
+    assert "batch.kubernetes.io/controller-uid" in stored["spec"]["selector"]["matchLabels"]
+    owned = _owned(stored)
+    assert "f:selector" not in owned["f:spec"]
+    template_labels = owned["f:spec"]["f:template"]["f:metadata"]["f:labels"]
+    assert set(template_labels) == {".", "f:app"}
+
+
+async def test_namespace_finalizers_are_the_strategys(backend: Backend) -> None:
+    """A Namespace's ``spec.finalizers`` is set on create after the field manager (nobody's)
+    and kept by an update that drops it (only ``/finalize`` changes it)."""
+    name = f"{backend.namespace}-f"
+    stored = await ok(backend, "POST", "/api/v1/namespaces", {"metadata": {"name": name}})
+    try:
+        assert stored["spec"]["finalizers"] == ["kubernetes"]
+        assert "f:spec" not in _owned(stored)
+        stored["spec"] = {"finalizers": []}
+        updated = await ok(backend, "PUT", f"/api/v1/namespaces/{name}", stored)
+        assert updated["spec"]["finalizers"] == ["kubernetes"]
+    finally:
+        await req(backend, "DELETE", f"/api/v1/namespaces/{name}")
+
+
+async def test_job_completions_default_only_without_parallelism(backend: Backend) -> None:
+    """batch/v1 SetDefaults_Job sets completions to 1 only when parallelism is unset too."""
+    path = f"/apis/batch/v1/namespaces/{backend.namespace}/jobs"
+    job = {"metadata": {"name": "j"}, "spec": {"parallelism": 2, "template": _template()}}
+    job["spec"]["template"]["spec"]["restartPolicy"] = "Never"
+    stored = await ok(backend, "POST", path, job)
+    assert "completions" not in stored["spec"] and stored["spec"]["parallelism"] == 2
+    assert "f:completions" not in _owned(stored)["f:spec"]
+    job = {"metadata": {"name": "k"}, "spec": {"template": _template(restartPolicy="Never")}}
+    stored = await ok(backend, "POST", path, job)
+    assert (stored["spec"]["completions"], stored["spec"]["parallelism"]) == (1, 1)
+
+
+async def test_empty_rules_are_the_requests(backend: Backend) -> None:
+    """A Role created with ``rules: []`` reads back ``rules: null`` (protobuf storage), yet
+    its creator owns ``rules`` (the field manager saw the decoded empty slice)."""
+    path = f"/apis/rbac.authorization.k8s.io/v1/namespaces/{backend.namespace}/roles"
+    stored = await ok(backend, "POST", path, {"metadata": {"name": "r"}, "rules": []})
+    assert stored["rules"] is None
+    assert _owned(stored) == {"f:rules": {}}
+
+
+async def test_rbac_rule_and_subject_causes(backend: Backend) -> None:
+    """ValidatePolicyRule shows the non-resource URLs as Go's ``[]string{...}`` and refuses
+    rules mixing resources and URLs; a ServiceAccount subject's name is a DNS subdomain."""
+    group = "/apis/rbac.authorization.k8s.io/v1"
+    rule = {"verbs": ["get"], "resources": ["pods"], "nonResourceURLs": ["/x"]}
+    reply = await req(
+        backend, "POST", f"{group}/clusterroles", {"metadata": {"name": "fz-r"}, "rules": [rule]}
+    )
+    assert reply.status == 422, reply.body
+    assert reply.body["details"]["causes"] == [
+        {
+            "reason": "FieldValueInvalid",
+            "field": "rules[0].nonResourceURLs",
+            "message": 'Invalid value: []string{"/x"}: rules cannot apply to both regular '
+            "resources and non-resource URLs",
+        }
+    ]
+    ref = {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "r"}
+    subject = {"kind": "ServiceAccount", "name": "Bad_Name", "namespace": "default"}
+    binding = {"metadata": {"name": "b"}, "roleRef": ref, "subjects": [subject]}
+    path = f"{group}/namespaces/{backend.namespace}/rolebindings"
+    reply = await req(backend, "POST", path, binding)
+    assert reply.status == 422, reply.body
+    [cause] = reply.body["details"]["causes"]
+    assert cause["field"] == "subjects[0].name"
+    assert cause["message"].startswith('Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain')
+
+
+async def test_an_empty_secret_type_is_opaque(backend: Backend) -> None:
+    """core/v1 SetDefaults_Secret: ``type: ""`` is defaulted to Opaque (and is the writer's)."""
+    path = f"/api/v1/namespaces/{backend.namespace}/secrets"
+    stored = await ok(backend, "POST", path, {"metadata": {"name": "s"}, "type": ""})
+    assert stored["type"] == "Opaque"
+    assert _owned(stored) == {"f:type": {}}
+
+
+async def test_dropped_lease_fields_are_the_writers(backend: Backend) -> None:
+    """The lease strategy drops ``strategy`` and ``preferredHolder`` (CoordinatedLeaderElection
+    is off) after the field manager saw them: they stay in the writer's managedFields."""
+    path = f"/apis/coordination.k8s.io/v1/namespaces/{backend.namespace}/leases"
+    body = {"metadata": {"name": "l"}, "spec": {"strategy": "Bogus", "preferredHolder": "x"}}
+    stored = await ok(backend, "POST", path, body)
+    assert "strategy" not in stored.get("spec", {})
+    assert _owned(stored) == {"f:spec": {"f:preferredHolder": {}, "f:strategy": {}}}
+
+
+async def test_a_zero_field_sent_again_keeps_the_generation(backend: Backend) -> None:
+    """The Deployment strategy compares specs with Semantic.DeepEqual on the decoded
+    structs: a PUT adding ``paused: false`` (Go's zero value) is no spec change."""
+    path = f"/apis/apps/v1/namespaces/{backend.namespace}/deployments"
+    stored = await ok(backend, "POST", path, _workload("Deployment"))
+    stored["spec"]["paused"] = False
+    updated = await ok(backend, "PUT", f"{path}/w", stored)
+    assert updated["metadata"]["generation"] == 1
+    assert "paused" not in updated["spec"]
+
+
+async def test_rbac_defaults_and_aggregation_rule(backend: Backend) -> None:
+    """rbac/v1 defaults an empty roleRef.apiGroup and a User subject's apiGroup; an
+    aggregationRule needs at least one clusterRoleSelector."""
+    group = "/apis/rbac.authorization.k8s.io/v1"
+    ref = {"apiGroup": "", "kind": "ClusterRole", "name": "r"}
+    binding = {
+        "metadata": {"name": "b"},
+        "roleRef": ref,
+        "subjects": [{"kind": "User", "name": "u"}],
+    }
+    path = f"{group}/namespaces/{backend.namespace}/rolebindings"
+    stored = await ok(backend, "POST", path, binding)
+    assert stored["roleRef"]["apiGroup"] == "rbac.authorization.k8s.io"
+    assert stored["subjects"][0]["apiGroup"] == "rbac.authorization.k8s.io"
+    reply = await req(backend, "POST", path, {"metadata": {"name": "c"}})
+    assert reply.status == 422, reply.body
+    assert [c["field"] for c in reply.body["details"]["causes"]] == ["roleRef.kind", "roleRef.name"]
+    role = {"metadata": {"name": f"{backend.namespace}-agg"}, "aggregationRule": {}}
+    reply = await req(backend, "POST", f"{group}/clusterroles", role)
+    assert reply.status == 422, reply.body
+    assert reply.body["details"]["causes"] == [
+        {
+            "reason": "FieldValueRequired",
+            "field": "aggregationRule.clusterRoleSelectors",
+            "message": "Required value: at least one clusterRoleSelector required if "
+            "aggregationRule is non-nil",
+        }
+    ]
+
+
+async def test_namespace_finalizers_sent_in_an_update_are_the_writers(backend: Backend) -> None:
+    """An update sending other ``spec.finalizers`` keeps the old ones (the strategy) yet
+    its writer owns the field (the field manager saw the request)."""
+    name = f"{backend.namespace}-g"
+    stored = await ok(backend, "POST", "/api/v1/namespaces", {"metadata": {"name": name}})
+    try:
+        stored["spec"] = {"finalizers": ["kubernetes", "example.com/x"]}
+        updated = await ok(backend, "PUT", f"/api/v1/namespaces/{name}", stored)
+        assert updated["spec"]["finalizers"] == ["kubernetes"]
+        assert _owned(updated)["f:spec"] == {"f:finalizers": {}}
+    finally:
+        await req(backend, "DELETE", f"/api/v1/namespaces/{name}")
