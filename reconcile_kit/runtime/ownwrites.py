@@ -14,13 +14,7 @@ from ..meta.objects import ObjectRef, metadata_of
 from .reflector import DELETED, ReflectorEvent, Transform
 from .store import Obj, Store
 
-__all__ = ["OwnWrites", "newer"]
-
-
-def newer(a: Obj, b: Obj) -> bool:
-    """Whether ``a`` has a later resourceVersion than ``b`` (compared as integers, as
-    client-go's MutationCache does; False when either is not an integer)."""
-    return _after(_version(a), b)
+__all__ = ["OwnWrites"]
 
 
 def _version(obj: Obj) -> int | None:
@@ -32,8 +26,8 @@ def _version(obj: Obj) -> int | None:
 
 
 def _after(version: int | None, obj: Obj) -> bool:
-    """Whether ``version`` is later than ``obj``'s resourceVersion (False when either is
-    not an integer)."""
+    """Whether ``version`` is later than ``obj``'s resourceVersion, compared as integers as
+    client-go's MutationCache does (False when either is not an integer)."""
     other = _version(obj)
     return version is not None and other is not None and version > other
 
