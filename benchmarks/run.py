@@ -189,10 +189,25 @@ async def run_controller_until(
     return controller
 
 
+def child_result(stdout: bytes) -> dict[str, Any]:
+    """The JSON line a child printed (py-spy, when profiling, prints after it)."""
+    lines = [line for line in stdout.decode().splitlines() if line.startswith("{")]
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
 async def spawn_child(
     mode: str, kubeconfig: Path, objects: int, concurrency: int, seconds: float = 0.0
 ) -> asyncio.subprocess.Process:
+    # $RECONCILE_KIT_BENCH_PROFILE=DIR: each child runs under py-spy (collapsed stacks in DIR)
+    profile = os.environ.get("RECONCILE_KIT_BENCH_PROFILE")
+    spy = []
+    if profile:
+        output = str(Path(profile) / f"{mode}-{time.time_ns()}.txt")
+        spy = ["py-spy", "record", "--rate", "250", "--format", "raw", "--nonblocking"]
+        spy += ["-o", output, "--"]
     return await asyncio.create_subprocess_exec(
+        *spy,
         sys.executable,
         __file__,
         "--child",
@@ -229,7 +244,7 @@ async def client_process(
         out, err = await asyncio.wait_for(proc.communicate(), converge_timeout(objects))
         if proc.returncode != 0:
             raise RuntimeError(f"{mode} child failed:\n{err.decode()[-3000:]}")
-        data: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
+        data: dict[str, Any] = child_result(out)
     finally:
         await target.release()
     reconciles = int(data.pop("reconciles", objects))
@@ -269,15 +284,43 @@ async def child_converge(api: Any, objects: int, concurrency: int) -> dict[str, 
     from reconcile_kit import Controller, PatchHelper  # noqa: F401
 
     counted = Counted(objects, ready_reconcile)
+    collector = CollectorTimes()
     cpu0, rss0 = time.process_time(), rss_bytes()
     measured: dict[str, Any] = {}
 
     async def done() -> None:
         await counted.wait()
         measured.update(cpu_seconds=time.process_time() - cpu0, rss_converged=rss_bytes())
+        measured.update(collector.stop())
 
     controller = await run_controller_until(api, counted.reconcile, done, concurrency)
     return {"reconciles": controller.stats.reconciles, "rss_started": rss0, **measured}
+
+
+class CollectorTimes:
+    """Time spent in the garbage collector (``gc.callbacks``), per generation: seconds
+    and the number of collections, from construction to :meth:`stop`."""
+
+    def __init__(self) -> None:
+        self.seconds = [0.0, 0.0, 0.0]
+        self.counts = [0, 0, 0]
+        self._start = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.seconds[info["generation"]] += time.perf_counter() - self._start
+            self.counts[info["generation"]] += 1
+
+    def stop(self) -> dict[str, Any]:
+        gc.callbacks.remove(self._callback)
+        return {
+            "gc_seconds": sum(self.seconds),
+            "gc_seconds_by_generation": self.seconds,
+            "gc_collections": self.counts,
+        }
 
 
 async def child_ceiling(api: Any, objects: int, concurrency: int) -> dict[str, Any]:
@@ -643,7 +686,7 @@ async def in_subprocess(
             check=True,
             timeout=converge_timeout(objects) + seconds + 60,
         )
-        data: dict[str, Any] = json.loads(output.stdout.decode().strip().splitlines()[-1])
+        data: dict[str, Any] = child_result(output.stdout)
         data["json_bytes"] = json_bytes
         data["objects"] = len(items)
         data["server_cpu_seconds"] = process_cpu_seconds(pid) - cpu0

@@ -8,8 +8,10 @@ controller's CPU time.
 :class:`LazyBox` is a ``Box`` built over a cached document without copying it: a nested
 mapping or list is wrapped (one level, its own children still shared) the first time it
 is read, and the wrapper replaces it in its parent. Writes go to the wrappers, never to the
-shared document, so the cache stays intact. Values assigned by the user are converted as
-``Box`` converts them (deeply, so later changes to the assigned dict do not leak in).
+shared document, so the cache stays intact. Values assigned by the user are copied deeply,
+as ``Box`` converts them (so later changes to the assigned dict do not leak in), but into
+plain dicts and lists wrapped when first read, like the rest of the tree: a condition
+appended or a map assigned costs a copy, not a Box conversion.
 
 The invariant the rest of the toolkit relies on: a plain ``dict`` or ``list`` held inside a
 LazyBox tree is shared, never mutated. :func:`freeze` uses it to snapshot a tree in time
@@ -45,6 +47,24 @@ def wrap(value: object) -> object:
 
 
 _CONFIGS: dict[type, dict[str, Any]] = {}
+_SCALARS = (str, int, float, bool, type(None))
+_PLAIN = (*_SCALARS, dict, list)
+"""Types a LazyBox stores without Box's conversion: JSON's scalars, and plain containers
+(stored as a private deep copy)."""
+_MISSING = object()
+
+
+def _private(value: Any) -> Any:
+    """A deep copy of ``value``'s dicts and lists (any ``dict``/``list`` subclass, a Box
+    included, becomes a plain one); other values as they are, as Box keeps them."""
+    if isinstance(value, dict):
+        return {
+            key: item if type(item) in _SCALARS else _private(item)
+            for key, item in dict.items(value)
+        }
+    if isinstance(value, list):
+        return [item if type(item) in _SCALARS else _private(item) for item in list.__iter__(value)]
+    return value
 
 
 class LazyBox(Box):
@@ -86,6 +106,23 @@ class LazyBox(Box):
                 self._index_safe_keys()
         return Box.__getattr__(self, item)  # type: ignore[no-untyped-call]
 
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """Store ``value``: JSON scalars as they are, a plain dict or list as a private deep
+        copy (wrapped when first read); anything else converted as ``Box`` does."""
+        if type(value) in _PLAIN:
+            dict.__setitem__(self, key, _private(value))
+        else:
+            Box.__setitem__(self, key, value)  # type: ignore[no-untyped-call]
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        """As ``dict.update``, storing as :meth:`__setitem__` does; an equal scalar is
+        left in place (kr8s's ``APIObject.raw`` re-sets ``kind`` and ``apiVersion`` on
+        every read)."""
+        for key, value in dict(*args, **kwargs).items():
+            if type(value) in _SCALARS and dict.get(self, key, _MISSING) == value:
+                continue
+            self[key] = value
+
     def _index_safe_keys(self) -> None:
         """Record the attribute names of keys like ``my-key`` (Box does this on every store;
         here only when an attribute lookup misses)."""
@@ -123,6 +160,14 @@ class LazyBoxList(BoxList):
         boxes.box_org_ref = None
         list.extend(boxes, [wrap(item) for item in items])
         return boxes
+
+    def _convert(self, p_object: Any) -> Any:
+        """An item to store: a plain dict or list as a private deep copy wrapped lazily,
+        anything else as ``BoxList`` converts it (used by append, insert and item
+        assignment)."""
+        if type(p_object) in (dict, list):
+            return wrap(_private(p_object))
+        return BoxList._convert(self, p_object)  # type: ignore[attr-defined]
 
 
 @overload

@@ -84,6 +84,36 @@ def test_assigned_values_are_converted_like_box() -> None:
     assert isinstance(lazy.spec.extra.a.b[1], Box)
 
 
+def test_assigned_containers_are_private_copies_wherever_they_enter() -> None:
+    """Item assignment, update, append, insert and list item assignment all store a deep
+    copy: changing the assigned dict afterwards, at any depth, changes nothing stored."""
+    lazy = LazyBox.over(document())
+    mine: dict[str, Any] = {"a": {"b": [1, {"c": 2}]}}
+    lazy["x"] = mine
+    lazy.update(y=mine)
+    lazy.z = []
+    lazy.z.append(mine)
+    lazy.z.insert(0, mine)
+    lazy.z[1] = mine
+    lazy.z.extend([mine])
+    mine["a"]["b"][1]["c"] = 99
+    mine["a"]["new"] = True
+    expected = {"a": {"b": [1, {"c": 2}]}}
+    assert lazy.x == expected and lazy.y == expected and lazy.z == [expected] * 3
+    assert all(isinstance(item, LazyBox) for item in lazy.z)
+    assert isinstance(lazy.x.a.b[1], Box)
+
+
+def test_update_leaves_equal_scalars_in_place() -> None:
+    """kr8s's ``raw`` re-sets kind and apiVersion on every read: equal values stay, a
+    different one is stored."""
+    lazy = LazyBox.over(document())
+    lazy.update({"kind": "Deployment", "apiVersion": "apps/v1"})
+    assert lazy.kind == "Deployment"
+    lazy.update({"kind": "Other"})
+    assert lazy.kind == "Other" and lazy["kind"] == "Other"
+
+
 def test_copies_are_independent() -> None:
     source = document()
     lazy = LazyBox.over(source)
