@@ -9,6 +9,9 @@ Scenarios (issue 8), each repeated against a fresh embedded API server:
 2. ceiling: a plain kr8s loop sending the same status merge PATCHes (no GET), same
    concurrency. Also run with kr8s over reconcile_kit's aiohttp transport (which the
    controller uses by default), to show the toolkit's own overhead on equal terms.
+   ceiling-raw (issue 31): the controller's requests on one plain aiohttp session (paged
+   LIST, WATCH with every line decoded, the same PATCHes): its CPU per object is the floor
+   the toolkit's CPU per reconcile is compared with.
 3. kopf: an equivalent kopf handler (subprocess) writing the same status; its CPU per
    object is counted from its launch (kopf's imports included).
    controller-runtime: the same controller in Go (benchmarks/controller_runtime.py; built
@@ -18,6 +21,8 @@ Scenarios (issue 8), each repeated against a fresh embedded API server:
    request (else its launch) to each object's first Ready.
 4. coalesce: 100 rapid updates to one object; how many reconciles run.
 5. latency: write of an update -> start of its reconcile, p50/p99, idle and under load.
+   latency-processes (issue 31): the same for reconcile_kit and typed controller-runtime
+   alike, each in its own process (benchmarks/latency_processes.py).
 6. memory: RSS growth of a reflector cache per object (subprocess, server in another process);
    memory-controller: the same for a controller that reconciled every object once (a status
    patch each through PatchHelper) and has converged: cache, work queue, read-your-writes.
@@ -61,11 +66,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import controller_runtime
+import latency_processes
 from apiserver import (
     ServerProcess,
     machine_info,
@@ -84,6 +89,7 @@ from targets import (
     EmbeddedTarget,
     RealTarget,
     name_of,
+    patch_spec,
     populate,
 )
 
@@ -96,11 +102,13 @@ SCENARIOS = (
     "converge-uvloop",
     "ceiling",
     "ceiling-aiohttp",
+    "ceiling-raw",
     "kopf",
     "controller-runtime",
     "controller-runtime-typed",
     "coalesce",
     "latency",
+    "latency-processes",
     "memory",
     "memory-controller",
     "idle",
@@ -349,6 +357,68 @@ async def child_ceiling(api: Any, objects: int, concurrency: int) -> dict[str, A
     return {"reconciles": objects}
 
 
+async def child_raw(kubeconfig: str, objects: int, concurrency: int) -> dict[str, Any]:
+    """2, raw: the controller's requests on one plain aiohttp session, no toolkit and no
+    kr8s: the Widgets LISTed in pages of 500 and WATCHed from there (every line decoded),
+    the same status merge PATCH sent for each listed Widget (answer read whole); CPU from
+    the first request until the watch delivered the change of every Widget."""
+    conn = Connection.from_kubeconfig(kubeconfig)
+    headers = {"Content-Type": MERGE}
+    async with conn.session() as session:
+        cpu0 = time.process_time()
+        names, version = await _raw_list(session, conn.url)
+        changed: set[str] = set()
+        everything = asyncio.Event()
+
+        async def watch() -> None:
+            url = f"{conn.url}{COLLECTION}?watch=1&allowWatchBookmarks=true"
+            async with session.get(f"{url}&resourceVersion={version}") as response:
+                async for line in response.content:
+                    event = orjson.loads(line)
+                    if event["type"] == "MODIFIED":
+                        changed.add(event["object"]["metadata"]["name"])
+                        if len(changed) >= objects:
+                            everything.set()
+                            return
+
+        async def worker() -> None:
+            while names:
+                url = f"{conn.url}{COLLECTION}/{names.pop()}/status"
+                condition = {**CONDITION, "lastTransitionTime": time.strftime("%Y-%m-%dT%H:%M:%SZ")}
+                body = orjson.dumps({"status": {"conditions": [condition]}})
+                async with session.patch(url, data=body, headers=headers) as response:
+                    await response.read()
+                    response.raise_for_status()
+
+        watching = asyncio.create_task(watch())
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        await asyncio.wait_for(everything.wait(), converge_timeout(objects))
+        cpu = time.process_time() - cpu0
+        watching.cancel()
+    return {"reconciles": objects, "cpu_seconds": cpu}
+
+
+async def _raw_list(session: Any, url: str) -> tuple[list[str], str]:
+    """The Widgets' names and the list's resourceVersion, LISTed in pages of 500."""
+    names: list[str] = []
+    token = ""
+    while True:
+        async with session.get(f"{url}{COLLECTION}?limit=500&continue={token}") as response:
+            listed = orjson.loads(await response.read())
+        names += [item["metadata"]["name"] for item in listed["items"]]
+        token = listed["metadata"].get("continue") or ""
+        if not token:
+            return names, listed["metadata"]["resourceVersion"]
+
+
+async def probe_reconcile(obj: Any, ctx: Any) -> None:
+    """ready_reconcile, after printing the probe line of benchmarks/latency_processes.py."""
+    seq = obj.raw["spec"].get("seq", 0)
+    sys.stdout.write(f"reconcile {obj.name} {seq} {time.time_ns()}\n")
+    sys.stdout.flush()
+    await ready_reconcile(obj, ctx)
+
+
 # ---------------------------------------------------------------------------------------
 # 3 kopf
 # ---------------------------------------------------------------------------------------
@@ -467,17 +537,6 @@ class Probe:
         return await asyncio.wait_for(seen(), timeout)
 
 
-async def patch_spec(session: aiohttp.ClientSession, url: str, name: str, seq: int) -> None:
-    """A merge PATCH of the Widget's spec.seq (``session`` carries TLS and auth)."""
-    async with session.patch(
-        f"{url}{COLLECTION}/{name}",
-        data=orjson.dumps({"spec": {"seq": seq}}),
-        headers={"Content-Type": MERGE},
-    ) as response:
-        if response.status != 200:
-            raise RuntimeError(f"patch {name}: {response.status}")
-
-
 async def coalesce_and_latency(
     target: Target, objects: int, concurrency: int, updates: int
 ) -> dict[str, float]:
@@ -590,6 +649,10 @@ async def child(
         return await child_converge(api, objects, concurrency)
     if mode == "ceiling":
         return await child_ceiling(api, objects, concurrency)
+    if mode == "ceiling-raw":
+        return await child_raw(kubeconfig, objects, concurrency)
+    if mode == "probe":
+        await run_controller_until(api, probe_reconcile, asyncio.Event().wait, concurrency)
     if mode == "ceiling-aiohttp":
         from reconcile_kit.client.transport import use_aiohttp_transport
 
@@ -726,7 +789,7 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
     idle_seconds = 10.0 if args.quick else 60.0
     contender = (
         controller_runtime.build()
-        if wanted & {"controller-runtime", "controller-runtime-typed"}
+        if wanted & {"controller-runtime", "controller-runtime-typed", "latency-processes"}
         else None
     )
     with tempfile.TemporaryDirectory(prefix="rk-run-") as tmp:
@@ -779,6 +842,14 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
                     ),
                 ),
                 (
+                    "ceiling-raw",
+                    lambda: client_process(target, "ceiling-raw", args.objects, args.concurrency),
+                ),
+                (
+                    "latency-processes",
+                    lambda: latency_contenders(target, contender, args),
+                ),
+                (
                     "latency",
                     lambda: coalesce_and_latency(
                         target, args.objects, args.concurrency, 50 if args.quick else 100
@@ -820,6 +891,48 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
                     flush=True,
                 )
     return runs
+
+
+async def latency_contenders(
+    target: Target, contender: Path | None, args: argparse.Namespace
+) -> dict[str, float]:
+    """latency-processes: reconcile_kit, then (when built) typed controller-runtime, each in
+    its own process (benchmarks/latency_processes.py); keys prefixed ``rk_`` and ``cr_``."""
+    updates = 50 if args.quick else 200
+    timeout = converge_timeout(args.objects)
+    mine = [sys.executable, __file__, "--child", "probe", "--kubeconfig", "{kubeconfig}"]
+    mine += ["--concurrency", str(args.concurrency)]
+    result = {
+        f"rk_{k}": v
+        for k, v in (
+            await latency_processes.run(target, mine, args.objects, updates, timeout)
+        ).items()
+    }
+    if contender is not None:
+        theirs = [str(contender), "--kubeconfig={kubeconfig}", f"--namespace={NAMESPACE}"]
+        theirs += [f"--concurrency={args.concurrency}", "--typed", "--probe"]
+        measured = await latency_processes.run(target, theirs, args.objects, updates, timeout)
+        result.update({f"cr_{k}": v for k, v in measured.items()})
+    return result
+
+
+def _latency_rows(runs: list[dict[str, Any]], rows: dict[str, dict[str, float]]) -> None:
+    """latency-processes: each contender's p50/p99, and reconcile_kit's p99 over typed
+    controller-runtime's, run by run."""
+    for who, label in (("rk", "reconcile_kit"), ("cr", "controller-runtime typed")):
+        for load in ("idle", "load"):
+            for q in ("p50", "p99"):
+                key = f"{who}_latency_{load}_{q}_ms"
+                if runs and key in runs[0]:
+                    rows[f"{label} change-to-reconcile {load} {q} ms"] = summary(
+                        [r[key] for r in runs]
+                    )
+    for load in ("idle", "load"):
+        mine, theirs = f"rk_latency_{load}_p99_ms", f"cr_latency_{load}_p99_ms"
+        if runs and theirs in runs[0]:
+            rows[f"ratio p99 {load} reconcile_kit/controller-runtime typed"] = summary(
+                [r[mine] / r[theirs] for r in runs]
+            )
 
 
 def _growth(run: dict[str, Any]) -> float:
@@ -885,6 +998,13 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
         add(f"{label} CPU ms/reconcile", scenario, lambda r: r["cpu_ms_per_reconcile"])
         add(f"{label} RSS growth KiB/object", scenario, lambda r: _growth(r) / objects / 1024)
         add(f"{label} RSS growth/JSON", scenario, lambda r: _growth(r) / r["json_bytes"])
+    add("raw aiohttp loop CPU ms/request", "ceiling-raw", lambda r: r["cpu_ms_per_reconcile"])
+    if "converge" in runs and "ceiling-raw" in runs:
+        pairs = list(zip(runs["converge"], runs["ceiling-raw"], strict=False))
+        rows["ratio CPU/reconcile reconcile_kit/raw aiohttp loop"] = summary(
+            [a["cpu_ms_per_reconcile"] / b["cpu_ms_per_reconcile"] for a, b in pairs]
+        )
+    _latency_rows(runs.get("latency-processes", []), rows)
     for label, scenario in contenders[2:]:  # ratios against each, run by run (interleaved)
         if "converge" in runs and scenario in runs:
             pairs = list(zip(runs["converge"], runs[scenario], strict=False))
@@ -933,6 +1053,9 @@ TARGETS: list[tuple[str, str, float]] = [
     ("ratio converge/kopf", ">=", 10.0),
     ("ratio CPU/reconcile reconcile_kit/controller-runtime", "<=", 0.6),  # issue 19
     ("ratio CPU/reconcile reconcile_kit/controller-runtime typed", "<=", 0.5),  # issue 31
+    ("ratio CPU/reconcile reconcile_kit/raw aiohttp loop", "<=", 1.05),  # issue 31
+    ("ratio p99 idle reconcile_kit/controller-runtime typed", "<=", 1.0),  # issue 31
+    ("ratio p99 load reconcile_kit/controller-runtime typed", "<=", 1.0),  # issue 31
     ("reconcile_kit RSS growth/JSON", "<=", 1.5),  # issue 19, at 10,000 objects of 5.8 KB
     ("latency idle p99 ms", "<=", 20.0),
     ("memory RSS/JSON", "<=", 3.0),
@@ -1005,6 +1128,8 @@ def main() -> None:
             "converge-uvloop",
             "ceiling",
             "ceiling-aiohttp",
+            "ceiling-raw",
+            "probe",
             "memory",
             "memory-controller",
             "idle",

@@ -23,6 +23,7 @@ from typing import Any
 
 import aiohttp
 import orjson
+import yaml
 from apiserver import percentile
 
 GROUP = "bench.reconcile-kit.io"
@@ -105,6 +106,15 @@ class Connection:
         self.ssl: ssl.SSLContext | bool = context if context is not None else False
         self.headers = {"Authorization": f"Bearer {token}"} if token else {}
 
+    @classmethod
+    def from_kubeconfig(cls, kubeconfig: str | Path) -> Connection:
+        """The first cluster and user of ``kubeconfig`` (server, CA data, bearer token)."""
+        config = yaml.safe_load(Path(kubeconfig).read_text())
+        cluster, user = config["clusters"][0]["cluster"], config["users"][0].get("user") or {}
+        ca = cluster.get("certificate-authority-data")
+        context = ssl.create_default_context(cadata=base64.b64decode(ca).decode()) if ca else None
+        return cls(cluster["server"], kubeconfig, context, user.get("token"))
+
     def session(self) -> aiohttp.ClientSession:
         return aiohttp.ClientSession(
             headers=self.headers, connector=aiohttp.TCPConnector(ssl=self.ssl)
@@ -117,6 +127,17 @@ class Connection:
             session.request(method, f"{self.url}{path}") as response,
         ):
             return response.status, await response.read()
+
+
+async def patch_spec(session: aiohttp.ClientSession, url: str, name: str, seq: int) -> None:
+    """A merge PATCH of the Widget's spec.seq (``session`` carries TLS and auth)."""
+    async with session.patch(
+        f"{url}{COLLECTION}/{name}",
+        data=orjson.dumps({"spec": {"seq": seq}}),
+        headers={"Content-Type": "application/merge-patch+json"},
+    ) as response:
+        if response.status != 200:
+            raise RuntimeError(f"patch {name}: {response.status}")
 
 
 async def populate(conn: Connection, count: int, concurrency: int = 16) -> None:

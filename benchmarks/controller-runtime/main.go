@@ -7,7 +7,9 @@
 // = -concurrency, and writes a Ready condition with one merge PATCH of the status subresource
 // (client.MergeFrom), as reconcile_kit's PatchHelper does. No metrics server, no probes, no
 // leader election. It runs until it receives SIGTERM or SIGINT; benchmarks/run.py reads its
-// CPU time and RSS from /proc before stopping it.
+// CPU time and RSS from /proc before stopping it. With -probe, each reconcile prints
+// "reconcile <name> <spec.seq> <unix nanoseconds>" once it holds the object
+// (benchmarks/latency_processes.py: change-to-reconcile latency).
 package main
 
 import (
@@ -15,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,12 +41,23 @@ type reconciler struct {
 	client client.Client
 }
 
+var probe = flag.Bool("probe", false, "print a line per reconcile: name, spec.seq, time")
+
+// started prints the probe line of a reconcile holding the object (-probe).
+func started(name string, seq int64) {
+	if *probe {
+		fmt.Printf("reconcile %s %d %d\n", name, seq, time.Now().UnixNano())
+	}
+}
+
 func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(widgetGVK)
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	seq, _, _ := unstructured.NestedInt64(obj.Object, "spec", "seq")
+	started(req.Name, seq)
 	before := obj.DeepCopy()
 	conditions := []metav1.Condition{}
 	if raw, found, _ := unstructured.NestedSlice(obj.Object, "status", "conditions"); found {

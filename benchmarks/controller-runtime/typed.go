@@ -106,6 +106,7 @@ func (r *typedReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	started(req.Name, obj.Spec.Seq)
 	before := obj.DeepCopy()
 	meta.SetStatusCondition(&obj.Status.Conditions, metav1.Condition{
 		Type: "Ready", Status: metav1.ConditionTrue, Reason: "Reconciled", Message: "bench",
