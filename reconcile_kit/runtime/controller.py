@@ -55,7 +55,7 @@ from .reflector import ADDED, DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import KindLike, ResourceInfo, resolve_kind
 from .sharding import ShardFilter, ShardSide
 from .sources import CacheView, MapScope, Source, owner_keys
-from .store import Obj
+from .store import Entry, Obj
 from .tracing import traced
 from .typed import ModelSide, is_model_class
 
@@ -771,7 +771,8 @@ class Controller:
             self.queue.add_after(key, FENCED_RETRY, min(reasons, default=None))
             return
         ctx = self._context(key, reasons, data)
-        raw = self._latest(key, self.reflector.store.get(key.namespace, key.name))
+        read = self.reflector.store.entry(key.namespace, key.name)
+        raw = self._latest(key, read.obj)
         last_known = self._deleted.pop(key, None)
         if raw is None:
             self.queue.forget(key)
@@ -811,10 +812,10 @@ class Controller:
                 self._observe("fenced", started)
                 return
             self._observe("error", started)
-            self._remember(key, obj, raw)
+            self._remember(key, obj, raw, read)
             await self._failed(key, obj, error, ctx, error_policy)
             return
-        self._remember(key, obj, raw)
+        self._remember(key, obj, raw, read)
         self.queue.forget(key)
         if action is not None and action.requeue_after is not None:
             self._observe("requeue_after", started)
@@ -864,11 +865,11 @@ class Controller:
         writes: :mod:`reconcile_kit.runtime.ownwrites`)."""
         return cached if self._written is None else self._written.latest(key, cached)
 
-    def _remember(self, key: ObjectRef, obj: Any, built_from: Obj) -> None:
+    def _remember(self, key: ObjectRef, obj: Any, built_from: Obj, read: Entry) -> None:
         """Keep ``obj``'s state when a reconcile wrote it and the cache does not hold that
-        write yet."""
+        write yet (``read``: the cache's entry when the reconcile started)."""
         if obj is not None and self._written is not None:
-            self._written.remember(key, obj.raw, built_from)
+            self._written.remember(key, obj.raw, built_from, read)
 
     async def _failed(
         self,

@@ -12,7 +12,7 @@ import orjson
 
 from ..meta.objects import ObjectRef, metadata_of
 from .reflector import DELETED, ReflectorEvent, Transform
-from .store import Obj, Store
+from .store import Entry, Obj, Store
 
 __all__ = ["OwnWrites"]
 
@@ -71,14 +71,18 @@ class OwnWrites:
         state: Obj = orjson.loads(encoded)
         return self._transform(state) if self._transform is not None else state
 
-    def remember(self, key: ObjectRef, written: Obj, built_from: Obj) -> None:
+    def remember(self, key: ObjectRef, written: Obj, built_from: Obj, read: Entry) -> None:
         """Keep ``written`` (an object's state after a reconcile) when the reconcile wrote
         it (its resourceVersion moved on from ``built_from``) and the cache does not hold
-        that write yet."""
+        that write yet. ``read``: the cache's entry when the reconcile started (decoded
+        again only if the cache changed since)."""
         rv = metadata_of(written).get("resourceVersion")
         if rv is None or rv == metadata_of(built_from).get("resourceVersion"):
             return
-        cached = self._store.get(key.namespace, key.name)
+        if self._store.holds(key.namespace, key.name, read):
+            cached = read.obj
+        else:
+            cached = self._store.get(key.namespace, key.name)
         if cached is not None and str(metadata_of(cached).get("resourceVersion")) == rv:
             return
         version = _version(written)

@@ -24,11 +24,12 @@ from __future__ import annotations
 import asyncio
 import builtins
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..meta.objects import metadata_of
 
 __all__ = [
+    "Entry",
     "IndexFunc",
     "Key",
     "Obj",
@@ -43,6 +44,14 @@ __all__ = [
 Obj = dict[str, Any]
 Key = tuple[str, str]
 IndexFunc = Callable[[Obj], Iterable[str]]
+
+
+class Entry(NamedTuple):
+    """An object read from a :class:`Store` (None: absent) and an opaque token of the state
+    read, for :meth:`Store.holds`."""
+
+    obj: Obj | None
+    token: object
 
 
 def namespace_index(obj: Obj) -> Iterable[str]:
@@ -99,6 +108,17 @@ class Store:
         """The object ``namespace``/``name`` ("" or None: cluster-scoped), or None."""
         stored = self._items.get((namespace or "", name))
         return None if stored is None else self._decode(stored)
+
+    def entry(self, namespace: str | None, name: str) -> Entry:
+        """As :meth:`get`, with a token of the state read: :meth:`holds` tells later, without
+        decoding, whether the store still holds that very state."""
+        stored = self._items.get((namespace or "", name))
+        return Entry(None if stored is None else self._decode(stored), stored)
+
+    def holds(self, namespace: str | None, name: str, entry: Entry) -> bool:
+        """Whether the state ``entry`` read is still the one stored (an identity check: a
+        replaced state, even an equal one, is another)."""
+        return self._items.get((namespace or "", name)) is entry.token
 
     def list(self, namespace: str | None = None) -> list[Obj]:
         """Objects (in ``namespace`` if given), ordered by namespace and name."""
