@@ -128,10 +128,22 @@ def _decode_body(raw: bytes, content_type: str, method: str = "POST") -> Any:
             raise errors.bad_request(f"couldn't get version/kind; protobuf error: {exc}") from exc
     try:
         if content_type in (YAML, APPLY_PATCH):
-            return yaml.safe_load(raw)
+            return _yaml_or_json(raw)
         return orjson.loads(raw)
     except (orjson.JSONDecodeError, yaml.YAMLError) as exc:
         raise errors.bad_request(f"couldn't get version/kind; json parse error: {exc}") from exc
+
+
+def _yaml_or_json(raw: bytes) -> Any:
+    """A YAML body; one that is JSON decoded as JSON, which YAML 1.1 (PyYAML) reads
+    otherwise than Go's YAML decoder for numbers like ``1e+21`` (a string for PyYAML, a
+    float for sigs.k8s.io/yaml as for JSON)."""
+    if raw.lstrip()[:1] in (b"{", b"["):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return yaml.safe_load(raw)
 
 
 def _json_response(

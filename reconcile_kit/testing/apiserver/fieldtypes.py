@@ -22,6 +22,11 @@ from .kubetypes import ATOMIC, KINDS, MESSAGES
 SCALAR, STRUCT, MAP, LIST, UNTYPED = "scalar", "struct", "map", "list", "untyped"
 _SCALARS = {"string", "bytes", "bool", "int32", "int64", "double", "float"}
 _SCALARS |= {"Time", "MicroTime", "Duration", "Quantity", "IntOrString"}
+STRING, NUMERIC, BOOLEAN = "string", "numeric", "boolean"
+_SCALAR_OF = {"string": STRING, "bytes": STRING, "[]byte": STRING, "bool": BOOLEAN}
+_SCALAR_OF |= dict.fromkeys(("int32", "int64", "double", "float"), NUMERIC)
+"""structured-merge-diff's scalar type of a Go field type, as kube-openapi's schemaconv
+converts the OpenAPI type; the rest (Quantity, IntOrString, times) left untyped."""
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1."
 _OBJECT_META = _META + "ObjectMeta"
 
@@ -39,6 +44,7 @@ class FieldType:
     """
 
     kind: str
+    scalar: str = ""  # STRING, NUMERIC or BOOLEAN; "": any scalar (untyped)
     atomic: bool = False
     list_type: str = "atomic"
     keys: tuple[str, ...] = ()
@@ -65,6 +71,12 @@ class FieldType:
 
 UNTYPED_TYPE = FieldType(UNTYPED)
 SCALAR_TYPE = FieldType(SCALAR)
+_TYPED_SCALARS = {kind: FieldType(SCALAR, scalar=kind) for kind in (STRING, NUMERIC, BOOLEAN)}
+
+
+def scalar_type(kind: str) -> FieldType:
+    """The scalar type of ``kind`` (STRING, NUMERIC, BOOLEAN; anything else: untyped)."""
+    return _TYPED_SCALARS.get(kind, SCALAR_TYPE)
 
 
 def resolve(node: FieldType, value: Any) -> str:
@@ -126,7 +138,7 @@ def _expr_type(expr: str, ext: dict[str, str]) -> FieldType:
         atomic = ext.get("x-kubernetes-map-type") == "atomic"
         return FieldType(MAP, atomic=atomic, elem=_expr_type(expr[5:], {}))
     if expr in _SCALARS or expr == "[]byte":
-        return SCALAR_TYPE
+        return scalar_type(_SCALAR_OF.get(expr, ""))
     if expr in MESSAGES:
         return _message_type(expr, ext.get("x-kubernetes-map-type") == "atomic")
     return UNTYPED_TYPE  # RawExtension, JSON, FieldsV1, JSONSchemaProps...
@@ -138,7 +150,7 @@ def _expr_type(expr: str, ext: dict[str, str]) -> FieldType:
 def custom_type(schema: dict[str, Any]) -> FieldType:
     """The type of a custom resource whose version has ``schema`` (openAPIV3Schema)."""
     root = schema_type(schema)
-    fields = {**root.fields, "apiVersion": SCALAR_TYPE, "kind": SCALAR_TYPE}
+    fields = {**root.fields, "apiVersion": scalar_type(STRING), "kind": scalar_type(STRING)}
     fields["metadata"] = _message_type(_OBJECT_META, False)
     return FieldType(STRUCT, elem=root.elem, _fields=fields)
 
@@ -167,7 +179,13 @@ def schema_type(schema: dict[str, Any]) -> FieldType:
         return FieldType(MAP, atomic=atomic, elem=schema_type(additional))
     if kind == "object":
         return FieldType(MAP, atomic=atomic, elem=UNTYPED_TYPE)
-    return SCALAR_TYPE if kind and not preserve else UNTYPED_TYPE
+    if kind and not preserve:
+        return scalar_type(_SCHEMA_SCALARS.get(kind, ""))
+    return UNTYPED_TYPE
+
+
+_SCHEMA_SCALARS = {"string": STRING, "integer": NUMERIC, "number": NUMERIC, "boolean": BOOLEAN}
+"""structured-merge-diff's scalar type of a structural schema's ``type``."""
 
 
 def _array_type(schema: dict[str, Any]) -> FieldType:

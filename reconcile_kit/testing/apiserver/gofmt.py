@@ -7,7 +7,7 @@ from typing import Any
 
 from ...meta.gostrings import go_quote
 
-__all__ = ["go_format", "go_quote"]
+__all__ = ["go_format", "go_interface", "go_quote", "go_syntax"]
 
 
 def go_format(value: Any) -> str:
@@ -24,6 +24,34 @@ def go_format(value: Any) -> str:
     if isinstance(value, int | float):
         return _go_float(float(value))
     return str(value)
+
+
+def go_interface(value: Any) -> str:
+    """``%v`` of ``value`` decoded into interface{} by apimachinery (integers as int64,
+    other numbers as float64): ``map[k:v]``, ``[a b]``, ``<nil>``."""
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{go_interface(value[k])}" for k in sorted(value)) + "]"
+    if isinstance(value, list):
+        return "[" + " ".join(go_interface(item) for item in value) + "]"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return go_format(value)
+
+
+def go_syntax(value: Any) -> str:
+    """``%#v`` of ``value`` decoded into interface{} by apimachinery (integers as int64):
+    ``map[string]interface {}{"k":1}``, ``[]interface {}{"a", 2.5}``, ``interface {}(nil)``
+    for a null item."""
+    if isinstance(value, dict):
+        items = ", ".join(f"{go_quote(k)}:{go_syntax(value[k])}" for k in sorted(value))
+        return "map[string]interface {}{" + items + "}"
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(go_syntax(item) for item in value) + "}"
+    if value is None:
+        return "interface {}(nil)"
+    if isinstance(value, str):
+        return go_quote(value)
+    return go_interface(value)
 
 
 def _go_float(number: float) -> str:

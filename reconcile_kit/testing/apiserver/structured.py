@@ -12,7 +12,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .fieldsets import Path, PathSet, go_json
-from .fieldtypes import LIST, MAP, SCALAR, STRUCT, FieldType, resolve
+from .fieldtypes import (
+    BOOLEAN,
+    LIST,
+    MAP,
+    NUMERIC,
+    SCALAR,
+    STRING,
+    STRUCT,
+    FieldType,
+    resolve,
+)
+from .gofmt import go_interface, go_syntax
 
 
 class _Missing:
@@ -136,17 +147,58 @@ def ensure_named_fields(paths: set[Path], t: FieldType) -> set[Path]:
 
 
 def config_errors(value: Any, t: FieldType) -> list[str]:
-    """What typed validation refuses in an applied configuration: map-list items without
-    their keys, duplicate set or map-list items, fields a struct does not declare
-    (structured-merge-diff ``typed.Validate``, fields in sorted order)."""
+    """What typed validation refuses in an applied configuration: a value of another type
+    than its schema's (scalar, map or list), map-list items without their keys, duplicate
+    set or map-list items, fields a struct does not declare (structured-merge-diff
+    ``typed.Validate``, fields in sorted order where Go's map order is random)."""
     out: list[str] = []
     _config_errors(value, t, (), out)
     return out
 
 
+def _type_error(value: Any, t: FieldType) -> str | None:
+    """structured-merge-diff's refusal of ``value`` (not null) for type ``t``, worded as its
+    validateScalar, mapValue and listValue word it (``%#v``, ``%v`` and ``%T`` of the
+    value.Value over the decoded JSON)."""
+    if t.kind in (STRUCT, MAP) and not isinstance(value, dict):
+        return f"expected map, got &{{{go_interface(value)}}}"
+    if t.kind == LIST and not isinstance(value, list):
+        return f"expected list, got &{{{go_interface(value)}}}"
+    if t.kind != SCALAR or not t.scalar:
+        return None
+    if t.scalar == STRING and not isinstance(value, str):
+        return f"expected string, got &value.valueUnstructured{{Value:{go_syntax(value)}}}"
+    if t.scalar == BOOLEAN and not isinstance(value, bool):
+        return f"expected boolean, got &{{{go_interface(value)}}}"
+    if t.scalar == NUMERIC and (isinstance(value, bool) or not isinstance(value, int | float)):
+        return f"expected numeric (int or float), got {_go_type(value)}"
+    return None
+
+
+def _go_type(value: Any) -> str:
+    """``%T`` of ``value`` decoded into interface{} by apimachinery."""
+    if isinstance(value, dict):
+        return "map[string]interface {}"
+    if isinstance(value, list):
+        return "[]interface {}"
+    if isinstance(value, bool):
+        return "bool"
+    return {int: "int64", float: "float64"}.get(type(value), "string")
+
+
 def _config_errors(value: Any, t: FieldType, path: Path, out: list[str]) -> None:
+    if value is None:
+        return
+    refused = _type_error(value, t)
+    if refused is not None:
+        out.append(f"{_where(path)}: {refused}" if path else refused)
+        return
     kind = resolve(t, value)
-    if kind == LIST and isinstance(value, list) and not _atomic_list(t, value):
+    if kind == LIST and isinstance(value, list) and t.kind == LIST and t.list_type == "atomic":
+        assert t.elem is not None
+        for index, item in enumerate(value):
+            _config_errors(item, t.elem, (*path, f"i:{index}"), out)
+    elif kind == LIST and isinstance(value, list) and not _atomic_list(t, value):
         assert t.elem is not None
         seen: set[str] = set()
         for index, item in enumerate(value):
