@@ -25,9 +25,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("Pod", "update"): "the text of the pod update rule's Forbidden message differs",
     ("PersistentVolumeClaim", "update"): "the text of the immutable spec message differs",
     ("Pod", "invalid"): "a resource name neither standard nor qualified (bogus) is accepted",
-    ("Event", "invalid"): "core/v1 Event names kube-apiserver accepts are refused",
-    ("PodDisruptionBudget", "invalid"): "PodDisruptionBudget names kube-apiserver accepts are "
-    "refused",
     ("Lease", "invalid"): "a MicroTime without microseconds is accepted (kube-apiserver: 400 "
     "with Go's time-parse message)",
     ("Service", "update"): "allocateLoadBalancerNodePorts or a nodePort an update adds or "

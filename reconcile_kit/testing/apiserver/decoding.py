@@ -21,7 +21,7 @@ from .quantity import QuantityError, canonicalize_object
 from .resources import ResourceType
 from .secrets import decode_secret
 from .store import Obj, Store
-from .strategy import metadata_causes
+from .strategy import GENERIC_METADATA_ONLY, metadata_causes
 from .structured import duplicate_causes
 from .validation import kind_causes
 from .writes import WriteOptions
@@ -175,6 +175,11 @@ def validate(
     update rules, the kind's validation; the decoding's warnings, or a 422 APIError with
     every cause (carrying those warnings)."""
     warnings = [*opts.decode_warnings, *decode_fields(rt, obj, opts)]
+    if old is None and (rt.group, rt.plural) in GENERIC_METADATA_ONLY:
+        causes = kind_causes(rt, obj) or metadata_causes(rt, obj)
+        if causes:
+            raise _invalid(rt, obj, causes, warnings)
+        return warnings
     causes = metadata_causes(rt, obj)
     if rt.schema is not None:
         causes += crds.SchemaValidator(rt.schema).causes(obj)
@@ -192,14 +197,20 @@ def validate(
             causes += metadata_causes(rt, obj)
     causes += kind_causes(rt, obj, old, subresource)
     if causes:
-        # The decoder's warnings reach the client with the refusal, as kube-apiserver's
-        # warning recorder sends them on every answer.
-        # events.k8s.io serves core's internal Event, whose GroupKind has no group
-        group = "" if rt.group == "events.k8s.io" else rt.group
-        invalid = errors.invalid(rt.kind, group, obj["metadata"].get("name", ""), causes)
-        invalid.warnings = warnings
-        raise invalid
+        raise _invalid(rt, obj, causes, warnings)
     return warnings
+
+
+def _invalid(
+    rt: ResourceType, obj: Obj, causes: list[dict[str, str]], warnings: list[str]
+) -> errors.APIError:
+    """The 422 of ``causes``, carrying the decoder's ``warnings`` (kube-apiserver's warning
+    recorder sends them on every answer, a refusal included)."""
+    # events.k8s.io serves core's internal Event, whose GroupKind has no group
+    group = "" if rt.group == "events.k8s.io" else rt.group
+    invalid = errors.invalid(rt.kind, group, obj["metadata"].get("name", ""), causes)
+    invalid.warnings = warnings
+    return invalid
 
 
 def decode_fields(rt: ResourceType, obj: Obj, opts: WriteOptions) -> list[str]:

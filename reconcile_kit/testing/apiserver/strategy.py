@@ -41,10 +41,18 @@ _SERVER_META = (
 )
 
 
+GENERIC_METADATA_ONLY = frozenset({("", "events"), ("policy", "poddisruptionbudgets")})
+"""Kinds whose validation (ValidateEventCreate for core/v1, ValidatePodDisruptionBudget)
+never calls ValidateObjectMeta: only kube-apiserver's generic check of every object's
+metadata (rest.BeforeCreate, names as path segments) applies, and on a create only once
+the kind's own rules passed."""
+
+
 def name_style(rt: ResourceType) -> str:
     """The rule for a kind's names, as its ValidateObjectMeta call names it (RBAC kinds:
-    ValidateRBACName, a path segment)."""
-    if rt.group == RBAC_GROUP:
+    ValidateRBACName, a path segment; kinds of :data:`GENERIC_METADATA_ONLY`: the generic
+    check's path segment)."""
+    if rt.group == RBAC_GROUP or (rt.group, rt.plural) in GENERIC_METADATA_ONLY:
         return "path"
     if rt.plural == "namespaces":
         return "label"
