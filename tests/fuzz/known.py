@@ -25,8 +25,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("Pod", "update"): "the text of the pod update rule's Forbidden message differs",
     ("PersistentVolumeClaim", "update"): "the text of the immutable spec message differs",
     ("Pod", "invalid"): "a resource name neither standard nor qualified (bogus) is accepted",
-    ("Lease", "invalid"): "a MicroTime without microseconds is accepted (kube-apiserver: 400 "
-    "with Go's time-parse message)",
     ("Service", "update"): "allocateLoadBalancerNodePorts or a nodePort an update adds or "
     "keeps is not owned as kube-apiserver owns it",
     ("Service", "invalid"): "the causes of duplicate ports differ",

@@ -15,6 +15,7 @@ from . import errors
 from . import managedfields as mf
 from .cel import rule_causes
 from .crd import CRD_KEY
+from .gotime import TimeParseError
 from .knownfields import prune_unknown_fields
 from .kubetypes import KINDS
 from .quantity import QuantityError, canonicalize_object
@@ -120,7 +121,7 @@ def decode(rt: ResourceType, namespace: str | None, body: Any) -> Obj:
     if rt.crd_name is None:
         try:
             canonicalize_object(rt.api_version, rt.kind, obj)
-        except QuantityError as error:
+        except (QuantityError, TimeParseError) as error:
             raise errors.bad_request(
                 f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {error}'
             ) from None

@@ -17,6 +17,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
+from .gotime import canonical_time
 from .kubetypes import KINDS, MESSAGES
 
 __all__ = ["QuantityError", "canonical", "canonicalize_object"]
@@ -186,9 +187,10 @@ def _base1024(value: int) -> str:
 
 
 def canonicalize_object(api_version: str, kind: str, obj: dict[str, Any]) -> None:
-    """Canonicalise every Quantity field of a built-in object in place (and, as Go's
-    encoding/json decodes them, null strings of string maps and lists as ""); QuantityError
-    for a value that is not a quantity. Objects of other kinds are left as they are."""
+    """Canonicalise every Quantity, Time and MicroTime field of a built-in object in place
+    (and, as Go's encoding/json decodes them, null strings of string maps and lists as "");
+    QuantityError for a value that is not a quantity, gotime.TimeParseError for a time Go
+    does not parse. Objects of other kinds are left as they are."""
     message = KINDS.get((api_version, kind))
     if message is not None:
         _walk(message, obj)
@@ -210,6 +212,8 @@ def _value(type_: str, value: Any) -> Any:
         return _null_strings(value)
     if type_ == "Quantity":
         return canonical(value)
+    if type_ in ("Time", "MicroTime") and isinstance(value, str):
+        return canonical_time(value, micro=type_ == "MicroTime")
     if type_ == "map[]Quantity" and isinstance(value, dict):  # a ResourceList
         return {k: canonical(v, resource_list=True) for k, v in value.items()}
     if type_.startswith("[]") and isinstance(value, list):
