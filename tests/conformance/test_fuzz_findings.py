@@ -448,3 +448,56 @@ async def test_namespace_finalizers_sent_in_an_update_are_the_writers(backend: B
         assert _owned(updated)["f:spec"] == {"f:finalizers": {}}
     finally:
         await req(backend, "DELETE", f"/api/v1/namespaces/{name}")
+
+
+async def test_names_over_a_kinds_own_limit(backend: Backend) -> None:
+    """A StatefulSet's name is a DNS-1123 label (63 characters); a CronJob's is a subdomain
+    of at most 52 characters on a create (a Job's 63 less the controller's suffix)."""
+    long = "n" * 64
+    statefulset = _workload("StatefulSet", serviceName="s")
+    statefulset["metadata"]["name"] = long
+    path = f"/apis/apps/v1/namespaces/{backend.namespace}/statefulsets"
+    reply = await req(backend, "POST", path, statefulset)
+    assert reply.status == 422
+    assert [c["message"] for c in reply.body["details"]["causes"]] == [
+        f'Invalid value: "{long}": must be no more than 63 characters'
+    ]
+    cronjob = {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": "n" * 53},
+        "spec": {
+            "schedule": "*/5 * * * *",
+            "jobTemplate": {"spec": {"template": _template(restartPolicy="OnFailure")}},
+        },
+    }
+    reply = await req(
+        backend, "POST", f"/apis/batch/v1/namespaces/{backend.namespace}/cronjobs", cronjob
+    )
+    assert reply.status == 422
+    assert reply.body["details"]["causes"] == [
+        {
+            "reason": "FieldValueInvalid",
+            "field": "metadata.name",
+            "message": f'Invalid value: "{"n" * 53}": must be no more than 52 characters',
+        }
+    ]
+
+
+async def test_an_aggregation_selector_that_does_not_convert(backend: Backend) -> None:
+    """An invalid matchLabels key: the selector's own cause, then "invalid label selector."
+    for the nil selector LabelSelectorAsSelector gave."""
+    role = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": f"{backend.namespace}-agg"},
+        "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"bad key!": "v"}}]},
+    }
+    reply = await req(backend, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", role)
+    assert reply.status == 422
+    causes = reply.body["details"]["causes"]
+    assert [c["field"] for c in causes] == [
+        "aggregationRule.clusterRoleSelectors[0].matchLabels",
+        "aggregationRule.clusterRoleSelectors[0]",
+    ]
+    assert causes[1]["message"] == 'Invalid value: "null": invalid label selector.'

@@ -14,10 +14,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     "spec.volumeMode and status.phase",
     ("StatefulSet", "update"): "spec.volumeClaimTemplates[] lack apiVersion, kind, "
     "spec.volumeMode and status.phase",
-    ("StatefulSet", "invalid"): "the message of a name over its limit differs",
-    ("CronJob", "invalid"): "the message of a name over 52 characters differs",
-    ("ClusterRole", "invalid"): "an aggregationRule selector with an invalid key lacks the "
-    "'invalid label selector.' cause",
     ("DaemonSet", "update"): "the causes of a selector no longer matching the template differ",
     ("ReplicaSet", "update"): "the causes of a selector no longer matching the template differ",
     ("Job", "update"): "the immutable template is shown as core.PodTemplateSpec{...}, not Go's "

@@ -54,8 +54,8 @@ def name_style(rt: ResourceType) -> str:
     check's path segment)."""
     if rt.group == RBAC_GROUP or (rt.group, rt.plural) in GENERIC_METADATA_ONLY:
         return "path"
-    if rt.plural == "namespaces":
-        return "label"
+    if rt.plural == "namespaces" or (rt.group, rt.plural) == ("apps", "statefulsets"):
+        return "label"  # ValidateNamespaceName, ValidateStatefulSetName: DNS-1123 labels
     if rt.plural == "services" and rt.group == "":
         return "dns1035"
     return "subdomain"

@@ -5,8 +5,7 @@ time zone, concurrency policy, the job template).
 
 Left out: pod failure and success policies' rules, backoffLimitPerIndex/maxFailedIndexes
 limits beyond their signs, managedBy, the Indexed Job's hostname check, the scheduling
-directives a suspended Job may change, the CronJob's 52-character name limit (Job status
-rules: batchstatus.py).
+directives a suspended Job may change (Job status rules: batchstatus.py).
 """
 
 from __future__ import annotations
@@ -225,11 +224,20 @@ def _cronjob(spec: dict[str, Any], old: dict[str, Any] | None) -> Causes:
     return causes
 
 
+_CRONJOB_NAME_MAX = 52
+"""ValidateCronJobCreate: a Job's name (63 characters) less the controller's 11-character
+suffix; not checked on updates, so that older CronJobs stay writable."""
+
+
 def _cronjob_write(write: Write) -> Causes:
     if write.subresource:
         return []
     old = None if write.old is None else as_dict(write.old.get("spec"))
-    return _cronjob(as_dict(write.obj.get("spec")), old)
+    causes = _cronjob(as_dict(write.obj.get("spec")), old)
+    name = str(write.obj["metadata"].get("name") or "")
+    if write.old is None and len(name) > _CRONJOB_NAME_MAX:
+        causes.append(invalid("metadata.name", name, "must be no more than 52 characters"))
+    return causes
 
 
 VALIDATORS: dict[tuple[str, str], Validator] = {

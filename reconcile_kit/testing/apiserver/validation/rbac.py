@@ -64,7 +64,10 @@ def _rules(namespaced: bool) -> Callable[[Obj], Causes]:
                 causes.append(required("aggregationRule.clusterRoleSelectors", why))
             for i, selector in enumerate(selectors):
                 field = f"aggregationRule.clusterRoleSelectors[{i}]"
-                causes += label_selector_causes(field, selector)
+                refused = label_selector_causes(field, selector)
+                if refused:  # LabelSelectorAsSelector fails too: its nil selector shown
+                    refused.append(invalid(field, "null", "invalid label selector."))
+                causes += refused
         return causes
 
     return validate
