@@ -501,3 +501,40 @@ async def test_an_aggregation_selector_that_does_not_convert(backend: Backend) -
         "aggregationRule.clusterRoleSelectors[0]",
     ]
     assert causes[1]["message"] == 'Invalid value: "null": invalid label selector.'
+
+
+async def test_an_indexed_jobs_last_pod_name_must_be_a_dns_label(backend: Backend) -> None:
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "n" * 62},
+        "spec": {
+            "completionMode": "Indexed",
+            "completions": 10,
+            "template": _template(restartPolicy="Never"),
+        },
+    }
+    job["spec"]["template"]["metadata"] = {}
+    reply = await req(backend, "POST", f"/apis/batch/v1/namespaces/{backend.namespace}/jobs", job)
+    assert reply.status == 422
+    assert reply.body["details"]["causes"] == [
+        {
+            "reason": "FieldValueInvalid",
+            "field": "metadata.name",
+            "message": f'Invalid value: "{"n" * 62}": will not able to create pod with invalid'
+            f" DNS label: {'n' * 62}-9",
+        }
+    ]
+
+
+async def test_daemon_and_replica_set_updates_check_the_spec_twice(backend: Backend) -> None:
+    """Their strategies run the create validation, then the update one, which runs the spec
+    rules again: a template no longer matching the selector is named twice."""
+    for kind, plural in (("DaemonSet", "daemonsets"), ("ReplicaSet", "replicasets")):
+        path = f"/apis/apps/v1/namespaces/{backend.namespace}/{plural}"
+        stored = await ok(backend, "POST", path, _workload(kind))
+        stored["spec"]["template"]["metadata"]["labels"] = {"app": "other"}
+        reply = await req(backend, "PUT", f"{path}/w", stored)
+        assert reply.status == 422
+        causes = reply.body["details"]["causes"]
+        assert [c["field"] for c in causes] == ["spec.template.metadata.labels"] * 2

@@ -4,14 +4,15 @@ template; on update completions, selector and template immutable) and CronJobs (
 time zone, concurrency policy, the job template).
 
 Left out: pod failure and success policies' rules, backoffLimitPerIndex/maxFailedIndexes
-limits beyond their signs, managedBy, the Indexed Job's hostname check, the scheduling
-directives a suspended Job may change (Job status rules: batchstatus.py).
+limits beyond their signs, managedBy, the scheduling directives a suspended Job may change
+(Job status rules: batchstatus.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ....meta.validation import dns1123_label_errors
 from . import gorender, selectors
 from .batchstatus import job_status_causes
 from .common import (
@@ -130,7 +131,25 @@ def _selector(spec: dict[str, Any]) -> Causes:
 def _job(job: dict[str, Any]) -> Causes:
     """ValidateJob (after the metadata)."""
     spec = as_dict(job.get("spec"))
-    return _generated_selector(job) + _job_spec(spec, "spec") + _selector(spec)
+    causes = _generated_selector(job) + _job_spec(spec, "spec") + _selector(spec)
+    return causes + _indexed_hostnames(str(job["metadata"].get("name") or ""), spec)
+
+
+def _indexed_hostnames(name: str, spec: dict[str, Any]) -> Causes:
+    """An Indexed Job's pods are named ``<name>-<index>``: the last must be a DNS label."""
+    completions = spec.get("completions")
+    if spec.get("completionMode") != "Indexed" or not isinstance(completions, int):
+        return []
+    if completions <= 0:
+        return []
+    host = f"{name}-{completions - 1}"
+    if not dns1123_label_errors(host):
+        return []
+    return [
+        invalid(
+            "metadata.name", name, f"will not able to create pod with invalid DNS label: {host}"
+        )
+    ]
 
 
 def _job_update(spec: dict[str, Any], old: dict[str, Any]) -> Causes:
