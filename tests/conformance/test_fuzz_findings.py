@@ -538,3 +538,28 @@ async def test_daemon_and_replica_set_updates_check_the_spec_twice(backend: Back
         assert reply.status == 422
         causes = reply.body["details"]["causes"]
         assert [c["field"] for c in causes] == ["spec.template.metadata.labels"] * 2
+
+
+async def test_an_empty_map_sent_to_an_immutable_object(backend: Backend) -> None:
+    """reflect.DeepEqual tells the empty map sent from the nil map of an object without
+    it: refused for a Secret's ``data`` and a ConfigMap's ``binaryData``; a ConfigMap's
+    ``data: {}`` is accepted (as measured on kube-apiserver 1.32.5)."""
+    why = "Forbidden: field is immutable when `immutable` is set"
+    for plural, kind, field, refused in (
+        ("secrets", "Secret", "data", True),
+        ("configmaps", "ConfigMap", "binaryData", True),
+        ("configmaps", "ConfigMap", "data", False),
+    ):
+        path = f"/api/v1/namespaces/{backend.namespace}/{plural}"
+        body = {"apiVersion": "v1", "kind": kind, "metadata": {"name": field.lower()}}
+        await ok(backend, "POST", path, {**body, "immutable": True})
+        reply = await req(
+            backend, "PUT", f"{path}/{field.lower()}", {**body, "immutable": True, field: {}}
+        )
+        if not refused:
+            assert reply.status == 200, reply.body
+            continue
+        assert reply.status == 422, reply.body
+        assert reply.body["details"]["causes"] == [
+            {"reason": "FieldValueForbidden", "field": field, "message": why}
+        ]

@@ -22,8 +22,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("Service", "update"): "allocateLoadBalancerNodePorts or a nodePort an update adds or "
     "keeps is not owned as kube-apiserver owns it",
     ("Service", "invalid"): "the causes of duplicate ports differ",
-    ("Secret", "update"): "an update of an immutable Secret's data is accepted in one case "
-    "kube-apiserver refuses (data forbidden once immutable)",
     ("Deployment", "update"): "some PUTs of an unchanged spec still bump the generation",
 }
 """(kind, property) pairs that fail today, with what differs."""

@@ -171,9 +171,15 @@ _VALIDATED_TWICE = {  # (group, plural) -> whether the metadata is validated twi
 
 
 def validate(
-    rt: ResourceType, obj: Obj, opts: WriteOptions, old: Obj | None = None, subresource: str = ""
+    rt: ResourceType,
+    obj: Obj,
+    opts: WriteOptions,
+    old: Obj | None = None,
+    subresource: str = "",
+    sent: Obj | None = None,
 ) -> list[str]:
-    """The checks of a write's object (``old``: the stored one, on an update): metadata,
+    """The checks of a write's object (``old``: the stored one, on an update; ``sent``: the
+    object as the update sent it, see validation.Write): metadata,
     a custom resource's schema, duplicate list items and CEL rules, a CRD's own rules,
     update rules, the kind's validation; the decoding's warnings, or a 422 APIError with
     every cause (carrying those warnings)."""
@@ -198,7 +204,7 @@ def validate(
         causes += kind_causes(rt, obj)
         if _VALIDATED_TWICE[(rt.group, rt.plural)]:
             causes += metadata_causes(rt, obj)
-    causes += kind_causes(rt, obj, old, subresource)
+    causes += kind_causes(rt, obj, old, subresource, sent)
     if causes:
         raise _invalid(rt, obj, causes, warnings)
     return warnings

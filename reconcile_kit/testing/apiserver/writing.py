@@ -355,7 +355,7 @@ class Writes(AdmissionCalls):
                     )
                 ],
             )
-        warnings = validate(rt, new, opts, old, subresource)
+        warnings = validate(rt, new, opts, old, subresource, requested)
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(new, old)
         converting = webhook_converts(self.crd_of(rt))

@@ -56,9 +56,14 @@ _VALIDATORS: dict[tuple[str, str], Validator] = {
 
 
 def kind_causes(
-    rt: ResourceType, obj: Obj, old: Obj | None = None, subresource: str = ""
+    rt: ResourceType,
+    obj: Obj,
+    old: Obj | None = None,
+    subresource: str = "",
+    sent: Obj | None = None,
 ) -> Causes:
     """Field causes of the kind's validation of a write (``old``: the stored object, on an
-    update); empty for kinds without rules."""
+    update; ``sent``: the object as the update sent it, see :class:`Write`); empty for
+    kinds without rules."""
     validator = _VALIDATORS.get((rt.group, rt.plural))
-    return validator(Write(obj, old, subresource)) if validator else []
+    return validator(Write(obj, old, subresource, sent)) if validator else []

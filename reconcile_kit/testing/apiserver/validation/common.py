@@ -17,11 +17,15 @@ Causes = list[dict[str, str]]
 @dataclass(frozen=True, slots=True)
 class Write:
     """One write under validation: the object as it would be stored, the stored one on an
-    update (``None`` on a create) and the subresource written (``""``, ``"status"``...)."""
+    update (``None`` on a create), the subresource written (``""``, ``"status"``...) and,
+    on an update, the object as sent (``sent``: before the empty fields Go's encoding omits
+    were dropped; a decoded object still holds them, and reflect.DeepEqual tells an empty
+    map from none)."""
 
     obj: Obj
     old: Obj | None = None
     subresource: str = ""
+    sent: Obj | None = None
 
     @property
     def creating(self) -> bool:

@@ -106,19 +106,33 @@ def validate_secret(obj: Obj) -> Causes:
     return causes + _typed_secret(obj)
 
 
-def _immutable(new: Obj, old: Obj, fields: tuple[str, ...]) -> Causes:
-    """Once ``immutable`` is true, it and the data fields stay as they are."""
+def _immutable(write: Write, fields: tuple[str, ...]) -> Causes:
+    """Once ``immutable`` is true, it and the data fields stay as they are (compared as
+    reflect.DeepEqual does: an empty map sent is not the nil map of an object without)."""
+    new, old = write.obj, write.old or {}
     if old.get("immutable") is not True:
         return []
     why = "field is immutable when `immutable` is set"
     causes = [forbidden("immutable", why)] if new.get("immutable") is not True else []
-    changed = [field for field in fields if (new.get(field) or {}) != (old.get(field) or {})]
+    sent = write.sent or new
+    changed = [f for f in fields if _sent(new, sent, f) != old.get(f)]
     return causes + [forbidden(field, why) for field in changed]
+
+
+def _sent(new: Obj, sent: Obj, field: str) -> Any:
+    """``field`` as the update's decoded object holds it: an empty map sent stays one, but
+    for a ConfigMap's ``data``, where kube-apiserver 1.32.5 accepts ``data: {}`` on an
+    immutable ConfigMap without data (measured: its ``binaryData: {}`` and a Secret's
+    ``data: {}`` are refused)."""
+    value = new.get(field)
+    if value is None and (new.get("kind"), field) != ("ConfigMap", "data"):
+        value = sent.get(field)
+    return value
 
 
 def _configmap(write: Write) -> Causes:
     """ValidateConfigMap / ValidateConfigMapUpdate."""
-    update = [] if write.old is None else _immutable(write.obj, write.old, ("data", "binaryData"))
+    update = [] if write.old is None else _immutable(write, ("data", "binaryData"))
     return update + validate_configmap(write.obj)
 
 
@@ -129,7 +143,7 @@ def _secret(write: Write) -> Causes:
         kind, old_kind = write.obj.get("type") or "", write.old.get("type") or ""
         if kind != old_kind:
             causes.append(invalid("type", kind, "field is immutable"))
-        causes += _immutable(write.obj, write.old, ("data",))
+        causes += _immutable(write, ("data",))
     return causes + validate_secret(write.obj)
 
 
