@@ -563,3 +563,14 @@ async def test_an_empty_map_sent_to_an_immutable_object(backend: Backend) -> Non
         assert reply.body["details"]["causes"] == [
             {"reason": "FieldValueForbidden", "field": field, "message": why}
         ]
+
+
+async def test_empty_annotations_keep_a_deployments_generation(backend: Backend) -> None:
+    """PrepareForUpdate compares the annotations with Semantic.DeepEqual: ``{}`` is none."""
+    path = f"/apis/apps/v1/namespaces/{backend.namespace}/deployments"
+    stored = await ok(backend, "POST", path, _workload("Deployment"))
+    stored["metadata"]["annotations"] = {}
+    updated = await ok(backend, "PUT", f"{path}/w", stored)
+    assert updated["metadata"]["generation"] == 1
+    updated["metadata"]["annotations"] = {"a": "b"}
+    assert (await ok(backend, "PUT", f"{path}/w", updated))["metadata"]["generation"] == 2

@@ -22,6 +22,5 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("Service", "update"): "allocateLoadBalancerNodePorts or a nodePort an update adds or "
     "keeps is not owned as kube-apiserver owns it",
     ("Service", "invalid"): "the causes of duplicate ports differ",
-    ("Deployment", "update"): "some PUTs of an unchanged spec still bump the generation",
 }
 """(kind, property) pairs that fail today, with what differs."""

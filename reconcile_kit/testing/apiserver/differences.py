@@ -185,8 +185,7 @@ DIFFERENCES: tuple[Difference, ...] = (
         "duplicate Service ports); a Pod "
         "resource name neither standard nor qualified is accepted; a Service update owns "
         "`allocateLoadBalancerNodePorts` "
-        "and node ports otherwise than kube-apiserver; some Deployment PUTs of an unchanged "
-        "spec bump the generation. `tests/fuzz/known.py` lists them per "
+        "and node ports otherwise than kube-apiserver. `tests/fuzz/known.py` lists them per "
         "kind and property.",
         "Not implemented yet: each is a separate port of kube-apiserver's validation, "
         "conversion or strategy code, left for later issues.",

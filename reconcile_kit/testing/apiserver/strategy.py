@@ -228,9 +228,12 @@ def generation_changed(rt: ResourceType, new: Obj, old: Obj) -> bool:
             return not go_equal(new_spec, old_spec) or _empties(new_spec) != _empties(old_spec)
         return not _same_spec(rt, new, old)
     if rt.generation == "spec+annotations":
-        return not _same_spec(rt, new, old) or (
-            new["metadata"].get("annotations") != old["metadata"].get("annotations")
+        # Semantic.DeepEqual: an empty map equals a nil one
+        annotations = (
+            new["metadata"].get("annotations") or {},
+            old["metadata"].get("annotations") or {},
         )
+        return not _same_spec(rt, new, old) or annotations[0] != annotations[1]
     if rt.generation == "custom":
         skip = {"metadata", "status"} if rt.status else {"metadata"}
         keys = (set(new) | set(old)) - skip
