@@ -574,3 +574,53 @@ async def test_empty_annotations_keep_a_deployments_generation(backend: Backend)
     assert updated["metadata"]["generation"] == 1
     updated["metadata"]["annotations"] = {"a": "b"}
     assert (await ok(backend, "PUT", f"{path}/w", updated))["metadata"]["generation"] == 2
+
+
+def _one_container_pod(**container: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "nginx:1.27", **container}]},
+    }
+
+
+async def test_container_resource_names(backend: Backend) -> None:
+    """validateContainerResourceName (the value printed through ResourceName.String, so
+    unquoted): a name without a domain must be standard and a container's; one with a
+    domain outside kubernetes.io an extended resource name."""
+    path = f"/api/v1/namespaces/{backend.namespace}/pods"
+    reply = await req(
+        backend, "POST", path, _one_container_pod(resources={"limits": {"bogus": "1"}})
+    )
+    assert reply.status == 422
+    field = "spec.containers[0].resources"
+    assert [(c["field"], c["message"]) for c in reply.body["details"]["causes"]] == [
+        (f"{field}.limits[bogus]", f"Invalid value: bogus: {detail}")
+        for detail in (
+            "must be a standard resource type or fully qualified",
+            "must be a standard resource for containers",
+        )
+    ] + [
+        (f"{field}.requests[bogus]", f"Invalid value: bogus: {detail}")
+        for detail in (
+            "must be a standard resource type or fully qualified",
+            "must be a standard resource for containers",
+        )
+    ]
+    reply = await req(
+        backend, "POST", path, _one_container_pod(resources={"limits": {"pods": "1"}})
+    )
+    assert [c["message"] for c in reply.body["details"]["causes"]][:1] == [
+        "Invalid value: pods: must be a standard resource for containers"
+    ]
+    extended = _one_container_pod(resources={"limits": {"example.com/gpu": "1"}})
+    assert (await req(backend, "POST", path, extended)).status == 201
+
+
+async def test_a_negative_pod_grace_period_is_one(backend: Backend) -> None:
+    """Convert_v1_Pod_To_core_Pod (a Pod's only, not a template's)."""
+    pod = _one_container_pod()
+    pod["spec"]["terminationGracePeriodSeconds"] = -5
+    stored = await ok(backend, "POST", f"/api/v1/namespaces/{backend.namespace}/pods", pod)
+    assert stored["spec"]["terminationGracePeriodSeconds"] == 1

@@ -18,7 +18,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     "full %#v rendering",
     ("Pod", "update"): "the text of the pod update rule's Forbidden message differs",
     ("PersistentVolumeClaim", "update"): "the text of the immutable spec message differs",
-    ("Pod", "invalid"): "a resource name neither standard nor qualified (bogus) is accepted",
     ("Service", "update"): "allocateLoadBalancerNodePorts or a nodePort an update adds or "
     "keeps is not owned as kube-apiserver owns it",
     ("Service", "invalid"): "the causes of duplicate ports differ",

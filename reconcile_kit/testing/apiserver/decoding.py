@@ -18,6 +18,7 @@ from .crd import CRD_KEY
 from .gotime import TimeParseError
 from .knownfields import prune_unknown_fields
 from .kubetypes import KINDS
+from .poddefaults import convert_pod
 from .quantity import QuantityError, canonicalize_object
 from .resources import ResourceType
 from .secrets import decode_secret
@@ -118,6 +119,8 @@ def decode(rt: ResourceType, namespace: str | None, body: Any) -> Obj:
         meta.pop("namespace", None)
     if rt.storage_key == "/secrets":
         decode_secret(obj, rt.version)
+    if (rt.group, rt.plural) == ("", "pods"):
+        convert_pod(obj)
     if rt.crd_name is None:
         try:
             canonicalize_object(rt.api_version, rt.kind, obj)

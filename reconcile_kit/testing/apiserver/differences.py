@@ -182,8 +182,7 @@ DIFFERENCES: tuple[Difference, ...] = (
         "`volumeClaimTemplates` lack `apiVersion`, `kind`, `spec.volumeMode` and "
         "`status.phase`; some causes and messages differ (a Job's immutable template shown as "
         "`core.PodTemplateSpec{...}`, the Pod update rule and a claim's immutable spec, "
-        "duplicate Service ports); a Pod "
-        "resource name neither standard nor qualified is accepted; a Service update owns "
+        "duplicate Service ports); a Service update owns "
         "`allocateLoadBalancerNodePorts` "
         "and node ports otherwise than kube-apiserver. `tests/fuzz/known.py` lists them per "
         "kind and property.",

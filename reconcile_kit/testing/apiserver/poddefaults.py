@@ -1,7 +1,8 @@
 """What only a Pod (not a pod template) gets before validation (k8s.io/kubernetes
-pkg/apis/core/v1 SetDefaults_Pod): requests defaulted from limits, host ports from
-container ports under hostNetwork; and the QoS class the pod strategy records in its status
-(pkg/apis/core/helper/qos ComputePodQOS)."""
+pkg/apis/core/v1 SetDefaults_Pod and Convert_v1_Pod_To_core_Pod): requests defaulted from
+limits, host ports from container ports under hostNetwork, a negative grace period made 1;
+and the QoS class the pod strategy records in its status (pkg/apis/core/helper/qos
+ComputePodQOS)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,17 @@ from typing import Any
 from . import quantity
 
 _QOS_RESOURCES = ("cpu", "memory")
+
+
+def convert_pod(obj: dict[str, Any]) -> None:
+    """Convert_v1_Pod_To_core_Pod: a negative ``terminationGracePeriodSeconds`` is 1 (a
+    Pod's only, not a pod template's)."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    period = spec.get("terminationGracePeriodSeconds")
+    if isinstance(period, int) and not isinstance(period, bool) and period < 0:
+        spec["terminationGracePeriodSeconds"] = 1
 
 
 def default_requests(spec: dict[str, Any]) -> None:

@@ -1,16 +1,53 @@
 """A container's resource requirements (kubernetes pkg/apis/core/validation
-validateResourceRequirements): quantities non-negative, integer resources whole, requests
-within limits, extended resources' requests equal to their limits."""
+validateResourceRequirements): resource names (validateContainerResourceName), quantities
+non-negative, integer resources whole, requests within limits, extended resources' requests
+equal to their limits."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 from typing import Any
 
+from ....meta.validation import qualified_name_errors
 from .. import quantity
 from .common import Causes, as_dict, invalid, required
 
 _INTEGER_PREFIX = "hugepages-"
+_STANDARD = frozenset(
+    {"cpu", "memory", "ephemeral-storage", "pods", "resourcequotas", "services"}
+    | {"replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims"}
+    | {"storage", "requests.storage", "services.nodeports", "services.loadbalancers"}
+    | {f"{kind}.{name}" for kind in ("requests", "limits") for name in ("cpu", "memory")}
+    | {"requests.ephemeral-storage", "limits.ephemeral-storage"}
+)
+"""helper.IsStandardResourceName's set (hugepages prefixes aside)."""
+_CONTAINER = frozenset({"cpu", "memory", "ephemeral-storage"})
+
+
+def _name_causes(name: str, field: str) -> Causes:
+    """validateContainerResourceName: a qualified name; without a domain, a standard
+    resource and one a container can request; with one, native or an extended resource."""
+    causes = [invalid(field, name, m, rendered=True) for m in qualified_name_errors(name)]
+    standard = name in _STANDARD or name.startswith(("hugepages-", "requests.hugepages-"))
+    if not causes and "/" not in name and not standard:
+        causes.append(
+            invalid(
+                field, name, "must be a standard resource type or fully qualified", rendered=True
+            )
+        )
+    if "/" not in name:
+        if name not in _CONTAINER and not name.startswith(_INTEGER_PREFIX):
+            detail = "must be a standard resource for containers"
+            causes.append(invalid(field, name, detail, rendered=True))
+    elif "kubernetes.io/" not in name and not _extended(name):
+        detail = "doesn't follow extended resource name standard"
+        causes.append(invalid(field, name, detail, rendered=True))
+    return causes
+
+
+def _extended(name: str) -> bool:
+    """helper.IsExtendedResourceName (for a name with a domain outside kubernetes.io)."""
+    return not name.startswith("requests.") and not qualified_name_errors(f"requests.{name}")
 
 
 def _overcommit_allowed(name: str) -> bool:
@@ -46,8 +83,10 @@ def requirements_causes(resources: dict[str, Any], field: str) -> Causes:
     limits, requests = as_dict(resources.get("limits")), as_dict(resources.get("requests"))
     causes: Causes = []
     for name in sorted(limits):
+        causes += _name_causes(name, f"{field}.limits[{name}]")
         causes += _quantity_causes(name, limits[name], f"{field}.limits[{name}]")
     for name in sorted(requests):
+        causes += _name_causes(name, f"{field}.requests[{name}]")
         causes += _quantity_causes(name, requests[name], f"{field}.requests[{name}]")
         causes += _within_limit(name, requests[name], limits, field)
     return causes
