@@ -624,3 +624,23 @@ async def test_a_negative_pod_grace_period_is_one(backend: Backend) -> None:
     pod["spec"]["terminationGracePeriodSeconds"] = -5
     stored = await ok(backend, "POST", f"/api/v1/namespaces/{backend.namespace}/pods", pod)
     assert stored["spec"]["terminationGracePeriodSeconds"] == 1
+
+
+async def test_equal_node_port_service_ports_share_one_node_port(backend: Backend) -> None:
+    """initNodePorts gives ports of one number one node port, which validation then names
+    a duplicate (before the duplicate port itself)."""
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "np"},
+        "spec": {
+            "type": "NodePort",
+            "ports": [{"name": "a", "port": 80}, {"name": "b", "port": 80}],
+        },
+    }
+    path = f"/api/v1/namespaces/{backend.namespace}/services"
+    reply = await req(backend, "POST", path, service)
+    assert reply.status == 422
+    causes = reply.body["details"]["causes"]
+    assert [c["field"] for c in causes] == ["spec.ports[1].nodePort", "spec.ports[1]"]
+    assert causes[0]["message"].startswith("Duplicate value: 3")

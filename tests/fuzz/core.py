@@ -77,7 +77,10 @@ def _service_ports() -> st.SearchStrategy[list[Obj]]:
     port = st.fixed_dictionaries(
         {"port": st.integers(1, 65535)},
         optional={
-            "targetPort": st.one_of(st.integers(1, 65535), dns_label(5)),
+            # a named port is an IANA service name: no "--" (IsValidPortName)
+            "targetPort": st.one_of(
+                st.integers(1, 65535), dns_label(5).filter(lambda n: "--" not in n)
+            ),
             "protocol": st.sampled_from(["TCP", "UDP", "SCTP"]),
         },
     )

@@ -20,6 +20,5 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("PersistentVolumeClaim", "update"): "the text of the immutable spec message differs",
     ("Service", "update"): "allocateLoadBalancerNodePorts or a nodePort an update adds or "
     "keeps is not owned as kube-apiserver owns it",
-    ("Service", "invalid"): "the causes of duplicate ports differ",
 }
 """(kind, property) pairs that fail today, with what differs."""

@@ -29,6 +29,7 @@ NORMALISED: tuple[tuple[str, str], ...] = (
     ("metadata.managedFields[].time", "the wall clock of each write"),
     ("spec.clusterIP, spec.clusterIPs[]", "allocated at random from the service range"),
     ("spec.ports[].nodePort, spec.healthCheckNodePort", "allocated at random"),
+    ("a node port in a cause's message about spec.ports[].nodePort", "allocated at random"),
     (
         "the object's uid and resourceVersion inside any string",
         "Job selector labels carry the uid; a conflict message names the resourceVersion",
@@ -107,6 +108,7 @@ def _own_values(body: Any) -> dict[str, str]:
 
 
 _POINTER = re.compile(r"\(0x[0-9a-f]*\)")
+_NODE_PORT = re.compile(r"(spec\.ports\[\d+\]\.nodePort: [A-Za-z ]+: )\d+")
 
 
 def _replace(value: Any, values: dict[str, str]) -> Any:
@@ -116,7 +118,7 @@ def _replace(value: Any, values: dict[str, str]) -> Any:
         for raw, placeholder in values.items():
             if len(raw) > 6 and raw in value:
                 value = value.replace(raw, placeholder)
-        return _POINTER.sub("(0x…)", value)
+        return _NODE_PORT.sub(r"\1<nodePort>", _POINTER.sub("(0x…)", value))
     if isinstance(value, dict):
         return {k: _replace(v, values) for k, v in value.items()}
     if isinstance(value, list):
@@ -138,6 +140,9 @@ def normalise(body: Any, values: dict[str, str]) -> Any:
         for entry in meta.get("managedFields") or []:
             if "time" in entry:
                 entry["time"] = "<time>"
+    for cause in (body.get("details") or {}).get("causes") or []:
+        if isinstance(cause, dict) and str(cause.get("field", "")).endswith(".nodePort"):
+            cause["message"] = re.sub(r"\d+$", "<nodePort>", str(cause.get("message", "")))
     spec = body.get("spec")
     if isinstance(spec, dict) and body.get("kind") == "Service":
         for port in spec.get("ports") or []:
@@ -240,7 +245,9 @@ async def create(
     if change is not None:
         placed = change.applied(placed)
     exchange = await backends.both("POST", path, placed)
-    return Outcome([exchange], compare(spec.kind, exchange, ({}, {})))
+    outcome = Outcome([exchange], compare(spec.kind, exchange, ({}, {})))
+    await _delete_created(backends, path, exchange)
+    return outcome
 
 
 async def update(backends: Backends, spec: KindSpec, obj: Obj, change: Change) -> Outcome:
@@ -248,6 +255,24 @@ async def update(backends: Backends, spec: KindSpec, obj: Obj, change: Change) -
     and compare the answers to the PUT (the creation is the ``valid`` property's)."""
     path, placed = await _prepare(backends, spec, obj)
     created = await backends.both("POST", path, placed)
+    try:
+        return await _update(backends, spec, path, placed, created, change)
+    finally:
+        await _delete_created(backends, path, created)
+
+
+async def _delete_created(backends: Backends, path: str, exchange: Exchange) -> None:
+    """DELETE what the exchange created on either server: kube-apiserver gives a deleted
+    Service's cluster IP and node ports back (its /24 service range would fill up over a
+    run of thousands of examples)."""
+    for api, answer in ((backends.embedded, exchange.embedded), (backends.real, exchange.real)):
+        if answer.status == 201 and isinstance(answer.body, dict):
+            await send(api, "DELETE", f"{path}/{answer.body['metadata']['name']}")
+
+
+async def _update(
+    backends: Backends, spec: KindSpec, path: str, placed: Obj, created: Exchange, change: Change
+) -> Outcome:
     if created.real.status != 201 or created.embedded.status != 201:
         return Outcome([created], compare(spec.kind, created, ({}, {})))
     stored = (created.embedded.body, created.real.body)

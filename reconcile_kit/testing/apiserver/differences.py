@@ -180,12 +180,11 @@ DIFFERENCES: tuple[Difference, ...] = (
         "Differences the fuzzer still finds",
         "Found by the differential fuzzer (`tests/fuzz`, issue 28), per kind: a StatefulSet's "
         "`volumeClaimTemplates` lack `apiVersion`, `kind`, `spec.volumeMode` and "
-        "`status.phase`; some causes and messages differ (a Job's immutable template shown as "
-        "`core.PodTemplateSpec{...}`, the Pod update rule and a claim's immutable spec, "
-        "duplicate Service ports); a Service update owns "
-        "`allocateLoadBalancerNodePorts` "
-        "and node ports otherwise than kube-apiserver. `tests/fuzz/known.py` lists them per "
-        "kind and property.",
+        "`status.phase`; the texts of three messages differ (a Job's immutable template "
+        "shown as `core.PodTemplateSpec{...}`, and the go-cmp diffs of the Pod update rule "
+        "and of a claim's immutable spec); a Service update owns "
+        "`allocateLoadBalancerNodePorts` and node ports otherwise than kube-apiserver. "
+        "`tests/fuzz/known.py` lists them per kind and property.",
         "Not implemented yet: each is a separate port of kube-apiserver's validation, "
         "conversion or strategy code, left for later issues.",
         ("tests/fuzz/test_differential.py::test_same_answers",),

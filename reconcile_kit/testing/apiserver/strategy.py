@@ -613,9 +613,25 @@ def _service_defaults(obj: Obj) -> None:
         dual = spec["ipFamilyPolicy"] == "RequireDualStack" and spec.get("clusterIP") == "None"
         spec.setdefault("ipFamilies", ["IPv4", "IPv6"] if dual else ["IPv4"])
     if spec["type"] in ("NodePort", "LoadBalancer"):
-        for port in spec.get("ports") or []:
-            port.setdefault("nodePort", _NodePorts.allocate())
+        _init_node_ports(spec)
     obj["status"] = {"loadBalancer": {}}
+
+
+def _init_node_ports(spec: Obj) -> None:
+    """The service registry's initNodePorts: ports of one port number share one node port
+    (the first one requested for that number, else a new one), so two equal ports get the
+    same node port and validation names it a duplicate."""
+    ports = [p for p in spec.get("ports") or [] if isinstance(p, dict)]
+    by_number: dict[Any, int] = {}
+    for port in ports:
+        if not port.get("nodePort") and not _needs_node_port(spec):
+            continue
+        number = port.get("port")
+        if number not in by_number:
+            requested = [p.get("nodePort") for p in ports if p.get("port") == number]
+            by_number[number] = next((n for n in requested if n), 0) or _NodePorts.allocate()
+        if not port.get("nodePort"):
+            port["nodePort"] = by_number[number]
 
 
 def _service_update(new: Obj, old: Obj) -> None:
