@@ -644,3 +644,18 @@ async def test_equal_node_port_service_ports_share_one_node_port(backend: Backen
     causes = reply.body["details"]["causes"]
     assert [c["field"] for c in causes] == ["spec.ports[1].nodePort", "spec.ports[1]"]
     assert causes[0]["message"].startswith("Duplicate value: 3")
+
+
+async def test_volume_claim_templates_get_claim_defaults_and_type(backend: Backend) -> None:
+    """Each template is written with apiVersion v1 and kind PersistentVolumeClaim
+    (Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec) and the claim's defaults."""
+    statefulset = _workload("StatefulSet", serviceName="s")
+    claim = {"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"]}}
+    claim["spec"]["resources"] = {"requests": {"storage": "1Gi"}}
+    statefulset["spec"]["volumeClaimTemplates"] = [claim]
+    path = f"/apis/apps/v1/namespaces/{backend.namespace}/statefulsets"
+    stored = await ok(backend, "POST", path, statefulset)
+    template = stored["spec"]["volumeClaimTemplates"][0]
+    assert (template["apiVersion"], template["kind"]) == ("v1", "PersistentVolumeClaim")
+    assert template["spec"]["volumeMode"] == "Filesystem"
+    assert template["status"] == {"phase": "Pending"}

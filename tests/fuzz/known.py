@@ -10,10 +10,6 @@ lists them too.
 from __future__ import annotations
 
 KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
-    ("StatefulSet", "valid"): "spec.volumeClaimTemplates[] lack apiVersion, kind, "
-    "spec.volumeMode and status.phase",
-    ("StatefulSet", "update"): "spec.volumeClaimTemplates[] lack apiVersion, kind, "
-    "spec.volumeMode and status.phase",
     ("Job", "update"): "the immutable template is shown as core.PodTemplateSpec{...}, not Go's "
     "full %#v rendering",
     ("Pod", "update"): "the text of the pod update rule's Forbidden message differs",

@@ -178,9 +178,8 @@ DIFFERENCES: tuple[Difference, ...] = (
     ),
     Difference(
         "Differences the fuzzer still finds",
-        "Found by the differential fuzzer (`tests/fuzz`, issue 28), per kind: a StatefulSet's "
-        "`volumeClaimTemplates` lack `apiVersion`, `kind`, `spec.volumeMode` and "
-        "`status.phase`; the texts of three messages differ (a Job's immutable template "
+        "Found by the differential fuzzer (`tests/fuzz`, issue 28), per kind: the texts of "
+        "three messages differ (a Job's immutable template "
         "shown as `core.PodTemplateSpec{...}`, and the go-cmp diffs of the Pod update rule "
         "and of a claim's immutable spec); a Service update owns "
         "`allocateLoadBalancerNodePorts` and node ports otherwise than kube-apiserver. "

@@ -540,7 +540,23 @@ def _statefulset_defaults(obj: Obj) -> None:
     retention = spec.setdefault("persistentVolumeClaimRetentionPolicy", {})
     retention.setdefault("whenDeleted", "Retain")
     retention.setdefault("whenScaled", "Retain")
+    for claim in spec.get("volumeClaimTemplates") or []:
+        if isinstance(claim, dict):
+            _claim_template(claim)
     _replicas_defaults(obj)
+
+
+def _claim_template(claim: Obj) -> None:
+    """A volume claim template: the PersistentVolumeClaim defaults (status phase Pending,
+    volumeMode Filesystem), and the apiVersion and kind Convert_apps_StatefulSetSpec_To_
+    v1_StatefulSetSpec writes into every template (issue 87583: as before 1.17)."""
+    claim["apiVersion"], claim["kind"] = "v1", "PersistentVolumeClaim"
+    claim_spec = claim.setdefault("spec", {})
+    if isinstance(claim_spec, dict):
+        claim_spec.setdefault("volumeMode", "Filesystem")
+    status = claim.setdefault("status", {})
+    if isinstance(status, dict):
+        status.setdefault("phase", "Pending")
 
 
 def _daemonset_defaults(obj: Obj) -> None:
