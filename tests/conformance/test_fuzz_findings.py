@@ -659,3 +659,37 @@ async def test_volume_claim_templates_get_claim_defaults_and_type(backend: Backe
     assert (template["apiVersion"], template["kind"]) == ("v1", "PersistentVolumeClaim")
     assert template["spec"]["volumeMode"] == "Filesystem"
     assert template["status"] == {"phase": "Pending"}
+
+
+def _claim(**spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "c"},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Mi"}},
+            **spec,
+        },
+    }
+
+
+async def test_a_claim_takes_a_storage_class_once(backend: Backend) -> None:
+    """validateStorageClassUpgradeFromNil: a claim without a class may get one; a class
+    once set is part of the immutable spec, refused with go-cmp's diff after the message
+    (go-cmp's text itself is unstable on purpose: only its frame is compared)."""
+    path = f"/api/v1/namespaces/{backend.namespace}/persistentvolumeclaims"
+    stored = await ok(backend, "POST", path, _claim())
+    stored["spec"]["storageClassName"] = "fast"
+    updated = await ok(backend, "PUT", f"{path}/c", stored)
+    updated["spec"]["storageClassName"] = "slow"
+    reply = await req(backend, "PUT", f"{path}/c", updated)
+    assert reply.status == 422
+    (cause,) = reply.body["details"]["causes"]
+    first, *diff = cause["message"].split("\n")
+    assert first == (
+        "Forbidden: spec is immutable after creation except resources.requests and"
+        " volumeAttributesClassName for bound claims"
+    )
+    assert diff[0].replace("\u00a0", " ") == "  core.PersistentVolumeClaimSpec{"
+    assert diff[-2:][0].replace("\u00a0", " ") == "  }"

@@ -12,8 +12,6 @@ from __future__ import annotations
 KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("Job", "update"): "the immutable template is shown as core.PodTemplateSpec{...}, not Go's "
     "full %#v rendering",
-    ("Pod", "update"): "the text of the pod update rule's Forbidden message differs",
-    ("PersistentVolumeClaim", "update"): "the text of the immutable spec message differs",
     ("Service", "update"): "allocateLoadBalancerNodePorts or a nodePort an update adds or "
     "keeps is not owned as kube-apiserver owns it",
 }

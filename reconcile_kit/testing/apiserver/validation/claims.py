@@ -10,8 +10,10 @@ from ....meta.validation import dns1123_subdomain_errors
 from ..quantity import QuantityError, amount
 from ..store import Obj
 from .common import Causes, Validator, Write, forbidden, invalid, invalids, not_supported, required
+from .gorender import spec_diff
 from .rules import label_selector_causes
 
+_BETA_CLASS = "volume.beta.kubernetes.io/storage-class"
 _ACCESS_MODES = ("ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod")
 _VOLUME_MODES = ("Block", "Filesystem")
 _IMMUTABLE = (
@@ -77,11 +79,16 @@ def _storage_of(obj: Obj) -> Any:
 
 
 def _update(new: Obj, old: Obj) -> Causes:
-    """The spec is immutable, but for a bound claim's storage request and a volume name
-    set once (the message's cmp.Diff of the two specs is not reproduced)."""
+    """The spec is immutable, but for a bound claim's storage request, a volume name set
+    once and a storage class set on a claim without one (validateStorageClassUpgradeFromNil,
+    RetroactiveDefaultStorageClass being GA) (the message's go-cmp diff framed as
+    gorender.spec_diff)."""
     spec, old_spec = dict(new.get("spec") or {}), dict(old.get("spec") or {})
     if not old_spec.get("volumeName"):
         old_spec["volumeName"] = spec.get("volumeName")
+    beta = ((old.get("metadata") or {}).get("annotations") or {}).get(_BETA_CLASS)
+    if not beta and old_spec.get("storageClassName") is None:
+        spec.pop("storageClassName", None)
     bound = (new.get("status") or {}).get("phase") == "Bound"
     if bound:
         spec["resources"] = {**(spec.get("resources") or {})}
@@ -91,7 +98,8 @@ def _update(new: Obj, old: Obj) -> Causes:
         }
     causes: Causes = []
     if _normal(spec) != _normal(old_spec):
-        causes.append(forbidden("spec", _IMMUTABLE))
+        diff = spec_diff("PersistentVolumeClaimSpec", old_spec, spec)
+        causes.append(forbidden("spec", f"{_IMMUTABLE}\n{diff}"))
     new_size, old_size = _size(_storage_of(new)), _size(_storage_of(old))
     capacity = _size(((old.get("status") or {}).get("capacity") or {}).get("storage", "0"))
     shrunk = new_size is not None and old_size is not None and new_size < old_size

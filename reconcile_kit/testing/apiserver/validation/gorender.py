@@ -4,6 +4,7 @@ label maps, label selectors, int-or-string values, update strategies."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..gofmt import go_quote
@@ -68,3 +69,16 @@ def strings(values: Any) -> str:
     if not isinstance(values, list):
         return "[]string(nil)"
     return "[]string{" + ", ".join(go_quote(str(v)) for v in values) + "}"
+
+
+def spec_diff(type_name: str, old: dict[str, Any], new: dict[str, Any]) -> str:
+    """A diff of two specs' changed top-level fields, in go-cmp's frame (``  core.PodSpec{``
+    ... ``  }``) that kube-apiserver appends to an immutability message. go-cmp's own
+    rendering of the Go structs is unstable on purpose (random non-breaking spaces), so
+    only the frame and the changed fields are given."""
+    lines = [f"  core.{type_name}{{"]
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) != new.get(key):
+            lines.append(f"- \t{key}: {json.dumps(old.get(key), sort_keys=True)},")
+            lines.append(f"+ \t{key}: {json.dumps(new.get(key), sort_keys=True)},")
+    return "\n".join([*lines, "  }", ""])

@@ -16,7 +16,6 @@ and qosClass (container state transitions, IPs, users).
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 from ....meta.validation import qualified_name_errors
@@ -31,6 +30,7 @@ from .common import (
     required,
     semantic,
 )
+from .gorender import spec_diff
 from .podspec import pod_spec_causes
 from .scheduling import tolerations_causes
 
@@ -116,17 +116,6 @@ def _munged(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     return munged
 
 
-def _spec_diff(old: dict[str, Any], new: dict[str, Any]) -> str:
-    """A diff of the two specs' changed top-level fields (kube-apiserver appends go-cmp's
-    diff of the Go structs, which is not reproduced)."""
-    lines = ["  core.PodSpec{"]
-    for key in sorted(set(old) | set(new)):
-        if old.get(key) != new.get(key):
-            lines.append(f"- \t{key}: {json.dumps(old.get(key), sort_keys=True)},")
-            lines.append(f"+ \t{key}: {json.dumps(new.get(key), sort_keys=True)},")
-    return "\n".join([*lines, "  }", ""])
-
-
 def _update(pod: dict[str, Any], old_pod: dict[str, Any]) -> Causes:
     """ValidatePodUpdate: the new spec valid, then only images, a lower deadline, added
     tolerations (and a negative grace period set to 1) changed."""
@@ -150,7 +139,7 @@ def _update(pod: dict[str, Any], old_pod: dict[str, Any]) -> Causes:
     if semantic(munged) != semantic(old):
         detail = "pod updates may not change fields other than " + ",".join(_UPDATABLE)
         causes.append(
-            forbidden("spec", detail + "\n" + _spec_diff(semantic(old), semantic(munged)))
+            forbidden("spec", detail + "\n" + spec_diff("PodSpec", semantic(old), semantic(munged)))
         )
     return causes
 
