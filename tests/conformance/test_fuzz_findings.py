@@ -693,3 +693,25 @@ async def test_a_claim_takes_a_storage_class_once(backend: Backend) -> None:
     )
     assert diff[0].replace("\u00a0", " ") == "  core.PersistentVolumeClaimSpec{"
     assert diff[-2:][0].replace("\u00a0", " ") == "  }"
+
+
+async def test_a_service_updates_managed_fields_are_the_requests(backend: Backend) -> None:
+    """The field manager records an update's request before the registry drops what the
+    new type has no use for and allocates (or keeps) addresses and node ports."""
+    path = f"/api/v1/namespaces/{backend.namespace}/services"
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "lb"},
+        "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]},
+    }
+    stored = await ok(backend, "POST", path, service)
+    stored["spec"]["type"] = "ClusterIP"
+    del stored["spec"]["ports"][0]["nodePort"]
+    updated = await ok(backend, "PUT", f"{path}/lb", stored)
+    spec = updated["spec"]
+    assert "allocateLoadBalancerNodePorts" not in spec and "externalTrafficPolicy" not in spec
+    owned = updated["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]
+    assert "f:allocateLoadBalancerNodePorts" in owned and "f:externalTrafficPolicy" in owned
+    port = owned["f:ports"]['k:{"port":80,"protocol":"TCP"}']
+    assert "f:nodePort" not in port

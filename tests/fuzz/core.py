@@ -135,7 +135,8 @@ SERVICE = KindSpec(
         put_drawn("spec.selector", st.dictionaries(label_key(), label_value(), max_size=2)),
         put_drawn("spec.ports", _service_ports()),
         changes(
-            put("spec.clusterIP", "10.0.0.200"),
+            # the kubernetes Service's address: never another's (a random one could be)
+            put("spec.clusterIP", "10.0.0.1"),
             put("spec.type", "ClusterIP"),
             put("spec.type", "NodePort"),
             put("spec.sessionAffinity", "ClientIP"),

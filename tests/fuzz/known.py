@@ -12,7 +12,5 @@ from __future__ import annotations
 KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("Job", "update"): "the immutable template is shown as core.PodTemplateSpec{...}, not Go's "
     "full %#v rendering",
-    ("Service", "update"): "allocateLoadBalancerNodePorts or a nodePort an update adds or "
-    "keeps is not owned as kube-apiserver owns it",
 }
 """(kind, property) pairs that fail today, with what differs."""

@@ -182,8 +182,7 @@ DIFFERENCES: tuple[Difference, ...] = (
         "immutable template is shown as `core.PodTemplateSpec{...}` where kube-apiserver "
         "prints the whole internal Go struct (`%#v`); the go-cmp diffs after the Pod update "
         "rule's and a claim's immutability messages are given as the changed fields in "
-        "go-cmp's frame (go-cmp's own text is unstable on purpose); a Service update owns "
-        "`allocateLoadBalancerNodePorts` and node ports otherwise than kube-apiserver. "
+        "go-cmp's frame (go-cmp's own text is unstable on purpose). "
         "`tests/fuzz/known.py` lists them per kind and property.",
         "Not implemented yet: each is a separate port of kube-apiserver's validation, "
         "conversion or strategy code, left for later issues.",

@@ -573,15 +573,16 @@ def _daemonset_defaults(obj: Obj) -> None:
 
 
 class _ClusterIPs:
-    """Allocates service cluster IPs from 10.0.0.0/24 (the envtest service range)."""
+    """Allocates service cluster IPs from 10.0.0.0/24 (the envtest service range), never
+    the range's first address, which kube-apiserver gives its own ``kubernetes`` Service."""
 
     network = ipaddress.ip_network("10.0.0.0/24")
     next_host = 10
 
     @classmethod
     def allocate(cls) -> str:
-        hosts = cls.network.num_addresses - 2
-        address = str(cls.network.network_address + 1 + cls.next_host % hosts)
+        hosts = cls.network.num_addresses - 3
+        address = str(cls.network.network_address + 2 + cls.next_host % hosts)
         cls.next_host += 1
         return address
 

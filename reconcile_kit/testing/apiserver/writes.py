@@ -171,19 +171,32 @@ _RESTORED_BY_UPDATE = {("", "namespaces"): (("spec", "finalizers"),)}
 """Fields an update's strategy puts back from the old object after the field manager
 recorded the request's (namespaceStrategy.PrepareForUpdate: spec.finalizers)."""
 
+_DROPPED_BY_UPDATE = {
+    ("", "services"): (
+        ("spec", "allocateLoadBalancerNodePorts"),
+        ("spec", "externalTrafficPolicy"),
+        ("spec", "loadBalancerClass"),
+    ),
+}
+"""Fields an update's strategy drops after the field manager recorded the request's, so
+recorded as the request sent them (a Service's dropTypeDependentFields, once its type no
+longer uses them)."""
+
 
 def _as_requested(rt: ResourceType, new: Obj, requested: Obj | None) -> Obj:
-    """``new`` with the fields the update's strategy restored as the request had them."""
-    paths = _RESTORED_BY_UPDATE.get((rt.group, rt.plural), ())
-    if requested is None or not paths:
+    """``new`` with the fields the update's strategy restored or dropped as the request had
+    them."""
+    restored = _RESTORED_BY_UPDATE.get((rt.group, rt.plural), ())
+    dropped = _DROPPED_BY_UPDATE.get((rt.group, rt.plural), ())
+    if requested is None or not (restored or dropped):
         return new
     result = clone(new)
-    for parent, key in paths:
+    for parent, key in (*restored, *dropped):
         asked = requested.get(parent)
         target = result.setdefault(parent, {})
         if isinstance(asked, dict) and key in asked:
             target[key] = asked[key]
-        elif isinstance(target, dict):
+        elif isinstance(target, dict) and (parent, key) in restored:
             target.pop(key, None)
     return result
 
@@ -287,7 +300,10 @@ def record_manager(
             mf.ignored_paths(rt, subresource, new),
         )
         if updating:
-            live, written = _as_go_writes(rt, old, _as_requested(rt, new, requested))
+            # a Service's registry allocates (and keeps what the request left out) after
+            # the field manager saw the request, on an update as on a create
+            allocated = requested if (rt.group, rt.plural) == ("", "services") else None
+            live, written = _as_go_writes(rt, old, _as_requested(rt, new, requested), allocated)
         else:
             live, written = _as_go_writes(rt, old, new, requested)
         try:
