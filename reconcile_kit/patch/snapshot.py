@@ -114,11 +114,12 @@ class LazyBox(Box):
         else:
             Box.__setitem__(self, key, value)  # type: ignore[no-untyped-call]
 
-    def update(self, *args: Any, **kwargs: Any) -> None:
+    def update(self, other: object = (), /, **kwargs: object) -> None:
         """As ``dict.update``, storing as :meth:`__setitem__` does; an equal scalar is
         left in place (kr8s's ``APIObject.raw`` re-sets ``kind`` and ``apiVersion`` on
         every read)."""
-        for key, value in dict(*args, **kwargs).items():
+        # other: a mapping or (key, value) pairs, as dict() takes them
+        for key, value in dict(cast("Mapping[str, object]", other), **kwargs).items():
             if type(value) in _SCALARS and dict.get(self, key, _MISSING) == value:
                 continue
             self[key] = value
