@@ -535,6 +535,11 @@ _SELECTOR_IMMUTABLE = (
     'Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"x", "tier":"t"},'
     " MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable",
 )
+_NEW_MISMATCH = (
+    "FieldValueInvalid",
+    "spec.template.metadata.labels",
+    'Invalid value: map[string]string{"app":"x"}: `selector` does not match template `labels`',
+)
 _STATEFULSET_FORBIDDEN = (
     "FieldValueForbidden",
     "spec",
@@ -583,6 +588,28 @@ UPDATE: list[Any] = [
         [("FieldValueInvalid", "spec.completions", "Invalid value: 3: field is immutable")],
         id="job-completions",
     ),
+]
+
+
+UPDATE += [
+    pytest.param(
+        plural,
+        {"selector": _NEW_SELECTOR, "minReadySeconds": -1},
+        # The strategy validates the object (ValidateDaemonSet, ValidateReplicaSet) and then
+        # the update, which validates the spec again: each spec cause twice, the message once.
+        [*spec_causes, *spec_causes, _SELECTOR_IMMUTABLE],
+        id=f"{plural}-spec-validated-twice",
+    )
+    for plural, spec_causes in (
+        (
+            "daemonsets",
+            [_NEW_MISMATCH, _negative("spec.minReadySeconds")],
+        ),
+        (
+            "replicasets",
+            [_negative("spec.minReadySeconds"), _NEW_MISMATCH],
+        ),
+    )
 ]
 
 
@@ -881,3 +908,58 @@ async def test_job_completed_as_the_job_controller_does(backend: Backend) -> Non
             ],
         ),
     )
+
+
+_DNS_LABEL = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and"
+    " must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex"
+    " used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "detail"),
+    [("Bad_Name", _DNS_LABEL), ("a.b", "must not contain dots")],
+)
+async def test_statefulset_name_is_a_dns_label(backend: Backend, name: str, detail: str) -> None:
+    """ValidateStatefulSetName: a StatefulSet's name is a DNS label (not a subdomain)."""
+    body = _object("statefulsets")
+    body["metadata"]["name"] = name
+    reply = await req(backend, "POST", _path(backend, "statefulsets"), body)
+    cause = ("FieldValueInvalid", "metadata.name", f'Invalid value: "{name}": {detail}')
+    assert (reply.status, reply.body) == (422, invalid("StatefulSet", "apps", name, [cause]))
+
+
+async def test_cronjob_name_of_at_most_52_characters(backend: Backend) -> None:
+    """ValidateCronJobCreate: a CronJob's name leaves room for the Job's 11-character
+    suffix; 52 characters pass, and an update does not check the name again."""
+    long_name = "n" * 53
+    body = _object("cronjobs")
+    body["metadata"]["name"] = long_name
+    reply = await req(backend, "POST", _path(backend, "cronjobs"), body)
+    cause = (
+        "FieldValueInvalid",
+        "metadata.name",
+        f'Invalid value: "{long_name}": must be no more than 52 characters',
+    )
+    assert (reply.status, reply.body) == (422, invalid("CronJob", "batch", long_name, [cause]))
+    body["metadata"]["name"] = "n" * 52
+    stored = await ok(backend, "POST", _path(backend, "cronjobs"), body)
+    stored["spec"]["suspend"] = True
+    await ok(backend, "PUT", f"{_path(backend, 'cronjobs')}/{'n' * 52}", stored)
+
+
+@pytest.mark.parametrize(("name", "completions"), [("a.b", 2), ("x" * 62, 10), ("x" * 62, 1)])
+async def test_indexed_job_pod_hostname(backend: Backend, name: str, completions: int) -> None:
+    """ValidateJob: the last pod of an Indexed Job is named ``<name>-<completions-1>``,
+    which must be a DNS label."""
+    body = _object("jobs", completionMode="Indexed", completions=completions)
+    body["metadata"]["name"] = name
+    reply = await req(backend, "POST", _path(backend, "jobs"), body)
+    hostname = f"{name}-{completions - 1}"
+    cause = (
+        "FieldValueInvalid",
+        "metadata.name",
+        f'Invalid value: "{name}": will not able to create pod with invalid DNS label: {hostname}',
+    )
+    assert (reply.status, reply.body) == (422, invalid("Job", "batch", name, [cause]))

@@ -10,16 +10,8 @@ lists them too.
 from __future__ import annotations
 
 KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
-    ("StatefulSet", "valid"): "spec.volumeClaimTemplates[] lack apiVersion, kind, "
-    "spec.volumeMode and status.phase",
-    ("StatefulSet", "update"): "spec.volumeClaimTemplates[] lack apiVersion, kind, "
-    "spec.volumeMode and status.phase",
-    ("StatefulSet", "invalid"): "the message of a name over its limit differs",
-    ("CronJob", "invalid"): "the message of a name over 52 characters differs",
     ("ClusterRole", "invalid"): "an aggregationRule selector with an invalid key lacks the "
     "'invalid label selector.' cause",
-    ("DaemonSet", "update"): "the causes of a selector no longer matching the template differ",
-    ("ReplicaSet", "update"): "the causes of a selector no longer matching the template differ",
     ("Job", "update"): "the immutable template is shown as core.PodTemplateSpec{...}, not Go's "
     "full %#v rendering",
     ("Pod", "update"): "the text of the pod update rule's Forbidden message differs",
@@ -33,9 +25,7 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("Service", "update"): "allocateLoadBalancerNodePorts or a nodePort an update adds or "
     "keeps is not owned as kube-apiserver owns it",
     ("Service", "invalid"): "the causes of duplicate ports differ",
-    ("Job", "invalid"): "the causes of an invalid name (with the generated pod labels) differ",
     ("Secret", "update"): "an update of an immutable Secret's data is accepted in one case "
     "kube-apiserver refuses (data forbidden once immutable)",
-    ("Deployment", "update"): "some PUTs of an unchanged spec still bump the generation",
 }
 """(kind, property) pairs that fail today, with what differs."""

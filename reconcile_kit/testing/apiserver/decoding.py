@@ -159,6 +159,8 @@ def check_namespace(store: Store, rt: ResourceType, obj: Obj, creating: bool) ->
 
 _VALIDATED_TWICE = {  # (group, plural) -> whether the metadata is validated twice too
     ("", "persistentvolumeclaims"): True,
+    ("apps", "daemonsets"): True,
+    ("apps", "replicasets"): True,
     ("networking.k8s.io", "networkpolicies"): False,
     ("rbac.authorization.k8s.io", "roles"): True,
     ("rbac.authorization.k8s.io", "clusterroles"): True,

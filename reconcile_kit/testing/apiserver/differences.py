@@ -178,18 +178,14 @@ DIFFERENCES: tuple[Difference, ...] = (
     ),
     Difference(
         "Differences the fuzzer still finds",
-        "Found by the differential fuzzer (`tests/fuzz`, issue 28), per kind: a StatefulSet's "
-        "`volumeClaimTemplates` lack `apiVersion`, `kind`, `spec.volumeMode` and "
-        "`status.phase`; some causes and messages differ (a name over a kind's limit for "
-        "StatefulSets and CronJobs, a selector no longer matching a DaemonSet's or "
-        "ReplicaSet's template, a Job's immutable template shown as "
+        "Found by the differential fuzzer (`tests/fuzz`, issue 28), per kind: some causes "
+        "and messages differ (a Job's immutable template shown as "
         "`core.PodTemplateSpec{...}`, the Pod update rule and a claim's immutable spec, "
         "duplicate Service ports, an aggregationRule selector with an invalid key); a Pod "
         "resource name neither standard nor qualified is accepted; Event and "
         "PodDisruptionBudget names kube-apiserver accepts are refused; a Lease MicroTime "
         "without microseconds is accepted; a Service update owns `allocateLoadBalancerNodePorts` "
-        "and node ports otherwise than kube-apiserver; some Deployment PUTs of an unchanged "
-        "spec bump the generation; a Job's invalid name gets other causes; one update of an "
+        "and node ports otherwise than kube-apiserver; one update of an "
         "immutable Secret's data is accepted. `tests/fuzz/known.py` lists them per "
         "kind and property.",
         "Not implemented yet: each is a separate port of kube-apiserver's validation, "

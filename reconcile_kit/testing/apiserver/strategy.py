@@ -43,10 +43,10 @@ _SERVER_META = (
 
 def name_style(rt: ResourceType) -> str:
     """The rule for a kind's names, as its ValidateObjectMeta call names it (RBAC kinds:
-    ValidateRBACName, a path segment)."""
+    ValidateRBACName, a path segment; StatefulSets: ValidateStatefulSetName, a DNS label)."""
     if rt.group == RBAC_GROUP:
         return "path"
-    if rt.plural == "namespaces":
+    if rt.plural == "namespaces" or (rt.group, rt.plural) == ("apps", "statefulsets"):
         return "label"
     if rt.plural == "services" and rt.group == "":
         return "dns1035"
@@ -220,9 +220,9 @@ def generation_changed(rt: ResourceType, new: Obj, old: Obj) -> bool:
             return not go_equal(new_spec, old_spec) or _empties(new_spec) != _empties(old_spec)
         return not _same_spec(rt, new, old)
     if rt.generation == "spec+annotations":
-        return not _same_spec(rt, new, old) or (
-            new["metadata"].get("annotations") != old["metadata"].get("annotations")
-        )
+        # Semantic.DeepEqual of the annotations: an empty map is a nil one.
+        annotations = [obj["metadata"].get("annotations") or {} for obj in (new, old)]
+        return not _same_spec(rt, new, old) or not go_equal(*annotations)
     if rt.generation == "custom":
         skip = {"metadata", "status"} if rt.status else {"metadata"}
         keys = (set(new) | set(old)) - skip
@@ -529,7 +529,25 @@ def _statefulset_defaults(obj: Obj) -> None:
     retention = spec.setdefault("persistentVolumeClaimRetentionPolicy", {})
     retention.setdefault("whenDeleted", "Retain")
     retention.setdefault("whenScaled", "Retain")
+    for claim in spec.get("volumeClaimTemplates") or []:
+        if isinstance(claim, dict):
+            _claim_template_defaults(claim)
     _replicas_defaults(obj)
+
+
+def _claim_template_defaults(claim: dict[str, Any]) -> None:
+    """A claim template as apps/v1 serves it: the type meta that
+    Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec writes, SetDefaults_PersistentVolumeClaim's
+    Pending phase and SetDefaults_PersistentVolumeClaimSpec's volumeMode."""
+    claim["apiVersion"], claim["kind"] = "v1", "PersistentVolumeClaim"
+    if not isinstance(claim.get("spec"), dict):
+        claim["spec"] = {}
+    if claim["spec"].get("volumeMode") is None:
+        claim["spec"]["volumeMode"] = "Filesystem"
+    if not isinstance(claim.get("status"), dict):
+        claim["status"] = {}
+    if not claim["status"].get("phase"):
+        claim["status"]["phase"] = "Pending"
 
 
 def _daemonset_defaults(obj: Obj) -> None:

@@ -4,15 +4,15 @@ template; on update completions, selector and template immutable) and CronJobs (
 time zone, concurrency policy, the job template).
 
 Left out: pod failure and success policies' rules, backoffLimitPerIndex/maxFailedIndexes
-limits beyond their signs, managedBy, the Indexed Job's hostname check, the scheduling
-directives a suspended Job may change, the CronJob's 52-character name limit (Job status
-rules: batchstatus.py).
+limits beyond their signs, managedBy, the scheduling directives a suspended Job may change
+(Job status rules: batchstatus.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ....meta.validation import dns1123_label_errors
 from . import gorender, selectors
 from .batchstatus import job_status_causes
 from .common import (
@@ -131,7 +131,22 @@ def _selector(spec: dict[str, Any]) -> Causes:
 def _job(job: dict[str, Any]) -> Causes:
     """ValidateJob (after the metadata)."""
     spec = as_dict(job.get("spec"))
-    return _generated_selector(job) + _job_spec(spec, "spec") + _selector(spec)
+    causes = _generated_selector(job) + _job_spec(spec, "spec") + _selector(spec)
+    return causes + _indexed_hostname(job)
+
+
+def _indexed_hostname(job: dict[str, Any]) -> Causes:
+    """ValidateJob: an Indexed Job's last pod hostname (``<name>-<completions-1>``) must be
+    a DNS label."""
+    spec, name = as_dict(job.get("spec")), str(as_dict(job.get("metadata")).get("name") or "")
+    completions = spec.get("completions")
+    if spec.get("completionMode") != "Indexed" or not isinstance(completions, int):
+        return []
+    hostname = f"{name}-{completions - 1}"
+    if completions <= 0 or not dns1123_label_errors(hostname):
+        return []
+    detail = f"will not able to create pod with invalid DNS label: {hostname}"
+    return [invalid("metadata.name", name, detail)]
 
 
 def _job_update(spec: dict[str, Any], old: dict[str, Any]) -> Causes:
@@ -225,11 +240,20 @@ def _cronjob(spec: dict[str, Any], old: dict[str, Any] | None) -> Causes:
     return causes
 
 
+_CRONJOB_NAME_LIMIT = 52  # a Job's name is the CronJob's and an 11-character suffix
+
+
 def _cronjob_write(write: Write) -> Causes:
     if write.subresource:
         return []
     old = None if write.old is None else as_dict(write.old.get("spec"))
-    return _cronjob(as_dict(write.obj.get("spec")), old)
+    causes = _cronjob(as_dict(write.obj.get("spec")), old)
+    name = str(as_dict(write.obj.get("metadata")).get("name") or "")
+    if write.old is None and len(name) > _CRONJOB_NAME_LIMIT:
+        # ValidateCronJobCreate only: an update does not check the name again.
+        detail = f"must be no more than {_CRONJOB_NAME_LIMIT} characters"
+        causes.append(invalid("metadata.name", name, detail))
+    return causes
 
 
 VALIDATORS: dict[tuple[str, str], Validator] = {
