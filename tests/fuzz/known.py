@@ -12,8 +12,6 @@ from __future__ import annotations
 KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("ClusterRole", "invalid"): "an aggregationRule selector with an invalid key lacks the "
     "'invalid label selector.' cause",
-    ("Job", "update"): "the immutable template is shown as core.PodTemplateSpec{...}, not Go's "
-    "full %#v rendering",
     ("Pod", "update"): "the text of the pod update rule's Forbidden message differs",
     ("PersistentVolumeClaim", "update"): "the text of the immutable spec message differs",
     ("Pod", "invalid"): "a resource name neither standard nor qualified (bogus) is accepted",

@@ -11,6 +11,7 @@ import asyncio
 import copy
 import itertools
 import json
+import re
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,6 +32,10 @@ NORMALISED: tuple[tuple[str, str], ...] = (
     (
         "the object's uid and resourceVersion inside any string",
         "Job selector labels carry the uid; a conflict message names the resourceVersion",
+    ),
+    (
+        "a set pointer's address in a Go %#v rendering inside any string, (*T)(0x...)",
+        "the Go heap address of a kube-apiserver process (a Job's immutable pod template)",
     ),
 )
 """What must differ between the servers and is replaced by a placeholder before comparing
@@ -101,6 +106,9 @@ def _own_values(body: Any) -> dict[str, str]:
     return {k: v for k, v in found.items() if isinstance(k, str) and k not in ("", "None")}
 
 
+_ADDRESS = re.compile(r"\((\*[\w.\[\]]+)\)\(0x[0-9a-f]+\)")
+
+
 def _replace(value: Any, values: dict[str, str]) -> Any:
     if isinstance(value, str):
         if value in values:
@@ -108,7 +116,7 @@ def _replace(value: Any, values: dict[str, str]) -> Any:
         for raw, placeholder in values.items():
             if len(raw) > 6 and raw in value:
                 value = value.replace(raw, placeholder)
-        return value
+        return _ADDRESS.sub(r"(\1)(<address>)", value)
     if isinstance(value, dict):
         return {k: _replace(v, values) for k, v in value.items()}
     if isinstance(value, list):

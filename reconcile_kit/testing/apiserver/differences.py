@@ -179,8 +179,7 @@ DIFFERENCES: tuple[Difference, ...] = (
     Difference(
         "Differences the fuzzer still finds",
         "Found by the differential fuzzer (`tests/fuzz`, issue 28), per kind: some causes "
-        "and messages differ (a Job's immutable template shown as "
-        "`core.PodTemplateSpec{...}`, the Pod update rule and a claim's immutable spec, "
+        "and messages differ (the Pod update rule and a claim's immutable spec, "
         "duplicate Service ports, an aggregationRule selector with an invalid key); a Pod "
         "resource name neither standard nor qualified is accepted; Event and "
         "PodDisruptionBudget names kube-apiserver accepts are refused; a Lease MicroTime "
@@ -217,10 +216,11 @@ DIFFERENCES: tuple[Difference, ...] = (
         " selectors, strategies and immutable fields, without the rules listed in the "
         "docstrings of validation/pods.py, apps.py and batch.py (volume source details, "
         "lifecycle hooks, DNS config, topology spread, OS-specific checks, pod and job failure "
-        "policies...). Where kube-apiserver's message dumps a Go value with pointers or a go-"
-        "cmp diff (a Pod update's forbidden-fields diff, a Job's immutable template, a "
-        "strategy's `rollingUpdate` pointer), the embedded text differs after the common "
-        "prefix.",
+        "policies...). Where kube-apiserver's message dumps a go-cmp diff (a Pod update's "
+        "forbidden-fields diff) the embedded text differs after the common prefix; where it "
+        "prints a Go value with `%#v` (a Job's immutable template, a strategy's "
+        "`rollingUpdate`), a set pointer prints as `0x0` rather than its heap address, and a "
+        "Job template's quantities as if written canonically.",
         "Not implemented yet; Go's `%#v` of internal structs shows memory addresses, and "
         "go-cmp's diff output is deliberately unstable.",
         (

@@ -3,6 +3,10 @@ strategies of pkg/registry/batch): Jobs (generated selector, counts, restart pol
 template; on update completions, selector and template immutable) and CronJobs (schedule,
 time zone, concurrency policy, the job template).
 
+The immutable template's message prints the new internal template as Go's ``%#v`` does
+(gorender.go_value), but for the heap address of a set pointer and for quantities, which
+are parsed from their stored (canonical) text rather than from the request's.
+
 Left out: pod failure and success policies' rules, backoffLimitPerIndex/maxFailedIndexes
 limits beyond their signs, managedBy, the scheduling directives a suspended Job may change
 (Job status rules: batchstatus.py).
@@ -161,8 +165,9 @@ def _job_update(spec: dict[str, Any], old: dict[str, Any]) -> Causes:
         "spec.selector", semantic(spec.get("selector")), semantic(old.get("selector")), rendered
     )
     template, old_template = semantic(spec.get("template")), semantic(old.get("template"))
-    # Go prints the whole internal PodTemplateSpec (with pointer addresses): not reproduced.
-    causes += immutable("spec.template", template, old_template, "core.PodTemplateSpec{...}")
+    # Go prints the whole internal PodTemplateSpec, set pointers as their (random) address.
+    rendered = gorender.go_value(spec.get("template"), "core.PodTemplateSpec")
+    causes += immutable("spec.template", template, old_template, rendered)
     for key in (
         "completionMode",
         "podFailurePolicy",
