@@ -1079,3 +1079,19 @@ async def test_job_update_keeps_the_selector_sent(backend: Backend) -> None:
         ("FieldValueInvalid", "spec.selector", f"Invalid value: {selector}: field is immutable"),
     ]
     assert (reply.status, reply.body) == (422, invalid("Job", "batch", "w", causes))
+
+
+async def test_indexed_job_completions_change_with_parallelism(backend: Backend) -> None:
+    """validateCompletions: an Indexed Job's completions may change, together with its
+    parallelism (elastic Indexed Jobs); a non-Indexed Job's are immutable."""
+    spec = {"completionMode": "Indexed", "completions": 4, "parallelism": 0, "suspend": True}
+    stored = await ok(backend, "POST", _path(backend, "jobs"), _object("jobs", **spec))
+    changed = copy.deepcopy(stored)
+    changed["spec"]["completions"] = 6
+    reply = await req(backend, "PUT", f"{_path(backend, 'jobs')}/w", changed)
+    detail = "Invalid value: 6: can only be modified in tandem with spec.parallelism"
+    cause = ("FieldValueInvalid", "spec.completions", detail)
+    assert (reply.status, reply.body) == (422, invalid("Job", "batch", "w", [cause]))
+    changed["spec"]["parallelism"] = 6
+    updated = await ok(backend, "PUT", f"{_path(backend, 'jobs')}/w", changed)
+    assert (updated["spec"]["completions"], updated["spec"]["parallelism"]) == (6, 6)

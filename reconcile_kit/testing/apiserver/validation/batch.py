@@ -1,7 +1,8 @@
 """Validation of batch/v1 kinds (kubernetes pkg/apis/batch/validation with the registry
 strategies of pkg/registry/batch): Jobs (generated selector, counts, restart policy, the
-template; on update completions, selector and template immutable) and CronJobs (schedule,
-time zone, concurrency policy, the job template).
+template, an Indexed Job's pod hostnames; on update completions (but an Indexed Job's,
+with its parallelism), selector and template immutable) and CronJobs (schedule, time zone,
+concurrency policy, the job template, a name of at most 52 characters).
 
 The immutable template's message prints the new internal template as Go's ``%#v`` does
 (gorender.go_value), but for the heap address of a set pointer and for quantities, which
@@ -153,13 +154,24 @@ def _indexed_hostname(job: dict[str, Any]) -> Causes:
     return [invalid("metadata.name", name, detail)]
 
 
+def _completions_update(spec: dict[str, Any], old: dict[str, Any]) -> Causes:
+    """validateCompletions: immutable, but for an Indexed Job, whose completions change
+    with its parallelism (elastic Indexed Jobs)."""
+    completions = spec.get("completions")
+    if spec.get("completionMode") != "Indexed":
+        shown = "null" if completions is None else str(completions)
+        return immutable("spec.completions", completions, old.get("completions"), shown)
+    if completions is None or completions == old.get("completions"):
+        return []
+    if completions != spec.get("parallelism"):
+        detail = "can only be modified in tandem with spec.parallelism"
+        return [invalid("spec.completions", completions, detail)]
+    return []
+
+
 def _job_update(spec: dict[str, Any], old: dict[str, Any]) -> Causes:
     """ValidateJobSpecUpdate's immutable fields (the spec rules run again first)."""
-    causes = _job_spec(spec, "spec") + _selector(spec)
-    if spec.get("completionMode") != "Indexed":
-        completions = spec.get("completions")
-        shown = "null" if completions is None else str(completions)
-        causes += immutable("spec.completions", completions, old.get("completions"), shown)
+    causes = _job_spec(spec, "spec") + _selector(spec) + _completions_update(spec, old)
     rendered = gorender.label_selector(spec.get("selector"))
     causes += immutable(
         "spec.selector", semantic(spec.get("selector")), semantic(old.get("selector")), rendered
