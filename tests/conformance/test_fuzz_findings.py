@@ -565,8 +565,46 @@ async def test_an_empty_map_sent_to_an_immutable_object(backend: Backend) -> Non
         ]
 
 
-async def test_empty_annotations_keep_a_deployments_generation(backend: Backend) -> None:
-    """PrepareForUpdate compares the annotations with Semantic.DeepEqual: ``{}`` is none."""
+async def test_stateful_set_claim_templates_as_apps_v1_serves_them(backend: Backend) -> None:
+    """A StatefulSet's volumeClaimTemplates carry the type meta apps/v1 conversion writes
+    (whatever was sent), SetDefaults_PersistentVolumeClaim's Pending phase and
+    SetDefaults_PersistentVolumeClaimSpec's Filesystem volumeMode; set values are kept."""
+    sent = [
+        {"metadata": {"name": "d"}, "spec": {"accessModes": ["ReadWriteOnce"]}},
+        {
+            "apiVersion": "bogus/v9",
+            "kind": "Thing",
+            "metadata": {"name": "e"},
+            "spec": {"volumeMode": "Block"},
+            "status": {"phase": "Bound"},
+        },
+    ]
+    path = f"/apis/apps/v1/namespaces/{backend.namespace}/statefulsets"
+    stored = await ok(backend, "POST", path, _workload("StatefulSet", volumeClaimTemplates=sent))
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim"}
+    assert stored["spec"]["volumeClaimTemplates"] == [
+        {
+            **claim,
+            "metadata": {"creationTimestamp": None, "name": "d"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {}, "volumeMode": "Filesystem"},
+            "status": {"phase": "Pending"},
+        },
+        {
+            **claim,
+            "metadata": {"creationTimestamp": None, "name": "e"},
+            "spec": {"resources": {}, "volumeMode": "Block"},
+            "status": {"phase": "Bound"},
+        },
+    ]
+    stored["spec"]["replicas"] = 2
+    updated = await ok(backend, "PUT", f"{path}/w", stored)
+    assert updated["spec"]["volumeClaimTemplates"] == stored["spec"]["volumeClaimTemplates"]
+    assert updated["metadata"]["generation"] == 2
+
+
+async def test_deployment_generation_sees_empty_annotations_as_none(backend: Backend) -> None:
+    """The deployment strategy bumps the generation on a change of the spec or of the
+    annotations, compared with Semantic.DeepEqual: ``annotations: {}`` is no annotation."""
     path = f"/apis/apps/v1/namespaces/{backend.namespace}/deployments"
     stored = await ok(backend, "POST", path, _workload("Deployment"))
     stored["metadata"]["annotations"] = {}

@@ -6,6 +6,7 @@ refused Deployment, StatefulSet, DaemonSet, ReplicaSet, Job or CronJob, or chang
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import pytest
@@ -535,6 +536,11 @@ _SELECTOR_IMMUTABLE = (
     'Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"x", "tier":"t"},'
     " MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable",
 )
+_NEW_MISMATCH = (
+    "FieldValueInvalid",
+    "spec.template.metadata.labels",
+    'Invalid value: map[string]string{"app":"x"}: `selector` does not match template `labels`',
+)
 _STATEFULSET_FORBIDDEN = (
     "FieldValueForbidden",
     "spec",
@@ -586,6 +592,28 @@ UPDATE: list[Any] = [
 ]
 
 
+UPDATE += [
+    pytest.param(
+        plural,
+        {"selector": _NEW_SELECTOR, "minReadySeconds": -1},
+        # The strategy validates the object (ValidateDaemonSet, ValidateReplicaSet) and then
+        # the update, which validates the spec again: each spec cause twice, the message once.
+        [*spec_causes, *spec_causes, _SELECTOR_IMMUTABLE],
+        id=f"{plural}-spec-validated-twice",
+    )
+    for plural, spec_causes in (
+        (
+            "daemonsets",
+            [_NEW_MISMATCH, _negative("spec.minReadySeconds")],
+        ),
+        (
+            "replicasets",
+            [_negative("spec.minReadySeconds"), _NEW_MISMATCH],
+        ),
+    )
+]
+
+
 @pytest.mark.parametrize(("plural", "spec", "causes"), UPDATE)
 async def test_workload_update_refused(
     backend: Backend, plural: str, spec: dict[str, Any], causes: list[Cause]
@@ -598,18 +626,77 @@ async def test_workload_update_refused(
     assert (reply.status, reply.body) == (422, invalid(kind, group, "w", causes))
 
 
+_JOB_TEMPLATE_GO = (
+    'Invalid value: core.PodTemplateSpec{ObjectMeta:v1.ObjectMeta{Name:""'
+    ', GenerateName:"", Namespace:"", SelfLink:"", UID:"", ResourceVersion:""'
+    ", Generation:0, CreationTimestamp:time.Date(1, time.January, 1, 0, 0, 0, 0"
+    ", time.UTC), DeletionTimestamp:<nil>, DeletionGracePeriodSeconds:(*int64)(nil)"
+    ', Labels:map[string]string{"batch.kubernetes.io/controller-uid":"{uid}"'
+    ', "batch.kubernetes.io/job-name":"w", "controller-uid":"{uid}", "job-name":"w"}'
+    ", Annotations:map[string]string(nil), OwnerReferences:[]v1.OwnerReference(nil)"
+    ", Finalizers:[]string(nil), ManagedFields:[]v1.ManagedFieldsEntry(nil)}"
+    ", Spec:core.PodSpec{Volumes:[]core.Volume(nil), InitContainers:[]core.Container(nil)"
+    ', Containers:[]core.Container{core.Container{Name:"c", Image:"busybox:1.36"'
+    ', Command:[]string(nil), Args:[]string(nil), WorkingDir:""'
+    ', Ports:[]core.ContainerPort{core.ContainerPort{Name:"", HostPort:0'
+    ', ContainerPort:80, Protocol:"TCP", HostIP:""}}, EnvFrom:[]core.EnvFromSource(nil)'
+    ", Env:[]core.EnvVar(nil)"
+    ", Resources:core.ResourceRequirements{Limits:core.ResourceList{"
+    '"cpu":resource.Quantity{i:resource.int64Amount{value:500'
+    ', scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"500m"'
+    ', Format:"DecimalSI"}}, Requests:core.ResourceList(nil)'
+    ", Claims:[]core.ResourceClaim(nil)}, ResizePolicy:[]core.ContainerResizePolicy(nil)"
+    ", RestartPolicy:(*core.ContainerRestartPolicy)(nil)"
+    ", VolumeMounts:[]core.VolumeMount(nil), VolumeDevices:[]core.VolumeDevice(nil)"
+    ", LivenessProbe:(*core.Probe)(nil), ReadinessProbe:(*core.Probe)(nil)"
+    ", StartupProbe:(*core.Probe)(nil), Lifecycle:(*core.Lifecycle)(nil)"
+    ', TerminationMessagePath:"/dev/termination-log", TerminationMessagePolicy:"File"'
+    ', ImagePullPolicy:"Always", SecurityContext:(*core.SecurityContext)(nil)'
+    ", Stdin:false, StdinOnce:false, TTY:false}}"
+    ', EphemeralContainers:[]core.EphemeralContainer(nil), RestartPolicy:"Never"'
+    ", TerminationGracePeriodSeconds:(*int64)({address})"
+    ', ActiveDeadlineSeconds:(*int64)(nil), DNSPolicy:"ClusterFirst"'
+    ', NodeSelector:map[string]string(nil), ServiceAccountName:""'
+    ', AutomountServiceAccountToken:(*bool)(nil), NodeName:""'
+    ", SecurityContext:(*core.PodSecurityContext)({address})"
+    ', ImagePullSecrets:[]core.LocalObjectReference(nil), Hostname:"", Subdomain:""'
+    ", SetHostnameAsFQDN:(*bool)(nil), Affinity:(*core.Affinity)(nil)"
+    ', SchedulerName:"default-scheduler", Tolerations:[]core.Toleration(nil)'
+    ', HostAliases:[]core.HostAlias(nil), PriorityClassName:"", Priority:(*int32)(nil)'
+    ", PreemptionPolicy:(*core.PreemptionPolicy)(nil)"
+    ", DNSConfig:(*core.PodDNSConfig)(nil), ReadinessGates:[]core.PodReadinessGate(nil)"
+    ", RuntimeClassName:(*string)(nil), Overhead:core.ResourceList(nil)"
+    ", EnableServiceLinks:(*bool)(nil)"
+    ", TopologySpreadConstraints:[]core.TopologySpreadConstraint(nil)"
+    ", OS:(*core.PodOS)(nil), SchedulingGates:[]core.PodSchedulingGate(nil)"
+    ", ResourceClaims:[]core.PodResourceClaim(nil)"
+    ", Resources:(*core.ResourceRequirements)(nil)}}: field is immutable"
+)
+"""Go's %#v of the internal core.PodTemplateSpec of the Job below (``{address}``: a set
+pointer's, which is the process's heap address on kube-apiserver)."""
+
+
 async def test_job_template_immutable(backend: Backend) -> None:
-    """ValidateJobSpecUpdate: the pod template cannot change (the message embeds Go's
-    rendering of the whole template, which the embedded server does not reproduce)."""
-    stored = await ok(backend, "POST", _path(backend, "jobs"), _object("jobs"))
+    """ValidateJobSpecUpdate: the pod template cannot change; the message prints the new
+    internal template with Go's ``%#v`` (ports, quantities, defaults; pointers as
+    addresses)."""
+    container = {
+        "name": "c",
+        "image": "busybox",
+        "ports": [{"containerPort": 80}],
+        "resources": {"limits": {"cpu": "500m"}},
+    }
+    spec = {"template": {"spec": {"containers": [container], "restartPolicy": "Never"}}}
+    stored = await ok(backend, "POST", _path(backend, "jobs"), _object("jobs", **spec))
     changed = copy.deepcopy(stored)
     changed["spec"]["template"]["spec"]["containers"][0]["image"] = "busybox:1.36"
     reply = await req(backend, "PUT", f"{_path(backend, 'jobs')}/w", changed)
     assert reply.status == 422
     [(reason, field, message)] = causes_of(reply)
     assert (reason, field) == ("FieldValueInvalid", "spec.template")
-    assert message.startswith("Invalid value: core.PodTemplateSpec{")
-    assert message.endswith(": field is immutable")
+    uid = stored["metadata"]["uid"]
+    expected = _JOB_TEMPLATE_GO.replace("{uid}", uid)
+    assert re.sub(r"\(0x[0-9a-f]+\)", "({address})", message) == expected
 
 
 async def test_statefulset_allowed_update(backend: Backend) -> None:
@@ -881,3 +968,130 @@ async def test_job_completed_as_the_job_controller_does(backend: Backend) -> Non
             ],
         ),
     )
+
+
+_DNS_LABEL = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and"
+    " must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex"
+    " used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "detail"),
+    [("Bad_Name", _DNS_LABEL), ("a.b", "must not contain dots")],
+)
+async def test_statefulset_name_is_a_dns_label(backend: Backend, name: str, detail: str) -> None:
+    """ValidateStatefulSetName: a StatefulSet's name is a DNS label (not a subdomain)."""
+    body = _object("statefulsets")
+    body["metadata"]["name"] = name
+    reply = await req(backend, "POST", _path(backend, "statefulsets"), body)
+    cause = ("FieldValueInvalid", "metadata.name", f'Invalid value: "{name}": {detail}')
+    assert (reply.status, reply.body) == (422, invalid("StatefulSet", "apps", name, [cause]))
+
+
+async def test_cronjob_name_of_at_most_52_characters(backend: Backend) -> None:
+    """ValidateCronJobCreate: a CronJob's name leaves room for the Job's 11-character
+    suffix; 52 characters pass, and an update does not check the name again."""
+    long_name = "n" * 53
+    body = _object("cronjobs")
+    body["metadata"]["name"] = long_name
+    reply = await req(backend, "POST", _path(backend, "cronjobs"), body)
+    cause = (
+        "FieldValueInvalid",
+        "metadata.name",
+        f'Invalid value: "{long_name}": must be no more than 52 characters',
+    )
+    assert (reply.status, reply.body) == (422, invalid("CronJob", "batch", long_name, [cause]))
+    body["metadata"]["name"] = "n" * 52
+    stored = await ok(backend, "POST", _path(backend, "cronjobs"), body)
+    stored["spec"]["suspend"] = True
+    await ok(backend, "PUT", f"{_path(backend, 'cronjobs')}/{'n' * 52}", stored)
+
+
+@pytest.mark.parametrize(("name", "completions"), [("a.b", 2), ("x" * 62, 10), ("x" * 62, 1)])
+async def test_indexed_job_pod_hostname(backend: Backend, name: str, completions: int) -> None:
+    """ValidateJob: the last pod of an Indexed Job is named ``<name>-<completions-1>``,
+    which must be a DNS label."""
+    body = _object("jobs", completionMode="Indexed", completions=completions)
+    body["metadata"]["name"] = name
+    reply = await req(backend, "POST", _path(backend, "jobs"), body)
+    hostname = f"{name}-{completions - 1}"
+    cause = (
+        "FieldValueInvalid",
+        "metadata.name",
+        f'Invalid value: "{name}": will not able to create pod with invalid DNS label: {hostname}',
+    )
+    assert (reply.status, reply.body) == (422, invalid("Job", "batch", name, [cause]))
+
+
+@pytest.mark.parametrize("template_labels", [None, {"a": "b"}])
+async def test_job_labels_taken_from_its_template(
+    backend: Backend, template_labels: dict[str, str] | None
+) -> None:
+    """SetDefaults_Job gives a Job without labels its template's label map when the
+    template has one, which the strategy then fills with the generated labels: they are
+    validated as the Job's (a name too long for a label value fails twice more); a template
+    without labels gets a new map, and the Job takes it only when read back."""
+    name = "x" * 64
+    body = _object("jobs")
+    body["metadata"]["name"] = name
+    if template_labels is not None:
+        body["spec"]["template"]["metadata"] = {"labels": template_labels}
+    reply = await req(backend, "POST", _path(backend, "jobs"), body)
+    too_long = f'Invalid value: "{name}": must be no more than 63 characters'
+    template = [("FieldValueInvalid", "spec.template.labels", too_long)] * 2
+    own = [("FieldValueInvalid", "metadata.labels", too_long)] * 2
+    causes = template if template_labels is None else own + template
+    assert (reply.status, reply.body) == (422, invalid("Job", "batch", name, causes))
+    body["metadata"]["name"] = "short"
+    stored = await ok(backend, "POST", _path(backend, "jobs"), body)
+    assert stored["metadata"]["labels"] == stored["spec"]["template"]["metadata"]["labels"]
+    if template_labels is None:  # the labels were not in the object written
+        assert "f:metadata" not in stored["metadata"]["managedFields"][0]["fieldsV1"]
+
+
+async def test_job_update_keeps_the_selector_sent(backend: Backend) -> None:
+    """The job strategy generates the selector on create only (PrepareForCreate): an update
+    replacing it is validated as sent (not auto-generated, matching no pod, immutable)."""
+    stored = await ok(backend, "POST", _path(backend, "jobs"), _object("jobs"))
+    changed = copy.deepcopy(stored)
+    changed["spec"]["selector"] = {"matchLabels": {"x": "y"}}
+    reply = await req(backend, "PUT", f"{_path(backend, 'jobs')}/w", changed)
+    selector = (
+        'v1.LabelSelector{MatchLabels:map[string]string{"x":"y"},'
+        " MatchExpressions:[]v1.LabelSelectorRequirement(nil)}"
+    )
+    uid = stored["metadata"]["uid"]
+    labels = (
+        f'map[string]string{{"batch.kubernetes.io/controller-uid":"{uid}",'
+        f' "batch.kubernetes.io/job-name":"w", "controller-uid":"{uid}", "job-name":"w"}}'
+    )
+    mismatch = f"Invalid value: {labels}: `selector` does not match template `labels`"
+    causes = [
+        (
+            "FieldValueInvalid",
+            "spec.selector",
+            f"Invalid value: {selector}: `selector` not auto-generated",
+        ),
+        ("FieldValueInvalid", "spec.template.metadata.labels", mismatch),
+        ("FieldValueInvalid", "spec.template.metadata.labels", mismatch),
+        ("FieldValueInvalid", "spec.selector", f"Invalid value: {selector}: field is immutable"),
+    ]
+    assert (reply.status, reply.body) == (422, invalid("Job", "batch", "w", causes))
+
+
+async def test_indexed_job_completions_change_with_parallelism(backend: Backend) -> None:
+    """validateCompletions: an Indexed Job's completions may change, together with its
+    parallelism (elastic Indexed Jobs); a non-Indexed Job's are immutable."""
+    spec = {"completionMode": "Indexed", "completions": 4, "parallelism": 0, "suspend": True}
+    stored = await ok(backend, "POST", _path(backend, "jobs"), _object("jobs", **spec))
+    changed = copy.deepcopy(stored)
+    changed["spec"]["completions"] = 6
+    reply = await req(backend, "PUT", f"{_path(backend, 'jobs')}/w", changed)
+    detail = "Invalid value: 6: can only be modified in tandem with spec.parallelism"
+    cause = ("FieldValueInvalid", "spec.completions", detail)
+    assert (reply.status, reply.body) == (422, invalid("Job", "batch", "w", [cause]))
+    changed["spec"]["parallelism"] = 6
+    updated = await ok(backend, "PUT", f"{_path(backend, 'jobs')}/w", changed)
+    assert (updated["spec"]["completions"], updated["spec"]["parallelism"]) == (6, 6)

@@ -177,15 +177,15 @@ DIFFERENCES: tuple[Difference, ...] = (
         deliberate=False,
     ),
     Difference(
-        "Differences the fuzzer still finds",
-        "Found by the differential fuzzer (`tests/fuzz`, issue 28), per kind: a Job's "
-        "immutable template is shown as `core.PodTemplateSpec{...}` where kube-apiserver "
-        "prints the whole internal Go struct (`%#v`); the go-cmp diffs after the Pod update "
-        "rule's and a claim's immutability messages are given as the changed fields in "
-        "go-cmp's frame (go-cmp's own text is unstable on purpose). "
-        "`tests/fuzz/known.py` lists them per kind and property.",
-        "Not implemented yet: each is a separate port of kube-apiserver's validation, "
-        "conversion or strategy code, left for later issues.",
+        "What the differential fuzzer normalises",
+        "What the differential fuzzer (`tests/fuzz`, issue 28) normalises rather than "
+        "compares: the go-cmp diffs after the Pod update rule's and a claim's immutability "
+        "messages are given as the changed fields in go-cmp's frame (go-cmp's own text is "
+        "unstable on purpose); a Job's immutable-template message (Go's `%#v` of the "
+        "internal PodTemplateSpec, rendered from tools/gen_gostructs.py's struct table) "
+        "shows quantities in their canonical form, where kube-apiserver keeps the text sent.",
+        "go-cmp randomises its report on purpose (no two kube-apiserver processes print the "
+        "same bytes); the quantity's text as sent is not kept once decoded.",
         ("tests/fuzz/test_differential.py::test_same_answers",),
         deliberate=False,
     ),
@@ -213,10 +213,11 @@ DIFFERENCES: tuple[Difference, ...] = (
         " selectors, strategies and immutable fields, without the rules listed in the "
         "docstrings of validation/pods.py, apps.py and batch.py (volume source details, "
         "lifecycle hooks, DNS config, topology spread, OS-specific checks, pod and job failure "
-        "policies...). Where kube-apiserver's message dumps a Go value with pointers or a go-"
-        "cmp diff (a Pod update's forbidden-fields diff, a Job's immutable template, a "
-        "strategy's `rollingUpdate` pointer), the embedded text differs after the common "
-        "prefix.",
+        "policies...). Where kube-apiserver's message dumps a go-cmp diff (a Pod update's "
+        "forbidden-fields diff) the embedded text differs after the common prefix; where it "
+        "prints a Go value with `%#v` (a Job's immutable template, a strategy's "
+        "`rollingUpdate`), a set pointer prints as `0x0` rather than its heap address, and a "
+        "Job template's quantities as if written canonically.",
         "Not implemented yet; Go's `%#v` of internal structs shows memory addresses, and "
         "go-cmp's diff output is deliberately unstable.",
         (

@@ -120,6 +120,31 @@ def _fast_path(
     return (text if keep else None), scale
 
 
+def go_fields(text: str, resource_list: bool = False) -> tuple[int, int, str, str] | None:
+    """The fields of the resource.Quantity ParseQuantity makes of ``text`` (then, for a
+    ResourceList value, RoundUp to milli units): (int64Amount value, its scale, the cached
+    string ``s``, Format); None when it takes the exact (inf.Dec) path. Raises
+    QuantityError."""
+    if text == "0":
+        return 0, 0, "0", "DecimalSI"
+    _parse(text)  # the errors
+    match = _NUMBER.match(text)
+    assert match is not None
+    sign, whole, fraction = match.group(1), match.group(2), match.group(3) or ""
+    _, form, exponent = _apply_suffix(Fraction(0), text[match.end() :])
+    fast = _fast_path(whole.lstrip("0") or "0", fraction, form, exponent, text)
+    if fast is None:
+        return None
+    kept, scale = fast
+    value = int((whole.lstrip("0") or "0") + fraction)
+    value = (value << exponent if form == "BinarySI" else value) * (-1 if sign == "-" else 1)
+    if resource_list and scale < -3:  # int64Amount.AsScale: away from zero, as it rounds up
+        kept, divisor = None, 10 ** (-3 - scale)
+        value = -(-abs(value) // divisor) * (1 if value >= 0 else -1)
+        scale = -3
+    return value, scale, kept or "", form
+
+
 def _apply_suffix(number: Fraction, suffix: str) -> tuple[Fraction, str, int]:
     """(value, format, the suffix's exponent: of 10, or of 2 for BinarySI)."""
     if suffix in _DECIMAL:

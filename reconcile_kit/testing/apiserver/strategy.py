@@ -208,8 +208,9 @@ def prepare_create(rt: ResourceType, obj: Obj) -> None:
         meta["generation"] = 1
     if rt.status and rt.plural != "nodes":  # "Nodes allow *all* fields ... on create"
         obj.pop("status", None)
-    _CREATE_DEFAULTS.get((rt.group, rt.plural), _no_defaults)(obj)
-    derived.CREATE_ONLY.get((rt.group, rt.plural), _no_defaults)(obj)
+    kind = (rt.group, rt.plural)
+    _CREATE_ONLY_DEFAULTS.get(kind, _CREATE_DEFAULTS.get(kind, _no_defaults))(obj)
+    derived.CREATE_ONLY.get(kind, _no_defaults)(obj)
     fill_status_zeros(rt, obj)
 
 
@@ -779,7 +780,8 @@ def _secret_defaults(obj: Obj) -> None:
         obj["type"] = "Opaque"
 
 
-def _job_defaults(obj: Obj) -> None:
+def _job_scheme_defaults(obj: Obj) -> None:
+    """batch/v1 SetDefaults_Job but for the labels."""
     spec = obj.setdefault("spec", {})
     # batch/v1 SetDefaults_Job: completions only when parallelism is unset too
     if spec.get("completions") is None and spec.get("parallelism") is None:
@@ -793,13 +795,35 @@ def _job_defaults(obj: Obj) -> None:
     spec.setdefault("template", {}).setdefault("spec", {})
     failure_policy = "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
     spec.setdefault("podReplacementPolicy", failure_policy)
-    _job_selector(obj)
     _workload_defaults(obj)
 
 
+def _template_labels(obj: Obj) -> Any:
+    return (obj["spec"]["template"].get("metadata") or {}).get("labels")
+
+
+def _job_defaults(obj: Obj) -> None:
+    """batch/v1 SetDefaults_Job: a Job without labels takes its template's."""
+    _job_scheme_defaults(obj)
+    labels = _template_labels(obj)
+    if isinstance(labels, dict) and not obj["metadata"].get("labels"):
+        obj["metadata"]["labels"] = dict(labels)
+
+
+def _job_create_defaults(obj: Obj) -> None:
+    """A new Job: SetDefaults_Job, then the job strategy's generated selector
+    (PrepareForCreate). SetDefaults_Job made a Job without labels share its template's
+    label map, which the strategy fills: they are validated with the generated labels.
+    (A template without labels gets a new map: see read_defaults.)"""
+    _job_scheme_defaults(obj)
+    shared = isinstance(_template_labels(obj), dict) and not obj["metadata"].get("labels")
+    _job_selector(obj)
+    if shared:
+        obj["metadata"]["labels"] = dict(_template_labels(obj))
+
+
 def _job_selector(obj: Obj) -> None:
-    """The job strategy's generated selector and pod labels (unless ``manualSelector``);
-    a Job without labels takes its pod template's (SetDefaults_Job)."""
+    """The job strategy's generated selector and pod labels (unless ``manualSelector``)."""
     meta, spec = obj["metadata"], obj["spec"]
     uid, name = meta.get("uid"), meta.get("name")
     if spec.get("manualSelector") or not uid:
@@ -819,8 +843,17 @@ def _job_selector(obj: Obj) -> None:
         ("job-name", name),
     ):
         labels.setdefault(key, value)
-    if not meta.get("labels"):
-        meta["labels"] = dict(labels)
+
+
+def read_defaults(rt: ResourceType, obj: Obj) -> None:
+    """The defaults kube-apiserver applies when it decodes the stored object, after the
+    validation of a create: a Job without labels whose template had none at decoding
+    takes its template's generated labels (SetDefaults_Job, on every read)."""
+    if (rt.group, rt.plural) != ("batch", "jobs") or obj["metadata"].get("labels"):
+        return
+    labels = obj.get("spec", {}).get("template", {}).get("metadata", {}).get("labels")
+    if labels:
+        obj["metadata"]["labels"] = dict(labels)
 
 
 def _node_defaults(obj: Obj) -> None:
@@ -996,6 +1029,10 @@ def _binding_defaults(obj: Obj) -> None:
         if kind in ("User", "Group") and not subject.get("apiGroup"):
             subject["apiGroup"] = RBAC_GROUP
 
+
+_CREATE_ONLY_DEFAULTS = {("batch", "jobs"): _job_create_defaults}
+"""Kinds whose strategy's PrepareForCreate adds to the defaults (in place of
+``_CREATE_DEFAULTS``' on a create)."""
 
 _CREATE_DEFAULTS = {
     (RBAC_GROUP, "rolebindings"): _binding_defaults,

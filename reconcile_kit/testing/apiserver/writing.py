@@ -35,6 +35,7 @@ from .strategy import (
     prepare_create,
     prepare_status_update,
     prepare_update,
+    read_defaults,
 )
 from .structured import MISSING
 from .writes import Result, WriteOptions, clone, record_manager, without_managed_fields
@@ -112,6 +113,7 @@ class Writes(AdmissionCalls):
         if opts.admit is not None:
             opts.admit(rt, obj, None, "")
         yield from self._admit_validate(rt, "CREATE", obj, None, opts, "")
+        read_defaults(rt, obj)
         if self.store.get(rt.storage_key, meta.get("namespace") or "", meta["name"]) is not None:
             raise errors.already_exists(rt.group, rt.plural, meta["name"])
         if opts.dry_run:

@@ -1,7 +1,12 @@
 """Validation of batch/v1 kinds (kubernetes pkg/apis/batch/validation with the registry
 strategies of pkg/registry/batch): Jobs (generated selector, counts, restart policy, the
-template; on update completions, selector and template immutable) and CronJobs (schedule,
-time zone, concurrency policy, the job template).
+template, an Indexed Job's pod hostnames; on update completions (but an Indexed Job's,
+with its parallelism), selector and template immutable) and CronJobs (schedule, time zone,
+concurrency policy, the job template, a name of at most 52 characters).
+
+The immutable template's message prints the new internal template as Go's ``%#v`` does
+(gorender.go_value), but for the heap address of a set pointer and for quantities, which
+are parsed from their stored (canonical) text rather than from the request's.
 
 Left out: pod failure and success policies' rules, backoffLimitPerIndex/maxFailedIndexes
 limits beyond their signs, managedBy, the scheduling directives a suspended Job may change
@@ -132,40 +137,49 @@ def _job(job: dict[str, Any]) -> Causes:
     """ValidateJob (after the metadata)."""
     spec = as_dict(job.get("spec"))
     causes = _generated_selector(job) + _job_spec(spec, "spec") + _selector(spec)
-    return causes + _indexed_hostnames(str(job["metadata"].get("name") or ""), spec)
+    return causes + _indexed_hostname(job)
 
 
-def _indexed_hostnames(name: str, spec: dict[str, Any]) -> Causes:
-    """An Indexed Job's pods are named ``<name>-<index>``: the last must be a DNS label."""
+def _indexed_hostname(job: dict[str, Any]) -> Causes:
+    """ValidateJob: an Indexed Job's last pod hostname (``<name>-<completions-1>``) must be
+    a DNS label."""
+    spec, name = as_dict(job.get("spec")), str(as_dict(job.get("metadata")).get("name") or "")
     completions = spec.get("completions")
     if spec.get("completionMode") != "Indexed" or not isinstance(completions, int):
         return []
-    if completions <= 0:
+    hostname = f"{name}-{completions - 1}"
+    if completions <= 0 or not dns1123_label_errors(hostname):
         return []
-    host = f"{name}-{completions - 1}"
-    if not dns1123_label_errors(host):
+    detail = f"will not able to create pod with invalid DNS label: {hostname}"
+    return [invalid("metadata.name", name, detail)]
+
+
+def _completions_update(spec: dict[str, Any], old: dict[str, Any]) -> Causes:
+    """validateCompletions: immutable, but for an Indexed Job, whose completions change
+    with its parallelism (elastic Indexed Jobs)."""
+    completions = spec.get("completions")
+    if spec.get("completionMode") != "Indexed":
+        shown = "null" if completions is None else str(completions)
+        return immutable("spec.completions", completions, old.get("completions"), shown)
+    if completions is None or completions == old.get("completions"):
         return []
-    return [
-        invalid(
-            "metadata.name", name, f"will not able to create pod with invalid DNS label: {host}"
-        )
-    ]
+    if completions != spec.get("parallelism"):
+        detail = "can only be modified in tandem with spec.parallelism"
+        return [invalid("spec.completions", completions, detail)]
+    return []
 
 
 def _job_update(spec: dict[str, Any], old: dict[str, Any]) -> Causes:
     """ValidateJobSpecUpdate's immutable fields (the spec rules run again first)."""
-    causes = _job_spec(spec, "spec") + _selector(spec)
-    if spec.get("completionMode") != "Indexed":
-        completions = spec.get("completions")
-        shown = "null" if completions is None else str(completions)
-        causes += immutable("spec.completions", completions, old.get("completions"), shown)
+    causes = _job_spec(spec, "spec") + _selector(spec) + _completions_update(spec, old)
     rendered = gorender.label_selector(spec.get("selector"))
     causes += immutable(
         "spec.selector", semantic(spec.get("selector")), semantic(old.get("selector")), rendered
     )
     template, old_template = semantic(spec.get("template")), semantic(old.get("template"))
-    # Go prints the whole internal PodTemplateSpec (with pointer addresses): not reproduced.
-    causes += immutable("spec.template", template, old_template, "core.PodTemplateSpec{...}")
+    # Go prints the whole internal PodTemplateSpec, set pointers as their (random) address.
+    rendered = gorender.go_value(spec.get("template"), "core.PodTemplateSpec")
+    causes += immutable("spec.template", template, old_template, rendered)
     for key in (
         "completionMode",
         "podFailurePolicy",
@@ -243,9 +257,7 @@ def _cronjob(spec: dict[str, Any], old: dict[str, Any] | None) -> Causes:
     return causes
 
 
-_CRONJOB_NAME_MAX = 52
-"""ValidateCronJobCreate: a Job's name (63 characters) less the controller's 11-character
-suffix; not checked on updates, so that older CronJobs stay writable."""
+_CRONJOB_NAME_LIMIT = 52  # a Job's name is the CronJob's and an 11-character suffix
 
 
 def _cronjob_write(write: Write) -> Causes:
@@ -253,9 +265,11 @@ def _cronjob_write(write: Write) -> Causes:
         return []
     old = None if write.old is None else as_dict(write.old.get("spec"))
     causes = _cronjob(as_dict(write.obj.get("spec")), old)
-    name = str(write.obj["metadata"].get("name") or "")
-    if write.old is None and len(name) > _CRONJOB_NAME_MAX:
-        causes.append(invalid("metadata.name", name, "must be no more than 52 characters"))
+    name = str(as_dict(write.obj.get("metadata")).get("name") or "")
+    if write.old is None and len(name) > _CRONJOB_NAME_LIMIT:
+        # ValidateCronJobCreate only: an update does not check the name again.
+        detail = f"must be no more than {_CRONJOB_NAME_LIMIT} characters"
+        causes.append(invalid("metadata.name", name, detail))
     return causes
 
 
