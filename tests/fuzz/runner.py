@@ -39,6 +39,10 @@ NORMALISED: tuple[tuple[str, str], ...] = (
         "a message printing a Go struct with %#v shows its pointers' addresses",
     ),
     (
+        "the order of consecutive causes about keys of one map (data[a], data[b])",
+        "Go ranges over a map in random order",
+    ),
+    (
         "a go-cmp diff inside a message (the Pod update rule, a claim's immutable spec)",
         "go-cmp makes its report unstable on purpose (random non-breaking spaces); the "
         "message before it is compared",
@@ -150,6 +154,7 @@ def normalise(body: Any, values: dict[str, str]) -> Any:
     for cause in (body.get("details") or {}).get("causes") or []:
         if isinstance(cause, dict) and str(cause.get("field", "")).endswith(".nodePort"):
             cause["message"] = re.sub(r"\d+$", "<nodePort>", str(cause.get("message", "")))
+    _sort_map_ordered(body)
     spec = body.get("spec")
     if isinstance(spec, dict) and body.get("kind") == "Service":
         for port in spec.get("ports") or []:
@@ -158,6 +163,37 @@ def normalise(body: Any, values: dict[str, str]) -> Any:
         if "healthCheckNodePort" in spec:
             spec["healthCheckNodePort"] = "<nodePort>"
     return body
+
+
+_KEYED = re.compile(r"^(.+)\[[^\]]+\]$")
+
+
+def _sort_map_ordered(body: dict[str, Any]) -> None:
+    """Sort each run of consecutive causes about keys of one map (``data[a]``, ``data[b]``,
+    same reason): Go ranges over a map in random order, so kube-apiserver lists them in
+    any order. The Status message's list is rebuilt in the same order."""
+    details = body.get("details")
+    causes = details.get("causes") if isinstance(details, dict) else None
+    if not isinstance(causes, list) or not all(isinstance(c, dict) for c in causes):
+        return
+    before = [f"{c.get('field', '')}: {c.get('message', '')}" for c in causes]
+    runs: list[list[dict[str, Any]]] = []
+    for cause in causes:
+        keyed = _KEYED.match(str(cause.get("field", "")))
+        last = runs[-1][-1] if runs else {}
+        previous = _KEYED.match(str(last.get("field", "")))
+        same_reason = last.get("reason") == cause.get("reason")
+        if keyed and previous and previous.group(1) == keyed.group(1) and same_reason:
+            runs[-1].append(cause)
+        else:
+            runs.append([cause])
+    causes[:] = [c for run in runs for c in sorted(run, key=lambda c: str(c.get("field")))]
+    message = body.get("message")
+    unique = list(dict.fromkeys(before))
+    listed = "[" + ", ".join(unique) + "]"
+    if isinstance(message, str) and len(unique) > 1 and message.endswith(listed):
+        after = list(dict.fromkeys(f"{c.get('field', '')}: {c.get('message', '')}" for c in causes))
+        body["message"] = message[: -len(listed)] + "[" + ", ".join(after) + "]"
 
 
 def _differences(embedded: Any, real: Any, path: str = "") -> Iterator[str]:
