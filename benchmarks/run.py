@@ -365,6 +365,7 @@ async def child_raw(kubeconfig: str, objects: int, concurrency: int) -> dict[str
     conn = Connection.from_kubeconfig(kubeconfig)
     headers = {"Content-Type": MERGE}
     async with conn.session() as session:
+        collector = CollectorTimes()
         cpu0 = time.process_time()
         names, version = await _raw_list(session, conn.url)
         changed: set[str] = set()
@@ -395,7 +396,7 @@ async def child_raw(kubeconfig: str, objects: int, concurrency: int) -> dict[str
         await asyncio.wait_for(everything.wait(), converge_timeout(objects))
         cpu = time.process_time() - cpu0
         watching.cancel()
-    return {"reconciles": objects, "cpu_seconds": cpu}
+    return {"reconciles": objects, "cpu_seconds": cpu, **collector.stop()}
 
 
 async def _raw_list(session: Any, url: str) -> tuple[list[str], str]:

@@ -241,20 +241,45 @@ class StreamRequest(RequestLocation, total=False):
     headers: Mapping[str, str]
 
 
-@dataclass(frozen=True)
 class Reply:
-    """An answer the caller accepted: status, body text, headers, and the request's
-    method and URL path."""
+    """An answer the caller accepted: status, body, headers, and the request's method and
+    URL path.
 
-    status: int
-    text: str
-    headers: Mapping[str, str]
-    method: str = ""
-    path: str = ""
+    Args:
+        status: the HTTP status.
+        body: the body as received (bytes), or as text.
+        headers: the answer's headers.
+        method: the request's method (upper case).
+        path: the request's URL path.
+    """
+
+    __slots__ = ("_text", "content", "headers", "method", "path", "status")
+
+    def __init__(
+        self,
+        status: int,
+        body: bytes | str,
+        headers: Mapping[str, str],
+        method: str = "",
+        path: str = "",
+    ) -> None:
+        self.status, self.headers, self.method, self.path = status, headers, method, path
+        self.content = body.encode() if isinstance(body, str) else body
+        self._text = body if isinstance(body, str) else None
+
+    @property
+    def text(self) -> str:
+        """The body as text (UTF-8, invalid bytes replaced), decoded when first read."""
+        if self._text is None:
+            self._text = self.content.decode("utf-8", "replace")
+        return self._text
 
     def json(self) -> Any:  # Any: the server's JSON, shaped as the caller's request says
-        """The body decoded as JSON."""
-        return orjson.loads(self.text)
+        """The body decoded as JSON (from its bytes: no text is made)."""
+        return orjson.loads(self.content)
+
+    def __repr__(self) -> str:
+        return f"Reply({self.status}, {self.method} {self.path}, {len(self.content)} bytes)"
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
@@ -355,33 +380,31 @@ async def send(
         extra["headers"] = {**extra.get("headers", {}), **headers}
     if timeout is not None:
         extra["timeout"] = timeout
+    request: dict[str, Any] = {"version": version, "base": base, "namespace": namespace}
+    request.update(url=url, params=params, **extra)
     for attempt in range(1, MAX_TRIES + 1):
         if fence is not None:  # before every attempt: a Retry-After wait may outlast the Lease
             fence.check(method.upper(), where.kind, where.namespace, where.name)
-        async with _call(
-            api,
-            method,
-            where,
-            version=version,
-            base=base,
-            namespace=namespace,
-            url=url,
-            params=params,
-            retry_reads=attempt < MAX_TRIES,
-            attempt=attempt,
-            **extra,
-        ) as response:
-            if response is None:  # a read's connection was reset: send it again
-                await asyncio.sleep(_RESET_RETRY_DELAY)
-                continue
-            status, text = response.status_code, response.text
-            if status < 300 or status in accept:
-                reply = Reply(status, text, response.headers, method.upper(), _path_of(response))
-                if guarded and status < 300:
-                    assert fence is not None
-                    fence.observe(_document(text))
-                return reply
-            error = _error(response, method, where)
+        way = direct.route(api) if tracing.tracer() is None else None
+        if way is not None:  # the lean path: no context managers around a whole answer
+            answer = await _call_direct(
+                way, api, method, where, retry_reads=attempt < MAX_TRIES, attempt=attempt, **request
+            )
+            outcome = _outcome(answer, method, where, accept)
+        else:
+            async with _call(
+                api, method, where, retry_reads=attempt < MAX_TRIES, attempt=attempt, **request
+            ) as response:
+                outcome = _outcome(response, method, where, accept)
+        if outcome is None:  # a read's connection was reset: send it again
+            await asyncio.sleep(_RESET_RETRY_DELAY)
+            continue
+        if isinstance(outcome, Reply):
+            if guarded and outcome.status < 300:
+                assert fence is not None
+                fence.observe(_document(outcome.content))
+            return outcome
+        error = outcome
         wait = _wait_before_retry(error, repeatable, attempt)
         if wait is None:
             raise error
@@ -390,10 +413,23 @@ async def send(
     raise error
 
 
-def _document(text: str) -> Any:
-    """``text`` decoded as JSON, or None."""
+def _outcome(
+    response: httpx.Response | _Answer | None, method: str, where: Target, accept: Container[int]
+) -> Reply | APIError | None:
+    """What an answer means to :func:`send`: the Reply to return, the error to raise or
+    retry on, or None (no answer: a reset read to send again)."""
+    if response is None:
+        return None
+    status = response.status_code
+    if status < 300 or status in accept:
+        return Reply(status, response.content, response.headers, method.upper(), _path_of(response))
+    return _error(response, method, where)
+
+
+def _document(body: bytes) -> Any:
+    """``body`` decoded as JSON, or None."""
     try:
-        return orjson.loads(text)
+        return orjson.loads(body)
     except orjson.JSONDecodeError:
         return None
 
@@ -425,9 +461,14 @@ class _Answer:
     """A whole answer received over the direct route (what ``send`` reads of a response)."""
 
     status_code: int
-    text: str
+    content: bytes
     headers: Mapping[str, str]
     path: str
+
+    @property
+    def text(self) -> str:
+        """The body as text (UTF-8, invalid bytes replaced)."""
+        return self.content.decode("utf-8", "replace")
 
 
 @contextlib.asynccontextmanager
@@ -530,15 +571,15 @@ async def _call_direct(
     try:
         async with way.session.request(
             method,
-            way.base_url + path,
+            way.url(path),
             params=None if params is None else {k: _param(v) for k, v in params.items()},
             data=content,
             headers=sent,
             timeout=way.timeout if timeout is None else direct.client_timeout(timeout),
         ) as response:
-            body = await response.read()
-            text = body.decode("utf-8", "replace")
-            answer = _Answer(response.status, text, response.headers, response.url.path)
+            answer = _Answer(
+                response.status, await response.read(), response.headers, response.url.path
+            )
     except (aiohttp.ClientError, TimeoutError, OSError) as failure:
         _notify(api, method, path, 0, started, attempt, waited)
         error = _transport_error(failure, method, path, target)

@@ -106,6 +106,7 @@ class PatchHelper:
         self.force_overwrite_conditions = force_overwrite_conditions
         self.observed_generation = observed_generation
         self.patch_on_error = patch_on_error
+        self._location: tuple[str, str | None, Target] | None = None
         self._snapshot = self._take_snapshot()
 
     # --- context manager -------------------------------------------------------------------
@@ -311,11 +312,21 @@ class PatchHelper:
         return MERGE_PATCH, patch
 
     def _url(self, subresource: str = "") -> str:
-        url = f"{self.obj.endpoint}/{self.obj.name}"
+        url = self._where()[0]
         return f"{url}/{subresource}" if subresource else url
 
     def _namespace(self) -> str | None:
-        return self.obj.namespace if self.obj.namespaced else None
+        return self._where()[1]
+
+    def _where(self) -> tuple[str, str | None, Target]:
+        """The object's URL (under its version), namespace and Target, read once: a patch
+        that would change the name or namespace is refused before sending
+        (:meth:`_check_identity`)."""
+        if self._location is None:
+            obj = self.obj
+            namespace = obj.namespace if obj.namespaced else None
+            self._location = (f"{obj.endpoint}/{obj.name}", namespace, Target.of(obj))
+        return self._location
 
     async def _send(self, request: tuple[str, Any], subresource: str = "") -> JSONDict | None:
         """PATCH the object (or ``subresource``); its new state, or None when it is gone
@@ -373,7 +384,7 @@ class PatchHelper:
         return (404,) if self._gone_is_fine() else ()
 
     def _target(self) -> Target:
-        return Target.of(self.obj)
+        return self._where()[2]
 
     def _gone_is_fine(self) -> bool:
         """A 404 is expected once an object being deleted has no finalizers (Cluster API)."""
@@ -453,17 +464,16 @@ class PatchHelper:
             status["observedGeneration"] = generation
 
     def _check_identity(self, before: JSONDict, after: JSONDict) -> None:
-        for field, get in (
-            ("kind", _top("kind")),
-            ("apiVersion", _top("apiVersion")),
-            ("metadata.name", _metafield("name")),
-            ("metadata.namespace", _metafield("namespace")),
+        meta_b, meta_a = metadata_of(before), metadata_of(after)
+        for field, old, new in (
+            ("kind", before.get("kind"), after.get("kind")),
+            ("apiVersion", before.get("apiVersion"), after.get("apiVersion")),
+            ("metadata.name", meta_b.get("name"), meta_a.get("name")),
+            ("metadata.namespace", meta_b.get("namespace"), meta_a.get("namespace")),
         ):
-            if get(before) != get(after):
+            if old != new:
                 raise self._error(
-                    PatchError,
-                    f"{field} changed from {get(before)!r} to "
-                    f"{get(after)!r}; a patch cannot change it",
+                    PatchError, f"{field} changed from {old!r} to {new!r}; a patch cannot change it"
                 )
 
     def _describe(self) -> str:
@@ -544,14 +554,6 @@ def _failed_test(content_type: str, body: Any, error: InvalidError) -> bool:
             or "rejected our request" in error.server_message
         )
     )
-
-
-def _top(key: str) -> Callable[[JSONDict], Any]:
-    return lambda doc: doc.get(key)
-
-
-def _metafield(key: str) -> Callable[[JSONDict], Any]:
-    return lambda doc: metadata_of(doc).get(key)
 
 
 def _without_status(doc: JSONDict, split: bool) -> JSONDict:

@@ -119,7 +119,10 @@ class LazyBox(Box):
         left in place (kr8s's ``APIObject.raw`` re-sets ``kind`` and ``apiVersion`` on
         every read)."""
         # other: a mapping or (key, value) pairs, as dict() takes them
-        for key, value in dict(cast("Mapping[str, object]", other), **kwargs).items():
+        pairs = cast("Mapping[str, object]", other)
+        if type(other) is not dict or kwargs:
+            pairs = dict(pairs, **kwargs)
+        for key, value in pairs.items():
             if type(value) in _SCALARS and dict.get(self, key, _MISSING) == value:
                 continue
             self[key] = value

@@ -265,7 +265,7 @@ class Controller:
         self._workers: list[asyncio.Task[None]] = []
         self._unsubscribe: list[Callable[[], None]] = []
         self._stopped = asyncio.Event()
-        self._reconciled = asyncio.Condition()
+        self._reconciled: list[asyncio.Future[None]] = []
         self._completed = 0
         self._running = False
         self._synced = False
@@ -622,9 +622,9 @@ class Controller:
             self.intents.forget_object(event.obj)  # what apply_status remembered for it
             if self.typed is not None:
                 self.typed.models.forget(self.info.ref(event.obj))
-        if self._written:
-            self._written.observe(self.info.ref(event.obj), event)
         key = self.info.ref(event.obj)
+        if self._written:
+            self._written.observe(key, event)
         if self._shard is not None and self._shard.on_primary(key, event):
             return
         if not all(predicate(event) for predicate in self.predicates):
@@ -724,9 +724,7 @@ class Controller:
             finally:
                 self._set_active(-1)
                 self.queue.done(key)
-                async with self._reconciled:
-                    self._completed += 1
-                    self._reconciled.notify_all()
+                self._complete_one()
 
     def _set_active(self, delta: int) -> None:
         self.stats.active += delta
@@ -787,7 +785,8 @@ class Controller:
         self.stats.reconciles += 1
         obj: Any = None
         started = time.monotonic()
-        ctx.log.debug("reconciling (reasons: %s)", ", ".join(sorted(reasons)))
+        if log.isEnabledFor(logging.DEBUG):
+            ctx.log.debug("reconciling (reasons: %s)", ", ".join(sorted(reasons)))
         fence = self._fence(key, raw)
         try:
             obj = self.info.build(raw, self.api)
@@ -910,10 +909,23 @@ class Controller:
         if self.config.metrics is not None:
             self.config.metrics.observe_reconcile(self.name, result, time.monotonic() - started)
 
+    def _complete_one(self) -> None:
+        """Count a completed reconcile and wake :meth:`_next_reconcile`'s waiters (a list
+        of futures rather than a Condition: a reconcile with nobody waiting, the common
+        case, takes no lock)."""
+        self._completed += 1
+        if self._reconciled:
+            waiters, self._reconciled = self._reconciled, []
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+
     async def _next_reconcile(self, seen: int) -> None:
         """Wait until more than ``seen`` reconciles have completed."""
-        async with self._reconciled:
-            await self._reconciled.wait_for(lambda: self._completed != seen)
+        while self._completed == seen:
+            waiter = asyncio.get_running_loop().create_future()
+            self._reconciled.append(waiter)
+            await waiter
 
     async def wait_reconciled(
         self, condition: Callable[[], bool | Awaitable[bool]], timeout: float

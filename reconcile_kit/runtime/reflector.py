@@ -27,7 +27,7 @@ from ..client.errors import APIError, ExpiredError
 from ..client.request import RequestLocation, Target, send, stream
 from ..meta.objects import metadata_of
 from .resources import ResourceInfo
-from .store import IndexFunc, Obj, key_of, resource_version
+from .store import IndexFunc, Key, Obj, key_of, resource_version
 from .storewriter import StoreWriter
 
 __all__ = [
@@ -296,8 +296,12 @@ class Reflector:
         }
 
     async def _list(self) -> None:
-        items: list[Any] = []  # encoded for the store: a LIST's peak is its bytes
-        token = ""
+        """LIST in pages, each stored and dispatched as it arrives (:meth:`_store_page`),
+        then drop what the LIST no longer holds: the peak is one decoded page, and each
+        object is decoded once (issue 31: keeping every page's bytes and decoding them
+        again cost a decode per object)."""
+        seen: set[Key] = set()
+        token, rv = "", ""
         while True:
             params = {"limit": str(self.page_size)}
             if token:
@@ -314,43 +318,45 @@ class Reflector:
             if reply.status == 410:
                 if not token:
                     raise ExpiredError(reply.text, status=410, reason="Expired")
-                items, token = [], ""  # the continue token expired: start over
+                token = ""  # the continue token expired: start over (what is stored stays)
+                seen.clear()
                 continue
             page = reply.json()
-            encode = self._writer.encode
-            items.extend(encode(self._prepare(item)) for item in page.get("items") or ())
+            del reply
             meta = metadata_of(page)
-            token = meta.get("continue") or ""
+            token, rv = meta.get("continue") or "", meta.get("resourceVersion", "")
+            await self._store_page(page.get("items") or [], seen)
+            del page
             if not token:
                 break
         self.lists += 1
-        del page, reply  # the decoded last page: not kept while the store fills
-        await self._replace(items, meta.get("resourceVersion", ""))
+        self._drop_unseen(seen)
+        self._rv = rv
+        self._writer.mark_synced()
+        _freeze_heap("synced")
 
-    async def _replace(self, items: list[Any], rv: str) -> None:
-        """Make the store hold ``items`` (a LIST's answer, each as ``store.encode`` made
-        it), dispatching the differences,
+    async def _store_page(self, items: list[Obj], seen: set[Key]) -> None:
+        """Store one LIST page's ``items`` and dispatch the differences,
         :data:`REPLACE_CHUNK` objects per event-loop turn: a LIST of 100,000 objects would
-        otherwise hold the loop for seconds (issue 19)."""
-        seen = set()
-        for done, encoded in enumerate(items, 1):
-            obj = self._writer.decode(encoded)
-            seen.add(key_of(obj))
-            stored, old = self._writer.update(obj, encoded)
+        otherwise hold the loop for seconds (issue 19). ``seen`` collects their keys."""
+        for obj in map(self._prepare, items):
+            key = key_of(obj)
+            seen.add(key)
+            stored, old = self._writer.update(obj, self._writer.encode(obj))
             if stored:
                 self._dispatch(ReflectorEvent(ADDED if old is None else MODIFIED, obj, old))
-            if done % REPLACE_CHUNK == 0:
+            if len(seen) % REPLACE_CHUNK == 0:
                 _freeze_heap("chunk")
                 await asyncio.sleep(0)
+
+    def _drop_unseen(self, seen: set[Key]) -> None:
+        """Remove (and dispatch as deleted) what the store holds that a LIST did not."""
         if len(self._writer) > len(seen):  # some are gone (never on the first LIST)
             # unsorted: sorting a million keys held the loop ~0.5 s (issue 31)
             for key in [key for key in self._writer.items if key not in seen]:
                 gone = self._writer.delete(key)
                 assert gone is not None
                 self._dispatch(ReflectorEvent(DELETED, gone, gone))
-        self._rv = rv
-        self._writer.mark_synced()
-        _freeze_heap("synced")
 
     def _prepare(self, obj: Obj) -> Obj:
         obj.setdefault("apiVersion", self.info.api_version)
