@@ -539,6 +539,77 @@ async def _call_untraced(
             _OBSERVED_HERE.reset(marked)
 
 
+@contextlib.asynccontextmanager
+async def stream_chunks(
+    api: Api,
+    method: str = "GET",
+    *,
+    target: Target | None = None,
+    accept: Container[int] = (),
+    **request: Unpack[StreamRequest],
+) -> AsyncIterator[AsyncIterator[bytes]]:
+    """As :func:`stream`, yielding the body's chunks (bytes, as they arrive) rather than
+    the response: over the direct route when the api allows it (:mod:`.direct`; a watch's
+    events then skip httpx's response and stream models), else over httpx. Failures of
+    the connection while reading are raised as :func:`send` raises them."""
+    way = direct.route(api) if tracing.tracer() is None else None
+    if way is None:
+        async with stream(api, method, target=target, accept=accept, **request) as response:
+            yield response.aiter_bytes()
+        return
+    where = target or Target()
+    waited = await _rate_limited(api)
+    path = api._construct_url(
+        request.get("version", "v1"),
+        request.get("base", ""),
+        request.get("namespace"),
+        request.get("url", ""),
+    )
+    started, answered = time.monotonic(), False
+    try:
+        async with way.session.request(
+            method, way.url(path), **_direct_options(way, request)
+        ) as response:
+            answered = True
+            _notify(api, method, response.url.path, response.status, started, 1, waited)
+            if response.status >= 300 and response.status not in accept:
+                answer = _Answer(
+                    response.status, await response.read(), response.headers, response.url.path
+                )
+                raise _error(answer, method, where)
+            yield response.content.iter_any()
+    except (aiohttp.ClientError, TimeoutError, OSError) as failure:
+        if not answered:
+            _notify(api, method, path, 0, started, 1, waited)
+        raise _transport_error(failure, method, path, where) from failure
+
+
+async def _rate_limited(api: Api) -> float:
+    """Wait for the api's client-side rate limit (:mod:`.ratelimit`), if any: seconds
+    waited."""
+    bucket = rate_limit_of(api)
+    if bucket is None:
+        return 0.0
+    before = time.monotonic()
+    await bucket.acquire()
+    return time.monotonic() - before
+
+
+def _direct_options(way: direct.Route, request: Mapping[str, Any]) -> dict[str, Any]:
+    """aiohttp's keywords for a request of :func:`send`'s arguments (``params``,
+    ``content``, ``headers``, ``timeout``) over ``way``."""
+    params, headers, timeout = request.get("params"), request.get("headers"), request.get("timeout")
+    sent = way.headers
+    if headers:
+        sent = {**sent, **{name.lower(): value for name, value in headers.items()}}
+    return {
+        "params": None if params is None else {k: _param(v) for k, v in params.items()},
+        "data": request.get("content"),
+        "headers": sent,
+        "timeout": way.timeout if timeout is None else direct.client_timeout(timeout),
+    }
+
+
 async def _call_direct(
     way: direct.Route,
     api: Api,
@@ -557,25 +628,13 @@ async def _call_direct(
     timeout: httpx.Timeout | None = None,
 ) -> _Answer | None:
     """One request over the direct route, read whole; its failures mapped as ``_call``'s."""
-    bucket = rate_limit_of(api)
-    waited = 0.0
-    if bucket is not None:
-        before = time.monotonic()
-        await bucket.acquire()
-        waited = time.monotonic() - before
+    waited = await _rate_limited(api)
     path = api._construct_url(version, base, namespace, url)
     started = time.monotonic()
-    sent = way.headers
-    if headers:
-        sent = {**sent, **{name.lower(): value for name, value in headers.items()}}
+    options = {"params": params, "content": content, "headers": headers, "timeout": timeout}
     try:
         async with way.session.request(
-            method,
-            way.url(path),
-            params=None if params is None else {k: _param(v) for k, v in params.items()},
-            data=content,
-            headers=sent,
-            timeout=way.timeout if timeout is None else direct.client_timeout(timeout),
+            method, way.url(path), **_direct_options(way, options)
         ) as response:
             answer = _Answer(
                 response.status, await response.read(), response.headers, response.url.path

@@ -399,18 +399,17 @@ class PatchHelper:
     # --- helpers ---------------------------------------------------------------------------
 
     def _adopt(self, state: JSONDict) -> None:
-        """Make the object hold the server's ``state``, replacing only the top-level fields
-        that differ. A LazyBox shares the answer (it is never mutated); a plain Box converts
-        what is assigned (~1 ms per 5 KB)."""
+        """Make the object hold the server's ``state``. A LazyBox shares the answer's
+        top-level values (they are never mutated); a plain Box gets only the fields that
+        differ, as it converts what is assigned (~1 ms per 5 KB)."""
         raw = self.obj.raw
         for key in [k for k in dict.keys(raw) if k not in state]:
             del raw[key]
-        lazy = isinstance(raw, LazyBox)
-        for key, value in state.items():
-            if dict.get(raw, key) != value:
-                if lazy:
-                    dict.__setitem__(raw, key, value)
-                else:
+        if isinstance(raw, LazyBox):  # sharing every value costs less than comparing
+            dict.update(raw, state)
+        else:
+            for key, value in state.items():
+                if dict.get(raw, key) != value:
                     raw[key] = value
         if isinstance(self.obj, TypedTarget):
             self.obj.commit(state)  # its raw is a copy: the model takes the answer

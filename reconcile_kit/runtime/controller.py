@@ -55,7 +55,7 @@ from .reflector import ADDED, DELETED, MODIFIED, Reflector, ReflectorEvent
 from .resources import KindLike, ResourceInfo, resolve_kind
 from .sharding import ShardFilter, ShardSide
 from .sources import CacheView, MapScope, Source, owner_keys
-from .store import Entry, Obj
+from .store import Entry, Obj, Store
 from .tracing import traced
 from .typed import ModelSide, is_model_class
 
@@ -266,6 +266,7 @@ class Controller:
         self._unsubscribe: list[Callable[[], None]] = []
         self._stopped = asyncio.Event()
         self._reconciled: list[asyncio.Future[None]] = []
+        self._view: tuple[Store, tuple[Source, ...], CacheView] | None = None
         self._completed = 0
         self._running = False
         self._synced = False
@@ -739,7 +740,7 @@ class Controller:
             extra["cluster"] = self.cluster
         return Context(
             controller_name=self.name,
-            cache=CacheView(self.name, self.reflector.store, self.sources, self.kind, self.info),
+            cache=self._cache_view(),
             api=self.api,
             key=key,
             attempt=attempt,
@@ -752,6 +753,16 @@ class Controller:
             cluster=self.cluster,
             clusters=self.clusters,
         )
+
+    def _cache_view(self) -> CacheView:
+        """The caches' read-only view reconciles get: made once (it holds no state of a
+        reconcile), again when the primary store or the sources are others."""
+        assert self.reflector is not None
+        store, sources = self.reflector.store, tuple(self.sources)
+        if self._view is None or self._view[0] is not store or self._view[1] != sources:
+            view = CacheView(self.name, store, sources, self.kind, self.info)
+            self._view = (store, sources, view)
+        return self._view[2]
 
     async def _process(
         self,

@@ -24,7 +24,7 @@ import orjson
 from kr8s.asyncio import Api
 
 from ..client.errors import APIError, ExpiredError
-from ..client.request import RequestLocation, Target, send, stream
+from ..client.request import RequestLocation, Target, send, stream_chunks
 from ..meta.objects import metadata_of
 from .resources import ResourceInfo
 from .store import IndexFunc, Key, Obj, key_of, resource_version
@@ -376,17 +376,17 @@ class Reflector:
         timeout = httpx.Timeout(10.0, read=self.timeout_seconds + 30.0)
         self.watches += 1
         headers = {"Accept": METADATA_WATCH} if self.metadata_only else {}
-        async with stream(
+        async with stream_chunks(
             self.api,
             target=self._target,
             timeout=timeout,
             headers=headers,
             **self._request(params),
-        ) as response:
-            # newline-delimited JSON events; split here rather than through httpx's
+        ) as chunks:
+            # newline-delimited JSON events; split here rather than through a client's
             # text and line decoders, which cost more than parsing the events
             pending = b""
-            async for chunk in response.aiter_bytes():
+            async for chunk in chunks:
                 *lines, pending = (pending + chunk).split(b"\n")
                 for line in lines:
                     if line.strip():
