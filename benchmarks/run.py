@@ -289,7 +289,7 @@ async def noop_run(target: Target, objects: int, concurrency: int) -> dict[str, 
 async def child_converge(api: Any, objects: int, concurrency: int) -> dict[str, Any]:
     """1: the Controller; also its CPU (after imports, to the last reconcile) and RSS."""
     import reconcile_kit.runtime.sources  # noqa: F401  imports are start-up, not reconciles
-    from reconcile_kit import Controller, PatchHelper  # noqa: F401
+    from reconcile_kit import Controller, PatchHelper, generation_changed  # noqa: F401
 
     counted = Counted(objects, ready_reconcile)
     collector = CollectorTimes()

@@ -1,4 +1,5 @@
-"""Which resources have a status subresource, learned from API discovery and cached.
+"""API discovery of one group/version: the resources it serves, which have a status
+subresource (cached), and a group's preferred version.
 
 The PatchHelper sends status to ``/status`` only where the server has that subresource
 (built-in kinds vary; a CRD has it only with ``subresources.status``). Discovery of one
@@ -16,7 +17,7 @@ from kr8s.asyncio import Api
 
 from .request import send
 
-__all__ = ["has_status_subresource", "resource_names"]
+__all__ = ["group_resources", "has_status_subresource", "preferred_version", "resource_names"]
 
 MAX_AGE = 300.0
 
@@ -30,9 +31,36 @@ def _discovery_path(api_version: str) -> tuple[str, str]:
 
 
 async def _fetch(api: Api, api_version: str) -> frozenset[str]:
+    return frozenset(r["name"] for r in await group_resources(api, api_version))
+
+
+async def group_resources(api: Api, api_version: str) -> list[dict[str, Any]]:
+    """The APIResource entries (``name``, ``kind``, ``namespaced``, ``singularName``...)
+    served at ``api_version`` (``group/version``, or ``v1`` for the core group): one
+    discovery GET, whose names :func:`resource_names` then holds. Empty when the server
+    does not serve that group/version (404).
+
+    Raises :class:`~reconcile_kit.client.errors.APIError` when discovery fails otherwise.
+    """
     base, version = _discovery_path(api_version)
-    doc = (await send(api, "GET", version=version, base=base)).json()
-    return frozenset(r["name"] for r in doc.get("resources", []))
+    reply = await send(api, "GET", version=version, base=base, accept=(404,))
+    resources: list[dict[str, Any]] = [] if reply.status == 404 else reply.json()["resources"]
+    names = frozenset(r["name"] for r in resources)
+    _cache.setdefault(api, {})[api_version] = (time.monotonic(), names)
+    return resources
+
+
+async def preferred_version(api: Api, group: str) -> str | None:
+    """The preferred version of API ``group`` (``apps`` -> ``v1``), or None when the server
+    does not serve the group (a GET of ``/apis/<group>``, as kubectl's discovery).
+
+    Raises :class:`~reconcile_kit.client.errors.APIError` when discovery fails otherwise.
+    """
+    reply = await send(api, "GET", version=group, base="/apis", accept=(404,))
+    if reply.status == 404:
+        return None
+    version: str | None = (reply.json().get("preferredVersion") or {}).get("version")
+    return version
 
 
 async def resource_names(api: Api, api_version: str, plural: str) -> frozenset[str]:

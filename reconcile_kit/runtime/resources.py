@@ -6,13 +6,15 @@ kubectl resolves ``kubectl get widgets.example.com``.
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
+from ..client import discovery
+from ..client.errors import APIError
 from ..client.request import Route, Target
 from ..meta.objects import ObjectRef, metadata_of
 from ..patch.snapshot import build_object
@@ -115,10 +117,11 @@ async def resolve_kind(api: Api, kind: KindLike) -> ResourceInfo:
         return info_of_model(kind)
     if not isinstance(kind, str):
         return info_from_class(cast("type[APIObject]", kind))
-    from kr8s.asyncio.objects import get_class, new_class
-
     name, _, version = kind.partition("/")
     base, _, group = name.partition(".")
+    found = await _in_group(api, base, group, version) if group else None
+    if found is not None:
+        return found
     for resource in await api.api_resources():
         gv = resource["version"]
         if group and gv.rpartition("/")[0] != group:
@@ -126,13 +129,35 @@ async def resolve_kind(api: Api, kind: KindLike) -> ResourceInfo:
         if version and gv.rpartition("/")[2] != version:
             continue
         if base in (resource["kind"], resource["name"], resource.get("singularName")):
-            try:
-                cls = get_class(resource["kind"], gv)
-            except KeyError:
-                cls = new_class(
-                    resource["kind"], gv, namespaced=resource["namespaced"], plural=resource["name"]
-                )
-            return ResourceInfo(
-                gv, resource["kind"], resource["name"], bool(resource["namespaced"]), cls
-            )
+            return _info(gv, resource)
     raise ValueError(f"kind {kind!r} is not served by the API server")
+
+
+async def _in_group(api: Api, base: str, group: str, version: str) -> ResourceInfo | None:
+    """``base`` (kind, plural or singular name) in ``group`` at ``version`` (default: the
+    group's preferred version), from that group's discovery alone: two GETs instead of
+    every group's (about 25 on kube-apiserver 1.32). None when not found there: the full
+    discovery decides."""
+    try:
+        version = version or await discovery.preferred_version(api, group) or ""
+        resources = await discovery.group_resources(api, f"{group}/{version}") if version else []
+    except APIError:
+        return None
+    for resource in resources:
+        served = (resource["kind"], resource["name"], resource.get("singularName"))
+        if "/" not in resource["name"] and base in served:
+            return _info(f"{group}/{version}", resource)
+    return None
+
+
+def _info(gv: str, resource: Mapping[str, Any]) -> ResourceInfo:
+    """The ResourceInfo of a discovery entry (``resource``) served at ``gv``."""
+    from kr8s.asyncio.objects import get_class, new_class
+
+    try:
+        cls = get_class(resource["kind"], gv)
+    except KeyError:
+        cls = new_class(
+            resource["kind"], gv, namespaced=resource["namespaced"], plural=resource["name"]
+        )
+    return ResourceInfo(gv, resource["kind"], resource["name"], bool(resource["namespaced"]), cls)
