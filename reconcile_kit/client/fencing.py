@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -174,11 +174,23 @@ def current_fence() -> WriteFence | None:
     return _current.get()
 
 
-@contextlib.contextmanager
-def fenced(fence: WriteFence | None) -> Iterator[WriteFence | None]:
+def fenced(fence: WriteFence | None) -> contextlib.AbstractContextManager[WriteFence | None]:
     """Run the block (and the tasks it starts) under ``fence`` (None: unfenced)."""
-    token = _current.set(fence)
-    try:
-        yield fence
-    finally:
-        _current.reset(token)
+    return _Fenced(fence)
+
+
+class _Fenced(contextlib.AbstractContextManager["WriteFence | None"]):
+    """:func:`fenced`'s context manager (a class: a generator's costs ~3x as much, once
+    per reconcile)."""
+
+    __slots__ = ("_fence", "_token")
+
+    def __init__(self, fence: WriteFence | None) -> None:
+        self._fence = fence
+
+    def __enter__(self) -> WriteFence | None:
+        self._token = _current.set(self._fence)
+        return self._fence
+
+    def __exit__(self, *exc: object) -> None:
+        _current.reset(self._token)

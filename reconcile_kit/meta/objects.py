@@ -10,7 +10,7 @@ is edited in place), a plain dict (edited in place), or a typed model (a
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, MutableMapping, MutableSequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, MutableSequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard, TypeVar, cast
 
@@ -120,6 +120,17 @@ def view_of(obj: ObjectLike) -> Mapping[str, Any]:
     return raw_of(obj)
 
 
+_NEVER_MODELS = frozenset({str, int, float, bool, type(None), dict, list})
+
+
+def _any_model(values: Iterable[Any]) -> bool:
+    """Whether any of ``values`` is a typed model (JSON values are not: skipped fast)."""
+    for value in values:  # noqa: SIM110  a loop, not any(): no generator per call
+        if type(value) not in _NEVER_MODELS and is_model(value):
+            return True
+    return False
+
+
 def accepts_models(function: F) -> F:
     """Let ``function``, a helper written for dicts and kr8s objects, take typed models in
     any argument: each model becomes its JSON (``to_raw()``) for the call, and a model whose
@@ -128,7 +139,7 @@ def accepts_models(function: F) -> F:
 
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if not any(is_model(a) for a in args) and not any(is_model(v) for v in kwargs.values()):
+        if not _any_model(args) and not (kwargs and _any_model(kwargs.values())):
             return function(*args, **kwargs)
         converted: list[tuple[TypedObject, dict[str, Any], bytes]] = []
 

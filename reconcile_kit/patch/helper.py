@@ -323,9 +323,15 @@ class PatchHelper:
         that would change the name or namespace is refused before sending
         (:meth:`_check_identity`)."""
         if self._location is None:
-            obj = self.obj
-            namespace = obj.namespace if obj.namespaced else None
-            self._location = (f"{obj.endpoint}/{obj.name}", namespace, Target.of(obj))
+            obj, doc = self.obj, self._snapshot.document()
+            meta = metadata_of(doc)
+            name, namespace = meta.get("name"), None
+            if obj.namespaced:  # kr8s's default: the api's namespace
+                namespace = meta.get("namespace") or obj.namespace
+            if not name:
+                name = obj.name  # kr8s names what is wrong (a generateName, no name)
+            target = Target(doc.get("kind") or getattr(obj, "kind", None), namespace, name)
+            self._location = (f"{obj.endpoint}/{name}", namespace, target)
         return self._location
 
     async def _send(self, request: tuple[str, Any], subresource: str = "") -> JSONDict | None:
