@@ -29,7 +29,7 @@ from . import kr8s_internals
 from .ratelimit import request_hooks_are_ours
 from .transport import AiohttpFirstTransport
 
-__all__ = ["Route", "client_timeout", "route"]
+__all__ = ["Route", "client_timeout", "route", "stream_timeout"]
 
 
 @dataclass(frozen=True)
@@ -96,4 +96,15 @@ def client_timeout(timeout: httpx.Timeout) -> aiohttp.ClientTimeout:
     """httpx's timeouts (seconds) as aiohttp's, as httpx-aiohttp maps them."""
     return aiohttp.ClientTimeout(
         sock_connect=timeout.connect, sock_read=timeout.read, connect=timeout.pool
+    )
+
+
+def stream_timeout(timeout: httpx.Timeout) -> aiohttp.ClientTimeout:
+    """httpx's timeouts (seconds) for a stream read to its end (a watch): the read
+    timeout bounds the whole stream, one timer, rather than each read (aiohttp re-arms a
+    read timer on every chunk received: ~2 µs per watch event, issue 31). A watch asks
+    the server to end it first (``timeoutSeconds``), so the bound on a stalled
+    connection is the same."""
+    return aiohttp.ClientTimeout(
+        total=timeout.read, sock_connect=timeout.connect, connect=timeout.pool
     )

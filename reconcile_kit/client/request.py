@@ -567,9 +567,10 @@ async def stream_chunks(
     )
     started, answered = time.monotonic(), False
     try:
-        async with way.session.request(
-            method, way.url(path), **_direct_options(way, request)
-        ) as response:
+        options, timeout = _direct_options(way, request), request.get("timeout")
+        if timeout is not None:
+            options["timeout"] = direct.stream_timeout(timeout)
+        async with way.session.request(method, way.url(path), **options) as response:
             answered = True
             _notify(api, method, response.url.path, response.status, started, 1, waited)
             if response.status >= 300 and response.status not in accept:

@@ -204,6 +204,17 @@ class ObjectRef:
     namespace: str
     name: str
 
+    def __hash__(self) -> int:
+        # computed once: a key is hashed by every queue and cache operation (issue 31)
+        cached: int | None = self.__dict__.get("_hash")
+        if cached is None:
+            cached = self.__dict__["_hash"] = hash((self.kind, self.namespace, self.name))
+        return cached
+
+    def __getstate__(self) -> dict[str, str]:
+        # the fields only: a str hash differs from one process to the next
+        return {"kind": self.kind, "namespace": self.namespace, "name": self.name}
+
     def __str__(self) -> str:
         return describe(self.kind, self.namespace or None, self.name)
 
