@@ -118,13 +118,32 @@ class StoreWriter:
     def _put(self, key: Key, obj: Obj, value: Obj | bytes, old: Obj | None) -> Obj | None:
         """Store ``value`` (``obj`` encoded) at ``key`` in place of ``old``, the decoded
         object stored there (None: nothing)."""
-        if old is not None:
-            self._unindex(key, old)
         self.items[key] = value
         for name, func in self._indexers.items():
-            for index_value in func(obj):
-                self.indexes[name].setdefault(index_value, set()).add(key)
+            values = tuple(func(obj))
+            before = () if old is None else tuple(func(old))
+            if values != before:  # most updates keep every index value: nothing to do
+                self._reindex(self.indexes[name], key, before, values)
         return old
+
+    @staticmethod
+    def _reindex(
+        index: dict[str, set[Key]], key: Key, before: tuple[str, ...], values: tuple[str, ...]
+    ) -> None:
+        """Move ``key`` in ``index`` from the values ``before`` to ``values``."""
+        for value in before:
+            if value not in values:
+                keys = index.get(value)
+                if keys is not None:
+                    keys.discard(key)
+                    if not keys:
+                        del index[value]
+        for value in values:
+            keys = index.get(value)
+            if keys is None:
+                index[value] = {key}
+            else:
+                keys.add(key)
 
     def remove(self, obj: Obj) -> Obj | None:
         """Remove the object with ``obj``'s namespace/name; returns what was stored."""
