@@ -67,6 +67,7 @@ __all__ = [
     "retry_after_seconds",
     "send",
     "stream",
+    "stream_chunks",
 ]
 
 log = logging.getLogger(__name__)
