@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import re
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import aiohttp
 import httpx
 from kr8s.asyncio import Api
+from multidict import CIMultiDict
 from yarl import URL
 
 from . import kr8s_internals
@@ -41,9 +43,22 @@ class Route:
     headers: dict[str, str]
     timeout: aiohttp.ClientTimeout
     _origin: URL = field(init=False, repr=False, compare=False)
+    _sent: dict[tuple[tuple[str, str], ...], CIMultiDict[str]] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_origin", URL(self.base_url))
+
+    def headers_with(self, extra: Mapping[str, str] | None) -> CIMultiDict[str]:
+        """The route's headers with ``extra`` (names in any case) over them, built once per
+        set of extra headers (a request's ``Content-Type``...): aiohttp copies them."""
+        key = tuple(extra.items()) if extra else ()
+        found = self._sent.get(key)
+        if found is None:
+            merged = {**self.headers, **{name.lower(): value for name, value in key}}
+            found = self._sent[key] = CIMultiDict(merged)
+        return found
 
     def url(self, path: str) -> URL:
         """The absolute URL of ``path`` (``/apis/...``) under the base URL. A path of

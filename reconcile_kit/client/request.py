@@ -600,14 +600,11 @@ async def _rate_limited(api: Api) -> float:
 def _direct_options(way: direct.Route, request: Mapping[str, Any]) -> dict[str, Any]:
     """aiohttp's keywords for a request of :func:`send`'s arguments (``params``,
     ``content``, ``headers``, ``timeout``) over ``way``."""
-    params, headers, timeout = request.get("params"), request.get("headers"), request.get("timeout")
-    sent = way.headers
-    if headers:
-        sent = {**sent, **{name.lower(): value for name, value in headers.items()}}
+    params, timeout = request.get("params"), request.get("timeout")
     return {
         "params": None if params is None else {k: _param(v) for k, v in params.items()},
         "data": request.get("content"),
-        "headers": sent,
+        "headers": way.headers_with(request.get("headers")),
         "timeout": way.timeout if timeout is None else direct.client_timeout(timeout),
     }
 

@@ -76,7 +76,8 @@ class OwnWrites:
         it (its resourceVersion moved on from ``built_from``) and the cache does not hold
         that write yet. ``read``: the cache's entry when the reconcile started (decoded
         again only if the cache changed since)."""
-        rv = metadata_of(written).get("resourceVersion")
+        # read without a LazyBox's wrapping (nothing read here is changed)
+        rv = (dict.get(written, "metadata") or {}).get("resourceVersion")
         if rv is None or rv == metadata_of(built_from).get("resourceVersion"):
             return
         if self._store.holds(key.namespace, key.name, read):

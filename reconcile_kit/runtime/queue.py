@@ -337,6 +337,9 @@ class WorkQueue(Generic[K]):
         self._clock = clock or _loop_time
         self._retry_bucket = _retry_bucket(retry_rate_limit, self._clock)
         self._metrics = metrics or QueueMetrics()
+        # durations are measured only for metrics that take them (two clock reads and two
+        # dict writes per key otherwise: issue 31)
+        self._timed = type(self._metrics) is not QueueMetrics
         self._ready: deque[K] = deque()  # queued, in order, not being processed
         self._ready_low: deque[K] = deque()  # the same at low priority (entries may be stale)
         self._low: set[K] = set()  # dirty keys whose pending run is of low priority
@@ -404,7 +407,8 @@ class WorkQueue(Generic[K]):
         self._dirty.add(key)
         if low:
             self._low.add(key)
-        self._added_at.setdefault(key, self._clock())
+        if self._timed:
+            self._added_at.setdefault(key, self._clock())
         self._metrics.adds(self.name)
         if key not in self._processing:
             self._push_ready(key)
@@ -536,11 +540,12 @@ class WorkQueue(Generic[K]):
         self._dirty.discard(key)
         self._low.discard(key)
         self._processing.add(key)
-        now = self._clock()
-        added = self._added_at.pop(key, None)
-        if added is not None:
-            self._metrics.queue_duration(self.name, now - added)
-        self._started_at[key] = now
+        if self._timed:
+            now = self._clock()
+            added = self._added_at.pop(key, None)
+            if added is not None:
+                self._metrics.queue_duration(self.name, now - added)
+            self._started_at[key] = now
         self._report_depth()
         return key, frozenset(self._reasons.pop(key, ()))
 
@@ -566,7 +571,8 @@ class WorkQueue(Generic[K]):
         if key not in self._processing:
             raise ValueError(f"work queue {self.name!r}: {key} is not being processed")
         self._processing.discard(key)
-        self._metrics.work_duration(self.name, self._clock() - self._started_at.pop(key))
+        if self._timed:
+            self._metrics.work_duration(self.name, self._clock() - self._started_at.pop(key))
         if key in self._dirty:
             self._push_ready(key)
 
