@@ -162,7 +162,7 @@ class Counted:
     async def reconcile(self, obj: Any, ctx: Any) -> None:
         if self.inner is not None:
             await self.inner(obj, ctx)
-        self.seen.add(obj.name)
+        self.seen.add(ctx.key.name)  # as the Go contender reads req.Name
         if len(self.seen) >= self.objects:
             self.all_seen.set()
 

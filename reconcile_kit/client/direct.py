@@ -1,11 +1,12 @@
 """The toolkit's own requests straight over aiohttp: the lean request path (issue 19).
 
 :func:`~reconcile_kit.client.request.send` (every PATCH, GET, LIST, apply and delete the
-toolkit makes; not watches) goes through kr8s's httpx client, whose per-request model
+toolkit makes) and :func:`~reconcile_kit.client.request.stream_chunks` (the reflectors'
+watches) went through kr8s's httpx client, whose per-request model
 (``httpx.Request``/``Response``, URL and header objects, hooks, the transport adapter)
 cost about a third of a controller's CPU by profile (py-spy, 1,000 objects, real control
 plane). When the api carries reconcile_kit's aiohttp transport
-(:mod:`reconcile_kit.client.transport`), :func:`route` hands ``send`` what it needs to
+(:mod:`reconcile_kit.client.transport`), :func:`route` hands them what they need to
 send the same request on the same aiohttp connection pool itself: the httpx client's base
 URL, headers (kr8s's ``Authorization``, ``User-Agent``), timeouts and TLS settings (in
 the pool's connector), and the client-side rate limit (:mod:`.ratelimit`). kr8s's own
