@@ -30,36 +30,32 @@ def _discovery_path(api_version: str) -> tuple[str, str]:
     return ("/apis", api_version) if "/" in api_version else ("/api", api_version)
 
 
-async def _fetch(api: Api, api_version: str) -> frozenset[str]:
-    return frozenset(r["name"] for r in await group_resources(api, api_version))
-
-
 async def group_resources(api: Api, api_version: str) -> list[dict[str, Any]]:
     """The APIResource entries (``name``, ``kind``, ``namespaced``, ``singularName``...)
     served at ``api_version`` (``group/version``, or ``v1`` for the core group): one
-    discovery GET, whose names :func:`resource_names` then holds. Empty when the server
-    does not serve that group/version (404).
+    discovery GET, whose names :func:`resource_names` then holds.
 
-    Raises :class:`~reconcile_kit.client.errors.APIError` when discovery fails otherwise.
+    Raises :class:`~reconcile_kit.client.errors.APIError` when discovery fails
+    (NotFoundError when the server does not serve that group/version).
     """
     base, version = _discovery_path(api_version)
-    reply = await send(api, "GET", version=version, base=base, accept=(404,))
-    resources: list[dict[str, Any]] = [] if reply.status == 404 else reply.json()["resources"]
+    resources: list[dict[str, Any]] = (
+        (await send(api, "GET", version=version, base=base)).json().get("resources", [])
+    )
     names = frozenset(r["name"] for r in resources)
     _cache.setdefault(api, {})[api_version] = (time.monotonic(), names)
     return resources
 
 
 async def preferred_version(api: Api, group: str) -> str | None:
-    """The preferred version of API ``group`` (``apps`` -> ``v1``), or None when the server
-    does not serve the group (a GET of ``/apis/<group>``, as kubectl's discovery).
+    """The preferred version of API ``group`` (``apps`` -> ``v1``; a GET of
+    ``/apis/<group>``, as kubectl's discovery), or None when the server names none.
 
-    Raises :class:`~reconcile_kit.client.errors.APIError` when discovery fails otherwise.
+    Raises :class:`~reconcile_kit.client.errors.APIError` when discovery fails
+    (NotFoundError when the server does not serve the group).
     """
-    reply = await send(api, "GET", version=group, base="/apis", accept=(404,))
-    if reply.status == 404:
-        return None
-    version: str | None = (reply.json().get("preferredVersion") or {}).get("version")
+    document = (await send(api, "GET", version=group, base="/apis")).json()
+    version: str | None = (document.get("preferredVersion") or {}).get("version")
     return version
 
 
@@ -68,11 +64,10 @@ async def resource_names(api: Api, api_version: str, plural: str) -> frozenset[s
 
     Raises :class:`~reconcile_kit.client.errors.APIError` when discovery fails.
     """
-    per_api = _cache.setdefault(api, {})
-    cached = per_api.get(api_version)
+    cached = _cache.setdefault(api, {}).get(api_version)
     if cached is None or plural not in cached[1] or time.monotonic() - cached[0] > MAX_AGE:
-        cached = (time.monotonic(), await _fetch(api, api_version))
-        per_api[api_version] = cached
+        await group_resources(api, api_version)  # which caches its names
+        cached = _cache[api][api_version]
     return cached[1]
 
 

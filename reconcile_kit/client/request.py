@@ -386,7 +386,7 @@ async def send(
     for attempt in range(1, MAX_TRIES + 1):
         if fence is not None:  # before every attempt: a Retry-After wait may outlast the Lease
             fence.check(method.upper(), where.kind, where.namespace, where.name)
-        way = direct.route(api) if tracing.tracer() is None else None
+        way = _lean_route(api)
         if way is not None:  # the lean path: no context managers around a whole answer
             answer = await _call_direct(
                 way, api, method, where, retry_reads=attempt < MAX_TRIES, attempt=attempt, **request
@@ -553,7 +553,7 @@ async def stream_chunks(
     the response: over the direct route when the api allows it (:mod:`.direct`; a watch's
     events then skip httpx's response and stream models), else over httpx. Failures of
     the connection while reading are raised as :func:`send` raises them."""
-    way = direct.route(api) if tracing.tracer() is None else None
+    way = _lean_route(api)
     if way is None:
         async with stream(api, method, target=target, accept=accept, **request) as response:
             yield response.aiter_bytes()
@@ -568,9 +568,7 @@ async def stream_chunks(
     )
     started, answered = time.monotonic(), False
     try:
-        options, timeout = _direct_options(way, request), request.get("timeout")
-        if timeout is not None:
-            options["timeout"] = direct.stream_timeout(timeout)
+        options = _direct_options(way, request, direct.stream_timeout)
         async with way.session.request(method, way.url(path), **options) as response:
             answered = True
             _notify(api, method, response.url.path, response.status, started, 1, waited)
@@ -597,16 +595,28 @@ async def _rate_limited(api: Api) -> float:
     return time.monotonic() - before
 
 
-def _direct_options(way: direct.Route, request: Mapping[str, Any]) -> dict[str, Any]:
+def _direct_options(
+    way: direct.Route,
+    request: Mapping[str, Any],
+    timeouts: Callable[[httpx.Timeout], aiohttp.ClientTimeout] = direct.client_timeout,
+) -> dict[str, Any]:
     """aiohttp's keywords for a request of :func:`send`'s arguments (``params``,
-    ``content``, ``headers``, ``timeout``) over ``way``."""
+    ``content``, ``headers``, ``timeout``) over ``way``; ``timeouts`` maps a given httpx
+    timeout (:func:`~.direct.stream_timeout` for a stream)."""
     params, timeout = request.get("params"), request.get("timeout")
     return {
         "params": None if params is None else {k: _param(v) for k, v in params.items()},
         "data": request.get("content"),
         "headers": way.headers_with(request.get("headers")),
-        "timeout": way.timeout if timeout is None else direct.client_timeout(timeout),
+        "timeout": way.timeout if timeout is None else timeouts(timeout),
     }
+
+
+def _lean_route(api: Api) -> direct.Route | None:
+    """The direct route of ``api`` for :func:`send` and :func:`stream_chunks` to take
+    themselves; None with tracing on (the traced path wraps requests in spans) or when
+    :func:`direct.route` has none."""
+    return direct.route(api) if tracing.tracer() is None else None
 
 
 async def _call_direct(

@@ -128,7 +128,7 @@ async def resolve_kind(api: Api, kind: KindLike) -> ResourceInfo:
             continue
         if version and gv.rpartition("/")[2] != version:
             continue
-        if base in (resource["kind"], resource["name"], resource.get("singularName")):
+        if _serves(resource, base):
             return _info(gv, resource)
     raise ValueError(f"kind {kind!r} is not served by the API server")
 
@@ -144,10 +144,16 @@ async def _in_group(api: Api, base: str, group: str, version: str) -> ResourceIn
     except APIError:
         return None
     for resource in resources:
-        served = (resource["kind"], resource["name"], resource.get("singularName"))
-        if "/" not in resource["name"] and base in served:
+        if _serves(resource, base):
             return _info(f"{group}/{version}", resource)
     return None
+
+
+def _serves(resource: Mapping[str, Any], base: str) -> bool:
+    """Whether discovery entry ``resource`` is ``base`` (its kind, plural or singular name),
+    not one of its subresources (``widgets/status`` carries the kind too)."""
+    names = (resource["kind"], resource["name"], resource.get("singularName"))
+    return "/" not in resource["name"] and base in names
 
 
 def _info(gv: str, resource: Mapping[str, Any]) -> ResourceInfo:
