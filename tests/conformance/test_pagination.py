@@ -41,6 +41,22 @@ async def test_pages_share_one_snapshot(backend: Backend) -> None:
     assert "remainingItemCount" not in pages[-1]["metadata"]
 
 
+async def test_a_later_page_may_ask_for_another_limit(backend: Backend) -> None:
+    # the reflector sizes its pages by the bytes of the first one (issue 31)
+    path = await make(backend, 7)
+    first = await ok(backend, "GET", path, params={"limit": "1"})
+    second = await ok(
+        backend, "GET", path, params={"limit": "4", "continue": first["metadata"]["continue"]}
+    )
+    assert [i["metadata"]["name"] for i in second["items"]] == [f"cm-{i:02d}" for i in (1, 2, 3, 4)]
+    assert second["metadata"]["remainingItemCount"] == 2
+    last = await ok(
+        backend, "GET", path, params={"limit": "500", "continue": second["metadata"]["continue"]}
+    )
+    assert [i["metadata"]["name"] for i in last["items"]] == ["cm-05", "cm-06"]
+    assert "continue" not in last["metadata"]
+
+
 async def test_list_resource_version_parameters(backend: Backend) -> None:
     path = await make(backend, 1)
     assert len((await ok(backend, "GET", path, params={"resourceVersion": "0"}))["items"]) == 1

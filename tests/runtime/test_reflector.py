@@ -8,6 +8,7 @@ import kr8s
 import pytest
 from kr8s.asyncio.objects import ConfigMap
 
+from reconcile_kit.runtime import reflector as reflector_module
 from reconcile_kit.runtime.reflector import Backoff, Reflector, ReflectorEvent
 from reconcile_kit.runtime.resources import info_from_class, resolve_kind
 from reconcile_kit.runtime.sources import ReflectorPool
@@ -93,6 +94,27 @@ async def test_paginated_list_then_watch(kube: kr8s.asyncio.Api, apiserver: APIS
     watch = apiserver.requests.filter(verb="watch")[0]
     assert watch.query["allowWatchBookmarks"] == "true" and watch.query["timeoutSeconds"]
     assert watch.query["resourceVersion"] == synced_rv
+    await reflector.stop()
+
+
+async def test_pages_of_large_objects_ask_for_fewer(
+    kube: kr8s.asyncio.Api, apiserver: APIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the first page asks for FIRST_PAGE objects, the next ones for as many as the first
+    # page's average size fits in PAGE_BYTES (the decoded page is the LIST's peak)
+    monkeypatch.setattr(reflector_module, "FIRST_PAGE", 2)
+    monkeypatch.setattr(reflector_module, "PAGE_BYTES", 250_000)
+    for i in range(12):
+        await call(
+            kube, "POST", CM, {"metadata": {"name": f"cm{i:02}"}, "data": {"k": "x" * 50_000}}
+        )
+    reflector = Reflector(kube, INFO, namespace="default")
+    await started(reflector)
+    lists = apiserver.requests.filter(verb="list")
+    assert [r.query.get("limit") for r in lists] == ["2", "4", "4", "4"]
+    assert sorted(name for _, name in reflector.store.list_keys()) == [
+        f"cm{i:02}" for i in range(12)
+    ]
     await reflector.stop()
 
 
