@@ -222,7 +222,7 @@ class PatchHelper:
             return await self._send(self._build(status_before, status_after, None), "status")
         # based on the latest copy this helper holds (the main patch's answer, else the
         # snapshot) at its resourceVersion: a GET only when that turns out to be stale
-        base = {"status": (current or before).get("status") or {}}
+        base = status_before if current is None else {"status": current.get("status") or {}}
         return await self._guarded_write(
             status_before, status_after, "status", first_base=base, first_rv=expected_rv
         )
@@ -263,7 +263,11 @@ class PatchHelper:
         raise self._error(ConflictError, f"still conflicting after {MAX_CONFLICT_RETRIES} retries")
 
     def _rebase(self, base: JSONDict, before: JSONDict, after: JSONDict) -> JSONDict:
-        """This reconcile's changes (before -> after) applied onto ``base``."""
+        """This reconcile's changes (before -> after) applied onto ``base``: ``after``
+        itself when ``base`` is ``before`` (the first attempt of a write based on the
+        snapshot)."""
+        if base is before:
+            return after
         patch, _ = create_merge_patch(before, after)
         result: JSONDict = apply_merge_patch(base, patch)
         meta_b, meta_a = metadata_of(before), metadata_of(after)
