@@ -14,6 +14,7 @@ so do clients behind a proxy.
 
 from __future__ import annotations
 
+import functools
 import logging
 import ssl
 from typing import Any
@@ -163,7 +164,24 @@ async def _swap(api: Api, session: httpx.AsyncClient) -> None:
     if not isinstance(session._transport, AiohttpFirstTransport):
         auth: Any = api.auth  # kr8s's auth helper is not typed
         verify = await auth.ssl_context()
+        if verify is True:  # no CA, certificate or skip in the kubeconfig: system defaults
+            verify = _untrusting() if session.base_url.scheme == "http" else _system_default()
         session._transport = AiohttpFirstTransport(session._transport, verify)
+
+
+@functools.cache
+def _system_default() -> ssl.SSLContext:
+    """httpx's default verifying context (certifi's CAs, or ``SSL_CERT_FILE``/``_DIR`` as
+    set when first made), made once per process: loading the CA bundle costs ~20 ms of CPU,
+    which every new api paid again (a test's, a cluster's of a fleet)."""
+    return httpx.create_ssl_context()
+
+
+@functools.cache
+def _untrusting() -> ssl.SSLContext:
+    """A verifying context that trusts no CA, for a plain-HTTP server (the embedded one):
+    none of its requests uses TLS, and one that did would fail verification."""
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 def _timeout_cause(error: BaseException) -> bool:

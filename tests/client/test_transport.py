@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ssl
+
 import httpx
 import kr8s
 import pytest
@@ -43,6 +45,22 @@ async def test_kr8s_works_unchanged_over_aiohttp(
     served = [(r.verb, r.status) for r in apiserver.requests if r.resource == "configmaps"]
     assert served[:3] == [("create", 201), ("patch", 200), ("list", 200)]
     assert set(served[3:-1]) == {("list", 200)} and served[-1] == ("delete", 200)
+
+
+async def test_a_plain_http_api_loads_no_ca_bundle(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    # loading certifi's CAs cost ~20 ms of CPU per api (each test's, each fleet cluster's)
+    other = await apiserver.api()
+    for api in (kube, other):
+        assert await use_aiohttp_transport(api)
+        assert [c async for c in ConfigMap.list(namespace="default", api=api)] == []
+    first, second = transport_of(kube), transport_of(other)
+    assert isinstance(first, AiohttpFirstTransport) and isinstance(second, AiohttpFirstTransport)
+    assert first.fast.ssl_context is second.fast.ssl_context
+    assert first.fast.ssl_context.cert_store_stats()["x509_ca"] == 0
+    assert first.fast.ssl_context.verify_mode == ssl.CERT_REQUIRED
+    assert apiserver.requests.count(verb="list") == 2
 
 
 async def test_timeouts_are_httpx_timeouts(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
