@@ -199,6 +199,11 @@ async def cache_shares(
         await asyncio.sleep(0.2)  # polling the replicas' metrics: this script is the observer
 
 
+def _settled(item: dict[str, Any]) -> bool:
+    """Whether a ConfigMap's ``seen`` annotation equals its ``data.value``."""
+    return bool((item["metadata"].get("annotations") or {}).get("seen") == item["data"]["value"])
+
+
 def _free_port() -> int:
     import socket
 
@@ -363,18 +368,31 @@ class Cluster:
             await asyncio.sleep(0.1)  # the server answers again soon: nothing to await
 
     async def settled(self, timeout: float, interval: float = 0.2) -> float:
-        """Seconds until every ConfigMap's annotation equals its value (a LIST every
-        ``interval`` seconds)."""
+        """Seconds until every ConfigMap's annotation equals its value in one LIST (a LIST
+        every ``interval`` seconds): with the mutator stopped, nothing is left to read."""
         began = time.monotonic()
         while time.monotonic() - began < timeout:
-            items = await self.items()
-            if all(
-                (i["metadata"].get("annotations") or {}).get("seen") == i["data"]["value"]
-                for i in items
-            ):
+            if all(_settled(i) for i in await self.items()):
                 return time.monotonic() - began
             await asyncio.sleep(interval)  # polling the server: this script is the observer
         raise TimeoutError(f"not settled within {timeout} s")
+
+    async def caught_up(self, timeout: float, interval: float = 0.2) -> float:
+        """Seconds until every ConfigMap's annotation has equalled its value in some LIST
+        since this began: every change made before it was read (or a later one was), while
+        the mutator goes on. One LIST with all of them equal (:meth:`settled`) becomes
+        unlikely when a reconcile takes longer than the mutator's pause between changes
+        (a saturated machine), without anything being lost."""
+        began, pending = time.monotonic(), None
+        while time.monotonic() - began < timeout:
+            items = await self.items()
+            if pending is None:
+                pending = {i["metadata"]["name"] for i in items}
+            pending -= {i["metadata"]["name"] for i in items if _settled(i)}
+            if not pending:
+                return time.monotonic() - began
+            await asyncio.sleep(interval)  # polling the server: this script is the observer
+        raise TimeoutError(f"not caught up within {timeout} s: {sorted(pending or ())[:10]}")
 
     async def owned_by(self, member: str, timeout: float) -> None:
         """Wait until ``member`` owns an object (a process's start takes seconds when the
@@ -525,7 +543,7 @@ async def scenario(
         began = time.monotonic()
         await cluster.create()
         mutator = asyncio.create_task(cluster.mutate(rate))
-        await cluster.settled(300)
+        await cluster.caught_up(300)
         results["start_seconds"] = round(time.monotonic() - began, 1)  # creation included
         shares, scrapes = await cache_shares(cluster.session, list(replicas.values()), objects)
         results["cache_shares"], results["cache_share_scrapes"] = shares, scrapes
@@ -543,7 +561,7 @@ async def scenario(
             workdir, victims, killed_at, exclude=dead, timeout=lease + 60
         )
         # SIGTERM another one
-        await cluster.settled(120)
+        await cluster.caught_up(120)
         leaving = next(n for n in ("r0", "r1", "r2") if n != dead)
         owners = await cluster.owners()
         moving = [k for k, o in owners.items() if o == leaving]
@@ -555,21 +573,21 @@ async def scenario(
             workdir, moving, stopped_at, exclude=leaving, timeout=120
         )
         handed.set()
-        await cluster.settled(120)
+        await cluster.caught_up(120)
         results.update(change_gaps(workdir, await probes, old=leaving))
         replicas[leaving].proc.wait(60)
         results["stop_exit_seconds"] = round(time.time() - stopped_at, 2)
         # r3 joins
-        await cluster.settled(120)
+        await cluster.caught_up(120)
         joined_at = time.time()
         replicas["r3"] = Replica(workdir, conn.kubeconfig, "r3", lease)
         await cluster.owned_by("r3", 120)  # started and joined: its moves have begun
         if restart is not None:  # chaos: the API server restarts amid the drains
             restart.stop()
             await restart.start()
-        await cluster.settled(120)
+        await cluster.caught_up(120)
         await asyncio.sleep(lease)  # let the move finish (observer)
-        await cluster.settled(120)
+        await cluster.caught_up(120)
         owners = await cluster.owners()
         results["joined_share"] = sum(1 for o in owners.values() if o == "r3")
         results["join_seconds"] = round(time.time() - joined_at, 1)
@@ -588,7 +606,7 @@ async def scenario(
         # rejoins, taking objects again; changes continue meanwhile
         await cluster.owned_by(paused, 120)
         results["rejoin_seconds"] = round(time.time() - resumed, 2)
-        await cluster.settled(120)
+        await cluster.caught_up(120)
         cluster.mutating = False
         await mutator
         results["final_settle_seconds"] = round(await cluster.settled(120), 1)
