@@ -275,6 +275,24 @@ class _Delayed:
     reasons: set[str]
 
 
+_NO_REASONS: frozenset[str] = frozenset()
+_INTERNED: dict[frozenset[str], frozenset[str]] = {_NO_REASONS: _NO_REASONS}
+
+
+def _reasons_of(reasons: Iterable[str]) -> frozenset[str]:
+    """``reasons`` as one shared frozenset per distinct set: a queued key's reasons are a
+    few values (created, updated, requeue...), and a set object per key cost ~200 bytes
+    each at a million queued keys (issue 31). Bounded: the interned sets stop growing at
+    1,024 (a caller inventing reasons gets its own sets beyond that)."""
+    found = frozenset(reasons)
+    interned = _INTERNED.get(found)
+    if interned is not None:
+        return interned
+    if len(_INTERNED) < 1024:
+        _INTERNED[found] = found
+    return found
+
+
 def _loop_time() -> float:
     return asyncio.get_running_loop().time()
 
@@ -345,7 +363,7 @@ class WorkQueue(Generic[K]):
         self._low: set[K] = set()  # dirty keys whose pending run is of low priority
         self._dirty: set[K] = set()  # to be handed out (ready, or once their run is done)
         self._processing: set[K] = set()
-        self._reasons: dict[K, set[str]] = {}
+        self._reasons: dict[K, frozenset[str]] = {}  # each an interned set (_reasons_of)
         self._added_at: dict[K, float] = {}
         self._started_at: dict[K, float] = {}
         self._attempts: dict[K, int] = {}
@@ -397,7 +415,8 @@ class WorkQueue(Generic[K]):
     def _enqueue(self, key: K, reasons: Iterable[str], low: bool = False) -> None:
         if self._shut_down:
             return
-        self._reasons.setdefault(key, set()).update(reasons)
+        had = self._reasons.get(key)
+        self._reasons[key] = _reasons_of(reasons if had is None else (*had, *reasons))
         if key in self._dirty:
             if not low and key in self._low:  # promoted: its low entry goes stale
                 self._low.discard(key)
@@ -547,7 +566,7 @@ class WorkQueue(Generic[K]):
                 self._metrics.queue_duration(self.name, now - added)
             self._started_at[key] = now
         self._report_depth()
-        return key, frozenset(self._reasons.pop(key, ()))
+        return key, self._reasons.pop(key, _NO_REASONS)
 
     def claim(self, key: K) -> frozenset[str] | None:
         """Take ``key`` as :meth:`get` would hand it out, queued or not, unless it is being

@@ -15,6 +15,7 @@ import logging
 import math
 import random
 import time
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -128,6 +129,22 @@ async def test_reasons_accumulate_and_reset() -> None:
     queue.done(A)
     queue.add(A)
     assert await get_within(queue) == (A, frozenset())
+
+
+def test_a_queued_key_costs_no_set_of_its_own() -> None:
+    # a million keys queued by a first LIST (issue 31): a reasons set per key was ~200
+    # bytes each (563 bytes per queued key in all; 347 with the sets shared)
+    queue: WorkQueue[ObjectRef] = WorkQueue()
+    keys = [ObjectRef("ConfigMap", "default", f"cm-{i}") for i in range(20_000)]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for key in keys:
+            queue.add(key, "created", low_priority=True)
+        per_key = (tracemalloc.get_traced_memory()[0] - before) / len(keys)
+    finally:
+        tracemalloc.stop()
+    assert per_key < 450, per_key
 
 
 async def test_add_while_processing_runs_exactly_once_more() -> None:
