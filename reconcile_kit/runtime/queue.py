@@ -416,7 +416,7 @@ class WorkQueue(Generic[K]):
         if self._shut_down:
             return
         had = self._reasons.get(key)
-        self._reasons[key] = _reasons_of(reasons if had is None else (*had, *reasons))
+        self._reasons[key] = _reasons_of(reasons if had is None else had.union(reasons))
         if key in self._dirty:
             if not low and key in self._low:  # promoted: its low entry goes stale
                 self._low.discard(key)
