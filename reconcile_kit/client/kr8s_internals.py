@@ -175,6 +175,26 @@ def assemble_object(cls: type[Assembled], raw: Mapping[str, Any], api: Api | Non
     return obj
 
 
+_RAW_PROPERTY = APIObject.__dict__["raw"]
+
+
+def current_raw(obj: object) -> Any:
+    """What kr8s's ``APIObject.raw`` returns (the object's state, with ``kind`` and
+    ``apiVersion`` stamped from its class), without the dict and the update kr8s builds on
+    every read when both are stamped already; None when ``obj`` is no kr8s object or its
+    class has a ``raw`` of its own (then read ``obj.raw``)."""
+    if getattr(type(obj), "raw", None) is not _RAW_PROPERTY:
+        return None
+    inside: Any = obj
+    raw = inside.__dict__.get("_raw")
+    if type(raw) is dict or not isinstance(raw, dict):  # kr8s keeps a Box: anything else
+        return None  # is read through the property
+    kind, version = inside.kind, inside.version
+    if dict.get(raw, "kind") != kind or dict.get(raw, "apiVersion") != version:
+        raw.update({"kind": kind, "apiVersion": version})
+    return raw
+
+
 def set_raw(obj: APIObject, raw: Mapping[str, Any]) -> None:
     """Replace kr8s object ``obj``'s state with ``raw`` (``APIObject._raw``), as
     ``obj.raw = raw`` does without converting it."""

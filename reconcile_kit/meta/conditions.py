@@ -28,10 +28,18 @@ Every function accepts a kr8s object (mutated through ``obj.raw``) or a plain di
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container, Iterable, MutableMapping, MutableSequence
+from collections.abc import (
+    Callable,
+    Container,
+    Iterable,
+    Mapping,
+    MutableMapping,
+    MutableSequence,
+    Sequence,
+)
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Final, TypedDict, TypeGuard, Unpack
+from typing import Any, Final, TypedDict, TypeGuard, Unpack, cast
 
 from .objects import (
     ObjectLike,
@@ -43,7 +51,7 @@ from .objects import (
     raw_of,
     set_or_drop,
 )
-from .time import format_time
+from .time import format_time, now_time
 from .validation import DNS1123_SUBDOMAIN_FMT, QUALIFIED_NAME_FMT
 
 __all__ = [
@@ -136,6 +144,9 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+_DEFAULT_NOW = now
+
+
 # --- reading ---------------------------------------------------------------------------------
 
 
@@ -208,14 +219,19 @@ def set_condition(
     """
     value = _check_status(obj, status)
     _validate(obj, type, reason, message, observed_generation)
-    conditions = _conditions(obj, create=True)
-    assert conditions is not None
-    index = _index(conditions, type)
-    existing = conditions[index] if index is not None else None
+    raw = raw_of(obj)
+    present = _read_conditions(obj, raw)  # read as it is: most calls change nothing
+    index = _index(present, type)
+    existing = present[index] if index is not None else None
     stamp = _transition_time(existing, value, clock)
     new = _condition(type, value, reason, message, observed_generation, stamp)
     if existing is not None and dict(existing) == new:
         return False
+    if not present and _peek(raw, "status") is None:
+        raw["status"] = {"conditions": [new]}
+        return True
+    conditions = _conditions(obj, create=True)
+    assert conditions is not None
     if index is None:
         conditions.append(new)
     else:
@@ -423,7 +439,31 @@ def _conditions(obj: ObjectLike, *, create: bool) -> MutableSequence[Any] | None
     return nested_list(obj, "status", "conditions", create=create)
 
 
-def _index(conditions: MutableSequence[Any], type: str) -> int | None:
+def _peek(mapping: Any, key: str) -> Any:
+    """``mapping[key]`` or None, read without a Box's wrapping (reading only)."""
+    return dict.get(mapping, key) if isinstance(mapping, dict) else mapping.get(key)
+
+
+def _read_conditions(obj: ObjectLike, raw: Mapping[str, Any]) -> Sequence[Any]:
+    """``status.conditions`` of ``raw`` as stored, for reading (empty when absent).
+
+    Raises:
+        TypeError: ``status`` or ``status.conditions`` has the wrong type.
+    """
+    status = _peek(raw, "status")
+    if status is None:
+        return ()
+    if not isinstance(status, MutableMapping):
+        raise TypeError(f"{describe_object(obj)}: status is not a mapping")
+    conditions = _peek(status, "conditions")
+    if conditions is None:
+        return ()
+    if not isinstance(conditions, MutableSequence):
+        raise TypeError(f"{describe_object(obj)}: status.conditions is not a list")
+    return cast("Sequence[Any]", conditions)
+
+
+def _index(conditions: Sequence[Any], type: str) -> int | None:
     for i, condition in enumerate(conditions):
         if isinstance(condition, MutableMapping) and condition.get("type") == type:
             return i
@@ -435,6 +475,8 @@ def _transition_time(existing: Any, status: str, clock: Clock | None) -> str:
         kept = existing.get("lastTransitionTime")
         if kept:
             return str(kept)
+    if clock is None and now is _DEFAULT_NOW:
+        return now_time()
     return format_time((clock or now)())
 
 

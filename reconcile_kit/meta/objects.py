@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeGuard, TypeVar, cast
 import orjson
 
 from ..client.errors import describe
+from ..client.kr8s_internals import current_raw
 
 __all__ = [
     "MODEL_MARKER",
@@ -99,6 +100,11 @@ def raw_of(obj: ObjectLike) -> MutableMapping[str, Any]:
             fields, or pass it to a helper, which takes typed models too), or a kr8s
             object whose ``raw`` is not a mapping.
     """
+    if isinstance(obj, dict):
+        return obj
+    raw = current_raw(obj)
+    if raw is not None:
+        return cast("MutableMapping[str, Any]", raw)
     if isinstance(obj, MutableMapping):
         return obj
     if is_model(obj):

@@ -10,6 +10,7 @@ writes ``t.UTC().Format(time.RFC3339)``: UTC, whole seconds, ``Z``, e.g.
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
 __all__ = ["format_micro_time", "format_time", "now_micro_time", "now_time", "parse_time"]
@@ -25,9 +26,16 @@ def format_micro_time(when: datetime) -> str:
     return _utc(when).isoformat(timespec="microseconds") + "Z"
 
 
+_last_second: tuple[int, str] = (-1, "")
+
+
 def now_time() -> str:
-    """The current time as metav1.Time (``format_time`` of now)."""
-    return format_time(datetime.now(UTC))
+    """The current time as metav1.Time (``format_time`` of now), formatted once per second."""
+    global _last_second
+    second = int(time.time())
+    if second != _last_second[0]:
+        _last_second = (second, format_time(datetime.fromtimestamp(second, UTC)))
+    return _last_second[1]
 
 
 def now_micro_time() -> str:

@@ -40,6 +40,7 @@ from ..client.errors import (
     InvalidError,
     PatchError,
 )
+from ..client.kr8s_internals import current_raw
 from ..client.redaction import redact_pair, redact_patch
 from ..client.request import Reply, Target, is_safe_to_repeat, send
 from ..meta.conditions import conflicting_conditions, merge_conditions
@@ -135,9 +136,9 @@ class PatchHelper:
         """Whether the object differs from the snapshot."""
         if self._untouched():
             return False
-        if self._snapshot.unchanged(self.obj.raw, self._dump):
+        if self._snapshot.unchanged(self._state(), self._dump):
             return False
-        patch, _ = create_merge_patch(self._snapshot.document(), self.obj.raw)
+        patch, _ = create_merge_patch(self._snapshot.document(), self._state())
         return bool(patch)
 
     def changes(self) -> str:
@@ -163,14 +164,15 @@ class PatchHelper:
             return
         # the live object is the "after" side: diffing against it saves a decode (read once:
         # kr8s's ``raw`` property re-stamps kind and apiVersion on every access)
-        after = self.obj.raw
+        after = self._state()
         if self.observed_generation:
             self._set_observed_generation(after)
         if self._snapshot.unchanged(after, self._dump):
             return
         before = self._snapshot.document()
         self._check_identity(before, after)
-        split = before.get("status") != after.get("status") and await self._status_is_separate()
+        split = _peek(before, "status") != _peek(after, "status")
+        split = split and await self._status_is_separate()
         state = await self._patch_main(before, after, split)
         if split:
             if self.observed_generation and state is not None:
@@ -398,8 +400,8 @@ class PatchHelper:
 
     def _gone_is_fine(self) -> bool:
         """A 404 is expected once an object being deleted has no finalizers (Cluster API)."""
-        meta = metadata_of(self.obj.raw)
-        return bool(meta.get("deletionTimestamp")) and not meta.get("finalizers")
+        meta = _peek(self._state(), "metadata") or {}
+        return bool(_peek(meta, "deletionTimestamp")) and not _peek(meta, "finalizers")
 
     async def _status_is_separate(self) -> bool:
         return await discovery.has_status_subresource(
@@ -412,7 +414,7 @@ class PatchHelper:
         """Make the object hold the server's ``state``. A LazyBox shares the answer's
         top-level values (they are never mutated); a plain Box gets only the fields that
         differ, as it converts what is assigned (~1 ms per 5 KB)."""
-        raw = self.obj.raw
+        raw = self._state()
         for key in [k for k in dict.keys(raw) if k not in state]:
             del raw[key]
         if isinstance(raw, LazyBox):  # sharing every value costs less than comparing
@@ -424,12 +426,18 @@ class PatchHelper:
         if isinstance(self.obj, TypedTarget):
             self.obj.commit(state)  # its raw is a copy: the model takes the answer
 
+    def _state(self) -> Any:
+        """The object's raw mapping (as ``obj.raw``; a kr8s object's without the update
+        its property makes on every read, see :func:`current_raw`)."""
+        raw = current_raw(self.obj)
+        return self.obj.raw if raw is None else raw
+
     def _take_snapshot(self) -> _Snapshot:
         if isinstance(self.obj, TypedTarget):
             pristine = self.obj.pristine()
             if pristine is not None:
                 return _Snapshot.of_json(pristine)
-        return _Snapshot(self.obj.raw, self._dump)
+        return _Snapshot(self._state(), self._dump)
 
     def _untouched(self) -> bool:
         """A typed object tracked since it was read (``typed.tracking``), still as read and
@@ -446,7 +454,7 @@ class PatchHelper:
         return generation is None or status.get("observedGeneration") == generation
 
     def _dump(self, raw: Any = None) -> bytes:
-        raw = self.obj.raw if raw is None else raw
+        raw = self._state() if raw is None else raw
         try:
             return orjson.dumps(raw)
         except TypeError as err:
@@ -473,12 +481,12 @@ class PatchHelper:
             status["observedGeneration"] = generation
 
     def _check_identity(self, before: JSONDict, after: JSONDict) -> None:
-        meta_b, meta_a = metadata_of(before), metadata_of(after)
+        meta_b, meta_a = _peek(before, "metadata") or {}, _peek(after, "metadata") or {}
         for field, old, new in (
-            ("kind", before.get("kind"), after.get("kind")),
-            ("apiVersion", before.get("apiVersion"), after.get("apiVersion")),
-            ("metadata.name", meta_b.get("name"), meta_a.get("name")),
-            ("metadata.namespace", meta_b.get("namespace"), meta_a.get("namespace")),
+            ("kind", _peek(before, "kind"), _peek(after, "kind")),
+            ("apiVersion", _peek(before, "apiVersion"), _peek(after, "apiVersion")),
+            ("metadata.name", _peek(meta_b, "name"), _peek(meta_a, "name")),
+            ("metadata.namespace", _peek(meta_b, "namespace"), _peek(meta_a, "namespace")),
         ):
             if old != new:
                 raise self._error(
@@ -563,6 +571,12 @@ def _failed_test(content_type: str, body: Any, error: InvalidError) -> bool:
             or "rejected our request" in error.server_message
         )
     )
+
+
+def _peek(doc: Any, key: str) -> Any:
+    """``doc[key]`` or None, read without a Box's wrapping or conversion (for comparing
+    and reading only: a LazyBox's unread values are shared with the cache)."""
+    return dict.get(doc, key) if isinstance(doc, dict) else doc.get(key)
 
 
 def _without_status(doc: JSONDict, split: bool) -> JSONDict:

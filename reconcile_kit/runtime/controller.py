@@ -34,7 +34,7 @@ from ..client.transport import (
     close_session,
     release_transport,
 )
-from ..meta.objects import ObjectRef
+from ..meta.objects import ObjectRef, raw_of
 from ..meta.validation import qualified_name_errors
 from .action import Action
 from .apply import AppliedIntents
@@ -879,7 +879,7 @@ class Controller:
         """Keep ``obj``'s state when a reconcile wrote it and the cache does not hold that
         write yet (``read``: the cache's entry when the reconcile started)."""
         if obj is not None and self._written is not None:
-            self._written.remember(key, obj.raw, built_from, read)
+            self._written.remember(key, cast(Obj, raw_of(obj)), built_from, read)
 
     async def _failed(
         self,

@@ -20,8 +20,18 @@ __all__ = ["OwnWrites"]
 def _version(obj: Obj) -> int | None:
     """``obj``'s resourceVersion as an integer (None: none, or not an integer)."""
     try:
-        return int(obj["metadata"]["resourceVersion"])
-    except (KeyError, TypeError, ValueError):
+        return _integer(obj["metadata"]["resourceVersion"])
+    except (KeyError, TypeError):
+        return None
+
+
+def _integer(rv: object) -> int | None:
+    """A resourceVersion as an integer (None: not an integer)."""
+    if not isinstance(rv, str | int) or isinstance(rv, bool):
+        return None
+    try:
+        return int(rv)
+    except ValueError:
         return None
 
 
@@ -86,7 +96,7 @@ class OwnWrites:
             cached = self._store.get(key.namespace, key.name)
         if cached is not None and str(metadata_of(cached).get("resourceVersion")) == rv:
             return
-        version = _version(written)
+        version = _integer(rv)
         if _after(version, built_from) and (cached is None or _after(version, cached)):
             assert version is not None
             # an exact-size copy: orjson's own bytes keep its buffer's capacity (storewriter)

@@ -30,6 +30,7 @@ from reconcile_kit.meta.conditions import (
     set_condition,
     summarize,
 )
+from reconcile_kit.patch.snapshot import build_object
 
 from ..crds import install_crd
 from ..kubehttp import call
@@ -618,3 +619,46 @@ async def test_what_we_refuse_the_api_server_refuses_too(
     args[{"observedGeneration": "observed_generation"}.get(field, field)] = value
     with pytest.raises(ValueError, match=f"condition {field} "):
         set_condition(widget(), **args)
+
+
+READY_OK = {
+    "type": READY,
+    "status": "True",
+    "lastTransitionTime": "2026-11-21T05:35:31Z",
+    "reason": Reasons.RECONCILED,
+    "message": "ok",
+}
+
+
+def test_an_unchanged_condition_leaves_the_cached_document_shared(clock: FakeClock) -> None:
+    """Setting a condition to what it is reads the object as it is: the cache's document
+    stays shared (nothing is copied or wrapped), and the answer is False."""
+    document = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "c", "namespace": "default"},
+        "status": {"conditions": [dict(READY_OK)]},
+    }
+    cm = build_object(ConfigMap, document, None)
+    assert not set_condition(cm, READY, True, Reasons.RECONCILED, "ok")
+    assert dict.get(cm.raw, "status") is document["status"]
+    assert set_condition(cm, READY, False, Reasons.FAILED, "broken")
+    assert document["status"]["conditions"] == [READY_OK]  # the cache's: as read
+    assert cm.raw["status"]["conditions"][0]["status"] == "False"
+
+
+def test_a_first_condition_on_a_cached_object_leaves_the_document_alone(clock: FakeClock) -> None:
+    document = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    cm = build_object(ConfigMap, document, None)
+    assert set_condition(cm, READY, True, Reasons.RECONCILED)
+    assert "status" not in document
+    assert [c["type"] for c in cm.raw["status"]["conditions"]] == [READY]
+    assert cm.raw.status.conditions[0].reason == Reasons.RECONCILED  # a Box, as kr8s reads
+
+
+def test_a_kr8s_object_without_kind_is_stamped_as_kr8s_does() -> None:
+    """raw_of reads a kr8s object's state as its ``raw`` property does: ``kind`` and
+    ``apiVersion`` from its class."""
+    cm = build_object(ConfigMap, {"metadata": {"name": "c"}}, None)
+    assert set_condition(cm, READY, True, Reasons.RECONCILED)
+    assert (cm.raw["kind"], cm.raw["apiVersion"]) == ("ConfigMap", "v1")
