@@ -39,7 +39,7 @@ from collections.abc import (
 )
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Final, TypedDict, TypeGuard, Unpack, cast
+from typing import Any, Final, TypedDict, TypeGuard, Unpack
 
 from .objects import (
     ObjectLike,
@@ -460,7 +460,8 @@ def _read_conditions(obj: ObjectLike, raw: Mapping[str, Any]) -> Sequence[Any]:
         return ()
     if not isinstance(conditions, MutableSequence):
         raise TypeError(f"{describe_object(obj)}: status.conditions is not a list")
-    return cast("Sequence[Any]", conditions)
+    found: Sequence[Any] = conditions
+    return found
 
 
 def _index(conditions: Sequence[Any], type: str) -> int | None:

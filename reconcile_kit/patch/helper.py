@@ -179,9 +179,10 @@ class PatchHelper:
                 self._set_observed_generation(after, state)
             expected = (state or before)["metadata"].get("resourceVersion")
             state = await self._patch_status(before, after, expected, state) or state
-        if state is not None:
-            self._adopt(state)
-        self._snapshot = self._take_snapshot()
+        if state is not None and self._adopt(state):
+            self._snapshot = _Snapshot.of_document(state)
+        else:
+            self._snapshot = self._take_snapshot()
 
     async def _patch_main(self, before: JSONDict, after: JSONDict, split: bool) -> JSONDict | None:
         main_before, main_after = _without_status(before, split), _without_status(after, split)
@@ -207,8 +208,8 @@ class PatchHelper:
         expected_rv: str | None,
         current: JSONDict | None = None,
     ) -> JSONDict | None:
-        status_before = {"status": before.get("status") or {}}
-        status_after = {"status": after.get("status") or {}}
+        status_before = {"status": _peek(before, "status") or {}}
+        status_after = {"status": _peek(after, "status") or {}}
         if status_before == status_after:
             return None
         if self.optimistic_lock:  # the whole status write must apply to what was read
@@ -410,21 +411,33 @@ class PatchHelper:
 
     # --- helpers ---------------------------------------------------------------------------
 
-    def _adopt(self, state: JSONDict) -> None:
-        """Make the object hold the server's ``state``. A LazyBox shares the answer's
-        top-level values (they are never mutated); a plain Box gets only the fields that
-        differ, as it converts what is assigned (~1 ms per 5 KB)."""
+    def _adopt(self, state: JSONDict) -> bool:
+        """Make the object hold the server's ``state``; True when it now holds exactly
+        ``state``'s values (then ``state`` is its snapshot). A LazyBox shares the answer's
+        top-level values (they are never mutated: a read wraps a copy); a plain Box gets
+        only the fields that differ, as it converts what is assigned (~1 ms per 5 KB)."""
         raw = self._state()
         for key in [k for k in dict.keys(raw) if k not in state]:
             del raw[key]
-        if isinstance(raw, LazyBox):  # sharing every value costs less than comparing
-            dict.update(raw, state)
-        else:
-            for key, value in state.items():
-                if dict.get(raw, key) != value:
-                    raw[key] = value
         if isinstance(self.obj, TypedTarget):
             self.obj.commit(state)  # its raw is a copy: the model takes the answer
+        if isinstance(raw, LazyBox) and not isinstance(self.obj, TypedTarget):
+            dict.update(raw, state)  # sharing every value costs less than comparing
+            # the state is its snapshot unless a read of kr8s's raw would stamp another
+            # kind or apiVersion on it (its class's)
+            obj: Any = self.obj
+            return (
+                len(raw) == len(state)
+                and dict.get(state, "kind") == getattr(obj, "kind", None)
+                and dict.get(state, "apiVersion") == getattr(obj, "version", None)
+            )
+        if isinstance(raw, LazyBox):
+            dict.update(raw, state)
+            return False
+        for key, value in state.items():
+            if dict.get(raw, key) != value:
+                raw[key] = value
+        return False
 
     def _state(self) -> Any:
         """The object's raw mapping (as ``obj.raw``; a kr8s object's without the update
@@ -481,6 +494,9 @@ class PatchHelper:
             status["observedGeneration"] = generation
 
     def _check_identity(self, before: JSONDict, after: JSONDict) -> None:
+        known = _identity(before)
+        if known is not None and known == _identity(after):
+            return
         meta_b, meta_a = _peek(before, "metadata") or {}, _peek(after, "metadata") or {}
         for field, old, new in (
             ("kind", _peek(before, "kind"), _peek(after, "kind")),
@@ -538,6 +554,14 @@ class _Snapshot:
         snapshot._data = data
         return snapshot
 
+    @classmethod
+    def of_document(cls, doc: JSONDict) -> _Snapshot:
+        """A snapshot that is ``doc`` (which nothing mutates afterwards)."""
+        snapshot = cls.__new__(cls)
+        snapshot._doc = doc
+        snapshot._data = None
+        return snapshot
+
     @property
     def data(self) -> bytes | None:
         """The JSON bytes kept, if the snapshot is kept as bytes."""
@@ -573,6 +597,17 @@ def _failed_test(content_type: str, body: Any, error: InvalidError) -> bool:
     )
 
 
+def _identity(doc: Any) -> tuple[Any, ...] | None:
+    """What a patch may not change of ``doc`` (kind, apiVersion, name, namespace), read as
+    :func:`_peek` does; None when ``doc`` or its metadata is no dict (compared field by
+    field then)."""
+    get = dict.get
+    meta = get(doc, "metadata") if isinstance(doc, dict) else None
+    if not isinstance(meta, dict):
+        return None
+    return get(doc, "kind"), get(doc, "apiVersion"), get(meta, "name"), get(meta, "namespace")
+
+
 def _peek(doc: Any, key: str) -> Any:
     """``doc[key]`` or None, read without a Box's wrapping or conversion (for comparing
     and reading only: a LazyBox's unread values are shared with the cache)."""
@@ -592,13 +627,14 @@ def _restrict(fresh: JSONDict, like: JSONDict) -> JSONDict:
 
 
 def _conditions(doc: JSONDict) -> list[JSONDict]:
-    conditions: list[JSONDict] = (doc.get("status") or {}).get("conditions") or []
+    """``status.conditions`` of ``doc`` (empty when absent), read as :func:`_peek` does."""
+    conditions: list[JSONDict] = _peek(_peek(doc, "status") or {}, "conditions") or []
     return conditions
 
 
 def _guarded_changes(before: JSONDict, after: JSONDict) -> bool:
-    meta_b, meta_a = metadata_of(before), metadata_of(after)
-    if any(meta_b.get(f) != meta_a.get(f) for f in _GUARDED_META):
+    meta_b, meta_a = _peek(before, "metadata") or {}, _peek(after, "metadata") or {}
+    if any(_peek(meta_b, f) != _peek(meta_a, f) for f in _GUARDED_META):
         return True
     return "status" in after and _conditions(before) != _conditions(after)
 

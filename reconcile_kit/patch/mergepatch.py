@@ -39,12 +39,12 @@ def _diff(original: Mapping[str, Any], modified: Mapping[str, Any], state: list[
         old = original.get(key, _MISSING)
         if old is not _MISSING and (old is new or old == new):
             continue
-        if isinstance(new, Mapping) and isinstance(old, Mapping):
+        if isinstance(new, _MAPPINGS) and isinstance(old, _MAPPINGS):
             sub = _diff(old, new, state)
             if sub:
                 patch[key] = sub
             continue
-        if new is None or (isinstance(new, Mapping) and _has_null(new)):
+        if new is None or (isinstance(new, _MAPPINGS) and _has_null(new)):
             state[0] = False
         patch[key] = new
     return patch
@@ -55,6 +55,7 @@ class _Missing:
 
 
 _MISSING: Any = _Missing()
+_MAPPINGS = (dict, Mapping)  # dict first: the ABC's isinstance test is a Python call
 
 
 def _items(value: Mapping[str, Any]) -> Any:

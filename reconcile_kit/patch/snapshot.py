@@ -36,13 +36,13 @@ __all__ = ["LazyBox", "LazyBoxList", "build_object", "freeze", "set_raw", "wrap"
 Built = TypeVar("Built", bound=APIObject)
 
 
-def wrap(value: object) -> object:
+def wrap(value: Any) -> object:
     """``value`` as a lazily converted Box/BoxList when it is a plain dict/list, else as is."""
     kind = type(value)
     if kind is dict:
-        return LazyBox.over(cast("dict[str, Any]", value))
+        return LazyBox.over(value)
     if kind is list:
-        return LazyBoxList.over(cast("list[Any]", value))
+        return LazyBoxList.over(value)
     return value
 
 
@@ -189,7 +189,9 @@ def freeze(value: object) -> object:
     if kind is dict or kind is list:
         return value
     if isinstance(value, dict):
-        return {key: freeze(item) for key, item in dict.items(value)}
+        return {
+            key: item if type(item) in _PLAIN else freeze(item) for key, item in dict.items(value)
+        }
     if isinstance(value, list):
         return [freeze(item) for item in list.__iter__(value)]
     return value

@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack, cast
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
@@ -628,8 +628,9 @@ class Controller:
             self._written.observe(key, event)
         if self._shard is not None and self._shard.on_primary(key, event):
             return
-        if not all(predicate(event) for predicate in self.predicates):
-            return
+        for predicate in self.predicates:  # a loop: no generator per event
+            if not predicate(event):
+                return
         if event.type == DELETED:
             self._deleted[key] = event.obj
             self.queue.add(key, ReconcileReason.DELETED)
@@ -744,7 +745,7 @@ class Controller:
             api=self.api,
             key=key,
             attempt=attempt,
-            reasons=cast(frozenset[ReconcileReason], reasons),  # queued as its members
+            reasons=reasons,  # type: ignore[arg-type]  # queued as its members
             store=self.reflector.store,
             data=data,
             log=logging.LoggerAdapter(log, extra),
@@ -878,8 +879,13 @@ class Controller:
     def _remember(self, key: ObjectRef, obj: Any, built_from: Obj, read: Entry) -> None:
         """Keep ``obj``'s state when a reconcile wrote it and the cache does not hold that
         write yet (``read``: the cache's entry when the reconcile started)."""
-        if obj is not None and self._written is not None:
-            self._written.remember(key, cast(Obj, raw_of(obj)), built_from, read)
+        if obj is None or self._written is None:
+            return
+        written: Any = raw_of(obj)
+        wrote = self._written.remember(key, written, built_from, read)
+        if wrote and built_from is read.obj and self.reflector is not None:
+            # the write's watch event finds the state it replaces already decoded
+            self.reflector.note_decoded((key.namespace, key.name), read)
 
     async def _failed(
         self,

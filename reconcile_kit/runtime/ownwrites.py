@@ -11,6 +11,7 @@ from __future__ import annotations
 import orjson
 
 from ..meta.objects import ObjectRef, metadata_of
+from ..patch.snapshot import LazyBox, freeze
 from .reflector import DELETED, ReflectorEvent, Transform
 from .store import Entry, Obj, Store
 
@@ -44,9 +45,13 @@ def _after(version: int | None, obj: Obj) -> bool:
 
 class OwnWrites:
     """The states a controller wrote that its cache does not hold yet, by key: each as its
-    resourceVersion and its JSON bytes, decoded only when a reconcile comes before the
-    cache shows the write (most writes' watch events come first: issue 31 measured the
-    copy a dict would need, a dumps and a loads, at 3% of a reconcile's CPU).
+    resourceVersion and a frozen copy (:func:`~reconcile_kit.patch.snapshot.freeze`: plain
+    dicts sharing what the reconcile did not change, which nothing mutates), handed as it
+    is to a reconcile that comes before the cache shows the write, as a cache read is
+    (most writes' watch events come first: a dumps and a loads cost 3% of a reconcile's
+    CPU, issue 31). With a transform, or for an object that is no LazyBox tree (a copy of
+    which would be a deep one), the JSON bytes, decoded (and transformed) when read: a
+    transform may change what it is given.
 
     Args:
         store: the controller's primary cache.
@@ -56,7 +61,7 @@ class OwnWrites:
     def __init__(self, store: Store, transform: Transform | None) -> None:
         self._store = store
         self._transform = transform
-        self._written: dict[ObjectRef, tuple[int, bytes]] = {}
+        self._written: dict[ObjectRef, tuple[int, Obj | bytes]] = {}
 
     def __len__(self) -> int:
         return len(self._written)
@@ -74,33 +79,42 @@ class OwnWrites:
         mine = self._written.get(key)
         if mine is None:
             return cached
-        version, encoded = mine
+        version, kept = mine
         if cached is None or not _after(version, cached):
             del self._written[key]
             return cached
-        state: Obj = orjson.loads(encoded)
+        if not isinstance(kept, bytes):
+            return kept
+        state: Obj = orjson.loads(kept)
         return self._transform(state) if self._transform is not None else state
 
-    def remember(self, key: ObjectRef, written: Obj, built_from: Obj, read: Entry) -> None:
+    def remember(self, key: ObjectRef, written: Obj, built_from: Obj, read: Entry) -> bool:
         """Keep ``written`` (an object's state after a reconcile) when the reconcile wrote
         it (its resourceVersion moved on from ``built_from``) and the cache does not hold
         that write yet. ``read``: the cache's entry when the reconcile started (decoded
-        again only if the cache changed since)."""
+        again only if the cache changed since). True when it kept ``written``."""
         # read without a LazyBox's wrapping (nothing read here is changed)
         rv = (dict.get(written, "metadata") or {}).get("resourceVersion")
         if rv is None or rv == metadata_of(built_from).get("resourceVersion"):
-            return
+            return False
         if self._store.holds(key.namespace, key.name, read):
             cached = read.obj
         else:
             cached = self._store.get(key.namespace, key.name)
         if cached is not None and str(metadata_of(cached).get("resourceVersion")) == rv:
-            return
+            return False
         version = _integer(rv)
         if _after(version, built_from) and (cached is None or _after(version, cached)):
             assert version is not None
-            # an exact-size copy: orjson's own bytes keep its buffer's capacity (storewriter)
-            self._written[key] = (version, bytes(memoryview(orjson.dumps(written))))
+            self._written[key] = (version, self._keep(written))
+            return True
+        return False
+
+    def _keep(self, written: Obj) -> Obj | bytes:
+        if self._transform is None and isinstance(written, LazyBox):
+            return freeze(written)
+        # an exact-size copy: orjson's own bytes keep its buffer's capacity (storewriter)
+        return bytes(memoryview(orjson.dumps(written)))
 
     def observe(self, key: ObjectRef, event: ReflectorEvent) -> None:
         """Drop the kept write of ``key`` once the cache holds it or a later state (before

@@ -34,7 +34,8 @@ def _changed(event: ReflectorEvent, field: str) -> bool:
     (with its old state) passes; an update passes when the field changed."""
     if event.type != MODIFIED or event.old is None:
         return True
-    return bool(metadata_of(event.old).get(field) != metadata_of(event.obj).get(field))
+    old, new = event.old.get("metadata") or {}, event.obj.get("metadata") or {}
+    return bool(old.get(field) != new.get(field))
 
 
 def generation_changed(event: ReflectorEvent) -> bool:

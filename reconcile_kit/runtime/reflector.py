@@ -27,7 +27,7 @@ from ..client.errors import APIError, ExpiredError
 from ..client.request import RequestLocation, Target, send, stream_chunks
 from ..meta.objects import metadata_of
 from .resources import ResourceInfo
-from .store import IndexFunc, Key, Obj, key_of, resource_version
+from .store import Entry, IndexFunc, Key, Obj, key_of, resource_version
 from .storewriter import StoreWriter
 
 __all__ = [
@@ -233,6 +233,14 @@ class Reflector:
     def has_synced(self) -> bool:
         """Whether the first LIST has been stored (client-go HasSynced)."""
         return self.store.has_synced()
+
+    def note_decoded(self, key: Key, read: Entry) -> None:
+        """Note that ``read.obj`` is the decoded state ``read`` found at ``key`` and that
+        nothing changed it (a reconcile read it and wrote the object): the write's watch
+        event takes it as the old state instead of decoding the stored one again
+        (:meth:`StoreWriter.note_decoded`)."""
+        if read.obj is not None:
+            self._writer.note_decoded(key, read.token, read.obj)
 
     async def wait_synced(self) -> None:
         """Wait (without limit) until the first LIST is stored."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from kr8s.asyncio import Api
@@ -16,7 +17,7 @@ from kr8s.asyncio.objects import APIObject
 from ..client import discovery
 from ..client.errors import APIError
 from ..client.request import Route, Target
-from ..meta.objects import ObjectRef, metadata_of
+from ..meta.objects import ObjectRef
 from ..patch.snapshot import build_object
 from .typed import is_model_class
 
@@ -53,7 +54,7 @@ class ResourceInfo:
     cls: type[APIObject]
     model: type[CustomResource] | None = None
 
-    @property
+    @cached_property
     def group(self) -> str:
         """The API group (``""`` for the core group)."""
         return self.api_version.rpartition("/")[0]
@@ -63,7 +64,7 @@ class ResourceInfo:
         """The version within the group (``v1``)."""
         return self.api_version.rpartition("/")[2]
 
-    @property
+    @cached_property
     def ref_kind(self) -> str:
         """The kind as ObjectRefs name it: ``Kind`` for the core group, ``Kind.group`` else."""
         return f"{self.kind}.{self.group}" if self.group else self.kind
@@ -77,7 +78,7 @@ class ResourceInfo:
 
     def ref(self, raw: MutableMapping[str, Any] | dict[str, Any]) -> ObjectRef:
         """The ObjectRef of ``raw``, an object of this kind."""
-        meta = metadata_of(raw)
+        meta = raw.get("metadata") or {}  # metadata_of, inline: a ref is taken per event
         return ObjectRef(self.ref_kind, meta.get("namespace") or "", meta.get("name", ""))
 
     def build(self, raw: dict[str, Any], api: Api | None) -> APIObject:

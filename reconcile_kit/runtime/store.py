@@ -26,8 +26,6 @@ import builtins
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, Protocol
 
-from ..meta.objects import metadata_of
-
 __all__ = [
     "Entry",
     "IndexFunc",
@@ -61,18 +59,19 @@ def namespace_index(obj: Obj) -> Iterable[str]:
 
 def owner_index(obj: Obj) -> Iterable[str]:
     """Index values: the uids of the object's owner references."""
-    return tuple(r.get("uid", "") for r in obj.get("metadata", {}).get("ownerReferences") or ())
+    refs = obj.get("metadata", {}).get("ownerReferences")
+    return tuple(r.get("uid", "") for r in refs) if refs else ()
 
 
 def resource_version(obj: Obj) -> str:
     """The object's ``metadata.resourceVersion`` ("" when it has none)."""
-    rv: str = metadata_of(obj).get("resourceVersion", "")
+    rv: str = (obj.get("metadata") or {}).get("resourceVersion", "")  # metadata_of, inline
     return rv
 
 
 def key_of(obj: Obj) -> Key:
     """The store key of ``obj``: (namespace, or "" when cluster-scoped; name)."""
-    meta = metadata_of(obj)
+    meta = obj.get("metadata") or {}  # metadata_of, inline: a key is taken per event
     return (meta.get("namespace") or "", meta.get("name", ""))
 
 

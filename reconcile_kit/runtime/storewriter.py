@@ -25,7 +25,10 @@ from .store import (
     resource_version,
 )
 
-__all__ = ["StoreWriter"]
+__all__ = ["DECODED_HINTS", "StoreWriter"]
+
+DECODED_HINTS = 1024
+"""At most this many decoded states noted (:meth:`StoreWriter.note_decoded`) at once."""
 
 
 class StoreWriter:
@@ -54,6 +57,7 @@ class StoreWriter:
         self.indexes: dict[str, dict[str, set[Key]]] = {}
         self.synced = asyncio.Event()
         self.store = Store(self)
+        self._decoded: dict[Key, tuple[object, Obj]] = {}
         for name, func in (indexers or {}).items():
             self.add_indexer(name, func)
         for name in self._indexers:
@@ -94,10 +98,28 @@ class StoreWriter:
     def __len__(self) -> int:
         return len(self.items)
 
+    def note_decoded(self, key: Key, stored: object, obj: Obj) -> None:
+        """Note that ``obj`` is the decoded form of ``stored``, the value kept at ``key``
+        (a reconcile read it, changed nothing in it and wrote the object): the write's
+        watch event takes it as its old state instead of decoding ``stored`` again. Kept
+        until the key's next change, at most :data:`DECODED_HINTS` at once."""
+        if self.compact and len(self._decoded) < DECODED_HINTS and self.items.get(key) is stored:
+            self._decoded[key] = (stored, obj)
+
+    def _old(self, key: Key) -> Obj | None:
+        """The decoded object stored at ``key`` (None: nothing), from a hint if it holds."""
+        stored = self.items.get(key)
+        hint = self._decoded.pop(key, None) if self._decoded else None
+        if stored is None:
+            return None
+        if hint is not None and hint[0] is stored:
+            return hint[1]
+        return self.decode(stored)
+
     def put(self, obj: Obj) -> Obj | None:
         """Add or replace ``obj``; returns the previous object."""
         key = key_of(obj)
-        return self._put(key, obj, self.encode(obj), self.store.get(*key))
+        return self._put(key, obj, self.encode(obj), self._old(key))
 
     def update(self, obj: Obj, encoded: Obj | bytes | None = None) -> tuple[bool, Obj | None]:
         """Store ``obj`` unless the stored object has its resourceVersion (a relist's
@@ -110,7 +132,8 @@ class StoreWriter:
             return True, self._put(key, obj, value, None)
         if self.compact and stored == value:
             return False, None
-        old = self.decode(stored)
+        old = self._old(key)
+        assert old is not None
         if resource_version(old) == resource_version(obj):
             return False, old
         return True, self._put(key, obj, value, old)
@@ -120,6 +143,8 @@ class StoreWriter:
         object stored there (None: nothing)."""
         self.items[key] = value
         for name, func in self._indexers.items():
+            if func is namespace_index and old is not None:
+                continue  # the key holds the namespace: a replaced object keeps it
             values = tuple(func(obj))
             before = () if old is None else tuple(func(old))
             if values != before:  # most updates keep every index value: nothing to do
@@ -151,10 +176,10 @@ class StoreWriter:
 
     def delete(self, key: Key) -> Obj | None:
         """Remove the object at ``key`` (namespace, name); returns what was stored."""
-        stored = self.items.pop(key, None)
-        if stored is None:
+        old = self._old(key)
+        if old is None:
             return None
-        old = self.decode(stored)
+        del self.items[key]
         self._unindex(key, old)
         return old
 

@@ -25,6 +25,7 @@ from reconcile_kit import (
 from reconcile_kit.meta.objects import ObjectRef
 from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.finalizer import finalizer
+from reconcile_kit.runtime.reflector import MODIFIED, ReflectorEvent
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer, eventually, run_until
 
@@ -798,6 +799,35 @@ async def test_own_writes_are_forgotten_once_the_cache_holds_them(
     finally:
         await ctrl.shutdown()
         await task
+
+
+async def test_the_echo_of_a_write_sees_the_state_the_reconcile_read(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    """The watch event of a reconcile's write carries the state the reconcile read as its
+    old state (taken from the reconcile's decoded copy: the store notes it, and the notes
+    go once the events came)."""
+    for i in range(10):
+        await create_cm(kube, f"e{i}", labels={"step": "0"})
+    olds: dict[str, list[str | None]] = {}
+
+    def record(event: ReflectorEvent) -> bool:
+        if event.type == MODIFIED:
+            labels = (event.old or {}).get("metadata", {}).get("labels") or {}
+            olds.setdefault(event.obj["metadata"]["name"], []).append(labels.get("step"))
+        return True
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        step = int(obj.raw["metadata"]["labels"]["step"])
+        if step < 2:
+            async with PatchHelper(obj):
+                obj.raw["metadata"]["labels"]["step"] = str(step + 1)
+
+    ctrl = controller(kube, predicates=[record])
+    done = lambda: all(olds.get(f"e{i}") == ["0", "1"] for i in range(10))  # noqa: E731
+    assert await run_until(ctrl, reconcile, done, timeout=10)
+    assert ctrl.reflector is not None
+    assert not ctrl.reflector._writer._decoded
 
 
 async def test_own_writes_are_not_kept_once_the_cache_holds_them(

@@ -344,3 +344,35 @@ async def test_compact_and_plain_stores_behave_alike(
     # a compact store hands out a new dict on every read; a plain one shares its own
     assert (again["metadata"]["labels"]["team"] == "a") is compact
     await reflector.stop()
+
+
+def test_a_noted_decoded_state_is_the_next_events_old_state() -> None:
+    """StoreWriter.note_decoded: the next change of the key takes the noted object as its
+    old state (no decode); a note of a state no longer stored is ignored; notes go with
+    the change they were for, and are bounded."""
+    from reconcile_kit.runtime.storewriter import DECODED_HINTS, StoreWriter
+
+    def cm(name: str, rv: str) -> dict[str, object]:
+        return {"metadata": {"name": name, "namespace": "ns", "resourceVersion": rv}}
+
+    writer = StoreWriter(compact=True)
+    writer.put(cm("a", "1"))
+    read = writer.store.entry("ns", "a")
+    writer.note_decoded(("ns", "a"), read.token, read.obj)
+    assert writer.put(cm("a", "2")) is read.obj  # the echo of the write: no decode
+    assert writer.put(cm("a", "3")) == cm("a", "2")  # the note went with that change
+
+    stale = writer.store.entry("ns", "a")
+    writer.put(cm("a", "4"))  # the store moved on before the note
+    writer.note_decoded(("ns", "a"), stale.token, stale.obj)
+    old = writer.put(cm("a", "5"))
+    assert old == cm("a", "4") and old is not stale.obj
+
+    for i in range(DECODED_HINTS + 10):
+        writer.put(cm(f"n{i}", "1"))
+        entry = writer.store.entry("ns", f"n{i}")
+        writer.note_decoded(("ns", f"n{i}"), entry.token, entry.obj)
+    assert len(writer._decoded) == DECODED_HINTS
+    for i in range(DECODED_HINTS + 10):
+        writer.remove(cm(f"n{i}", "1"))
+    assert not writer._decoded and len(writer) == 1
