@@ -355,8 +355,8 @@ class WorkQueue(Generic[K]):
         self._clock = clock or _loop_time
         self._retry_bucket = _retry_bucket(retry_rate_limit, self._clock)
         self._metrics = metrics or QueueMetrics()
-        # durations are measured only for metrics that take them (two clock reads and two
-        # dict writes per key otherwise: issue 31)
+        # only metrics that record anything are called or timed (two clock reads, two dict
+        # writes and three calls per key otherwise: issue 31)
         self._timed = type(self._metrics) is not QueueMetrics
         self._ready: deque[K] = deque()  # queued, in order, not being processed
         self._ready_low: deque[K] = deque()  # the same at low priority (entries may be stale)
@@ -426,12 +426,13 @@ class WorkQueue(Generic[K]):
         self._dirty.add(key)
         if low:
             self._low.add(key)
-        if self._timed:
+        if self._timed:  # metrics that record: no calls to the no-op ones per key either
             self._added_at.setdefault(key, self._clock())
-        self._metrics.adds(self.name)
+            self._metrics.adds(self.name)
         if key not in self._processing:
             self._push_ready(key)
-        self._report_depth()
+        if self._timed:
+            self._report_depth()
 
     def _push_ready(self, key: K) -> None:
         (self._ready_low if key in self._low else self._ready).append(key)
@@ -565,7 +566,7 @@ class WorkQueue(Generic[K]):
             if added is not None:
                 self._metrics.queue_duration(self.name, now - added)
             self._started_at[key] = now
-        self._report_depth()
+            self._report_depth()
         return key, self._reasons.pop(key, _NO_REASONS)
 
     def claim(self, key: K) -> frozenset[str] | None:

@@ -227,7 +227,11 @@ class Reflector:
         self._handlers.append(handler)
         if replay:
             for obj in self.store.list():
-                self._call(handler, ReflectorEvent(ADDED, obj, None))
+                event = ReflectorEvent(ADDED, obj, None)
+                try:
+                    handler(event)
+                except Exception:
+                    self._handler_failed(event)
         return lambda: self._handlers.remove(handler) if handler in self._handlers else None
 
     def has_synced(self) -> bool:
@@ -446,16 +450,17 @@ class Reflector:
 
     def _dispatch(self, event: ReflectorEvent) -> None:
         for handler in list(self._handlers):
-            self._call(handler, event)
+            try:
+                handler(event)
+            except Exception:
+                self._handler_failed(event)
 
-    def _call(self, handler: Handler, event: ReflectorEvent) -> None:
-        try:
-            handler(event)
-        except Exception:
-            meta = event.obj.get("metadata", {})
-            log.exception(
-                "%s %s/%s: event handler failed",
-                self.info.ref_kind,
-                meta.get("namespace", ""),
-                meta.get("name", ""),
-            )
+    def _handler_failed(self, event: ReflectorEvent) -> None:
+        """Log the exception a handler of ``event`` raised (handled: the others run)."""
+        meta = event.obj.get("metadata", {})
+        log.exception(
+            "%s %s/%s: event handler failed",
+            self.info.ref_kind,
+            meta.get("namespace", ""),
+            meta.get("name", ""),
+        )
