@@ -42,6 +42,7 @@ from enum import StrEnum
 from typing import Any, Final, TypedDict, TypeGuard, Unpack
 
 from .objects import (
+    SHARES_PLAIN_VALUES,
     ObjectLike,
     accepts_models,
     describe_object,
@@ -228,7 +229,7 @@ def set_condition(
     if existing is not None and dict(existing) == new:
         return False
     if not present and _peek(raw, "status") is None:
-        raw["status"] = {"conditions": [new]}
+        _set_new(raw, "status", {"conditions": [new]})
         return True
     conditions = _conditions(obj, create=True)
     assert conditions is not None
@@ -444,6 +445,16 @@ def _peek(mapping: Any, key: str) -> Any:
     return dict.get(mapping, key) if isinstance(mapping, dict) else mapping.get(key)
 
 
+def _set_new(raw: Any, key: str, value: dict[str, Any]) -> None:
+    """``raw[key] = value`` for a ``value`` just made here: a dict or a LazyBox (which
+    wraps a copy when it is read: :data:`SHARES_PLAIN_VALUES`) takes it as it is, anything
+    else as it takes values."""
+    if type(raw) is dict or getattr(type(raw), SHARES_PLAIN_VALUES, False):
+        dict.__setitem__(raw, key, value)
+    else:
+        raw[key] = value
+
+
 def _read_conditions(obj: ObjectLike, raw: Mapping[str, Any]) -> Sequence[Any]:
     """``status.conditions`` of ``raw`` as stored, for reading (empty when absent).
 
@@ -502,11 +513,19 @@ def _check_status(obj: ObjectLike, status: str | bool) -> str:
     raise _invalid(obj, "status", status, 'must be "True", "False" or "Unknown" (or a bool)')
 
 
+_VALID_PAIRS = 1024
+_VALID: set[tuple[str, str]] = set()
+"""(type, reason) pairs found valid, up to :data:`_VALID_PAIRS`: not matched again."""
+
+
 def _validate(
     obj: ObjectLike, type: str, reason: str, message: str, generation: int | None
 ) -> None:
-    _check_pattern(obj, "type", type, _TYPE_RE, MAX_TYPE_LENGTH, _TYPE_RULE)
-    _check_pattern(obj, "reason", reason, _REASON_RE, MAX_REASON_LENGTH, _REASON_RULE)
+    if (type, reason) not in _VALID:  # a controller sets a few pairs, over and over
+        _check_pattern(obj, "type", type, _TYPE_RE, MAX_TYPE_LENGTH, _TYPE_RULE)
+        _check_pattern(obj, "reason", reason, _REASON_RE, MAX_REASON_LENGTH, _REASON_RULE)
+        if len(_VALID) < _VALID_PAIRS:
+            _VALID.add((type, reason))
     if not isinstance(message, str):
         raise _invalid(obj, "message", message, "must be a string")
     if len(message) > MAX_MESSAGE_LENGTH:

@@ -20,6 +20,7 @@ from ..client.kr8s_internals import current_raw
 
 __all__ = [
     "MODEL_MARKER",
+    "SHARES_PLAIN_VALUES",
     "KubeObject",
     "ObjectRef",
     "TypedObject",
@@ -40,6 +41,11 @@ MODEL_MARKER = "__reconcile_kit_model__"
 """A class attribute, True on :class:`~reconcile_kit.typed.CustomResource` and its
 subclasses: how the layers below ``typed`` recognise a typed model (or its class) without
 importing it, and so pydantic, when no typed model was ever defined."""
+SHARES_PLAIN_VALUES = "__reconcile_kit_shares_plain_values__"
+"""A class attribute, True on :class:`~reconcile_kit.patch.snapshot.LazyBox`: a mapping
+that may hold plain dicts and lists it shares and copies when read, so a helper that made a
+value itself can store it without a copy (layers below ``patch`` test it without importing
+it)."""
 F = TypeVar("F", bound=Callable[..., Any])
 
 

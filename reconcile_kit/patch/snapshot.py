@@ -73,6 +73,8 @@ class LazyBox(Box):
     Build one with :meth:`over`; ``LazyBox(mapping)`` converts eagerly, as ``Box`` does.
     """
 
+    __reconcile_kit_shares_plain_values__ = True  # see meta.objects.SHARES_PLAIN_VALUES
+
     @classmethod
     def over(cls, document: Mapping[str, Any]) -> LazyBox:
         """A LazyBox sharing ``document``'s values (which must not be mutated afterwards)."""
