@@ -49,7 +49,7 @@ from .contenttypes import APPLY_PATCH, JSON, JSON_PATCH, MERGE_PATCH, STRATEGIC_
 from .errors import APIError, APIUnavailableError, ServerTimeoutError, error_from_status
 from .fencing import current_fence
 from .paths import resource_of
-from .ratelimit import rate_limit_of
+from .ratelimit import TokenBucket, rate_limit_of
 
 __all__ = [
     "MAX_RETRY_AFTER",
@@ -559,7 +559,8 @@ async def stream_chunks(
             yield response.aiter_bytes()
         return
     where = target or Target()
-    waited = await _rate_limited(api)
+    bucket = rate_limit_of(api)
+    waited = 0.0 if bucket is None else await _rate_limited(bucket)
     path = api._construct_url(
         request.get("version", "v1"),
         request.get("base", ""),
@@ -584,12 +585,9 @@ async def stream_chunks(
         raise _transport_error(failure, method, path, where) from failure
 
 
-async def _rate_limited(api: Api) -> float:
-    """Wait for the api's client-side rate limit (:mod:`.ratelimit`), if any: seconds
+async def _rate_limited(bucket: TokenBucket) -> float:
+    """Wait for a token of the api's client-side rate limit (:mod:`.ratelimit`): seconds
     waited."""
-    bucket = rate_limit_of(api)
-    if bucket is None:
-        return 0.0
     before = time.monotonic()
     await bucket.acquire()
     return time.monotonic() - before
@@ -637,7 +635,8 @@ async def _call_direct(
     timeout: httpx.Timeout | None = None,
 ) -> _Answer | None:
     """One request over the direct route, read whole; its failures mapped as ``_call``'s."""
-    waited = await _rate_limited(api)
+    bucket = rate_limit_of(api)
+    waited = 0.0 if bucket is None else await _rate_limited(bucket)
     path = api._construct_url(version, base, namespace, url)
     started = time.monotonic()
     options = {"params": params, "content": content, "headers": headers, "timeout": timeout}

@@ -171,7 +171,9 @@ class PatchHelper:
             return
         before = self._snapshot.document()
         self._check_identity(before, after)
-        split = _peek(before, "status") != _peek(after, "status")
+        # before and after are dicts (the snapshot's document, a raw mapping): read with
+        # dict.get, which does not wrap a LazyBox's shared values
+        split = dict.get(before, "status") != dict.get(after, "status")
         split = split and await self._status_is_separate()
         state = await self._patch_main(before, after, split)
         if split:
@@ -208,8 +210,8 @@ class PatchHelper:
         expected_rv: str | None,
         current: JSONDict | None = None,
     ) -> JSONDict | None:
-        status_before = {"status": _peek(before, "status") or {}}
-        status_after = {"status": _peek(after, "status") or {}}
+        status_before = {"status": dict.get(before, "status") or {}}
+        status_after = {"status": dict.get(after, "status") or {}}
         if status_before == status_after:
             return None
         if self.optimistic_lock:  # the whole status write must apply to what was read
@@ -401,8 +403,9 @@ class PatchHelper:
 
     def _gone_is_fine(self) -> bool:
         """A 404 is expected once an object being deleted has no finalizers (Cluster API)."""
-        meta = _peek(self._state(), "metadata") or {}
-        return bool(_peek(meta, "deletionTimestamp")) and not _peek(meta, "finalizers")
+        meta = dict.get(self._state(), "metadata") or {}
+        get = dict.get if isinstance(meta, dict) else type(meta).get
+        return bool(get(meta, "deletionTimestamp")) and not get(meta, "finalizers")
 
     async def _status_is_separate(self) -> bool:
         return await discovery.has_status_subresource(
@@ -628,7 +631,8 @@ def _restrict(fresh: JSONDict, like: JSONDict) -> JSONDict:
 
 def _conditions(doc: JSONDict) -> list[JSONDict]:
     """``status.conditions`` of ``doc`` (empty when absent), read as :func:`_peek` does."""
-    conditions: list[JSONDict] = _peek(_peek(doc, "status") or {}, "conditions") or []
+    status = dict.get(doc, "status") or {}
+    conditions: list[JSONDict] = _peek(status, "conditions") or []
     return conditions
 
 

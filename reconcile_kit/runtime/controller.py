@@ -27,7 +27,7 @@ from ..client.errors import (
     LeaseExpiredError,
     ReconcileKitError,
 )
-from ..client.fencing import WriteFence, fenced
+from ..client.fencing import WriteFence, current_fence, fenced
 from ..client.ratelimit import install_rate_limit
 from ..client.transport import (
     acquire_transport,
@@ -802,7 +802,9 @@ class Controller:
         fence = self._fence(key, raw)
         try:
             obj = self.info.build(raw, self.api)
-            if self.typed is None:
+            if self.typed is None and fence is None and current_fence() is None:
+                action = await reconcile(obj, ctx)  # unfenced already: nothing to set
+            elif self.typed is None:
                 with fenced(fence):
                     action = await reconcile(obj, ctx)
             else:
