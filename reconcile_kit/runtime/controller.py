@@ -125,6 +125,38 @@ class Stats:
     results: dict[str, int] = field(default_factory=dict)
 
 
+class _Turn:
+    """A worker's turn on the event loop: over once it ran :data:`WORKER_TURN` seconds
+    without the loop running anything else. A callback scheduled at the turn's start
+    tells whether the worker was suspended meanwhile (a reconcile that awaited a request:
+    no ``sleep(0)`` needed, and none taken)."""
+
+    __slots__ = ("_loop", "_started", "_yielded")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self.start()
+
+    def start(self) -> None:
+        """Start a new turn (after the worker yielded)."""
+        self._started = self._loop.time()
+        self._yielded = False
+        self._loop.call_soon(self._mark)
+
+    def _mark(self) -> None:
+        self._yielded = True
+
+    def over(self) -> bool:
+        """Whether the worker must yield now: its turn lasted :data:`WORKER_TURN` and the
+        loop ran nothing else meanwhile (a turn in which it was suspended starts over)."""
+        if self._loop.time() - self._started <= WORKER_TURN:
+            return False
+        if self._yielded:
+            self.start()
+            return False
+        return True
+
+
 class Controller:
     """Runs a reconcile function for every object of ``kind`` that changes.
 
@@ -711,11 +743,11 @@ class Controller:
         on_delete: OnDelete | None,
     ) -> None:
         loop = asyncio.get_running_loop()
-        turn = loop.time()
+        turn = _Turn(loop)
         while True:
-            if loop.time() - turn > WORKER_TURN:
+            if turn.over():
                 await asyncio.sleep(0)  # let watches, probes and lease renewals run
-                turn = loop.time()
+                turn.start()
             try:
                 key, reasons = await self.queue.get()
             except QueueShutDown:

@@ -120,3 +120,23 @@ async def test_the_synced_heap_is_frozen_out_of_full_collections(
             assert any(0 < n != frozen[0] for n in observer.seen), observer.seen[-5:]
     assert counts["off"] == 0
     assert counts["synced"] > 0 and counts["chunk"] > 0
+
+
+async def test_a_worker_yields_only_after_a_turn_it_was_never_suspended_in() -> None:
+    """A worker's turn (controller._Turn): over after WORKER_TURN seconds in which the loop
+    ran nothing else; a turn in which the worker awaited something (a request) starts over
+    without a sleep(0) of its own."""
+    from reconcile_kit.runtime.controller import WORKER_TURN, _Turn
+
+    loop = asyncio.get_running_loop()
+    turn = _Turn(loop)
+    assert not turn.over()  # not yet WORKER_TURN
+    started = loop.time()
+    while loop.time() - started <= WORKER_TURN:  # back-to-back work, never suspended
+        pass
+    assert turn.over() and turn.over()  # over until it yields
+    await asyncio.sleep(0)
+    turn.start()
+    await asyncio.sleep(WORKER_TURN * 2)  # suspended, as on a request
+    assert not turn.over()  # the turn starts over: no sleep(0) needed
+    assert not turn.over()
