@@ -41,6 +41,7 @@ __all__ = [
     "after_new_session",
     "assemble_object",
     "check_version",
+    "current_raw",
     "has_session_hook",
     "plain_init",
     "session",
