@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, TypeVar
 
@@ -179,7 +179,7 @@ def assemble_object(cls: type[Assembled], raw: Mapping[str, Any], api: Api | Non
 _RAW_PROPERTY = APIObject.__dict__["raw"]
 
 
-def current_raw(obj: object) -> Any:
+def current_raw(obj: object) -> MutableMapping[str, Any] | None:
     """What kr8s's ``APIObject.raw`` returns (the object's state, with ``kind`` and
     ``apiVersion`` stamped from its class), without the dict and the update kr8s builds on
     every read when both are stamped already; None when ``obj`` is no kr8s object or its

@@ -36,13 +36,13 @@ __all__ = ["LazyBox", "LazyBoxList", "build_object", "freeze", "set_raw", "wrap"
 Built = TypeVar("Built", bound=APIObject)
 
 
-def wrap(value: Any) -> object:
+def wrap(value: object) -> object:
     """``value`` as a lazily converted Box/BoxList when it is a plain dict/list, else as is."""
     kind = type(value)
     if kind is dict:
-        return LazyBox.over(value)
+        return LazyBox.over(value)  # type: ignore[arg-type]  # a dict (no cast call per value)
     if kind is list:
-        return LazyBoxList.over(value)
+        return LazyBoxList.over(value)  # type: ignore[arg-type]  # a list
     return value
 
 
