@@ -44,6 +44,7 @@ from typing import Any, Final, TypedDict, TypeGuard, Unpack
 from .objects import (
     SHARES_PLAIN_VALUES,
     ObjectLike,
+    _peek,
     accepts_models,
     describe_object,
     edit_list,
@@ -438,11 +439,6 @@ def _status_of(obj: ObjectLike, type: str) -> object:
 
 def _conditions(obj: ObjectLike, *, create: bool) -> MutableSequence[Any] | None:
     return nested_list(obj, "status", "conditions", create=create)
-
-
-def _peek(mapping: Any, key: str) -> Any:
-    """``mapping[key]`` or None, read without a Box's wrapping (reading only)."""
-    return dict.get(mapping, key) if isinstance(mapping, dict) else mapping.get(key)
 
 
 def _set_new(raw: Any, key: str, value: dict[str, Any]) -> None:

@@ -170,6 +170,13 @@ def accepts_models(function: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def _peek(mapping: Any, key: str) -> Any:
+    """``mapping[key]``, or None when absent, read without a Box's wrapping or conversion
+    (``dict.get`` on any dict, a LazyBox's shared values included; ``mapping.get``
+    otherwise): for reading and comparing only, never for changing what it returns."""
+    return dict.get(mapping, key) if isinstance(mapping, dict) else mapping.get(key)
+
+
 def set_or_drop(parent: MutableMapping[str, Any], field: str, items: list[Any]) -> None:
     """``parent[field] = items``, or no ``field`` at all when ``items`` is empty (an empty
     list of finalizers, owner references or conditions is written as none)."""

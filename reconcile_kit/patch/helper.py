@@ -44,7 +44,7 @@ from ..client.kr8s_internals import current_raw
 from ..client.redaction import redact_pair, redact_patch
 from ..client.request import Reply, Target, is_safe_to_repeat, send
 from ..meta.conditions import conflicting_conditions, merge_conditions
-from ..meta.objects import edit_list, metadata_of, set_or_drop
+from ..meta.objects import _peek, edit_list, metadata_of, set_or_drop
 from .mergepatch import apply_merge_patch, create_merge_patch
 from .snapshot import LazyBox, freeze
 from .typed import TypedTarget, is_typed
@@ -403,9 +403,8 @@ class PatchHelper:
 
     def _gone_is_fine(self) -> bool:
         """A 404 is expected once an object being deleted has no finalizers (Cluster API)."""
-        meta = dict.get(self._state(), "metadata") or {}
-        get = dict.get if isinstance(meta, dict) else type(meta).get
-        return bool(get(meta, "deletionTimestamp")) and not get(meta, "finalizers")
+        meta = _peek(self._state(), "metadata") or {}
+        return bool(_peek(meta, "deletionTimestamp")) and not _peek(meta, "finalizers")
 
     async def _status_is_separate(self) -> bool:
         return await discovery.has_status_subresource(
@@ -424,19 +423,17 @@ class PatchHelper:
             del raw[key]
         if isinstance(self.obj, TypedTarget):
             self.obj.commit(state)  # its raw is a copy: the model takes the answer
-        if isinstance(raw, LazyBox) and not isinstance(self.obj, TypedTarget):
+        if isinstance(raw, LazyBox):
             dict.update(raw, state)  # sharing every value costs less than comparing
             # the state is its snapshot unless a read of kr8s's raw would stamp another
-            # kind or apiVersion on it (its class's)
+            # kind or apiVersion on it (its class's); a typed object snapshots its model
             obj: Any = self.obj
             return (
-                len(raw) == len(state)
+                not isinstance(obj, TypedTarget)
+                and len(raw) == len(state)
                 and dict.get(state, "kind") == getattr(obj, "kind", None)
                 and dict.get(state, "apiVersion") == getattr(obj, "version", None)
             )
-        if isinstance(raw, LazyBox):
-            dict.update(raw, state)
-            return False
         for key, value in state.items():
             if dict.get(raw, key) != value:
                 raw[key] = value
@@ -552,17 +549,17 @@ class _Snapshot:
     @classmethod
     def of_json(cls, data: bytes) -> _Snapshot:
         """A snapshot of a document already serialized (``data``: its JSON bytes)."""
-        snapshot = cls.__new__(cls)
-        snapshot._doc = None
-        snapshot._data = data
-        return snapshot
+        return cls._holding(None, data)
 
     @classmethod
     def of_document(cls, doc: JSONDict) -> _Snapshot:
         """A snapshot that is ``doc`` (which nothing mutates afterwards)."""
+        return cls._holding(doc, None)
+
+    @classmethod
+    def _holding(cls, doc: JSONDict | None, data: bytes | None) -> _Snapshot:
         snapshot = cls.__new__(cls)
-        snapshot._doc = doc
-        snapshot._data = None
+        snapshot._doc, snapshot._data = doc, data
         return snapshot
 
     @property
@@ -602,19 +599,13 @@ def _failed_test(content_type: str, body: Any, error: InvalidError) -> bool:
 
 def _identity(doc: Any) -> tuple[Any, ...] | None:
     """What a patch may not change of ``doc`` (kind, apiVersion, name, namespace), read as
-    :func:`_peek` does; None when ``doc`` or its metadata is no dict (compared field by
-    field then)."""
+    ``peek`` does; None when ``doc`` or its metadata is no dict (compared field by field
+    then)."""
     get = dict.get
     meta = get(doc, "metadata") if isinstance(doc, dict) else None
     if not isinstance(meta, dict):
         return None
     return get(doc, "kind"), get(doc, "apiVersion"), get(meta, "name"), get(meta, "namespace")
-
-
-def _peek(doc: Any, key: str) -> Any:
-    """``doc[key]`` or None, read without a Box's wrapping or conversion (for comparing
-    and reading only: a LazyBox's unread values are shared with the cache)."""
-    return dict.get(doc, key) if isinstance(doc, dict) else doc.get(key)
 
 
 def _without_status(doc: JSONDict, split: bool) -> JSONDict:
@@ -630,7 +621,7 @@ def _restrict(fresh: JSONDict, like: JSONDict) -> JSONDict:
 
 
 def _conditions(doc: JSONDict) -> list[JSONDict]:
-    """``status.conditions`` of ``doc`` (empty when absent), read as :func:`_peek` does."""
+    """``status.conditions`` of ``doc`` (empty when absent), read as ``_peek`` does."""
     status = dict.get(doc, "status") or {}
     conditions: list[JSONDict] = _peek(status, "conditions") or []
     return conditions
