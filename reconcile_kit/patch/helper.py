@@ -419,21 +419,20 @@ class PatchHelper:
         top-level values (they are never mutated: a read wraps a copy); a plain Box gets
         only the fields that differ, as it converts what is assigned (~1 ms per 5 KB)."""
         raw = self._state()
-        for key in [k for k in dict.keys(raw) if k not in state]:
-            del raw[key]
         if isinstance(self.obj, TypedTarget):
             self.obj.commit(state)  # its raw is a copy: the model takes the answer
         if isinstance(raw, LazyBox):
-            dict.update(raw, state)  # sharing every value costs less than comparing
+            raw.hold(state)  # sharing every value costs less than comparing
             # the state is its snapshot unless a read of kr8s's raw would stamp another
             # kind or apiVersion on it (its class's); a typed object snapshots its model
             obj: Any = self.obj
             return (
                 not isinstance(obj, TypedTarget)
-                and len(raw) == len(state)
                 and dict.get(state, "kind") == getattr(obj, "kind", None)
                 and dict.get(state, "apiVersion") == getattr(obj, "version", None)
             )
+        for key in [k for k in dict.keys(raw) if k not in state]:
+            del raw[key]
         for key, value in state.items():
             if dict.get(raw, key) != value:
                 raw[key] = value

@@ -31,7 +31,15 @@ from kr8s.asyncio.objects import APIObject
 from ..client.kr8s_internals import APIOBJECT_INIT, assemble_object
 from ..client.kr8s_internals import set_raw as _set_raw
 
-__all__ = ["LazyBox", "LazyBoxList", "build_object", "freeze", "set_raw", "wrap"]
+__all__ = [
+    "LazyBox",
+    "LazyBoxList",
+    "build_object",
+    "freeze",
+    "held_document",
+    "set_raw",
+    "wrap",
+]
 
 Built = TypeVar("Built", bound=APIObject)
 
@@ -52,6 +60,7 @@ _PLAIN = (*_SCALARS, dict, list)
 """Types a LazyBox stores without Box's conversion: JSON's scalars, and plain containers
 (stored as a private deep copy)."""
 _MISSING = object()
+_SOURCE = "__reconcile_kit_source"  # Box's copies and children leave out "__" keys
 
 
 def _private(value: Any) -> Any:
@@ -129,6 +138,13 @@ class LazyBox(Box):
                 continue
             self[key] = value
 
+    def hold(self, document: dict[str, Any]) -> None:
+        """Hold exactly ``document``'s top-level values, shared (so never mutated
+        afterwards), and remember it as this box's source (:func:`held_document`)."""
+        dict.clear(self)
+        dict.update(self, document)
+        self._box_config[_SOURCE] = document
+
     def _index_safe_keys(self) -> None:
         """Record the attribute names of keys like ``my-key`` (Box does this on every store;
         here only when an attribute lookup misses)."""
@@ -197,6 +213,27 @@ def freeze(value: object) -> object:
     if isinstance(value, list):
         return [freeze(item) for item in list.__iter__(value)]
     return value
+
+
+def held_document(value: object) -> dict[str, Any] | None:
+    """The document a LazyBox was last made to hold (:meth:`LazyBox.hold`: a write's
+    answer) when the box still holds its values: each the document's own, or a wrapper a
+    read put in its place (compared: equal unless changed through it, and the comparison
+    stops at the subtrees it still shares); else None. Tells that an object's state is
+    still the server's answer without serializing it."""
+    if not isinstance(value, LazyBox):
+        return None
+    document: dict[str, Any] | None = value._box_config.get(_SOURCE)
+    if document is None or len(document) != dict.__len__(value):
+        return None
+    for key, item in document.items():
+        mine = dict.get(value, key, _MISSING)
+        if mine is not item and (type(mine) not in _WRAPPERS or mine != item):
+            return None
+    return document
+
+
+_WRAPPERS = (LazyBox, LazyBoxList)
 
 
 def build_object(cls: type[Built], document: Mapping[str, Any], api: Api | None) -> Built:

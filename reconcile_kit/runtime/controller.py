@@ -36,6 +36,7 @@ from ..client.transport import (
 )
 from ..meta.objects import ObjectRef, raw_of
 from ..meta.validation import qualified_name_errors
+from ..patch.snapshot import held_document
 from .action import Action
 from .apply import AppliedIntents
 from .clusters import NO_CLUSTERS, ClusterHandle
@@ -831,6 +832,8 @@ class Controller:
         started = time.monotonic()
         if log.isEnabledFor(logging.DEBUG):
             ctx.log.debug("reconciling (reasons: %s)", ", ".join(sorted(reasons)))
+        if raw is read.obj:  # the watch event of a write finds the state it replaces decoded
+            self.reflector.note_decoded((key.namespace, key.name), read)
         fence = self._fence(key, raw)
         try:
             obj = self.info.build(raw, self.api)
@@ -842,6 +845,7 @@ class Controller:
             else:
                 typed = await self.typed.build(key, obj, raw, ctx, ctx.log, self._report_invalid)
                 if typed is None:
+                    self.reflector.forget_decoded((key.namespace, key.name))
                     self.queue.forget(key)
                     self._observe("invalid", started)
                     return
@@ -913,13 +917,17 @@ class Controller:
     def _remember(self, key: ObjectRef, obj: Any, built_from: Obj, read: Entry) -> None:
         """Keep ``obj``'s state when a reconcile wrote it and the cache does not hold that
         write yet (``read``: the cache's entry when the reconcile started)."""
-        if obj is None or self._written is None:
-            return
-        written: Any = raw_of(obj)
-        wrote = self._written.remember(key, written, built_from, read)
-        if wrote and built_from is read.obj and self.reflector is not None:
-            # the write's watch event finds the state it replaces already decoded
-            self.reflector.note_decoded((key.namespace, key.name), read)
+        assert self.reflector is not None
+        wrote, cached = False, None
+        if obj is not None and self._written is not None:
+            written: Any = raw_of(obj)
+            answer = held_document(written)  # the write's answer, untouched since
+            cached = None if answer is None else self.reflector.as_cached(answer)
+            wrote = self._written.remember(key, written, built_from, read, cached)
+        if wrote and cached is not None:  # the write's watch event is not decoded again
+            self.reflector.expect(cached)
+        elif not wrote and built_from is read.obj:  # noted when read: no event to take it
+            self.reflector.forget_decoded((key.namespace, key.name))
 
     async def _failed(
         self,

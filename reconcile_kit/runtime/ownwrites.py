@@ -13,7 +13,7 @@ import orjson
 from ..meta.objects import ObjectRef, metadata_of
 from ..patch.snapshot import LazyBox, freeze
 from .reflector import DELETED, ReflectorEvent, Transform
-from .store import Entry, Obj, Store
+from .store import Entry, Obj, Store, resource_version
 
 __all__ = ["OwnWrites"]
 
@@ -39,7 +39,10 @@ def _integer(rv: object) -> int | None:
 def _after(version: int | None, obj: Obj) -> bool:
     """Whether ``version`` is later than ``obj``'s resourceVersion, compared as integers as
     client-go's MutationCache does (False when either is not an integer)."""
-    other = _version(obj)
+    return _later(version, _version(obj))
+
+
+def _later(version: int | None, other: int | None) -> bool:
     return version is not None and other is not None and version > other
 
 
@@ -88,25 +91,29 @@ class OwnWrites:
         state: Obj = orjson.loads(kept)
         return self._transform(state) if self._transform is not None else state
 
-    def remember(self, key: ObjectRef, written: Obj, built_from: Obj, read: Entry) -> bool:
+    def remember(
+        self, key: ObjectRef, written: Obj, built_from: Obj, read: Entry, cached: Obj | None = None
+    ) -> bool:
         """Keep ``written`` (an object's state after a reconcile) when the reconcile wrote
         it (its resourceVersion moved on from ``built_from``) and the cache does not hold
         that write yet. ``read``: the cache's entry when the reconcile started (decoded
-        again only if the cache changed since). True when it kept ``written``."""
+        again only if the cache changed since). ``cached``: ``written`` as the cache would
+        hold it, when the caller has it (:meth:`Reflector.as_cached`), kept as it is (it
+        is never mutated). True when it kept ``written``."""
         # read without a LazyBox's wrapping (nothing read here is changed)
         rv = (dict.get(written, "metadata") or {}).get("resourceVersion")
         if rv is None or rv == metadata_of(built_from).get("resourceVersion"):
             return False
         if self._store.holds(key.namespace, key.name, read):
-            cached = read.obj
-        else:
-            cached = self._store.get(key.namespace, key.name)
-        if cached is not None and str(metadata_of(cached).get("resourceVersion")) == rv:
+            now = None if read.obj is None else resource_version(read.obj)
+        else:  # the cache changed since the read (often: to this very write)
+            now = self._store.resource_version(key.namespace, key.name)
+        if now is not None and str(now) == rv:
             return False
         version = _integer(rv)
-        if _after(version, built_from) and (cached is None or _after(version, cached)):
+        if _after(version, built_from) and (now is None or _later(version, _integer(now))):
             assert version is not None
-            self._written[key] = (version, self._keep(written))
+            self._written[key] = (version, self._keep(written) if cached is None else cached)
             return True
         return False
 

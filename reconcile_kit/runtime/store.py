@@ -37,6 +37,7 @@ __all__ = [
     "namespace_index",
     "owner_index",
     "resource_version",
+    "resource_version_in",
 ]
 
 Obj = dict[str, Any]
@@ -67,6 +68,21 @@ def resource_version(obj: Obj) -> str:
     """The object's ``metadata.resourceVersion`` ("" when it has none)."""
     rv: str = (obj.get("metadata") or {}).get("resourceVersion", "")  # metadata_of, inline
     return rv
+
+
+_RV_FIELD = b'"resourceVersion":"'
+
+
+def resource_version_in(data: bytes) -> str | None:
+    """The ``metadata.resourceVersion`` in ``data`` (an object's JSON, or a watch event's
+    line), read without decoding it when it is the one ``"resourceVersion":"`` string
+    field (metadata always has one; a label, an annotation or another field of that name
+    makes two); None: cannot tell so (decode instead)."""
+    start = data.find(_RV_FIELD) + len(_RV_FIELD)
+    end = data.find(b'"', start)
+    if start < len(_RV_FIELD) or end < 0 or data.find(_RV_FIELD, end) >= 0:
+        return None
+    return data[start:end].decode("ascii", "replace")
 
 
 def key_of(obj: Obj) -> Key:
@@ -113,6 +129,19 @@ class Store:
         decoding, whether the store still holds that very state."""
         stored = self._items.get((namespace or "", name))
         return Entry(None if stored is None else self._decode(stored), stored)
+
+    def resource_version(self, namespace: str | None, name: str) -> str | None:
+        """The resourceVersion of the object ``namespace``/``name`` ("": it has none), or
+        None when the store holds no such object; decoded only when its bytes cannot
+        tell (:func:`resource_version_in`)."""
+        stored = self._items.get((namespace or "", name))
+        if stored is None:
+            return None
+        if isinstance(stored, bytes):
+            rv = resource_version_in(stored)
+            if rv is not None:
+                return rv
+        return resource_version(self._decode(stored))
 
     def holds(self, namespace: str | None, name: str, entry: Entry) -> bool:
         """Whether the state ``entry`` read is still the one stored (an identity check: a

@@ -100,11 +100,18 @@ class StoreWriter:
 
     def note_decoded(self, key: Key, stored: object, obj: Obj) -> None:
         """Note that ``obj`` is the decoded form of ``stored``, the value kept at ``key``
-        (a reconcile read it, changed nothing in it and wrote the object): the write's
-        watch event takes it as its old state instead of decoding ``stored`` again. Kept
-        until the key's next change, at most :data:`DECODED_HINTS` at once."""
+        (a reconcile read it and changes nothing in it): the key's next change, the
+        watch event of the reconcile's write even when it comes before the reconcile
+        ends, takes it as its old state instead of decoding ``stored`` again. Kept until
+        then or :meth:`forget_decoded`, at most :data:`DECODED_HINTS` at once."""
         if self.compact and len(self._decoded) < DECODED_HINTS and self.items.get(key) is stored:
             self._decoded[key] = (stored, obj)
+
+    def forget_decoded(self, key: Key) -> None:
+        """Drop the note of ``key`` (:meth:`note_decoded`), if any: the reconcile that read
+        it wrote nothing."""
+        if self._decoded:
+            self._decoded.pop(key, None)
 
     def _old(self, key: Key) -> Obj | None:
         """The decoded object stored at ``key`` (None: nothing), from a hint if it holds."""

@@ -52,6 +52,9 @@ test_watches_mapper_and_reconcile_all_on = controller_tests.test_watches_mapper_
 test_predicates_filter_primary_events = controller_tests.test_predicates_filter_primary_events
 test_errors_retry_and_the_loop_goes_on = controller_tests.test_errors_retry_and_the_loop_goes_on
 test_requeue_after = controller_tests.test_requeue_after
+test_the_cache_holds_a_controllers_own_writes_as_the_server_does = (
+    controller_tests.test_the_cache_holds_a_controllers_own_writes_as_the_server_does
+)
 test_graceful_shutdown_waits_then_cancels = (
     controller_tests.test_graceful_shutdown_waits_then_cancels
 )

@@ -830,6 +830,47 @@ async def test_the_echo_of_a_write_sees_the_state_the_reconcile_read(
     assert not ctrl.reflector._writer._decoded
 
 
+TRICKY_OBJECTS: dict[str, dict[str, Any]] = {
+    "plain": {},
+    "annotated": {"annotations": {"resourceVersion": "1"}},
+    "labelled": {"labels": {"resourceVersion": "2"}},
+    "quoted": {"annotations": {"a": '{"resourceVersion":"3"}', "z": "\u00e9\u2603"}},
+}
+
+
+async def test_the_cache_holds_a_controllers_own_writes_as_the_server_does(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    """After a controller's own writes, each reconcile's answer taken for its watch event
+    (the event is not decoded again, issue 31) or the event decoded (a label or annotation
+    named resourceVersion), the cache holds what a GET answers (managedFields dropped); a
+    reconcile that read what it wrote and changed it again is no exception."""
+    for name, meta in TRICKY_OBJECTS.items():
+        await create_cm(kube, name, **meta)
+    written: Counter[str] = Counter()
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        if written[obj.name] < 3:
+            async with PatchHelper(obj):
+                obj.raw["data"] = {"step": str(written[obj.name]), "name": obj.name}
+            written[obj.name] += 1
+
+    def settled() -> bool:
+        return ctrl.reflector is not None and all(
+            (ctrl.reflector.store.get("default", name) or {}).get("data", {}).get("step") == "2"
+            for name in TRICKY_OBJECTS
+        )
+
+    ctrl = controller(kube, predicates=[lambda event: True])
+    assert await run_until(ctrl, reconcile, settled, timeout=10)
+    assert ctrl.reflector is not None
+    for name in TRICKY_OBJECTS:
+        status, served = await call(kube, "GET", f"{CM}/{name}")
+        assert status == 200
+        served["metadata"].pop("managedFields", None)
+        assert ctrl.reflector.store.get("default", name) == served, name
+
+
 async def test_own_writes_are_not_kept_once_the_cache_holds_them(
     kube: kr8s.asyncio.Api,
 ) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import kr8s
+import orjson
 import pytest
 from kr8s.asyncio.objects import ConfigMap
 
@@ -376,3 +378,68 @@ def test_a_noted_decoded_state_is_the_next_events_old_state() -> None:
     for i in range(DECODED_HINTS + 10):
         writer.remove(cm(f"n{i}", "1"))
     assert not writer._decoded and len(writer) == 1
+
+
+def test_a_resource_version_is_read_from_bytes_only_when_it_is_the_one_such_field() -> None:
+    """resource_version_in: metadata's resourceVersion when it is the only string field of
+    that name; None (decode instead) when a label, annotation or other field has the name,
+    or there is none; the name inside a string value is not a field."""
+    from reconcile_kit.runtime.store import resource_version_in
+
+    def line(obj: dict[str, Any]) -> bytes:
+        return orjson.dumps({"type": "MODIFIED", "object": obj})
+
+    meta = {"name": "a", "resourceVersion": "42"}
+    assert resource_version_in(line({"metadata": meta})) == "42"
+    quoted = {**meta, "annotations": {"x": '{"resourceVersion":"7"}'}}
+    assert resource_version_in(line({"metadata": quoted})) == "42"
+    annotated = {"annotations": {"resourceVersion": "7"}, **meta}
+    assert resource_version_in(line({"metadata": annotated})) is None
+    assert resource_version_in(line({"metadata": meta, "spec": {"resourceVersion": "7"}})) is None
+    assert resource_version_in(line({"metadata": {"name": "a"}})) is None
+    assert resource_version_in(b'{"resourceVersion":"4') is None  # cut short
+
+
+async def test_an_expected_state_is_its_events_object_unless_its_line_is_ambiguous(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """Reflector.expect: the watch event carrying an expected state's resourceVersion is
+    stored and dispatched as that state without decoding its line; a line where the
+    resourceVersion cannot be told from the bytes (an annotation of that name) is decoded
+    (the expected state is not taken), and a relist forgets what was expected."""
+    await call(kube, "POST", CM, {"metadata": {"name": "plain"}})
+    await call(kube, "POST", CM, {"metadata": {"name": "tricky"}})
+    reflector = Reflector(kube, INFO, namespace="default")
+    events = Events()
+    reflector.subscribe(events)
+    reflector.start()
+    await asyncio.wait_for(reflector.wait_synced(), 5)
+    assert sorted([await events.next(), await events.next()]) == [
+        ("ADDED", "plain"),
+        ("ADDED", "tricky"),
+    ]
+    await watch_opened(apiserver, 1)
+
+    # the server's next resourceVersion, expected with a state the server never sent
+    sentinel = {"metadata": {"name": "plain", "namespace": "default"}, "marker": "expected"}
+    sentinel["metadata"]["resourceVersion"] = str(apiserver.cluster.store.rv + 1)
+    reflector.expect(sentinel)
+    await call(kube, "PATCH", f"{CM}/plain", {"data": {"k": "v"}}, MERGE)
+    event = await asyncio.wait_for(events.queue.get(), 5)
+    assert event.type == "MODIFIED" and event.obj is sentinel
+    assert reflector.store.get("default", "plain") == sentinel
+    assert not reflector._expected
+
+    other = {"metadata": {"name": "tricky", "namespace": "default"}, "marker": "expected"}
+    other["metadata"]["resourceVersion"] = str(apiserver.cluster.store.rv + 1)
+    reflector.expect(other)
+    patch = {"metadata": {"annotations": {"resourceVersion": "1"}}}
+    await call(kube, "PATCH", f"{CM}/tricky", patch, MERGE)
+    event = await asyncio.wait_for(events.queue.get(), 5)
+    assert event.obj is not other and "marker" not in event.obj
+    assert event.obj["metadata"]["annotations"] == {"resourceVersion": "1"}
+    assert reflector._expected  # not taken: the line was decoded
+
+    await reflector._list()
+    assert not reflector._expected
+    await reflector.stop()
