@@ -33,6 +33,7 @@ __all__ = [
     "metadata_of",
     "nested_list",
     "raw_of",
+    "resource_version_in",
     "set_or_drop",
     "view_of",
 ]
@@ -168,6 +169,21 @@ def accepts_models(function: F) -> F:
         return result
 
     return wrapper  # type: ignore[return-value]
+
+
+_RV_FIELD = b'"resourceVersion":"'
+
+
+def resource_version_in(data: bytes) -> str | None:
+    """The ``metadata.resourceVersion`` in ``data`` (an object's JSON, or a watch event's
+    line), read without decoding it when it is the one ``"resourceVersion":"`` string
+    field (metadata always has one; a label, an annotation or another field of that name
+    makes two); None: cannot tell so (decode instead)."""
+    start = data.find(_RV_FIELD) + len(_RV_FIELD)
+    end = data.find(b'"', start)
+    if start < len(_RV_FIELD) or end < 0 or data.find(_RV_FIELD, end) >= 0:
+        return None
+    return data[start:end].decode("ascii", "replace")
 
 
 def _peek(mapping: Any, key: str) -> Any:

@@ -46,6 +46,7 @@ from ..client.request import Reply, Target, is_safe_to_repeat, send
 from ..meta.conditions import conflicting_conditions, merge_conditions
 from ..meta.objects import _peek, edit_list, metadata_of, set_or_drop
 from .mergepatch import apply_merge_patch, create_merge_patch
+from .recent import RECENT
 from .snapshot import LazyBox, freeze
 from .typed import TypedTarget, is_typed
 
@@ -357,6 +358,7 @@ class PatchHelper:
             shown = redact_patch(body, kind)
             where = f"{self._describe()}{'/' + subresource if subresource else ''}"
             log.debug("%s: PATCH %s %s", where, content_type, orjson.dumps(shown).decode())
+        writing = RECENT.begin(self.obj.version, self._target().kind or "")
         try:
             reply = await send(
                 self.obj.api,
@@ -370,11 +372,13 @@ class PatchHelper:
                 accept=self._gone(),
                 retry=is_safe_to_repeat("PATCH", content_type, body),
             )
+            return self._answer(reply)
         except InvalidError as error:
             if not _failed_test(content_type, body, error):
                 raise
             raise self._error(ConflictError, "a test precondition failed") from error
-        return self._answer(reply)
+        finally:
+            RECENT.end(writing)
 
     async def _get(self) -> JSONDict | None:
         reply = await send(
@@ -391,7 +395,9 @@ class PatchHelper:
     def _answer(self, reply: Reply) -> JSONDict | None:
         if reply.status == 404:  # accepted only when gone is fine (see _gone)
             return None
-        body: JSONDict = reply.json()
+        # the state of the write's watch event, when a reflector decoded it already
+        seen = RECENT.take(reply.content, self._snapshot.document())
+        body: JSONDict = reply.json() if seen is None else seen
         return body
 
     def _gone(self) -> tuple[int, ...]:

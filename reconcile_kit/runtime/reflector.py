@@ -25,9 +25,10 @@ from kr8s.asyncio import Api
 
 from ..client.errors import APIError, ExpiredError
 from ..client.request import RequestLocation, Target, send, stream_chunks
-from ..meta.objects import metadata_of
+from ..meta.objects import metadata_of, resource_version_in
+from ..patch.recent import RECENT, RECENT_BYTES
 from .resources import ResourceInfo
-from .store import Entry, IndexFunc, Key, Obj, key_of, resource_version, resource_version_in
+from .store import Entry, IndexFunc, Key, Obj, key_of, resource_version
 from .storewriter import StoreWriter
 
 __all__ = [
@@ -283,7 +284,7 @@ class Reflector:
         own writes', and a 6 KB decode cost ~3% of a reconcile's CPU, issue 31). An event
         is recognised by its one ``"resourceVersion":"`` string field (metadata's: a label,
         annotation or field of that name makes two, and the line is decoded:
-        :func:`~reconcile_kit.runtime.store.resource_version_in`); a
+        :func:`~reconcile_kit.meta.objects.resource_version_in`); a
         resourceVersion names one write of one object, as etcd's revisions do. Forgotten
         at a relist, or all at once beyond :data:`EXPECTED_STATES`."""
         rv = resource_version(state)
@@ -492,6 +493,8 @@ class Reflector:
         if kind == "BOOKMARK":
             self._rv = rv or self._rv
             return
+        if kind == MODIFIED and RECENT.wanted(self.info.api_version, self.info.kind):
+            self._note_recent(obj, len(line))
         obj = self._prepare(obj)
         if kind == DELETED:
             old = self._writer.remove(obj)
@@ -499,6 +502,19 @@ class Reflector:
         elif kind in (ADDED, MODIFIED):
             self._store(obj)
         self._rv = rv or self._rv
+
+    def _note_recent(self, obj: Obj, size: int) -> None:
+        """Note ``obj`` (decoded from a MODIFIED event of ``size`` bytes, not yet
+        transformed) for a write in flight whose answer it may be
+        (:mod:`reconcile_kit.patch.recent`): as it came, whatever this reflector's transform
+        leaves of it. Not a metadata-only watch's (another kind), nor with a transform of
+        the user's (it may change anything)."""
+        if self.metadata_only or size > RECENT_BYTES:
+            return
+        if self.transform is None:
+            RECENT.note(obj)
+        elif self.transform is drop_managed_fields and isinstance(obj.get("metadata"), dict):
+            RECENT.note({**obj, "metadata": dict(obj["metadata"])})  # it pops managedFields
 
     def _store(self, obj: Obj) -> None:
         """Store ``obj`` from an ADDED or MODIFIED event and dispatch the change."""

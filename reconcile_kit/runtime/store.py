@@ -26,6 +26,8 @@ import builtins
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, Protocol
 
+from ..meta.objects import resource_version_in
+
 __all__ = [
     "Entry",
     "IndexFunc",
@@ -37,7 +39,6 @@ __all__ = [
     "namespace_index",
     "owner_index",
     "resource_version",
-    "resource_version_in",
 ]
 
 Obj = dict[str, Any]
@@ -68,21 +69,6 @@ def resource_version(obj: Obj) -> str:
     """The object's ``metadata.resourceVersion`` ("" when it has none)."""
     rv: str = (obj.get("metadata") or {}).get("resourceVersion", "")  # metadata_of, inline
     return rv
-
-
-_RV_FIELD = b'"resourceVersion":"'
-
-
-def resource_version_in(data: bytes) -> str | None:
-    """The ``metadata.resourceVersion`` in ``data`` (an object's JSON, or a watch event's
-    line), read without decoding it when it is the one ``"resourceVersion":"`` string
-    field (metadata always has one; a label, an annotation or another field of that name
-    makes two); None: cannot tell so (decode instead)."""
-    start = data.find(_RV_FIELD) + len(_RV_FIELD)
-    end = data.find(b'"', start)
-    if start < len(_RV_FIELD) or end < 0 or data.find(_RV_FIELD, end) >= 0:
-        return None
-    return data[start:end].decode("ascii", "replace")
 
 
 def key_of(obj: Obj) -> Key:

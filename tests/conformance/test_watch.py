@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import AsyncIterator
 
+import orjson
+
+from reconcile_kit.meta.objects import resource_version_in
 from reconcile_kit.testing import ControlPlane
 from reconcile_kit.testing.backends import Backend
 
-from .kube import MERGE, collect, ok, watch_events
+from .kube import MERGE, Widgets, collect, ok, split_path, watch_events
 
 
 def configmaps(backend: Backend) -> str:
@@ -145,3 +149,44 @@ async def test_bookmarks_only_when_allowed(backend: Backend) -> None:
     await ok(backend, "POST", path, {"metadata": {"name": "a"}})
     got = await asyncio.wait_for(_drain(events), 15)
     assert [e["type"] for e in got] == ["ADDED"]  # type: ignore[index]
+
+
+async def test_a_writes_watch_event_carries_the_writes_answer(
+    backend: Backend, widgets: Widgets
+) -> None:
+    """The watch event of a PATCH (main or status subresource) carries the very object the
+    PATCH answered, on one line beginning ``{"type":"MODIFIED","object":{`` whose one
+    ``"resourceVersion":"`` field is metadata's, unless a label or annotation has that name
+    (what reconcile_kit's reflector and PatchHelper rely on not to decode a write twice:
+    reconcile_kit.runtime.reflector.Reflector.expect, reconcile_kit.patch.recent)."""
+    cms, status = configmaps(backend), {"status": {"conditions": [{"type": "Ready"}]}}
+    await ok(backend, "POST", cms, {"metadata": {"name": "a", "labels": {"x": "1"}}})
+    meta = {"name": "w", "annotations": {"resourceVersion": "1"}}
+    await ok(backend, "POST", widgets.path, {**widgets.widget("w"), "metadata": meta})
+    writes = [
+        (cms, f"{cms}/a", {"data": {"k": "v"}}, True),
+        (widgets.path, f"{widgets.path}/w/status", status, False),
+        (widgets.path, f"{widgets.path}/w", {"spec": {"size": 2}}, False),
+    ]
+    for collection, path, patch, one_field in writes:
+        start = (await ok(backend, "GET", collection))["metadata"]["resourceVersion"]
+        lines = watch_lines(backend, collection, {"resourceVersion": start})
+        answer = await ok(backend, "PATCH", path, patch, content_type=MERGE)
+        [line] = await collect(lines, 1)
+        assert line.startswith(b'{"type":"MODIFIED","object":{'), line[:40]
+        rv = answer["metadata"]["resourceVersion"]
+        assert resource_version_in(line) == (rv if one_field else None)
+        assert orjson.loads(line)["object"] == answer
+        await lines.aclose()  # type: ignore[attr-defined]
+
+
+async def watch_lines(backend: Backend, path: str, params: dict[str, str]) -> AsyncIterator[bytes]:
+    """Yield a watch's lines as the server sent them (JSON bytes)."""
+    base, version, url = split_path(path)
+    async with backend.api.call_api(
+        "GET", version=version, base=base, url=url, stream=True, params={"watch": "1", **params}
+    ) as response:
+        assert response.status_code == 200
+        async for line in response.aiter_lines():
+            if line.strip():
+                yield line.encode()

@@ -384,7 +384,7 @@ def test_a_resource_version_is_read_from_bytes_only_when_it_is_the_one_such_fiel
     """resource_version_in: metadata's resourceVersion when it is the only string field of
     that name; None (decode instead) when a label, annotation or other field has the name,
     or there is none; the name inside a string value is not a field."""
-    from reconcile_kit.runtime.store import resource_version_in
+    from reconcile_kit.meta.objects import resource_version_in
 
     def line(obj: dict[str, Any]) -> bytes:
         return orjson.dumps({"type": "MODIFIED", "object": obj})
