@@ -443,3 +443,46 @@ async def test_an_expected_state_is_its_events_object_unless_its_line_is_ambiguo
     await reflector._list()
     assert not reflector._expected
     await reflector.stop()
+
+
+async def test_watch_events_split_across_chunks_arrive_whole(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """Events of 200 KB (many TLS records and reads each) and small ones in between reach
+    the store whole and in order (the watch splits its chunks into lines itself)."""
+    await call(kube, "POST", CM, {"metadata": {"name": "big"}})
+    reflector = Reflector(kube, INFO, namespace="default")
+    events = await started(reflector)
+    assert await events.next() == ("ADDED", "big")
+    await watch_opened(apiserver, 1)
+    for step in range(3):
+        await call(kube, "PATCH", f"{CM}/big", {"data": {"k": str(step) * 200_000}}, MERGE)
+        await call(kube, "POST", CM, {"metadata": {"name": f"small{step}"}})
+    seen = [await events.next() for _ in range(6)]
+    assert seen == [
+        (kind, name)
+        for step in range(3)
+        for kind, name in (
+            ("MODIFIED", "big"),
+            ("ADDED", f"small{step}"),
+        )
+    ]
+    assert reflector.store.get("default", "big")["data"] == {"k": "2" * 200_000}
+    await reflector.stop()
+
+
+def test_watch_lines_are_split_wherever_the_chunks_end() -> None:
+    """Reflector._on_lines: every complete line once, blank lines skipped, the rest kept
+    for the next chunk, whatever the chunk boundaries."""
+    lines = [b'{"a":1}', b"", b'{"b":"' + b"x" * 5000 + b'"}', b"  ", b'{"c":3}']
+    stream = b"\n".join(lines) + b"\n" + b'{"d":'
+    for size in (1, 2, 7, 64, 4096, len(stream)):
+        reflector = Reflector.__new__(Reflector)
+        got: list[bytes] = []
+        reflector._on_line = got.append  # type: ignore[method-assign]
+        pending = b""
+        for at in range(0, len(stream), size):
+            chunk = stream[at : at + size]
+            pending = reflector._on_lines(pending + chunk if pending else chunk)
+        assert got == [lines[0], lines[2], lines[4]], size
+        assert pending == b'{"d":'
