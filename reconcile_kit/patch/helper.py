@@ -109,6 +109,7 @@ class PatchHelper:
         self.observed_generation = observed_generation
         self.patch_on_error = patch_on_error
         self._location: tuple[str, str | None, Target] | None = None
+        self._accept: tuple[int, ...] = ()
         self._snapshot = self._take_snapshot()
 
     # --- context manager -------------------------------------------------------------------
@@ -170,6 +171,7 @@ class PatchHelper:
             self._set_observed_generation(after)
         if self._snapshot.unchanged(after, self._dump):
             return
+        self._accept = (404,) if _gone_is_fine(after) else ()
         before = self._snapshot.document()
         self._check_identity(before, after)
         # before and after are dicts (the snapshot's document, a raw mapping): read with
@@ -182,7 +184,7 @@ class PatchHelper:
                 self._set_observed_generation(after, state)
             expected = (state or before)["metadata"].get("resourceVersion")
             state = await self._patch_status(before, after, expected, state) or state
-        if state is not None and self._adopt(state):
+        if state is not None and self._adopt(state, after):
             self._snapshot = _Snapshot.of_document(state)
         else:
             self._snapshot = self._take_snapshot()
@@ -401,16 +403,12 @@ class PatchHelper:
         return body
 
     def _gone(self) -> tuple[int, ...]:
-        """The statuses that answer rather than raise: 404 when the object may be gone."""
-        return (404,) if self._gone_is_fine() else ()
+        """The statuses that answer rather than raise: 404 when the object may be gone
+        (:func:`_gone_is_fine` of the state :meth:`patch` sends)."""
+        return self._accept
 
     def _target(self) -> Target:
         return self._where()[2]
-
-    def _gone_is_fine(self) -> bool:
-        """A 404 is expected once an object being deleted has no finalizers (Cluster API)."""
-        meta = _peek(self._state(), "metadata") or {}
-        return bool(_peek(meta, "deletionTimestamp")) and not _peek(meta, "finalizers")
 
     async def _status_is_separate(self) -> bool:
         return await discovery.has_status_subresource(
@@ -419,12 +417,12 @@ class PatchHelper:
 
     # --- helpers ---------------------------------------------------------------------------
 
-    def _adopt(self, state: JSONDict) -> bool:
-        """Make the object hold the server's ``state``; True when it now holds exactly
-        ``state``'s values (then ``state`` is its snapshot). A LazyBox shares the answer's
-        top-level values (they are never mutated: a read wraps a copy); a plain Box gets
-        only the fields that differ, as it converts what is assigned (~1 ms per 5 KB)."""
-        raw = self._state()
+    def _adopt(self, state: JSONDict, raw: Any) -> bool:
+        """Make the object, whose raw mapping is ``raw``, hold the server's ``state``; True
+        when it now holds exactly ``state``'s values (then ``state`` is its snapshot). A
+        LazyBox shares the answer's top-level values (they are never mutated: a read wraps a
+        copy); a plain Box gets only the fields that differ, as it converts what is
+        assigned (~1 ms per 5 KB)."""
         if isinstance(self.obj, TypedTarget):
             self.obj.commit(state)  # its raw is a copy: the model takes the answer
         if isinstance(raw, LazyBox):
@@ -499,6 +497,8 @@ class PatchHelper:
             status["observedGeneration"] = generation
 
     def _check_identity(self, before: JSONDict, after: JSONDict) -> None:
+        if _shares_identity(before, after):
+            return
         known = _identity(before)
         if known is not None and known == _identity(after):
             return
@@ -602,6 +602,19 @@ def _failed_test(content_type: str, body: Any, error: InvalidError) -> bool:
     )
 
 
+def _shares_identity(before: JSONDict, after: Any) -> bool:
+    """Whether ``after`` holds ``before``'s very metadata, kind and apiVersion (a LazyBox
+    whose metadata was not even read since): the same identity, nothing to compare."""
+    get = dict.get
+    meta = get(before, "metadata")
+    return (
+        meta is not None
+        and get(after, "metadata") is meta
+        and get(after, "kind") is get(before, "kind")
+        and get(after, "apiVersion") is get(before, "apiVersion")
+    )
+
+
 def _identity(doc: Any) -> tuple[Any, ...] | None:
     """What a patch may not change of ``doc`` (kind, apiVersion, name, namespace), read as
     ``peek`` does; None when ``doc`` or its metadata is no dict (compared field by field
@@ -613,9 +626,19 @@ def _identity(doc: Any) -> tuple[Any, ...] | None:
     return get(doc, "kind"), get(doc, "apiVersion"), get(meta, "name"), get(meta, "namespace")
 
 
+def _gone_is_fine(state: Any) -> bool:
+    """A 404 is expected once an object being deleted has no finalizers (Cluster API)."""
+    meta = _peek(state, "metadata") or {}
+    return bool(_peek(meta, "deletionTimestamp")) and not _peek(meta, "finalizers")
+
+
 def _without_status(doc: JSONDict, split: bool) -> JSONDict:
-    # dict.items: read the stored values without wrapping them (see lazybox)
-    return {k: v for k, v in dict.items(doc) if k != "status"} if split else doc
+    if not split:
+        return doc
+    # dict's own copy and pop: the stored values, not wrapped (see lazybox)
+    main = dict(dict.items(doc))
+    main.pop("status", None)
+    return main
 
 
 def _restrict(fresh: JSONDict, like: JSONDict) -> JSONDict:

@@ -22,6 +22,7 @@ shared subtrees (CPython compares identical objects as equal without looking ins
 from __future__ import annotations
 
 from collections.abc import ItemsView, Mapping, ValuesView
+from operator import is_
 from typing import Any, TypeVar, cast, overload
 
 from box import Box, BoxList
@@ -226,6 +227,10 @@ def held_document(value: object) -> dict[str, Any] | None:
     document: dict[str, Any] | None = value._box_config.get(_SOURCE)
     if document is None or len(document) != dict.__len__(value):
         return None
+    # the usual case, checked in C: the very keys and values, in order (nothing touched)
+    keys, values = dict.keys(value), dict.values(value)
+    if all(map(is_, keys, document)) and all(map(is_, values, document.values())):
+        return document
     for key, item in document.items():
         mine = dict.get(value, key, _MISSING)
         if mine is not item and (type(mine) not in _WRAPPERS or mine != item):

@@ -275,7 +275,9 @@ class Reflector:
         meta = state.get("metadata")
         if not isinstance(meta, dict) or "managedFields" not in meta:
             return state
-        return {**state, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+        meta = dict(meta)
+        del meta["managedFields"]
+        return {**state, "metadata": meta}
 
     def expect(self, state: Obj) -> None:
         """Expect ``state`` (from :meth:`as_cached`: a controller's own write) in a watch

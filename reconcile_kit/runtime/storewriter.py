@@ -31,6 +31,15 @@ DECODED_HINTS = 1024
 """At most this many decoded states noted (:meth:`StoreWriter.note_decoded`) at once."""
 
 
+def _same_owners(func: IndexFunc, obj: Obj, old: Obj) -> bool:
+    """Whether ``func`` is :func:`owner_index` and ``obj`` has ``old``'s owner references
+    (then its index values are ``old``'s: nothing to compute)."""
+    if func is not owner_index:
+        return False
+    refs = (obj.get("metadata") or {}).get("ownerReferences")
+    return refs == (old.get("metadata") or {}).get("ownerReferences")
+
+
 class StoreWriter:
     """Objects of one kind (and scope) as the reflector last saw them: the writer.
 
@@ -150,8 +159,8 @@ class StoreWriter:
         object stored there (None: nothing)."""
         self.items[key] = value
         for name, func in self._indexers.items():
-            if func is namespace_index and old is not None:
-                continue  # the key holds the namespace: a replaced object keeps it
+            if old is not None and (func is namespace_index or _same_owners(func, obj, old)):
+                continue  # the key holds the namespace; most updates keep their owners
             values = tuple(func(obj))
             before = () if old is None else tuple(func(old))
             if values != before:  # most updates keep every index value: nothing to do
