@@ -96,7 +96,11 @@ def _freeze_heap(moment: Literal["chunk", "synced"]) -> None:
 
 @dataclass(frozen=True, slots=True)
 class ReflectorEvent:
-    """A change seen by a reflector: ``obj`` is the new state (DELETED: the last known)."""
+    """A change seen by a reflector: ``obj`` is the new state (DELETED: the last known).
+
+    Both states may be shared (with the store, a reconcile's object, read-your-writes: the
+    state a write was answered with is its event's ``obj``): read them, never mutate them.
+    """
 
     type: str
     obj: Obj
