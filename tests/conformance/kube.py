@@ -9,7 +9,7 @@ import subprocess
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -24,6 +24,7 @@ MERGE = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"
 APPLY = "application/apply-patch+yaml"
+T = TypeVar("T")
 
 
 @dataclass
@@ -106,6 +107,16 @@ async def watch_events(
     params: dict[str, str],
 ) -> AsyncIterator[dict[str, Any]]:
     """Yield decoded watch events until the server ends the stream."""
+    lines = watch_lines(backend, path, params)
+    try:
+        async for line in lines:
+            yield json.loads(line)
+    finally:
+        await lines.aclose()
+
+
+async def watch_lines(backend: Backend, path: str, params: dict[str, str]) -> AsyncIterator[bytes]:
+    """Yield a watch's lines as the server sent them (JSON bytes) until it ends the stream."""
     base, version, url = split_path(path)
     async with backend.api.call_api(
         "GET", version=version, base=base, url=url, stream=True, params={"watch": "1", **params}
@@ -113,14 +124,12 @@ async def watch_events(
         assert response.status_code == 200
         async for line in response.aiter_lines():
             if line.strip():
-                yield json.loads(line)
+                yield line.encode()
 
 
-async def collect(
-    events: AsyncIterator[dict[str, Any]], count: int, timeout: float = 15.0
-) -> list[dict[str, Any]]:
-    """The next ``count`` events (fails the test after ``timeout`` seconds)."""
-    got: list[dict[str, Any]] = []
+async def collect(events: AsyncIterator[T], count: int, timeout: float = 15.0) -> list[T]:
+    """The next ``count`` events or lines (fails the test after ``timeout`` seconds)."""
+    got: list[T] = []
 
     async def take() -> None:
         async for event in events:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
 
 import orjson
 
@@ -12,7 +11,7 @@ from reconcile_kit.meta.objects import resource_version_in
 from reconcile_kit.testing import ControlPlane
 from reconcile_kit.testing.backends import Backend
 
-from .kube import MERGE, Widgets, collect, ok, split_path, watch_events
+from .kube import MERGE, Widgets, collect, ok, watch_events, watch_lines
 
 
 def configmaps(backend: Backend) -> str:
@@ -178,15 +177,3 @@ async def test_a_writes_watch_event_carries_the_writes_answer(
         assert resource_version_in(line) == (rv if one_field else None)
         assert orjson.loads(line)["object"] == answer
         await lines.aclose()  # type: ignore[attr-defined]
-
-
-async def watch_lines(backend: Backend, path: str, params: dict[str, str]) -> AsyncIterator[bytes]:
-    """Yield a watch's lines as the server sent them (JSON bytes)."""
-    base, version, url = split_path(path)
-    async with backend.api.call_api(
-        "GET", version=version, base=base, url=url, stream=True, params={"watch": "1", **params}
-    ) as response:
-        assert response.status_code == 200
-        async for line in response.aiter_lines():
-            if line.strip():
-                yield line.encode()
