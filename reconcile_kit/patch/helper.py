@@ -109,6 +109,8 @@ class PatchHelper:
         self.observed_generation = observed_generation
         self.patch_on_error = patch_on_error
         self._location: tuple[str, str | None, Target] | None = None
+        # the statuses that answer rather than raise: 404 when the object may be gone
+        # (_gone_is_fine of the state patch() sends)
         self._accept: tuple[int, ...] = ()
         self._snapshot = self._take_snapshot()
 
@@ -371,7 +373,7 @@ class PatchHelper:
                 body=content,
                 content_type=content_type,
                 target=self._target(),
-                accept=self._gone(),
+                accept=self._accept,
                 retry=is_safe_to_repeat("PATCH", content_type, body),
             )
             return self._answer(reply)
@@ -390,22 +392,17 @@ class PatchHelper:
             url=self._url(),
             namespace=self._namespace(),
             target=self._target(),
-            accept=self._gone(),
+            accept=self._accept,
         )
         return self._answer(reply)
 
     def _answer(self, reply: Reply) -> JSONDict | None:
-        if reply.status == 404:  # accepted only when gone is fine (see _gone)
+        if reply.status == 404:  # accepted only when gone is fine (see _accept)
             return None
         # the state of the write's watch event, when a reflector decoded it already
         seen = RECENT.take(reply.content, self._snapshot.document())
         body: JSONDict = reply.json() if seen is None else seen
         return body
-
-    def _gone(self) -> tuple[int, ...]:
-        """The statuses that answer rather than raise: 404 when the object may be gone
-        (:func:`_gone_is_fine` of the state :meth:`patch` sends)."""
-        return self._accept
 
     def _target(self) -> Target:
         return self._where()[2]

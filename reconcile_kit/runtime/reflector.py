@@ -268,14 +268,12 @@ class Reflector:
         transform keeps. None when it cannot tell: a metadata-only watch, another kind or
         apiVersion than this reflector's, or a transform other than
         :func:`drop_managed_fields` (which may change anything it is given)."""
-        if self.metadata_only or state.get("apiVersion") != self.info.api_version:
+        if not self._known_form() or state.get("apiVersion") != self.info.api_version:
             return None
         if state.get("kind") != self.info.kind:
             return None
         if self.transform is None:
             return state
-        if self.transform is not drop_managed_fields:
-            return None
         meta = state.get("metadata")
         if not isinstance(meta, dict) or "managedFields" not in meta:
             return state
@@ -524,12 +522,18 @@ class Reflector:
         (:mod:`reconcile_kit.patch.recent`): as it came, whatever this reflector's transform
         leaves of it. Not a metadata-only watch's (another kind), nor with a transform of
         the user's (it may change anything)."""
-        if self.metadata_only or size > RECENT_BYTES:
+        if not self._known_form() or size > RECENT_BYTES:
             return
         if self.transform is None:
             RECENT.note(obj)
-        elif self.transform is drop_managed_fields and isinstance(obj.get("metadata"), dict):
+        elif isinstance(obj.get("metadata"), dict):
             RECENT.note({**obj, "metadata": dict(obj["metadata"])})  # it pops managedFields
+
+    def _known_form(self) -> bool:
+        """Whether this reflector's objects are the server's as they are, or without
+        managedFields (:func:`drop_managed_fields`): not a metadata-only watch's, nor
+        through a transform of the user's, which may change anything it is given."""
+        return not self.metadata_only and self.transform in (None, drop_managed_fields)
 
     def _store(self, obj: Obj) -> None:
         """Store ``obj`` from an ADDED or MODIFIED event and dispatch the change."""
