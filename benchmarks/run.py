@@ -11,7 +11,9 @@ Scenarios (issue 8), each repeated against a fresh embedded API server:
    controller uses by default), to show the toolkit's own overhead on equal terms.
    ceiling-raw (issue 31): the controller's requests on one plain aiohttp session (paged
    LIST, WATCH with every line decoded, the same PATCHes): its CPU per object is the floor
-   the toolkit's CPU per reconcile is compared with.
+   the toolkit's CPU per reconcile is compared with. ceiling-raw-uvloop: the same loop on
+   uvloop, the floor of converge-uvloop (``reconcile-kit run --loop auto``'s choice when
+   the [uvloop] extra is installed).
 3. kopf: an equivalent kopf handler (subprocess) writing the same status; its CPU per
    object is counted from its launch (kopf's imports included).
    controller-runtime: the same controller in Go (benchmarks/controller_runtime.py; built
@@ -103,6 +105,7 @@ SCENARIOS = (
     "ceiling",
     "ceiling-aiohttp",
     "ceiling-raw",
+    "ceiling-raw-uvloop",
     "kopf",
     "controller-runtime",
     "controller-runtime-typed",
@@ -115,6 +118,7 @@ SCENARIOS = (
     "noop",
 )
 KOPF_PIN = "kopf==1.38.0"  # benchmarks only, never a dependency of the package
+UVLOOP_CR = "reconcile_kit on uvloop/controller-runtime typed"
 LOAD_RATE = 100.0  # updates/s of other objects during "latency under load"
 LOAD_WRITERS = 4
 CONDITION = {"type": "Ready", "status": "True", "reason": "Reconciled", "message": "bench"}
@@ -817,6 +821,12 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
                         target, "ceiling-aiohttp", args.objects, args.concurrency
                     ),
                 ),
+                (
+                    "ceiling-raw-uvloop",
+                    lambda: client_process(
+                        target, "ceiling-raw-uvloop", args.objects, args.concurrency
+                    ),
+                ),
                 ("noop", lambda: noop_run(target, args.objects, args.concurrency)),
                 ("kopf", lambda: kopf_run(target, args.objects, args.concurrency, workdir)),
                 (
@@ -869,7 +879,7 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
             for name, step in steps:
                 if name not in wanted and not (name == "latency" and "coalesce" in wanted):
                     continue
-                if name == "converge-uvloop" and version_of("uvloop") is None:
+                if name.endswith("-uvloop") and version_of("uvloop") is None:
                     print("  uvloop is not installed: skipped (reconcile-kit[uvloop])", flush=True)
                     continue
                 if name == "kopf" and version_of("kopf") is None:
@@ -896,31 +906,41 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
 
 async def latency_contenders(
     target: Target, contender: Path | None, args: argparse.Namespace
-) -> dict[str, float]:
-    """latency-processes: reconcile_kit, then (when built) typed controller-runtime, each in
-    its own process (benchmarks/latency_processes.py); keys prefixed ``rk_`` and ``cr_``."""
+) -> dict[str, Any]:
+    """latency-processes: reconcile_kit, reconcile_kit on uvloop (when installed: what
+    ``reconcile-kit run --loop auto`` runs on), then (when built) typed controller-runtime,
+    each in its own process (benchmarks/latency_processes.py); keys prefixed ``rk_``,
+    ``rkuv_`` and ``cr_``."""
     updates = 50 if args.quick else 200
     timeout = converge_timeout(args.objects)
-    mine = [sys.executable, __file__, "--child", "probe", "--kubeconfig", "{kubeconfig}"]
-    mine += ["--concurrency", str(args.concurrency)]
-    result = {
-        f"rk_{k}": v
-        for k, v in (
-            await latency_processes.run(target, mine, args.objects, updates, timeout)
-        ).items()
-    }
+    commands: list[tuple[str, list[str]]] = []
+    for prefix, mode in (("rk", "probe"), ("rkuv", "probe-uvloop")):
+        if mode.endswith("-uvloop") and version_of("uvloop") is None:
+            continue
+        mine = [sys.executable, __file__, "--child", mode, "--kubeconfig", "{kubeconfig}"]
+        commands.append((prefix, [*mine, "--concurrency", str(args.concurrency)]))
     if contender is not None:
         theirs = [str(contender), "--kubeconfig={kubeconfig}", f"--namespace={NAMESPACE}"]
         theirs += [f"--concurrency={args.concurrency}", "--typed", "--probe"]
-        measured = await latency_processes.run(target, theirs, args.objects, updates, timeout)
-        result.update({f"cr_{k}": v for k, v in measured.items()})
+        commands.append(("cr", theirs))
+    result: dict[str, Any] = {}
+    for prefix, command in commands:
+        measured = await latency_processes.run(target, command, args.objects, updates, timeout)
+        result.update({f"{prefix}_{k}": v for k, v in measured.items()})
     return result
 
 
+LATENCY_CONTENDERS = (
+    ("rk", "reconcile_kit"),
+    ("rkuv", "reconcile_kit on uvloop"),
+    ("cr", "controller-runtime typed"),
+)
+
+
 def _latency_rows(runs: list[dict[str, Any]], rows: dict[str, dict[str, float]]) -> None:
-    """latency-processes: each contender's p50/p99, and reconcile_kit's p99 over typed
-    controller-runtime's, run by run."""
-    for who, label in (("rk", "reconcile_kit"), ("cr", "controller-runtime typed")):
+    """latency-processes: each contender's p50/p99, and reconcile_kit's p99 (on either
+    loop) over typed controller-runtime's, run by run."""
+    for who, label in LATENCY_CONTENDERS:
         for load in ("idle", "load"):
             for q in ("p50", "p99"):
                 key = f"{who}_latency_{load}_{q}_ms"
@@ -928,12 +948,13 @@ def _latency_rows(runs: list[dict[str, Any]], rows: dict[str, dict[str, float]])
                     rows[f"{label} change-to-reconcile {load} {q} ms"] = summary(
                         [r[key] for r in runs]
                     )
-    for load in ("idle", "load"):
-        mine, theirs = f"rk_latency_{load}_p99_ms", f"cr_latency_{load}_p99_ms"
-        if runs and theirs in runs[0]:
-            rows[f"ratio p99 {load} reconcile_kit/controller-runtime typed"] = summary(
-                [r[mine] / r[theirs] for r in runs]
-            )
+    for who, label in LATENCY_CONTENDERS[:2]:
+        for load in ("idle", "load"):
+            mine, theirs = f"{who}_latency_{load}_p99_ms", f"cr_latency_{load}_p99_ms"
+            if runs and theirs in runs[0] and mine in runs[0]:
+                rows[f"ratio p99 {load} {label}/controller-runtime typed"] = summary(
+                    [r[mine] / r[theirs] for r in runs]
+                )
 
 
 def _growth(run: dict[str, Any]) -> float:
@@ -1000,11 +1021,21 @@ def rows_of(runs: dict[str, list[dict[str, Any]]], objects: int) -> dict[str, di
         add(f"{label} RSS growth KiB/object", scenario, lambda r: _growth(r) / objects / 1024)
         add(f"{label} RSS growth/JSON", scenario, lambda r: _growth(r) / r["json_bytes"])
     add("raw aiohttp loop CPU ms/request", "ceiling-raw", lambda r: r["cpu_ms_per_reconcile"])
-    if "converge" in runs and "ceiling-raw" in runs:
-        pairs = list(zip(runs["converge"], runs["ceiling-raw"], strict=False))
-        rows["ratio CPU/reconcile reconcile_kit/raw aiohttp loop"] = summary(
-            [a["cpu_ms_per_reconcile"] / b["cpu_ms_per_reconcile"] for a, b in pairs]
-        )
+    add(
+        "raw aiohttp loop on uvloop CPU ms/request",
+        "ceiling-raw-uvloop",
+        lambda r: r["cpu_ms_per_reconcile"],
+    )
+    for mine, floor, label in (
+        ("converge", "ceiling-raw", "reconcile_kit/raw aiohttp loop"),
+        ("converge-uvloop", "ceiling-raw-uvloop", "reconcile_kit/raw aiohttp loop, on uvloop"),
+        ("converge-uvloop", "controller-runtime-typed", UVLOOP_CR),
+    ):
+        if mine in runs and floor in runs:  # run by run (interleaved)
+            pairs = list(zip(runs[mine], runs[floor], strict=False))
+            rows[f"ratio CPU/reconcile {label}"] = summary(
+                [a["cpu_ms_per_reconcile"] / b["cpu_ms_per_reconcile"] for a, b in pairs]
+            )
     _latency_rows(runs.get("latency-processes", []), rows)
     for label, scenario in contenders[2:]:  # ratios against each, run by run (interleaved)
         if "converge" in runs and scenario in runs:
@@ -1055,8 +1086,12 @@ TARGETS: list[tuple[str, str, float]] = [
     ("ratio CPU/reconcile reconcile_kit/controller-runtime", "<=", 0.6),  # issue 19
     ("ratio CPU/reconcile reconcile_kit/controller-runtime typed", "<=", 0.5),  # issue 31
     ("ratio CPU/reconcile reconcile_kit/raw aiohttp loop", "<=", 1.05),  # issue 31
+    (f"ratio CPU/reconcile {UVLOOP_CR}", "<=", 0.5),  # issue 31, on uvloop
+    ("ratio CPU/reconcile reconcile_kit/raw aiohttp loop, on uvloop", "<=", 1.05),
     ("ratio p99 idle reconcile_kit/controller-runtime typed", "<=", 1.0),  # issue 31
     ("ratio p99 load reconcile_kit/controller-runtime typed", "<=", 1.0),  # issue 31
+    ("ratio p99 idle reconcile_kit on uvloop/controller-runtime typed", "<=", 1.0),
+    ("ratio p99 load reconcile_kit on uvloop/controller-runtime typed", "<=", 1.0),
     ("reconcile_kit RSS growth/JSON", "<=", 1.5),  # issue 19, at 10,000 objects of 5.8 KB
     ("latency idle p99 ms", "<=", 20.0),
     ("memory RSS/JSON", "<=", 3.0),
@@ -1130,7 +1165,9 @@ def main() -> None:
             "ceiling",
             "ceiling-aiohttp",
             "ceiling-raw",
+            "ceiling-raw-uvloop",
             "probe",
+            "probe-uvloop",
             "memory",
             "memory-controller",
             "idle",

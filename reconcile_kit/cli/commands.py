@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from .loops import LOOPS, run_on
+
 if TYPE_CHECKING:
     import kr8s.asyncio
 
@@ -246,6 +248,14 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 )
 @click.option("--log-level", default="INFO", show_default=True)
 @click.option(
+    "--loop",
+    type=click.Choice(LOOPS),
+    default="auto",
+    show_default=True,
+    help="The event loop: uvloop (the [uvloop] extra: about a fifth less CPU per reconcile"
+    " over TLS), asyncio's own, or auto: uvloop when installed (as uvicorn's --loop auto).",
+)
+@click.option(
     "--leader-election-namespace",
     help="The Leases' namespace with --leader-elect or --shard (default: --namespace, else"
     " default).",
@@ -274,6 +284,7 @@ def run(
     kubeconfig: str | None,
     log_format: str,
     log_level: str,
+    loop: str,
     **flags: Any,  # Any: each flag as its click option types it (see _RunOptions)
 ) -> None:
     """Run the Manager (or controllers) TARGET defines: module:attr or path.py[:attr].
@@ -292,7 +303,7 @@ def run(
     except RuntimeError as err:
         raise click.ClickException(str(err)) from err
     options = _RunOptions(**flags)
-    asyncio.run(_run(target, embedded, kubeconfig, options))
+    run_on(loop, _run(target, embedded, kubeconfig, options))
 
 
 class _RunOptions:
