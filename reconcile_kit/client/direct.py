@@ -32,7 +32,7 @@ from . import kr8s_internals
 from .ratelimit import request_hooks_are_ours
 from .transport import AiohttpFirstTransport
 
-__all__ = ["Route", "client_timeout", "route", "stream_timeout"]
+__all__ = ["Route", "client_timeout", "own_headers", "route", "stream_timeout"]
 
 
 @dataclass(frozen=True)
@@ -101,11 +101,24 @@ def route(api: Api) -> Route | None:
     found = Route(
         transport=transport,
         base_url=str(session.base_url).rstrip("/"),
-        headers=dict(session.headers),
+        headers=own_headers(session.headers),
         timeout=client_timeout(session.timeout),
     )
     _ROUTES[session] = found
     return found
+
+
+def own_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """``headers`` (an httpx client's: names in any case) without those aiohttp sends by
+    itself with the same value (``Accept: */*``, ``Accept-Encoding: gzip, deflate``:
+    ``ClientRequest.DEFAULT_HEADERS``) and HTTP/1.1's default ``Connection: keep-alive``:
+    aiohttp copies every header it is given twice per request, in Python (issue 31), and
+    the request on the wire means the same."""
+    implied = {name.lower(): value for name, value in aiohttp.ClientRequest.DEFAULT_HEADERS.items()}
+    implied["connection"] = "keep-alive"
+    return {
+        name.lower(): value for name, value in headers.items() if implied.get(name.lower()) != value
+    }
 
 
 def client_timeout(timeout: httpx.Timeout) -> aiohttp.ClientTimeout:

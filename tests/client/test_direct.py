@@ -88,3 +88,12 @@ async def test_the_rate_limit_holds_on_the_direct_route(kube: kr8s.asyncio.Api) 
     for _ in range(2):
         await send(kube, "GET", url="namespaces/default", base="/api")
     assert bucket.tokens < 1  # all three taken: the next request would wait ~1,000 s
+
+
+def test_headers_aiohttp_sends_itself_are_not_copied_per_request() -> None:
+    """httpx's defaults aiohttp would send anyway (Accept, Accept-Encoding) and HTTP/1.1's
+    keep-alive are left to aiohttp; every other header is kept, whatever its case."""
+    sent = httpx.AsyncClient(headers={"User-Agent": "kr8s/x", "Authorization": "Bearer t"})
+    assert direct.own_headers(sent.headers) == {"user-agent": "kr8s/x", "authorization": "Bearer t"}
+    other = {"Accept": "application/json", "Accept-Encoding": "br", "Connection": "close"}
+    assert direct.own_headers(other) == {k.lower(): v for k, v in other.items()}
