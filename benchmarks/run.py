@@ -24,7 +24,9 @@ Scenarios (issue 8), each repeated against a fresh embedded API server:
 4. coalesce: 100 rapid updates to one object; how many reconciles run.
 5. latency: write of an update -> start of its reconcile, p50/p99, idle and under load.
    latency-processes (issue 31): the same for reconcile_kit and typed controller-runtime
-   alike, each in its own process (benchmarks/latency_processes.py).
+   alike, each in its own process, both watching the same Widgets at once so that each
+   change is timed for both (benchmarks/latency_processes.py); again with reconcile_kit
+   on uvloop.
 6. memory: RSS growth of a reflector cache per object (subprocess, server in another process);
    memory-controller: the same for a controller that reconciled every object once (a status
    patch each through PatchHelper) and has converged: cache, work queue, read-your-writes.
@@ -907,40 +909,45 @@ async def main_async(args: argparse.Namespace, target: Target) -> dict[str, list
 async def latency_contenders(
     target: Target, contender: Path | None, args: argparse.Namespace
 ) -> dict[str, Any]:
-    """latency-processes: reconcile_kit, reconcile_kit on uvloop (when installed: what
-    ``reconcile-kit run --loop auto`` runs on), then (when built) typed controller-runtime,
-    each in its own process (benchmarks/latency_processes.py); keys prefixed ``rk_``,
-    ``rkuv_`` and ``cr_``."""
+    """latency-processes: reconcile_kit beside typed controller-runtime (when built), over
+    the same Widgets at once, then reconcile_kit on uvloop (when installed: what
+    ``reconcile-kit run --loop auto`` runs on) beside it again
+    (benchmarks/latency_processes.py); keys prefixed ``rk_`` and ``cr_``, then ``rkuv_``
+    and ``cruv_``."""
     updates = 50 if args.quick else 200
     timeout = converge_timeout(args.objects)
-    commands: list[tuple[str, list[str]]] = []
-    for prefix, mode in (("rk", "probe"), ("rkuv", "probe-uvloop")):
-        if mode.endswith("-uvloop") and version_of("uvloop") is None:
-            continue
-        mine = [sys.executable, __file__, "--child", mode, "--kubeconfig", "{kubeconfig}"]
-        commands.append((prefix, [*mine, "--concurrency", str(args.concurrency)]))
+    theirs: list[str] = []
     if contender is not None:
         theirs = [str(contender), "--kubeconfig={kubeconfig}", f"--namespace={NAMESPACE}"]
         theirs += [f"--concurrency={args.concurrency}", "--typed", "--probe"]
-        commands.append(("cr", theirs))
     result: dict[str, Any] = {}
-    for prefix, command in commands:
-        measured = await latency_processes.run(target, command, args.objects, updates, timeout)
-        result.update({f"{prefix}_{k}": v for k, v in measured.items()})
+    for mode, (mine, beside) in (("probe", ("rk", "cr")), ("probe-uvloop", ("rkuv", "cruv"))):
+        if mode.endswith("-uvloop") and version_of("uvloop") is None:
+            continue
+        commands = {
+            mine: [
+                *(sys.executable, __file__, "--child", mode, "--kubeconfig", "{kubeconfig}"),
+                *("--concurrency", str(args.concurrency)),
+            ]
+        }
+        if theirs:
+            commands[beside] = theirs
+        result.update(await latency_processes.run(target, commands, args.objects, updates, timeout))
     return result
 
 
 LATENCY_CONTENDERS = (
-    ("rk", "reconcile_kit"),
-    ("rkuv", "reconcile_kit on uvloop"),
-    ("cr", "controller-runtime typed"),
+    ("rk", "reconcile_kit", "cr"),
+    ("rkuv", "reconcile_kit on uvloop", "cruv"),
+    ("cr", "controller-runtime typed", ""),
+    ("cruv", "controller-runtime typed beside uvloop", ""),
 )
 
 
 def _latency_rows(runs: list[dict[str, Any]], rows: dict[str, dict[str, float]]) -> None:
     """latency-processes: each contender's p50/p99, and reconcile_kit's p99 (on either
-    loop) over typed controller-runtime's, run by run."""
-    for who, label in LATENCY_CONTENDERS:
+    loop) over that of typed controller-runtime beside it, run by run."""
+    for who, label, _ in LATENCY_CONTENDERS:
         for load in ("idle", "load"):
             for q in ("p50", "p99"):
                 key = f"{who}_latency_{load}_{q}_ms"
@@ -948,9 +955,9 @@ def _latency_rows(runs: list[dict[str, Any]], rows: dict[str, dict[str, float]])
                     rows[f"{label} change-to-reconcile {load} {q} ms"] = summary(
                         [r[key] for r in runs]
                     )
-    for who, label in LATENCY_CONTENDERS[:2]:
+    for who, label, beside in LATENCY_CONTENDERS[:2]:
         for load in ("idle", "load"):
-            mine, theirs = f"{who}_latency_{load}_p99_ms", f"cr_latency_{load}_p99_ms"
+            mine, theirs = f"{who}_latency_{load}_p99_ms", f"{beside}_latency_{load}_p99_ms"
             if runs and theirs in runs[0] and mine in runs[0]:
                 rows[f"ratio p99 {load} {label}/controller-runtime typed"] = summary(
                     [r[mine] / r[theirs] for r in runs]
