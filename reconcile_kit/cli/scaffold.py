@@ -104,8 +104,8 @@ name = "$name"
 version = "0.1.0"
 description = "The $kind operator"
 requires-python = ">=3.11"
-# [uvloop]: `reconcile-kit run` runs the operator on uvloop (--loop auto), about a fifth
-# less CPU per reconcile over TLS than asyncio's own loop
+# [uvloop]: `reconcile-kit run` runs the operator on uvloop (--loop auto), whose event
+# loop and TLS transport are C (asyncio's are Python)
 dependencies = ["$requirement"]
 
 [project.optional-dependencies]
