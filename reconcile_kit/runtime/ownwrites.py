@@ -15,18 +15,18 @@ from ..patch.snapshot import LazyBox, freeze
 from .reflector import DELETED, ReflectorEvent, Transform
 from .store import Entry, Obj, Store, resource_version
 
-__all__ = ["OwnWrites"]
+__all__ = ["OwnWrites", "integer_version"]
 
 
 def _version(obj: Obj) -> int | None:
     """``obj``'s resourceVersion as an integer (None: none, or not an integer)."""
     try:
-        return _integer(obj["metadata"]["resourceVersion"])
+        return integer_version(obj["metadata"]["resourceVersion"])
     except (KeyError, TypeError):
         return None
 
 
-def _integer(rv: object) -> int | None:
+def integer_version(rv: object) -> int | None:
     """A resourceVersion as an integer (None: not an integer)."""
     if not isinstance(rv, str | int) or isinstance(rv, bool):
         return None
@@ -110,8 +110,8 @@ class OwnWrites:
             now = self._store.resource_version(key.namespace, key.name)
         if now is not None and str(now) == rv:
             return False
-        version = _integer(rv)
-        if _after(version, built_from) and (now is None or _later(version, _integer(now))):
+        version = integer_version(rv)
+        if _after(version, built_from) and (now is None or _later(version, integer_version(now))):
             assert version is not None
             self._written[key] = (version, self._keep(written) if cached is None else cached)
             return True

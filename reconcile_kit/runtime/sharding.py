@@ -38,7 +38,7 @@ from ..client.fencing import WriteFence, fenced
 from ..client.request import send
 from ..meta.objects import ObjectRef, metadata_of
 from ..meta.shards import drain_label, shard_label
-from .ownwrites import OwnWrites
+from .ownwrites import OwnWrites, integer_version
 from .queue import WorkQueue
 from .reflector import ADDED, DELETED, Reflector, ReflectorEvent
 from .resources import ResourceInfo
@@ -199,7 +199,9 @@ class ShardSide:
     def __init__(self, shard: ShardFilter, controller: ShardedController) -> None:
         self.shard = shard
         self.controller = controller
-        self.moved: set[ObjectRef] = set()  # drains acknowledged, leaving the watch
+        # handed over (drain acknowledged, or moved to a member), leaving the watch: the
+        # resourceVersion its acknowledgement wrote (None while the write is in flight)
+        self.moved: dict[ObjectRef, int | None] = {}
         self.failures: dict[ObjectRef, int] = {}  # failed acknowledgements in a row
         self.handover: Handover | None = None
         self._handed = asyncio.Event()  # set once the share is empty during a handover
@@ -211,24 +213,35 @@ class ShardSide:
         marker, or a change of an object being handed over, queues the key whatever the
         predicates say (its worker acknowledges or moves it), and an object leaving this
         replica's share after its drain was acknowledged is not a deletion (other DELETED
-        events are checked with a GET before ``on_delete`` runs: see :meth:`deleted`)."""
+        events are checked with a GET before ``on_delete`` runs: see :meth:`deleted`).
+        An object handed over that shows up in the share at a later state than the
+        hand-over wrote is back: an ADDED event, or a relist's MODIFIED when the watch
+        broke before its leaving (DELETED) event came."""
         handover = self.handover
         if event.type == DELETED:
             if handover is not None:
                 handover.moving.discard(key)
                 self._check_handed()
             if key in self.moved:
-                self.moved.discard(key)
+                del self.moved[key]
                 return True
             return False
-        if event.type == ADDED:
-            self.moved.discard(key)  # back in this replica's share
-            if handover is not None:
-                handover.moving.add(key)  # entered the share during the handover
+        if key in self.moved and (event.type == ADDED or self._back(key, event.obj)):
+            del self.moved[key]  # back in this replica's share
+        if event.type == ADDED and handover is not None:
+            handover.moving.add(key)  # entered the share during the handover
         if (handover is not None and key in handover.moving) or self.shard.draining(event.obj):
             self.controller.queue.add(key, UPDATED)
             return True
         return False
+
+    def _back(self, key: ObjectRef, obj: Obj) -> bool:
+        """Whether ``obj``, an event's state of ``key`` (handed over), is later than the
+        state the hand-over wrote: resourceVersions compared as integers, as client-go's
+        MutationCache does (not an integer, or the write unanswered: not known to be)."""
+        acknowledged = self.moved.get(key)
+        version = integer_version(metadata_of(obj).get("resourceVersion"))
+        return acknowledged is not None and version is not None and version > acknowledged
 
     async def intercept(self, key: ObjectRef, raw: Obj, ctx: Context) -> bool:
         """Before a reconcile of ``key`` (read as ``raw``): True when sharding handles the
@@ -326,11 +339,11 @@ class ShardSide:
         overall bucket) left objects unmoved for 18 s."""
         ctrl = self.controller
         assert ctrl.info is not None and ctrl.api is not None
-        self.moved.add(key)
+        self.moved[key] = None
         try:
-            await self.shard.acknowledge(ctrl.api, ctrl.info, raw, to=to)
+            written = await self.shard.acknowledge(ctrl.api, ctrl.info, raw, to=to)
         except Exception as error:
-            self.moved.discard(key)
+            self.moved.pop(key, None)
             if isinstance(error, APIError) and error.status == 404:
                 ctx.log.debug("not handed over: gone (%s)", error)
                 ctrl.queue.forget(key)
@@ -348,6 +361,21 @@ class ShardSide:
         if ctrl._written is not None:
             ctrl._written.forget(key)  # the controller's copy of its own write goes
         ctx.log.debug("handed over to %s", to or "the sharder (drain acknowledged)")
+        self._acknowledged(key, integer_version(metadata_of(written).get("resourceVersion")))
+
+    def _acknowledged(self, key: ObjectRef, version: int | None) -> None:
+        """Record the resourceVersion the hand-over of ``key`` wrote; when the cache
+        already holds a later state of it (a relist while the write was in flight found it
+        back in the share), it is back: reconciled here again."""
+        ctrl = self.controller
+        if key not in self.moved or ctrl.reflector is None:
+            return
+        stored = integer_version(ctrl.reflector.store.resource_version(key.namespace, key.name))
+        if version is not None and stored is not None and stored > version:
+            del self.moved[key]
+            ctrl.queue.add(key, UPDATED)
+        else:
+            self.moved[key] = version
 
     async def hand_over(self, owner: Callable[[ObjectRef], str | None], movers: int) -> None:
         """Move every object of the share to ``owner(key)``, ``movers`` at a time, then
