@@ -250,10 +250,10 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 @click.option(
     "--loop",
     type=click.Choice(LOOPS),
-    default="auto",
+    default="asyncio",
     show_default=True,
-    help="The event loop: uvloop (the [uvloop] extra: its loop and TLS transport are C),"
-    " asyncio's own, or auto: uvloop when installed (as uvicorn's --loop auto).",
+    help="The event loop: asyncio's own, uvloop (the [uvloop] extra: its loop and TLS"
+    " transport are C), or auto: uvloop when installed (as uvicorn's --loop auto).",
 )
 @click.option(
     "--leader-election-namespace",

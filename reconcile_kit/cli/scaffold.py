@@ -2,8 +2,7 @@
 ``kubebuilder init`` + ``create api`` and ``operator-sdk init`` give (here one typed
 resource owning a ConfigMap, which runs on the embedded API server).
 
-Files: ``pyproject.toml`` (``reconcile-kit[uvloop]`` for the operator: ``reconcile-kit run``
-then runs it on uvloop; ``reconcile-kit[testing]``
+Files: ``pyproject.toml`` (``reconcile-kit`` for the operator, ``reconcile-kit[testing]``
 (the embedded API server) in its ``test`` extra, pytest settings), ``src/<package>/operator.py``
 (the typed resource, its reconcile, controller and manager), ``tests/test_operator.py``
 (the pytest plugin's ``kube`` fixture), ``Dockerfile`` (slim Python, non-root, ``reconcile-kit
@@ -55,7 +54,7 @@ class ProjectNames:
             "kind": self.kind,
             "group": self.group,
             "plural": self.plural,
-            "requirement": _requirement("uvloop"),
+            "requirement": _requirement(),
             "testing_requirement": _requirement("testing"),
         }
 
@@ -104,8 +103,6 @@ name = "$name"
 version = "0.1.0"
 description = "The $kind operator"
 requires-python = ">=3.11"
-# [uvloop]: `reconcile-kit run` runs the operator on uvloop (--loop auto), whose event
-# loop and TLS transport are C (asyncio's are Python)
 dependencies = ["$requirement"]
 
 [project.optional-dependencies]

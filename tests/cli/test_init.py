@@ -33,7 +33,7 @@ def test_scaffold_requires_the_version_that_made_it(tmp_path: Path) -> None:
     offline, resolves the project against the installed reconcile-kit."""
     project = init(tmp_path)
     text = (project / "pyproject.toml").read_text()
-    assert f'dependencies = ["reconcile-kit[uvloop]>={reconcile_kit.__version__}"]' in text
+    assert f'dependencies = ["reconcile-kit>={reconcile_kit.__version__}"]' in text
     resolve = subprocess.run(
         [
             sys.executable,

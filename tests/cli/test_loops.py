@@ -1,5 +1,6 @@
-"""``reconcile-kit run --loop``: the manager runs on the event loop asked for (auto: uvloop
-when installed, as uvicorn's ``--loop auto``), and reconciles there."""
+"""``reconcile-kit run --loop``: the manager runs on the event loop asked for (asyncio's by
+default; auto: uvloop when installed, as uvicorn's ``--loop auto``), and reconciles
+there."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ async def run_target(tmp_path: Path, *flags: str, uvloop: bool = True) -> tuple[
 
 @pytest.mark.parametrize(
     ("flags", "module"),
-    [((), "uvloop"), (("--loop", "uvloop"), "uvloop"), (("--loop", "asyncio"), "asyncio")],
+    [((), "asyncio"), (("--loop", "auto"), "uvloop"), (("--loop", "uvloop"), "uvloop")],
 )
 async def test_the_manager_reconciles_on_the_loop_asked_for(
     tmp_path: Path, flags: tuple[str, ...], module: str
@@ -77,7 +78,7 @@ async def test_the_manager_reconciles_on_the_loop_asked_for(
 
 
 async def test_auto_falls_back_to_asyncio_and_uvloop_names_the_extra(tmp_path: Path) -> None:
-    code, out, err = await run_target(tmp_path, uvloop=False)
+    code, out, err = await run_target(tmp_path, "--loop", "auto", uvloop=False)
     assert code == 0, err
     assert "reconciled on-loop on asyncio" in out
     code, out, err = await run_target(tmp_path, "--loop", "uvloop", uvloop=False)
