@@ -5,11 +5,11 @@
 loop otherwise, as uvicorn's ``--loop auto`` does. Not uvloop by default: the sharding
 chaos test (tests/manager/test_sharding_processes.py) failed 5 times in 16 with its
 replicas on uvloop and passed 5 of 5 on asyncio's loop (longer change waits, one stale
-reconcile overlapping its owner's; see CHANGELOG). asyncio's
-loop and its TLS transport are Python, uvloop's are C: on the real control plane uvloop
-took a median 7% less CPU per reconcile (17 interleaved pairs, 0.75-1.17 of asyncio's;
-benchmarks/run.py, scenario converge-uvloop; README "Performance"). Library users choose
-their loop themselves (``uvloop.run(...)``).
+reconcile overlapping its owner's; see CHANGELOG). asyncio's loop and its TLS transport
+are Python, uvloop's are C: on the real control plane uvloop took a median 7% less CPU
+per reconcile (17 interleaved pairs, 0.75-1.17 of asyncio's; benchmarks/run.py, scenario
+converge-uvloop; README "Performance"). Library users choose their loop themselves
+(``uvloop.run(...)``).
 """
 
 from __future__ import annotations
