@@ -473,18 +473,39 @@ class Controller:
         await acquire_transport(self.api, self.config.transport)
         self._transport_users.append(self.api)
         install_rate_limit(self.api, self.config.qps, self.config.burst)
-        primary, *others = await self._acquire_reflectors()
+        relists: list[asyncio.Future[None]] = []
+        primary, *others = await self._acquire_reflectors(relists)
         self._held += [primary, *others]
+        # subscribed first: what the kept cache holds is queued at low priority, and what
+        # the LIST finds changed is promoted ahead of it (a change made while this replica
+        # was out of the ring waits behind no first reconcile)
         self._unsubscribe.append(primary.subscribe(self._on_primary))
         for source in self.sources:
             assert source.reflector is not None
             self._unsubscribe.append(source.reflector.subscribe(self._source_handler(source)))
+        if relists:
+            log.info(
+                "%s: listing its share again (its cache was kept since a run before)", self.name
+            )
+            relisted = asyncio.gather(*relists)
+            if not await self._until_stopped(relisted, "its share was listed again"):
+                return False
         return await self._wait_synced()
 
-    async def _acquire_reflectors(self) -> list[Reflector]:
+    async def _acquire_reflectors(
+        self, relists: list[asyncio.Future[None]] | None = None
+    ) -> list[Reflector]:
         """Acquire from the pool the reflectors of the primary kind and of every source (a
         reflector already running for the same query is shared); sets ``info`` and
-        ``reflector``, and each source's. Returns them, primary first."""
+        ``reflector``, and each source's. Returns them, primary first.
+
+        With ``relists`` (a sharded controller's run), each reflector of the share (the
+        shard label in its selector) that listed before it was acquired (kept warm while
+        the replica was out of its ring, or shared) lists again
+        (:meth:`~reconcile_kit.runtime.reflector.Reflector.relist`, its future added to
+        ``relists``): objects may have moved to other replicas meanwhile, and a store
+        kept across a broken watch can still hold them (reconciled here beside their
+        owner's reconcile). A reflector acquired fresh lists anyway."""
         assert self.api is not None
         self.info = await resolve_kind(self.api, self.kind)
         shard = self.shard
@@ -495,6 +516,7 @@ class Controller:
             label_selector=shard.selector(self.label_selector) if shard else self.label_selector,
             field_selector=self.field_selector,
         )
+        self._relist_if_kept(self.reflector, relists)
         self._written = OwnWrites(self.reflector.store, self.reflector.transform)
         acquired = [self.reflector]
         for source in self.sources:
@@ -509,8 +531,34 @@ class Controller:
                     else source.label_selector
                 ),
             )
+            if source.mapper is None:
+                self._relist_if_kept(source.reflector, relists)
             acquired.append(source.reflector)
         return acquired
+
+    def _relist_if_kept(
+        self, reflector: Reflector, relists: list[asyncio.Future[None]] | None
+    ) -> None:
+        if relists is not None and self.shard is not None and reflector.lists_started > 0:
+            relists.append(reflector.relist())
+
+    async def _until_stopped(self, work: Awaitable[object], doing: str) -> bool:
+        """Await ``work`` unless :meth:`shutdown` comes first (then cancel it, log that it
+        stopped before ``doing``, and return False)."""
+        done = asyncio.ensure_future(work)
+        stopped = asyncio.ensure_future(self._stopped.wait())
+        try:
+            await asyncio.wait([done, stopped], return_when=asyncio.FIRST_COMPLETED)
+            finished = done.done()
+        finally:
+            for task in (done, stopped):
+                task.cancel()
+            await asyncio.gather(done, stopped, return_exceptions=True)
+        if not finished:
+            log.info("%s: stopped before %s", self.name, doing)
+            return False
+        done.result()
+        return True
 
     async def warm(self) -> Callable[[], Awaitable[None]]:
         """List and watch what :meth:`run` will (the primary kind and every source) without
@@ -541,17 +589,8 @@ class Controller:
         kinds = ", ".join(r.info.ref_kind for r in reflectors)
         log.info("%s: waiting for caches to sync (%s)", self.name, kinds)
         started = time.monotonic()
-        synced = asyncio.ensure_future(asyncio.gather(*(r.wait_synced() for r in reflectors)))
-        stopped = asyncio.ensure_future(self._stopped.wait())
-        waits: list[asyncio.Future[Any]] = [synced, stopped]
-        try:
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (synced, stopped):
-                task.cancel()
-            await asyncio.gather(synced, stopped, return_exceptions=True)
-        if synced.cancelled():
-            log.info("%s: stopped before its caches synced (%s)", self.name, kinds)
+        synced = asyncio.gather(*(r.wait_synced() for r in reflectors))
+        if not await self._until_stopped(synced, f"its caches synced ({kinds})"):
             return False
         counts = ", ".join(f"{len(r.store)} {r.info.ref_kind}" for r in reflectors)
         seconds = time.monotonic() - started

@@ -12,10 +12,11 @@ a healthy stream). LIST and WATCH are spoken through ``api.call_api`` because kr
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
@@ -222,7 +223,11 @@ class Reflector:
         self._writer = StoreWriter(indexers, compact=compact)
         self.store = self._writer.store  # read-only: what everyone else gets
         self.lists = 0
+        self.lists_started = 0
         self.watches = 0
+        self._relist_wanted = False
+        self._relists: list[tuple[int, asyncio.Future[None]]] = []
+        self._interruptible: asyncio.Future[Any] | None = None
         self._rv = ""
         self._expected: dict[str, Obj] = {}
         self._handlers: list[Handler] = []
@@ -301,6 +306,23 @@ class Reflector:
         """Wait (without limit) until the first LIST is stored."""
         await self.store.wait_synced()
 
+    def relist(self) -> asyncio.Future[None]:
+        """End the current watch (or error backoff) and LIST again; returns a future done
+        once a LIST that started after this call is stored (its differences dispatched,
+        objects gone from it as DELETED). A store kept while its watch was down can miss
+        changes; a sharded controller that rejoins its ring awaits this before it
+        reconciles (objects may have moved to other replicas meanwhile). Needs the
+        reflector running (:meth:`start`); the future stays pending while the LIST fails
+        (the reflector retries after its backoff): bound the wait with a timeout.
+        Cancelling the future does not stop the LIST."""
+        wanted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._relists = [(n, f) for n, f in self._relists if not f.done()]
+        self._relists.append((self.lists_started + 1, wanted))
+        self._relist_wanted = True
+        if self._interruptible is not None:  # a watch, or a backoff's sleep
+            self._interruptible.cancel()
+        return wanted
+
     def last_sync_resource_version(self) -> str:
         """The resourceVersion the store is current to (client-go LastSyncResourceVersion)."""
         return self._rv
@@ -328,10 +350,12 @@ class Reflector:
         need_list = True
         while True:
             try:
+                if self._relist_wanted:  # relist(): a LIST until one succeeds
+                    self._relist_wanted, need_list = False, True
                 if need_list:
                     await self._list()
                     need_list = False
-                if await self._watch():
+                if await self._unless_relisting(self._watch):
                     self.backoff.reset()
             except ExpiredError:
                 log.info("%s: resourceVersion %s expired, relisting", self.info.ref_kind, self._rv)
@@ -354,7 +378,23 @@ class Reflector:
                     str(err) or repr(err),
                     delay,
                 )
-                await self._sleep(delay)
+                await self._unless_relisting(functools.partial(self._sleep, delay))
+
+    async def _unless_relisting(self, work: Callable[[], Awaitable[Any]]) -> Any:
+        """Await ``work()`` (a watch, a backoff's sleep) in a task :meth:`relist` cancels;
+        None when it did, or when a LIST is wanted already."""
+        if self._relist_wanted:
+            return None
+        task = self._interruptible = asyncio.ensure_future(work())
+        try:
+            return await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if not task.cancelled() or (current is not None and current.cancelling()):
+                raise  # the reflector is stopping
+            return None
+        finally:
+            self._interruptible = None
 
     # --- LIST ------------------------------------------------------------------------------
 
@@ -377,6 +417,8 @@ class Reflector:
         again cost a decode per object)."""
         seen: set[Key] = set()
         self._expected.clear()  # a relist may skip the events they were expected in
+        self.lists_started += 1
+        number = self.lists_started
         token, rv, limit = "", "", min(self.page_size, FIRST_PAGE)
         while True:
             params = {"limit": str(limit)}
@@ -411,6 +453,10 @@ class Reflector:
         self._rv = rv
         self._writer.mark_synced()
         _freeze_heap("synced")
+        for wanted_from, wanted in self._relists:
+            if wanted_from <= number and not wanted.done():
+                wanted.set_result(None)
+        self._relists = [(n, f) for n, f in self._relists if not f.done()]
 
     def _next_limit(self, objects: int, size: int) -> int:
         """The next LIST page's ``limit`` after a page of ``objects`` in ``size`` bytes:

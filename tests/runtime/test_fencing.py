@@ -231,3 +231,61 @@ async def test_acknowledgements_failed_together_are_retried_by_their_own_backoff
     finally:
         apiserver.faults.clear()
         await stop(ctrl, task)
+
+
+async def test_a_controller_run_again_over_a_kept_store_reconciles_only_its_current_share(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """A sharded controller whose reflector was kept (warm) while it did not run, with its
+    watch down meanwhile (an API server restart), lists its share again before it
+    reconciles: an object moved to another replica in the meantime is not reconciled from
+    the kept store beside its new owner's reconcile (the sharding chaos test's overlap:
+    "caches synced in 0.00 s", then a reconcile of a stale object 9 ms later)."""
+    for name in ("stays", "moved"):
+        await call(kube, "POST", CM, {"metadata": {"name": name, "labels": {LABEL: "r1"}}})
+    runs: list[tuple[int, str, str]] = []
+    round_ = [1]
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        runs.append((round_[0], obj.name, obj.raw["metadata"]["labels"][LABEL]))
+
+    ctrl = sharded(kube, "r1")
+    cool = await ctrl.warm()  # what holds the reflector between runs (a ring member's)
+    task = await run(ctrl, reconcile)
+    await eventually(lambda: {n for _, n, _ in runs} == {"stays", "moved"}, 10, interval=0.01)
+    await stop(ctrl, task)
+    assert ctrl.reflector is not None
+    await ctrl.reflector.stop()  # its watch is down: the store is kept, not updated
+    relabel = {"metadata": {"labels": {LABEL: "r2"}}}
+    await call(kube, "PATCH", f"{CM}/moved", relabel, content_type=MERGE)
+    lists = apiserver.requests.count(verb="list")
+    round_[0] = 2
+    apiserver.faults.latency(0.5, verb="list", times=1)  # the server is slow to answer
+    task = await run(ctrl, reconcile)
+    try:
+        await eventually(lambda: (2, "stays", "r1") in runs, 10, interval=0.01)
+        assert apiserver.requests.count(verb="list") == lists + 1  # listed again, once
+        assert [r for r in runs if r[0] == 2] == [(2, "stays", "r1")]
+        assert ctrl.reflector.store.list_keys() == [("default", "stays")]
+    finally:
+        await stop(ctrl, task)
+        await cool()
+
+
+async def test_a_controller_run_on_a_fresh_reflector_lists_once(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """A sharded controller that starts its reflector lists once (no extra LIST)."""
+    await call(kube, "POST", CM, {"metadata": {"name": "a", "labels": {LABEL: "r1"}}})
+    runs: list[str] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        runs.append(obj.name)
+
+    ctrl = sharded(kube, "r1")
+    task = await run(ctrl, reconcile)
+    try:
+        await eventually(lambda: runs == ["a"], 10, interval=0.01)
+        assert apiserver.requests.count(verb="list") == 1
+    finally:
+        await stop(ctrl, task)

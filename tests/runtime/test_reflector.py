@@ -486,3 +486,75 @@ def test_watch_lines_are_split_wherever_the_chunks_end() -> None:
             pending = reflector._on_lines(pending + chunk if pending else chunk)
         assert got == [lines[0], lines[2], lines[4]], size
         assert pending == b'{"d":'
+
+
+async def test_relist_ends_the_watch_and_returns_once_a_new_list_is_stored(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """``relist()`` while watching: the watch ends, a LIST runs, ``relist`` returns once it
+    is stored, then the watch resumes from the new LIST. While stopped (a kept store
+    missing a deletion), ``relist`` returns only after the run's LIST dropped the object."""
+    for name in ("a", "b"):
+        await call(kube, "POST", CM, {"metadata": {"name": name}})
+    reflector = Reflector(kube, INFO, namespace="default")
+    await started(reflector)
+    await watch_opened(apiserver, 1)
+    await asyncio.wait_for(reflector.relist(), 5)
+    assert apiserver.requests.count(verb="list") == 2 and reflector.lists == 2
+    listed_at = reflector.last_sync_resource_version()
+    await watch_opened(apiserver, 2)
+    listed, watch = (
+        apiserver.requests.filter(verb="list")[1],
+        apiserver.requests.filter(verb="watch")[1],
+    )
+    assert apiserver.requests.index(watch) > apiserver.requests.index(listed)
+    assert watch.query["resourceVersion"] == listed_at
+    await reflector.stop()
+    await call(kube, "DELETE", f"{CM}/a")  # not seen: nothing watches
+    assert len(reflector.store) == 2
+    reflector.start()
+    await asyncio.wait_for(reflector.relist(), 5)
+    assert reflector.store.list_keys() == [("default", "b")]
+    assert apiserver.requests.count(verb="list") == 3
+    await reflector.stop()
+
+
+async def test_relist_waits_through_failed_lists(
+    kube: kr8s.asyncio.Api, apiserver: APIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A LIST that ``relist()`` asked for and that fails is tried again (after the backoff)
+    until one is stored; the reflector does not go back to watching in between (a sharded
+    controller waited for its share's relist for a minute after an injected 500)."""
+    await call(kube, "POST", CM, {"metadata": {"name": "a"}})
+    sleeps = Sleeps()
+    reflector = Reflector(
+        kube, INFO, namespace="default", sleep=sleeps, backoff=Backoff(rng=lambda: 0.0)
+    )
+    await started(reflector)
+    await watch_opened(apiserver, 1)
+    apiserver.faults.fail(500, verb="list", times=2)
+    await asyncio.wait_for(reflector.relist(), 5)
+    assert apiserver.requests.count(verb="list") == 4 and sleeps.delays == [0.8, 0.8]
+    assert apiserver.requests.count(verb="watch") == 1  # no watch between the tries
+    assert "ConfigMap: list failed" in caplog.text
+    await reflector.stop()
+
+
+async def test_relist_ends_a_backoff(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
+    """``relist()`` while the reflector backs off after a failed watch (the API server was
+    down a while: the delay grows to 30 s) lists at once instead of after the delay."""
+    backing_off = asyncio.Event()
+
+    async def sleep(delay: float) -> None:
+        backing_off.set()
+        await asyncio.Event().wait()  # a delay that would outlast the test
+
+    reflector = Reflector(kube, INFO, namespace="default", sleep=sleep)
+    apiserver.faults.fail(500, verb="watch", times=1)
+    await started(reflector)
+    await asyncio.wait_for(backing_off.wait(), 5)
+    await call(kube, "POST", CM, {"metadata": {"name": "a"}})
+    await asyncio.wait_for(reflector.relist(), 5)
+    assert reflector.store.list_keys() == [("default", "a")]
+    await watch_opened(apiserver, 2)  # and then it watches again
+    await reflector.stop()
