@@ -536,6 +536,7 @@ async def scenario(
     results: dict[str, Any] = {"objects": objects, "lease": lease, "chaos": restart is not None}
     cluster = Cluster(conn, objects)
     replicas: dict[str, Replica] = {}
+    mutator: asyncio.Task[None] | None = None
     try:
         for name in ("r0", "r1", "r2"):
             replicas[name] = Replica(workdir, conn.kubeconfig, name, lease)
@@ -625,6 +626,9 @@ async def scenario(
         if both:
             results["overlapping"] = both
     finally:
+        if mutator is not None and not mutator.done():  # a failed step: no stray writes
+            mutator.cancel()
+            await asyncio.gather(mutator, return_exceptions=True)
         for replica in replicas.values():
             if replica.proc.poll() is None:
                 replica.proc.send_signal(signal.SIGTERM)
