@@ -32,6 +32,10 @@ control plane) the CPU seconds kube-apiserver and etcd spent meanwhile.
 
     python benchmarks/sharding_processes.py [--objects 3000] [--lease 3] [--backend real]
                                             [--chaos] [--scaling]
+
+Environment: ``RK_SHARDS_WORKDIR=DIR`` keeps the replicas' logs and records in DIR (to
+look into a run); ``RK_SHARDS_LOOP=asyncio|uvloop|auto`` runs the replicas with
+``reconcile-kit run --loop`` (default: the command's own default).
 """
 
 from __future__ import annotations
@@ -151,6 +155,8 @@ class Replica:
         command += ["--kubeconfig", str(kubeconfig), "--namespace", "default"]
         # plain HTTP: this harness reads the gauges without a ServiceAccount token
         command += ["--metrics-port", str(self.port), "--metrics-secure=false"]
+        if os.environ.get("RK_SHARDS_LOOP"):  # asyncio|uvloop|auto: the replicas' loop
+            command += ["--loop", os.environ["RK_SHARDS_LOOP"]]
         command += [f"{workdir / 'operator.py'}:manager"]
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
