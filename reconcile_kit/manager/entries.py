@@ -14,9 +14,10 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
+from ..runtime.waits import first
 
 if TYPE_CHECKING:
     from .leaderelection import LeaderElection
@@ -156,19 +157,6 @@ async def shutdown(entries: list[Entry], timeout: float) -> None:
         await asyncio.gather(entry.task, return_exceptions=True)
         if entry.task.cancelled() or entry.task.exception() is None:
             entry.task = None
-
-
-async def first(*waits: Awaitable[Any]) -> bool:
-    """Await the first of ``waits`` to finish (the others are cancelled); True when it was
-    the first one."""
-    tasks = [asyncio.ensure_future(w) for w in waits]
-    try:
-        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        return tasks[0] in done
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def stepping_down_timeout(graceful_shutdown_timeout: float, election: LeaderElection) -> float:

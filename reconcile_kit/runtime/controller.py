@@ -59,6 +59,7 @@ from .sources import CacheView, MapScope, Source, owner_keys
 from .store import Entry, Obj, Store
 from .tracing import traced
 from .typed import ModelSide, is_model_class
+from .waits import first
 
 if TYPE_CHECKING:
     from ..typed.resource import CustomResource
@@ -545,20 +546,10 @@ class Controller:
     async def _until_stopped(self, work: Awaitable[object], doing: str) -> bool:
         """Await ``work`` unless :meth:`shutdown` comes first (then cancel it, log that it
         stopped before ``doing``, and return False)."""
-        done = asyncio.ensure_future(work)
-        stopped = asyncio.ensure_future(self._stopped.wait())
-        try:
-            await asyncio.wait([done, stopped], return_when=asyncio.FIRST_COMPLETED)
-            finished = done.done()
-        finally:
-            for task in (done, stopped):
-                task.cancel()
-            await asyncio.gather(done, stopped, return_exceptions=True)
-        if not finished:
-            log.info("%s: stopped before %s", self.name, doing)
-            return False
-        done.result()
-        return True
+        if await first(work, self._stopped.wait()):
+            return True
+        log.info("%s: stopped before %s", self.name, doing)
+        return False
 
     async def warm(self) -> Callable[[], Awaitable[None]]:
         """List and watch what :meth:`run` will (the primary kind and every source) without

@@ -15,7 +15,7 @@ from ..patch.snapshot import LazyBox, freeze
 from .reflector import DELETED, ReflectorEvent, Transform
 from .store import Entry, Obj, Store, resource_version
 
-__all__ = ["OwnWrites", "integer_version"]
+__all__ = ["OwnWrites", "integer_version", "later_version"]
 
 
 def _version(obj: Obj) -> int | None:
@@ -39,10 +39,12 @@ def integer_version(rv: object) -> int | None:
 def _after(version: int | None, obj: Obj) -> bool:
     """Whether ``version`` is later than ``obj``'s resourceVersion, compared as integers as
     client-go's MutationCache does (False when either is not an integer)."""
-    return _later(version, _version(obj))
+    return later_version(version, _version(obj))
 
 
-def _later(version: int | None, other: int | None) -> bool:
+def later_version(version: int | None, other: int | None) -> bool:
+    """Whether resourceVersion ``version`` is later than ``other``, both as integers
+    (:func:`integer_version`); False when either is None (not known to be)."""
     return version is not None and other is not None and version > other
 
 
@@ -111,7 +113,9 @@ class OwnWrites:
         if now is not None and str(now) == rv:
             return False
         version = integer_version(rv)
-        if _after(version, built_from) and (now is None or _later(version, integer_version(now))):
+        if _after(version, built_from) and (
+            now is None or later_version(version, integer_version(now))
+        ):
             assert version is not None
             self._written[key] = (version, self._keep(written) if cached is None else cached)
             return True

@@ -316,7 +316,6 @@ class Reflector:
         (the reflector retries after its backoff): bound the wait with a timeout.
         Cancelling the future does not stop the LIST."""
         wanted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._relists = [(n, f) for n, f in self._relists if not f.done()]
         self._relists.append((self.lists_started + 1, wanted))
         self._relist_wanted = True
         if self._interruptible is not None:  # a watch, or a backoff's sleep

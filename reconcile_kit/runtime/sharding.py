@@ -38,7 +38,7 @@ from ..client.fencing import WriteFence, fenced
 from ..client.request import send
 from ..meta.objects import ObjectRef, metadata_of
 from ..meta.shards import drain_label, shard_label
-from .ownwrites import OwnWrites, integer_version
+from .ownwrites import OwnWrites, integer_version, later_version
 from .queue import WorkQueue
 from .reflector import ADDED, DELETED, Reflector, ReflectorEvent
 from .resources import ResourceInfo
@@ -239,9 +239,8 @@ class ShardSide:
         """Whether ``obj``, an event's state of ``key`` (handed over), is later than the
         state the hand-over wrote: resourceVersions compared as integers, as client-go's
         MutationCache does (not an integer, or the write unanswered: not known to be)."""
-        acknowledged = self.moved.get(key)
         version = integer_version(metadata_of(obj).get("resourceVersion"))
-        return acknowledged is not None and version is not None and version > acknowledged
+        return later_version(version, self.moved.get(key))
 
     async def intercept(self, key: ObjectRef, raw: Obj, ctx: Context) -> bool:
         """Before a reconcile of ``key`` (read as ``raw``): True when sharding handles the
@@ -371,7 +370,7 @@ class ShardSide:
         if key not in self.moved or ctrl.reflector is None:
             return
         stored = integer_version(ctrl.reflector.store.resource_version(key.namespace, key.name))
-        if version is not None and stored is not None and stored > version:
+        if later_version(stored, version):
             del self.moved[key]
             ctrl.queue.add(key, UPDATED)
         else:
