@@ -294,6 +294,9 @@ class Controller:
         self._triggers: list[AsyncIterator[Any]] = []
         self._background: list[Callable[[Controller], Awaitable[None]]] = []
         self._deleted: dict[ObjectRef, Obj] = {}
+        # keys a stopped run left work for (WorkQueue.unfinished): the next run queues
+        # them at normal priority, not behind its first look at every cached object
+        self._carried: set[ObjectRef] = set()
         self._written: OwnWrites | None = None  # this run's (see runtime/ownwrites.py)
         self._tasks: list[asyncio.Task[Any]] = []
         self._workers: list[asyncio.Task[None]] = []
@@ -434,6 +437,7 @@ class Controller:
             if not await self._start_sources():
                 return  # shut down before its caches synced (e.g. a kind not served yet)
             self._synced = True
+            self._carried = set()  # each was queued by its ADDED event (or is gone)
             for _ in range(self.concurrency):
                 self._workers.append(
                     asyncio.create_task(self._work(reconcile, error_policy, data, on_delete))
@@ -646,6 +650,7 @@ class Controller:
 
     async def _stop_everything(self) -> None:
         self._synced = False
+        self._carried |= self.queue.unfinished()  # a run stopped before its sync: both
         try:
             self.queue.shutdown()
             for task in self._tasks:
@@ -700,8 +705,10 @@ class Controller:
         else:
             reason = ReconcileReason.UPDATED if event.type == MODIFIED else ReconcileReason.CREATED
             # an object that just arrived (the initial list, moved in from another replica)
-            # waits behind changes to objects already reconciled (controller-runtime 0.20)
-            self.queue.add(key, reason, low_priority=event.type == ADDED)
+            # waits behind changes to objects already reconciled (controller-runtime 0.20),
+            # unless a stopped run of this controller left work for it
+            low = event.type == ADDED and not (self._carried and key in self._carried)
+            self.queue.add(key, reason, low_priority=low)
 
     def _source_handler(self, source: Source) -> Callable[[ReflectorEvent], None]:
         def handle(event: ReflectorEvent) -> None:

@@ -374,6 +374,7 @@ class WorkQueue(Generic[K]):
         self._timer_due: float | None = None
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._shut_down = False
+        self._left: set[K] = set()  # unfinished() when shut down
         self._dropped = 0
 
     def __repr__(self) -> str:
@@ -678,6 +679,16 @@ class WorkQueue(Generic[K]):
         """Keys queued and ready to be handed out (not counting delayed or dirty ones)."""
         return len(self._ready) + len(self._low - self._processing)
 
+    def unfinished(self) -> set[K]:
+        """Keys with work not done: queued at normal priority, waiting for a delayed add
+        (a retry's backoff), or being processed (a run a stop may cut short); not those
+        queued only at low priority. After :meth:`shutdown`: those it had then (a key
+        being processed counts, however its run ends). What a stopped controller left
+        undone beyond a first look at each object."""
+        if self._shut_down:
+            return set(self._left)
+        return (self._dirty - self._low) | self._delayed.keys() | self._processing
+
     def pending_delayed(self) -> int:
         """Keys with a pending :meth:`add_after`."""
         return len(self._delayed)
@@ -699,6 +710,7 @@ class WorkQueue(Generic[K]):
         """
         if self._shut_down:
             return
+        self._left = self.unfinished()
         self._shut_down = True
         self._disarm_timer()
         pending: tuple[Any, ...] = (self._ready, self._ready_low, self._low, self._dirty)

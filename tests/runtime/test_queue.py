@@ -183,6 +183,24 @@ async def test_claim_takes_a_key_as_get_would_unless_it_is_processing() -> None:
     await assert_nothing_within(queue, 10)
 
 
+async def test_unfinished_keys_are_changes_retries_and_runs_not_first_looks() -> None:
+    """What a stop leaves undone (a controller's next run queues it first): keys queued at
+    normal priority, waiting for a retry, or being processed; not those queued only for a
+    first look (low priority). Kept after the shutdown drops the queue."""
+    d = ObjectRef("ConfigMap", "default", "d")
+    queue: WorkQueue[ObjectRef] = WorkQueue()
+    for key in (A, B, C, d):
+        queue.add(key, "created", low_priority=True)
+    assert queue.unfinished() == set()
+    assert await get_within(queue) == (A, frozenset({"created"}))  # processing
+    queue.add(B, "updated")  # a change: promoted
+    queue.add_after(C, 60, "requeued")
+    assert queue.unfinished() == {A, B, C}
+    queue.shutdown()
+    queue.done(A)
+    assert queue.unfinished() == {A, B, C}
+
+
 async def test_low_priority_keys_wait_behind_normal_ones_and_are_promoted() -> None:
     """controller-runtime 0.20's priority queue: first reconciles of objects that just
     arrived (low) wait behind changes to known objects; a normal add promotes a key."""
