@@ -127,6 +127,11 @@ class Backoff:
 
     ``next()`` returns a delay in seconds within ``[d, d * (1 + jitter)]`` capped at
     ``maximum``, where ``d`` doubles from ``initial``; ``reset()`` starts over.
+    ``answered()`` is the delay after an error the server answered: ``quick`` (jittered)
+    for the first since the last ``reset()`` (a transient fault: one injected 500 held a
+    rejoining replica's workers for a LIST retried 0.8-1.6 s later), then ``initial``
+    (jittered) each time: a server failing every request sees one extra request per run
+    of failures, not a retry loop.
     """
 
     def __init__(
@@ -136,10 +141,13 @@ class Backoff:
         factor: float = 2.0,
         jitter: float = 1.0,
         rng: Callable[[], float] = random.random,
+        quick: float = 0.1,
     ) -> None:
         self.initial, self.maximum, self.factor, self.jitter = initial, maximum, factor, jitter
+        self.quick = min(quick, initial)
         self._rng = rng
         self._current = initial
+        self._answered = 0  # answered errors since the last reset()
 
     def next(self) -> float:
         """The next delay in seconds (jittered, capped at ``maximum``); grows the base."""
@@ -147,9 +155,20 @@ class Backoff:
         self._current = min(self._current * self.factor, self.maximum)
         return delay
 
-    def reset(self) -> None:
-        """Back to the ``initial`` delay (the server answered)."""
+    def answered(self) -> float:
+        """The delay after an error the server answered (it is up: such failures do not
+        compound): ``quick`` for the first since :meth:`reset`, else ``initial``, each
+        jittered and capped at ``maximum``; the next :meth:`next` starts from ``initial``."""
+        self._answered += 1
         self._current = self.initial
+        base = self.quick if self._answered == 1 else self.initial
+        return min(base * (1 + self.jitter * self._rng()), self.maximum)
+
+    def reset(self) -> None:
+        """Back to the ``initial`` delay, and the next answered error is retried quickly
+        (a success: a LIST stored, a watch that ended normally)."""
+        self._current = self.initial
+        self._answered = 0
 
 
 class WatchError(APIError):
@@ -354,6 +373,7 @@ class Reflector:
                 if need_list:
                     await self._list()
                     need_list = False
+                    self.backoff.reset()
                 if await self._unless_relisting(self._watch):
                     self.backoff.reset()
             except ExpiredError:
@@ -363,11 +383,10 @@ class Reflector:
             except asyncio.CancelledError:
                 raise
             except Exception as err:
-                if isinstance(err, APIError) and err.status:
-                    # the server answered: it is up, so failures it answers (an injected or
-                    # transient 500, a 409) do not compound; Retry-After is still honoured
-                    self.backoff.reset()
-                delay = self.backoff.next()
+                # the server answered: it is up, so failures it answers (an injected or
+                # transient 500, a 409) do not compound; Retry-After is still honoured
+                answered = isinstance(err, APIError) and err.status
+                delay = self.backoff.answered() if answered else self.backoff.next()
                 if isinstance(err, APIError) and err.retry_after:
                     delay = max(delay, err.retry_after)
                 log.warning(

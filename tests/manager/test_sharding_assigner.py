@@ -207,3 +207,81 @@ async def test_objects_of_a_member_held_by_a_dead_sharder_move_once_that_hold_la
         y_task.cancel()
         await asyncio.gather(running, y_task, return_exceptions=True)
         await view.stop()
+
+
+async def expired_member_x_with_objects_and_live_y(
+    kube: kr8s.asyncio.Api,
+) -> tuple[RingView, asyncio.Task[None]]:
+    """Member x owned 10 objects and stopped renewing its Lease (not released); y is live.
+    Returns the ring's view (started) and y's election task."""
+    x = membership_election(member("x"))
+    x_task = asyncio.create_task(x.run(kube))
+    await eventually(lambda: x.is_leader, 10, interval=0.05)
+    for i in range(10):
+        body = {"metadata": {"name": f"cm-{i}", "labels": {LABEL: "x"}}}
+        await call(kube, "POST", "/api/v1/namespaces/default/configmaps", body)
+    y = membership_election(member("y"))
+    y_task = asyncio.create_task(y.run(kube))
+    await eventually(lambda: y.is_leader, 10, interval=0.05)
+    x_task.cancel()
+    await asyncio.gather(x_task, return_exceptions=True)
+    view = RingView(kube, "ring", "default")
+    await view.start()
+    return view, y_task
+
+
+async def test_the_sharders_own_member_rejoining_keeps_its_objects(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    """The sharder runs in replica x, whose membership Lease expired (an API server outage
+    past its renew deadline: x stopped its sharded controllers and is taking its Lease
+    again). The sharder does not hold x's Lease and move x's objects meanwhile (in the
+    chaos test it did, first: x rejoined 3.9 s after the server was back, once all its
+    objects had moved, and every change to them waited for that)."""
+    view, y_task = await expired_member_x_with_objects_and_live_y(kube)
+    assigner = Assigner(
+        kube, "ring", "x", view, [ShardedKind(ConfigMap, "default")], lease_duration=3
+    )
+    running = asyncio.create_task(assigner.run())
+    x_again_task: asyncio.Task[None] | None = None
+    try:
+        await asyncio.sleep(3 + 2)  # expired 2 s ago (x's retries failing meanwhile)
+        assert (await lease(kube, "ring-x"))["spec"]["holderIdentity"] == "x"  # type: ignore[index]
+        assert await owners(kube) == {"x"}
+        x_again = membership_election(member("x"))
+        x_again_task = asyncio.create_task(x_again.run(kube))
+        await eventually(lambda: x_again.is_leader, 10, interval=0.05)
+        await asyncio.sleep(5)
+        assert await owners(kube) == {"x"}  # never moved
+    finally:
+        tasks = [t for t in (running, y_task, x_again_task) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await view.stop()
+
+
+async def test_the_sharders_own_member_not_back_within_a_lease_duration_is_moved_from(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    """The same, but x does not take its Lease again: a Lease duration after it expired,
+    the sharder holds it and moves x's objects, as any member's."""
+    loop = asyncio.get_running_loop()
+    view, y_task = await expired_member_x_with_objects_and_live_y(kube)
+    assigner = Assigner(
+        kube, "ring", "x", view, [ShardedKind(ConfigMap, "default")], lease_duration=3
+    )
+    running = asyncio.create_task(assigner.run())
+    try:
+        expired = loop.time() + 3  # from now: x stopped renewing just before
+
+        async def moved() -> bool:
+            return await owners(kube) == {"y"}
+
+        await eventually(moved, 20, interval=0.05)
+        assert 3 - 0.5 <= loop.time() - expired < 3 + 1
+    finally:
+        running.cancel()
+        y_task.cancel()
+        await asyncio.gather(running, y_task, return_exceptions=True)
+        await view.stop()

@@ -190,7 +190,8 @@ async def test_errors_back_off_and_honour_retry_after(
         kube, INFO, namespace="default", sleep=sleeps, backoff=Backoff(rng=lambda: 0.0)
     )
     await started(reflector)
-    assert sleeps.delays == [0.8, 0.8, 7.0]  # answered failures do not compound; Retry-After
+    # answered failures do not compound, the first is retried quickly; Retry-After
+    assert sleeps.delays == [0.1, 0.8, 7.0]
     assert apiserver.requests.count(verb="list") == 4
     await reflector.stop()
 
@@ -215,7 +216,8 @@ async def test_failures_the_server_answers_do_not_compound(
     apiserver.faults.fail(410, verb="watch", times=1)
     await started(reflector)
     await eventually(lambda: apiserver.requests.count(verb="list") == 3, 10, interval=0.01)
-    assert sleeps.delays == [0.8, 0.8, 0.8]  # answered: never 1.6 or 3.2
+    # answered: never 1.6 or 3.2; the first after a success (a LIST stored) is quick
+    assert sleeps.delays == [0.1, 0.8, 0.1]
     await reflector.stop()
 
 
@@ -226,6 +228,20 @@ def test_backoff_sequence_and_reset() -> None:
     backoff.reset()
     assert backoff.next() == pytest.approx(1.2)
     assert Backoff(rng=lambda: 0.0).next() == 0.8
+
+
+def test_answered_errors_retry_quickly_once_then_from_the_initial_delay() -> None:
+    """An error the server answered is a transient fault until it repeats: the first since
+    a success is retried after ``quick``, the next ones after ``initial`` (never growing),
+    and a success makes the next one quick again."""
+    backoff = Backoff(rng=lambda: 0.5)
+    backoff.next()
+    backoff.next()  # grown to 3.2 by errors the server did not answer
+    assert [backoff.answered() for _ in range(3)] == pytest.approx([0.15, 1.2, 1.2])
+    assert backoff.next() == pytest.approx(1.2)  # from the initial delay again
+    backoff.reset()
+    assert backoff.answered() == pytest.approx(0.15)
+    assert Backoff(initial=0.05, rng=lambda: 0.0).answered() == 0.05  # quick <= initial
 
 
 async def test_indexers(kube: kr8s.asyncio.Api) -> None:
@@ -534,7 +550,7 @@ async def test_relist_waits_through_failed_lists(
     await watch_opened(apiserver, 1)
     apiserver.faults.fail(500, verb="list", times=2)
     await asyncio.wait_for(reflector.relist(), 5)
-    assert apiserver.requests.count(verb="list") == 4 and sleeps.delays == [0.8, 0.8]
+    assert apiserver.requests.count(verb="list") == 4 and sleeps.delays == [0.1, 0.8]
     assert apiserver.requests.count(verb="watch") == 1  # no watch between the tries
     assert "ConfigMap: list failed" in caplog.text
     await reflector.stop()
