@@ -38,6 +38,15 @@ async def owners(kube: kr8s.asyncio.Api) -> set[str | None]:
     return {(i["metadata"].get("labels") or {}).get(LABEL) for i in listing["items"]}
 
 
+async def stop(view: RingView, *tasks: asyncio.Task[None] | None) -> None:
+    """Cancel ``tasks`` (None: never started) and wait for them, then stop ``view``."""
+    started = [task for task in tasks if task is not None]
+    for task in started:
+        task.cancel()
+    await asyncio.gather(*started, return_exceptions=True)
+    await view.stop()
+
+
 async def test_hold_renew_move_and_forget(kube: kr8s.asyncio.Api, apiserver: APIServer) -> None:
     loop = asyncio.get_running_loop()
     # member x held its Lease and owns objects; then it died (its Lease expires)
@@ -94,11 +103,7 @@ async def test_hold_renew_move_and_forget(kube: kr8s.asyncio.Api, apiserver: API
         await eventually(lambda: x_again.is_leader, 20, interval=0.05)
     finally:
         apiserver.faults.clear()
-        tasks = [t for t in (running, y_task, x_again_task) if t is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await view.stop()
+        await stop(view, running, y_task, x_again_task)
 
 
 async def test_failed_label_writes_are_retried_with_a_growing_backoff(
@@ -126,10 +131,7 @@ async def test_failed_label_writes_are_retried_with_a_growing_backoff(
         await eventually(labelled, 20, interval=0.01)
         assert 0.35 <= loop.time() - started < 1.0  # 0.05 + 0.1 + 0.2; a fixed 1 s delay: 3 s
     finally:
-        running.cancel()
-        y_task.cancel()
-        await asyncio.gather(running, y_task, return_exceptions=True)
-        await view.stop()
+        await stop(view, running, y_task)
 
 
 async def test_a_conflicting_label_write_is_decided_again(
@@ -155,10 +157,7 @@ async def test_a_conflicting_label_write_is_decided_again(
 
         await eventually(labelled, 5, interval=0.01)
     finally:
-        running.cancel()
-        y_task.cancel()
-        await asyncio.gather(running, y_task, return_exceptions=True)
-        await view.stop()
+        await stop(view, running, y_task)
 
 
 async def test_objects_of_a_member_held_by_a_dead_sharder_move_once_that_hold_lapses(
@@ -203,10 +202,7 @@ async def test_objects_of_a_member_held_by_a_dead_sharder_move_once_that_hold_la
         await eventually(moved, 10, interval=0.05)
         assert 3 <= loop.time() - started < 3 + 1  # the old hold's lapse, then one pass
     finally:
-        running.cancel()
-        y_task.cancel()
-        await asyncio.gather(running, y_task, return_exceptions=True)
-        await view.stop()
+        await stop(view, running, y_task)
 
 
 async def expired_member_x_with_objects_and_live_y(
@@ -254,11 +250,7 @@ async def test_the_sharders_own_member_rejoining_keeps_its_objects(
         await asyncio.sleep(5)
         assert await owners(kube) == {"x"}  # never moved
     finally:
-        tasks = [t for t in (running, y_task, x_again_task) if t is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await view.stop()
+        await stop(view, running, y_task, x_again_task)
 
 
 async def test_the_sharders_own_member_not_back_within_a_lease_duration_is_moved_from(
@@ -281,7 +273,4 @@ async def test_the_sharders_own_member_not_back_within_a_lease_duration_is_moved
         await eventually(moved, 20, interval=0.05)
         assert 3 - 0.5 <= loop.time() - expired < 3 + 1
     finally:
-        running.cancel()
-        y_task.cancel()
-        await asyncio.gather(running, y_task, return_exceptions=True)
-        await view.stop()
+        await stop(view, running, y_task)
