@@ -11,7 +11,7 @@ loop). Under valgrind the client runs ~50x slower, so a write's watch event near
 arrives before its answer is read (the mix of paths differs from a normal run); the
 instructions of the paths taken are counted exactly.
 
-    python benchmarks/instructions.py [--objects 1000] [--pythonpath DIR]
+    python benchmarks/instructions.py [--objects 1000] [--pythonpath DIR] [--keep DIR]
 
 ``--pythonpath`` measures another checkout's reconcile_kit (e.g. a git worktree of an older
 commit) with this script's workload. Needs valgrind and scripts/build-control-plane's
@@ -56,11 +56,15 @@ def child(mode: str, kubeconfig: str, objects: int) -> None:
     asyncio.run(main())
 
 
-def instructions(mode: str, kubeconfig: str, objects: int, pythonpath: str | None) -> int:
-    """Instructions callgrind counted in one child process of ``mode``."""
+def instructions(
+    mode: str, kubeconfig: str, objects: int, pythonpath: str | None, keep: str | None
+) -> int:
+    """Instructions callgrind counted in one child process of ``mode``; with ``keep``, its
+    callgrind profile is kept as ``<keep>/<mode>.callgrind`` (for callgrind_annotate)."""
     env = dict(os.environ, PYTHONPATH=pythonpath or str(HERE.parent))
     with tempfile.TemporaryDirectory() as tmp:
-        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out"]
+        out = Path(keep or tmp) / f"{mode}.callgrind"
+        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
         command += [sys.executable, __file__, "--child", mode, "--kubeconfig", kubeconfig]
         command += ["--objects", str(objects)]
         done = subprocess.run(command, env=env, cwd=tmp, capture_output=True, text=True)
@@ -88,7 +92,7 @@ async def reset(kubeconfig: str, objects: int) -> None:
             await asyncio.gather(*(drop(i) for i in range(start, min(objects, start + 50))))
 
 
-async def measure(objects: int, pythonpath: str | None) -> None:
+async def measure(objects: int, pythonpath: str | None, keep: str | None) -> None:
     sys.path.insert(0, str(HERE))
     from targets import Connection, populate
 
@@ -102,7 +106,7 @@ async def measure(objects: int, pythonpath: str | None) -> None:
             if mode in ("converge", "raw"):
                 await reset(kubeconfig, objects)
             counts[mode] = await asyncio.to_thread(
-                instructions, mode, kubeconfig, objects, pythonpath
+                instructions, mode, kubeconfig, objects, pythonpath, keep
             )
             print(f"  {mode}: {counts[mode]:,} instructions", flush=True)
     ours = (counts["converge"] - counts["converge-imports"]) / objects
@@ -118,6 +122,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--objects", type=int, default=1000)
     parser.add_argument("--pythonpath", help="measure the reconcile_kit of this directory")
+    parser.add_argument("--keep", help="keep the callgrind profiles in this directory")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--kubeconfig", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -126,7 +131,7 @@ def main() -> None:
         return
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed: apt-get install valgrind")
-    asyncio.run(measure(args.objects, args.pythonpath))
+    asyncio.run(measure(args.objects, args.pythonpath, args.keep))
 
 
 if __name__ == "__main__":

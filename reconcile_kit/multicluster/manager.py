@@ -407,7 +407,11 @@ class MultiClusterManager:
         sharding = manager.sharding if self.shard_clusters else None
         if sharding is not None:
             self._view = RingView(
-                self.api, sharding.ring, sharding.namespace, retry_period=sharding.retry_period
+                self.api,
+                sharding.ring,
+                sharding.namespace,
+                retry_period=sharding.retry_period,
+                rejoin_grace=sharding.rejoin_grace,
             )
             self._view.on_change.append(self._sync_all)
             await self._view.start()

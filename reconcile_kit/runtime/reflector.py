@@ -207,6 +207,13 @@ class Reflector:
         compact: keep the cached objects as JSON bytes, decoded on every read (see
             :class:`~reconcile_kit.runtime.store.Store`); None (default): compact unless
             ``metadata_only`` (small objects some callers walk often).
+
+    Attributes:
+        on_error: plain functions called with every exception a LIST or WATCH failed with
+            (before the backoff's wait), as client-go's ``WatchErrorHandler``; an
+            :class:`~reconcile_kit.client.errors.APIError` with a ``status`` is one the
+            server answered, anything else (a refused or reset connection, a timeout)
+            found it unreachable. What they raise is logged and ignored.
     """
 
     def __init__(
@@ -250,6 +257,7 @@ class Reflector:
         self._rv = ""
         self._expected: dict[str, Obj] = {}
         self._handlers: list[Handler] = []
+        self.on_error: list[Callable[[Exception], None]] = []
         self._task: asyncio.Task[None] | None = None
 
     # --- observers -------------------------------------------------------------------------
@@ -383,6 +391,7 @@ class Reflector:
             except asyncio.CancelledError:
                 raise
             except Exception as err:
+                self._report_error(err)
                 # the server answered: it is up, so failures it answers (an injected or
                 # transient 500, a 409) do not compound; Retry-After is still honoured
                 answered = isinstance(err, APIError) and err.status
@@ -397,6 +406,13 @@ class Reflector:
                     delay,
                 )
                 await self._unless_relisting(functools.partial(self._sleep, delay))
+
+    def _report_error(self, error: Exception) -> None:
+        for handler in list(self.on_error):
+            try:
+                handler(error)
+            except Exception:
+                log.exception("%s: an error handler failed", self.info.ref_kind)
 
     async def _unless_relisting(self, work: Callable[[], Awaitable[Any]]) -> Any:
         """Await ``work()`` (a watch, a backoff's sleep) in a task :meth:`relist` cancels;

@@ -103,6 +103,18 @@ class Sharding:
         )
 
     @property
+    def rejoin_grace(self) -> float:
+        """Seconds after the ring's Lease watch last found the API server unreachable during
+        which a member whose Lease was not seen renewed since then still counts as live
+        (:class:`~.membership.RingView`): the time for the watch to come back (at most
+        ``retry_period``) and for the member to renew (a jittered retry, at most
+        ``2.2 * retry_period``, as client-go's ``wait.JitterUntil``), never more than
+        ``lease_duration``."""
+        from ..leaderelection import JITTER_FACTOR
+
+        return min(self.lease_duration, self.retry_period * (2 + JITTER_FACTOR))
+
+    @property
     def sharder_lease(self) -> str:
         """The name of the Lease whose holder runs the ring's sharder."""
         return f"{self.ring}-sharder"

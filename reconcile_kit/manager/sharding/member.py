@@ -93,7 +93,13 @@ class RingMember:
         gauge = self.metrics.shard.member.labels(ring, identity)
         membership.on_status_change.append(lambda member: gauge.set(1 if member else 0))
         fence_by(entries, membership, f"membership Lease {sharding.member_lease}")
-        view = RingView(self.api, ring, sharding.namespace, retry_period=sharding.retry_period)
+        view = RingView(
+            self.api,
+            ring,
+            sharding.namespace,
+            retry_period=sharding.retry_period,
+            rejoin_grace=sharding.rejoin_grace,
+        )
         sharder_done = asyncio.Event()
         kinds = [
             ShardedKind(

@@ -31,6 +31,7 @@ from typing import Any
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import new_class
 
+from ...client.errors import APIError
 from ...meta.objects import metadata_of
 from ...meta.shards import MEMBER_LABEL, RING_LABEL
 from ...runtime.reflector import DELETED, Backoff, Reflector, ReflectorEvent
@@ -79,6 +80,14 @@ class RingView:
             the ring's ``retry_period``: members renew that often, and a view that lags
             their renewals after an API server outage judges them expired (the ring then
             has nobody to assign objects to).
+        rejoin_grace: seconds (default 0) after the watch last failed without an answer
+            from the API server (a refused or reset connection, a timeout: the members
+            could not renew either) during which a Lease not seen to change since then
+            is not judged expired. Without it, the first member back after an outage
+            longer than the Lease duration is the only live one, and the sharder moves
+            every other member's objects to it while they are renewing (the manager
+            passes :attr:`~.config.Sharding.rejoin_grace`). Costs a member that died
+            during the outage at most this long.
 
     A Lease names its member in the label ``reconcile-kit.io/member``. The member is
     *live* while it holds the Lease (``holderIdentity`` equals the member's name) and the
@@ -96,6 +105,7 @@ class RingView:
         *,
         clock: Callable[[], float] | None = None,
         retry_period: float | None = None,
+        rejoin_grace: float = 0.0,
     ) -> None:
         self.ring = ring
         self.namespace = namespace
@@ -110,7 +120,10 @@ class RingView:
             compact=False,  # a few Leases, read on every renewal
             backoff=backoff,
         )
+        self.reflector.on_error.append(self._on_error)
         self.on_change: list[Callable[[], None]] = []
+        self.rejoin_grace = rejoin_grace
+        self._unreachable_at: float | None = None  # the watch's last unanswered failure
         self._clock = clock
         self._observed: dict[str, tuple[dict[str, Any], float]] = {}  # lease -> spec, seen
         self._live: frozenset[str] = frozenset()
@@ -183,6 +196,22 @@ class RingView:
         if self.reflector.has_synced():
             self._recompute()
 
+    def _on_error(self, error: Exception) -> None:
+        """Note when the Lease watch found the API server unreachable (an error it did not
+        answer): members could not renew then either."""
+        if not (isinstance(error, APIError) and error.status):
+            self._unreachable_at = self._now()
+
+    def _expiry(self, spec: dict[str, Any], seen: float) -> float:
+        """When a Lease whose record ``spec`` was seen to change at ``seen`` expires: its
+        duration later, and not before :attr:`rejoin_grace` after an outage that began
+        since (its member could not renew during it)."""
+        expires = seen + float(spec.get("leaseDurationSeconds") or 0)
+        outage = self._unreachable_at
+        if outage is not None and seen <= outage:
+            expires = max(expires, outage + self.rejoin_grace)
+        return expires
+
     def _recompute(self) -> None:
         now = self._now()
         live: set[str] = set()
@@ -196,7 +225,7 @@ class RingView:
             holder = spec.get("holderIdentity") or ""
             if not member or holder != member:
                 continue  # released, or taken over by the sharder
-            expires = seen + float(spec.get("leaseDurationSeconds") or 0)
+            expires = self._expiry(spec, seen)
             if expires <= now:
                 expired[member] = name
                 continue
