@@ -221,6 +221,29 @@ async def test_failures_the_server_answers_do_not_compound(
     await reflector.stop()
 
 
+async def test_error_handlers_see_each_failure_and_cannot_stop_the_reflector(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """``on_error`` (client-go's WatchErrorHandler) gets every failed LIST and WATCH before
+    the backoff; a handler that raises is logged and the reflector goes on."""
+    seen: list[int | None] = []
+
+    def broken(error: Exception) -> None:
+        raise RuntimeError("a broken handler")
+
+    reflector = Reflector(
+        kube, INFO, namespace="default", sleep=Sleeps(), backoff=Backoff(rng=lambda: 0.0)
+    )
+    reflector.on_error += [broken, lambda error: seen.append(getattr(error, "status", None))]
+    apiserver.faults.fail(500, verb="list", times=1)
+    apiserver.faults.fail(503, verb="watch", times=1)
+    await started(reflector)
+    await eventually(lambda: seen == [500, 503], 10, interval=0.01)
+    await call(kube, "POST", CM, {"metadata": {"name": "after"}})
+    await eventually(lambda: reflector.store.get("default", "after") is not None, 10)
+    await reflector.stop()
+
+
 def test_backoff_sequence_and_reset() -> None:
     backoff = Backoff(rng=lambda: 0.5)
     delays = [backoff.next() for _ in range(8)]
