@@ -6,6 +6,7 @@ standby takes over a killed leader within Lease duration + 2 s; nothing is lost.
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,8 @@ import pytest
 
 from reconcile_kit.testing.backends import selected_backends
 from reconcile_kit.testing.controlplane import find_binaries
+
+from ..machine import busy_before
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import leader_processes
@@ -35,10 +38,20 @@ async def test_a_paused_leader_writes_nothing_and_a_warm_standby_takes_over(
     async def body(workdir: Path, conn: Any, _server: Any) -> dict[str, Any]:
         return await leader_processes.scenario(workdir, conn, 300, LEASE, 30.0)
 
+    busy = busy_before()
     results = await sharding_processes.on_backend(backend_name, True, body)
     print(results)  # the run's figures, for the record (pytest -s)
     # settled() raised if any final annotation differed from its value
     assert results["reconciles_after_resume"] == 0
     assert results["writes_after_resume"] == 0
     assert results["overlaps"] == 0
+    if busy:
+        # a saturated machine starves the standby: the takeover time measures the machine
+        # (benchmarks/leader_processes.py reports it always)
+        warnings.warn(
+            f"machine busy before the run: takeover {results['kill_takeover_seconds']} s "
+            f"not checked against {LEASE + 2} s",
+            stacklevel=1,
+        )
+        return
     assert results["kill_takeover_seconds"] <= LEASE + 2

@@ -14,7 +14,6 @@ the backends ``--backend`` selects."""
 
 from __future__ import annotations
 
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -24,6 +23,8 @@ import pytest
 
 from reconcile_kit.testing.backends import selected_backends
 from reconcile_kit.testing.controlplane import find_binaries
+
+from ..machine import busy_before
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import sharding_processes
@@ -46,12 +47,6 @@ def run(backend_name: str, chaos: bool, objects: int) -> Any:
         return await sharding_processes.scenario(workdir, conn, objects, LEASE, 30.0, server)
 
     return sharding_processes.on_backend(backend_name, chaos, body)
-
-
-def busy_before() -> bool:
-    """Whether the machine was already busy before the scenario started its processes (a
-    1-minute load average above its cores: other work, not this test's replicas)."""
-    return os.getloadavg()[0] > (os.cpu_count() or 1)
 
 
 def check(results: dict[str, Any], objects: int, busy: bool = False) -> None:
