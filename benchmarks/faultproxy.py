@@ -102,7 +102,10 @@ class FaultProxy:
                 status=status, body=orjson.dumps(body), content_type="application/json"
             )
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP}
-        data = await request.read() if request.can_read_body else None
+        try:
+            data = await request.read() if request.can_read_body else None
+        except ConnectionResetError:  # the client went away mid-body (a SIGKILLed replica)
+            return web.Response(status=400, text="request body cut short")
         try:
             upstream = await self._session.request(
                 request.method,
