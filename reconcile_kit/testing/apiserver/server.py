@@ -7,9 +7,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import kr8s.asyncio
 import yaml
 from aiohttp import web
 
@@ -24,6 +23,9 @@ from .registry import Registry
 from .requestlog import RequestLog
 from .store import Store
 from .watch import WatchHub
+
+if TYPE_CHECKING:
+    import kr8s.asyncio
 
 
 class APIServer:
@@ -229,6 +231,8 @@ class APIServer:
         """A kr8s asyncio Api bound to this server's kubeconfig only."""
         if not self.kubeconfig:
             raise RuntimeError("the API server is not running")
+        import kr8s.asyncio  # here: serving needs no client (kr8s takes ~0.4 s to import)
+
         return await kr8s.asyncio.api(kubeconfig=self.kubeconfig)
 
     def close_watches(self) -> int:
