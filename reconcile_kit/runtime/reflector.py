@@ -384,7 +384,8 @@ class Reflector:
                     self.backoff.reset()
                 if await self._unless_relisting(self._watch):
                     self.backoff.reset()
-            except ExpiredError:
+            except ExpiredError as err:
+                self._report_error(err)
                 log.info("%s: resourceVersion %s expired, relisting", self.info.ref_kind, self._rv)
                 need_list = True
                 self.backoff.reset()  # the server answers again: back off from the start

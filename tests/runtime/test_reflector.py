@@ -237,8 +237,9 @@ async def test_error_handlers_see_each_failure_and_cannot_stop_the_reflector(
     reflector.on_error += [broken, lambda error: seen.append(getattr(error, "status", None))]
     apiserver.faults.fail(500, verb="list", times=1)
     apiserver.faults.fail(503, verb="watch", times=1)
+    apiserver.faults.fail(410, verb="watch", times=1)
     await started(reflector)
-    await eventually(lambda: seen == [500, 503], 10, interval=0.01)
+    await eventually(lambda: seen == [500, 503, 410], 10, interval=0.01)
     await call(kube, "POST", CM, {"metadata": {"name": "after"}})
     await eventually(lambda: reflector.store.get("default", "after") is not None, 10)
     await reflector.stop()
