@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from reconcile_kit.manager.sharding import Sharding
 from reconcile_kit.manager.sharding.membership import RingView
@@ -44,7 +45,24 @@ async def renew(server: APIServer, member: str, *, create: bool = False) -> None
         assert reply.status in (200, 201), await reply.text()
 
 
-async def test_members_renewing_after_an_outage_stay_live(tmp_path: Path) -> None:
+async def outage(server: APIServer, kind: str) -> None:
+    """Make the Lease API unavailable for longer than a Lease duration: the server stopped
+    (connections refused), or answering 503 to every Lease request (a proxy or load
+    balancer with no kube-apiserver behind it) with its watches closed."""
+    if kind == "stopped":
+        await server.stop()
+    else:
+        rule = server.faults.fail(503, resource="leases", times=None)
+        server.close_watches()
+    await asyncio.sleep(LEASE + 0.5)  # the outage: the scenario's input
+    if kind == "stopped":
+        await server.start()
+    else:
+        server.faults.rules.remove(rule)
+
+
+@pytest.mark.parametrize("kind", ["stopped", "503"])
+async def test_members_renewing_after_an_outage_stay_live(tmp_path: Path, kind: str) -> None:
     server = APIServer(data_dir=tmp_path / "data")
     await server.start()
     view: RingView | None = None
@@ -65,9 +83,7 @@ async def test_members_renewing_after_an_outage_stay_live(tmp_path: Path) -> Non
         await view.start()
         assert view.members() == {"a", "b", "c"}
 
-        await server.stop()
-        await asyncio.sleep(LEASE + 0.5)  # the outage: the scenario's input
-        await server.start()
+        await outage(server, kind)
         back = time.monotonic()
         await renew(server, "a")  # the first member back
         await asyncio.sleep(RING.retry_period * 2)  # b renews at its next jittered retry

@@ -104,8 +104,9 @@ class Sharding:
 
     @property
     def rejoin_grace(self) -> float:
-        """Seconds after the ring's Lease watch last found the API server unreachable during
-        which a member whose Lease was not seen renewed since then still counts as live
+        """Seconds after the ring's Lease watch last found the API server unreachable (no
+        answer, or 502/503/504) during which a member whose Lease was not seen renewed
+        since then still counts as live
         (:class:`~.membership.RingView`): the time for the watch to come back (at most
         ``retry_period``) and for the member to renew (a jittered retry, at most
         ``2.2 * retry_period``, as client-go's ``wait.JitterUntil``), never more than

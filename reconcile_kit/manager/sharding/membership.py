@@ -47,6 +47,9 @@ LEAVING_ANNOTATION = "reconcile-kit.io/leaving"
 """On a membership Lease: the member is stopping gracefully. It takes no new objects and
 moves its objects to their new owners itself; the sharder leaves them to it (until its
 Lease is released or expires)."""
+_UNAVAILABLE = (502, 503, 504)
+"""Statuses that mean the Lease API was not served (a load balancer or proxy with no
+kube-apiserver behind it, kube-apiserver without etcd)."""
 LEASE = ResourceInfo(
     "coordination.k8s.io/v1",
     "Lease",
@@ -80,10 +83,11 @@ class RingView:
             the ring's ``retry_period``: members renew that often, and a view that lags
             their renewals after an API server outage judges them expired (the ring then
             has nobody to assign objects to).
-        rejoin_grace: seconds (default 0) after the watch last failed without an answer
-            from the API server (a refused or reset connection, a timeout: the members
-            could not renew either) during which a Lease not seen to change since then
-            is not judged expired. Without it, the first member back after an outage
+        rejoin_grace: seconds (default 0) after the watch last found the API server
+            unable to serve Leases (no answer: a refused or reset connection, a timeout;
+            or 502, 503, 504: a proxy with no server behind it; the members could not
+            renew either) during which a Lease not seen to change since then is not
+            judged expired. Without it, the first member back after an outage
             longer than the Lease duration is the only live one, and the sharder moves
             every other member's objects to it while they are renewing (the manager
             passes :attr:`~.config.Sharding.rejoin_grace`). Costs a member that died
@@ -197,9 +201,11 @@ class RingView:
             self._recompute()
 
     def _on_error(self, error: Exception) -> None:
-        """Note when the Lease watch found the API server unreachable (an error it did not
-        answer): members could not renew then either."""
-        if not (isinstance(error, APIError) and error.status):
+        """Note when the Lease watch found the API server unable to serve Leases (no answer,
+        or 502/503/504 from it or a proxy in front of it): members could not renew then
+        either. Other answers (a 500, a 409) are failures of one request."""
+        status = error.status if isinstance(error, APIError) else None
+        if not status or status in _UNAVAILABLE:
             self._unreachable_at = self._now()
 
     def _expiry(self, spec: dict[str, Any], seen: float) -> float:
