@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from reconcile_kit.meta.time import now_time
+from reconcile_kit.testing import eventually
 from reconcile_kit.testing.backends import Backend
 
-from .kube import STRATEGIC, ok, req
+from .kube import APPLY, STRATEGIC, ok, req
 
 CPU = [
     "1000m",
@@ -159,3 +161,26 @@ async def test_patched_quantities_and_invalid_ones(backend: Backend) -> None:
     assert refused_patch.body["details"] == {
         "causes": [{"reason": "FieldValueInvalid", "message": why, "field": "patch"}]
     }
+
+
+async def test_an_apply_that_differs_in_form_only_is_a_no_op(backend: Backend) -> None:
+    """An apply of ``1024Mi`` over the stored ``1Gi`` in a later second: kube-apiserver's
+    field manager times it (the merged object differs as text), then finds the object
+    unchanged but for that time and keeps the old one (IgnoreManagedFieldsTimestamps-
+    Transformer): the same resourceVersion and managedFields."""
+    path = f"/apis/apps/v1/namespaces/{backend.namespace}/deployments/form"
+    params = {"fieldManager": "former"}
+    body = deployment("form", "1024Mi")
+    first = await ok(backend, "PATCH", path, body, content_type=APPLY, params=params)
+    written = [e["time"] for e in first["metadata"]["managedFields"]]
+    await eventually(lambda: now_time() not in written, 5.0, what="the clock's next second")
+    again = await ok(backend, "PATCH", path, body, content_type=APPLY, params=params)
+    assert again["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
+    assert again["metadata"]["managedFields"] == first["metadata"]["managedFields"]
+    # a real change is timed anew
+    changed = await ok(
+        backend, "PATCH", path, deployment("form", "2Gi"), content_type=APPLY, params=params
+    )
+    assert changed["metadata"]["resourceVersion"] != first["metadata"]["resourceVersion"]
+    mine = [e for e in changed["metadata"]["managedFields"] if e["manager"] == "former"]
+    assert [e["time"] for e in mine] != written[:1] and requests_of(changed) == {"memory": "2Gi"}

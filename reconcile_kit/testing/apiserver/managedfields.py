@@ -146,6 +146,37 @@ def encode_managers(managers: Managers) -> list[dict[str, Any]]:
     return out
 
 
+def keep_unchanged_times(new: Obj, old: Obj) -> None:
+    """Give ``new`` ``old``'s managedFields when they differ in times only and the rest of
+    the two objects is equal, so that a write that changes nothing once stored (an apply of
+    ``cpu: 1000m`` over a stored ``1``) is a no-op: no new resourceVersion, no event. As
+    kube-apiserver's ``IgnoreManagedFieldsTimestampsTransformer`` (its field manager sets
+    the time of an apply whose merged object differs in form only)."""
+    new_meta, old_meta = new.get("metadata") or {}, old.get("metadata") or {}
+    mine, theirs = new_meta.get("managedFields"), old_meta.get("managedFields")
+    if mine == theirs or not isinstance(mine, list) or not isinstance(theirs, list):
+        return
+    if len(mine) != len(theirs) or any(
+        _timeless(a) != _timeless(b) for a, b in zip(mine, theirs, strict=True)
+    ):
+        return
+    if _without_managers(new) == _without_managers(old):
+        new_meta["managedFields"] = theirs
+
+
+def _timeless(entry: Any) -> Any:
+    return {k: v for k, v in entry.items() if k != "time"} if isinstance(entry, dict) else entry
+
+
+def _without_managers(obj: Obj) -> Obj:
+    meta = {
+        k: v
+        for k, v in (obj.get("metadata") or {}).items()
+        if k not in ("managedFields", "resourceVersion")
+    }
+    return {**obj, "metadata": meta}
+
+
 def object_type(rt: ResourceType) -> FieldType:
     """The schema type of ``rt``'s objects (custom: the CRD schema; else kubetypes)."""
     if rt.schema is not None:

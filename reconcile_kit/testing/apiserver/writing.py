@@ -369,6 +369,8 @@ class Writes(AdmissionCalls):
         if opts.admit is not None:
             opts.admit(rt, new, old, subresource)
         yield from self._admit_validate(rt, "UPDATE", new, old, opts, subresource)
+        if not converting:
+            mf.keep_unchanged_times(new, old)
         if opts.dry_run:
             return Result(200, self.present(rt, new), warnings)
         if deleting and self._finalized(new):
@@ -377,6 +379,7 @@ class Writes(AdmissionCalls):
             return Result(200, self.present(rt, new), warnings)
         if converting:
             new = yield from self._storage_form(rt, new)
+            mf.keep_unchanged_times(new, old)
         stored = self.store.update(rt.storage_key, new)
         if rt.storage_key == CRD_KEY and stored is not old:
             self._register_crd(stored)
