@@ -52,6 +52,7 @@ if typing.TYPE_CHECKING:
         TooManyRequestsError,
         UnauthorizedError,
     )
+    from .client.extras import MissingExtraError
     from .client.ratelimit import TokenBucket
     from .manager.leaderelection import LeaderElection, LeaseError
     from .manager.logs import configure_logging
@@ -98,9 +99,10 @@ if typing.TYPE_CHECKING:
     )
     from .runtime.queue import RetryPolicy, WorkQueue
     from .runtime.reasons import ReconcileReason
-    from .runtime.reflector import Reflector
+    from .runtime.reflector import Reflector, WatchError
     from .runtime.sources import ReflectorPool
     from .runtime.store import Store
+    from .typed.schema import SchemaError
 
 # public name -> the module defining it (relative to this package)
 _EXPORTS: dict[str, str] = {
@@ -128,6 +130,7 @@ _EXPORTS: dict[str, str] = {
     "LeaseError": "manager.leaderelection",
     "LeaseExpiredError": "client.errors",
     "Manager": "manager.manager",
+    "MissingExtraError": "client.extras",
     "NotFoundError": "client.errors",
     "ObjectError": "client.errors",
     "ObjectRef": "meta.objects",
@@ -141,12 +144,14 @@ _EXPORTS: dict[str, str] = {
     "Reflector": "runtime.reflector",
     "ReflectorPool": "runtime.sources",
     "RetryPolicy": "runtime.queue",
+    "SchemaError": "typed.schema",
     "ServerTimeoutError": "client.errors",
     "Sharding": "manager.sharding",
     "Store": "runtime.store",
     "TokenBucket": "client.ratelimit",
     "TooManyRequestsError": "client.errors",
     "UnauthorizedError": "client.errors",
+    "WatchError": "runtime.reflector",
     "WorkQueue": "runtime.queue",
     "add_finalizer": "meta.finalizers",
     "annotations_changed": "runtime.predicates",
@@ -203,6 +208,7 @@ __all__ = [
     "LeaseExpiredError",
     "ListItemConflictError",
     "Manager",
+    "MissingExtraError",
     "NotFoundError",
     "ObjectError",
     "ObjectRef",
@@ -216,12 +222,14 @@ __all__ = [
     "Reflector",
     "ReflectorPool",
     "RetryPolicy",
+    "SchemaError",
     "ServerTimeoutError",
     "Sharding",
     "Store",
     "TokenBucket",
     "TooManyRequestsError",
     "UnauthorizedError",
+    "WatchError",
     "WorkQueue",
     "add_finalizer",
     "annotations_changed",

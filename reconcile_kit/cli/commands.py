@@ -73,7 +73,17 @@ def _repeated(flag: str, dest: str, metavar: str, help: str) -> Callable[[F], F]
     type=click.Path(file_okay=False, path_type=Path),
     help="Keep state in this directory across restarts (SQLite).",
 )
-@click.option("--token", help="Require this bearer token.")
+@click.option(
+    "--token",
+    help="Require this bearer token (served over HTTPS unless --no-tls: kubectl, as"
+    " client-go, sends no bearer token over plain HTTP).",
+)
+@click.option(
+    "--tls/--no-tls",
+    default=None,
+    help="Serve HTTPS with a self-signed certificate, its CA in the kubeconfig (default:"
+    " with --token).",
+)
 @click.option("--no-gc", is_flag=True, help="No garbage collector or namespace controller.")
 @click.option(
     "--crd-establish-delay",
@@ -91,6 +101,7 @@ def apiserver(
     kubeconfig: Path | None,
     data_dir: Path | None,
     token: str | None,
+    tls: bool | None,
     no_gc: bool,
     crd_establish_delay: float,
     webhook_services: dict[tuple[str, str], str],
@@ -101,11 +112,16 @@ def apiserver(
     _require_embedded_server("reconcile-kit apiserver")
     from ..testing.apiserver.server import APIServer
 
+    if tls is None:
+        tls = token is not None
+    elif token is not None and not tls:
+        click.echo("warning: --no-tls with --token: kubectl sends no token over HTTP", err=True)
     server = APIServer(
         host=host,
         port=port,
         data_dir=data_dir,
         token=token,
+        tls=tls,
         garbage_collection=not no_gc,
         kubeconfig_path=kubeconfig,
         record_requests=False,
@@ -429,8 +445,33 @@ async def _load_and_run(
     async with APIServer() as server:
         click.echo(f"embedded API server: {server.url}")
         click.echo(f"kubeconfig: {server.kubeconfig}", err=False)
+        api = await server.api()
+        try:
+            crds = await _install_crds(manager, api)
+        except BaseException:
+            await _close(api)
+            raise
+        if crds:
+            click.echo(f"CRDs installed: {', '.join(crds)}")
         click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get all -A")
-        await _run_on(manager, await server.api())
+        await _run_on(manager, api)
+
+
+async def _install_crds(manager: Manager, api: kr8s.asyncio.Api) -> list[str]:
+    """Install the CRDs of ``manager``'s typed kinds (:func:`.crd.manager_crds`) in a
+    fresh embedded server; their names."""
+    from ..testing.crds import install_crds
+    from .crd import manager_crds
+
+    documents = manager_crds(manager)
+    await install_crds(api, *documents)
+    return [document["metadata"]["name"] for document in documents]
+
+
+async def _close(api: kr8s.asyncio.Api) -> None:
+    from ..client.transport import close_session
+
+    await close_session(api)
 
 
 async def _load_manager(target: str) -> Manager:

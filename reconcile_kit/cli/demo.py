@@ -272,10 +272,12 @@ class Demo:
             self.console.print(f"  {problem}")
 
     async def _keep(self) -> None:
-        self.console.print(f"kubeconfig: {self.server.kubeconfig}")
+        # commands to copy: never wrapped at the console's width (80 when not a terminal)
+        self.console.print(f"kubeconfig: {self.server.kubeconfig}", soft_wrap=True)
         self.console.print(
             f"try: KUBECONFIG={self.server.kubeconfig} kubectl get "
-            "configmapgenerators,ippools,configmaps"
+            "configmapgenerators,ippools,configmaps",
+            soft_wrap=True,
         )
         self.console.print("press Ctrl-C to stop")
         stop = asyncio.Event()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import keyword
 import re
+import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from string import Template
@@ -39,6 +40,13 @@ class ProjectNames:
         self.package = name.replace("-", "_")
         if keyword.iskeyword(self.package):
             raise ValueError(f"project name {name!r} gives the Python keyword {self.package!r}")
+        taken = _taken_by(self.package)
+        if taken:
+            raise ValueError(
+                f"project name {name!r} gives the package {self.package!r}, a name {taken}"
+                " already imports (the project's would be shadowed), e.g. name it"
+                f" {name}-operator"
+            )
         base = name.removesuffix("-operator") or name
         self.kind = kind or "".join(part.capitalize() for part in base.split("-"))
         if not re.match(r"^[A-Z][A-Za-z0-9]*$", self.kind):
@@ -57,6 +65,22 @@ class ProjectNames:
             "requirement": _requirement(),
             "testing_requirement": _requirement("testing"),
         }
+
+
+_DEPENDENCIES = frozenset(
+    ["reconcile_kit", "kr8s", "pydantic", "aiohttp", "orjson", "yaml", "click", "pytest", "tests"]
+)
+"""Import names the scaffolded project depends on or lays out (its ``tests`` directory)."""
+
+
+def _taken_by(package: str) -> str:
+    """Who imports ``package`` already: "the Python standard library", "the project's
+    dependencies", or "" (free)."""
+    if package in sys.stdlib_module_names:
+        return "the Python standard library"
+    if package in _DEPENDENCIES:
+        return "the project's dependencies or layout"
+    return ""
 
 
 def _requirement(extra: str = "") -> str:
@@ -273,11 +297,14 @@ A Kubernetes operator built with [reconcile-kit](https://pypi.org/project/reconc
 a `$kind` (`$group/v1`) owns a ConfigMap holding its greeting.
 
 ```sh
-python -m venv .venv && .venv/bin/pip install -e '.[test]'
+python -m venv .venv && .venv/bin/pip install -e '.[test]'   # a reconcile-kit wheel of
+#   your own (not on an index): add --find-links <its directory>
 .venv/bin/pytest                                   # runs against an embedded API server
 .venv/bin/pytest --backend both                    # and against a real kube-apiserver
 .venv/bin/reconcile-kit crd $package.operator         # the CRD, generated from the model
-.venv/bin/reconcile-kit run $package.operator:manager --embedded   # try it, no cluster
+.venv/bin/reconcile-kit run $package.operator:manager --embedded   # try it, no cluster:
+#   it installs the CRD in a fresh embedded API server and prints its kubeconfig, for
+#   KUBECONFIG=<that path> kubectl apply -f <a $kind> (another terminal)
 docker build -t $name:0.1.0 .
 .venv/bin/reconcile-kit manifests $package.operator:manager --image $name:0.1.0 | kubectl apply -f -
 ```

@@ -3,16 +3,23 @@ is lint-clean, and its operator runs under ``reconcile-kit`` (issue 18)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import kr8s.asyncio
 import pytest
 from click.testing import CliRunner
 
 import reconcile_kit
 from reconcile_kit.cli.commands import main
+from reconcile_kit.client.transport import close_session
+from reconcile_kit.testing import eventually
+
+from ..kubehttp import call
 
 BIN = Path(sys.executable).parent
 
@@ -125,7 +132,13 @@ def test_scaffolded_operator_gives_its_crd_and_manifests(tmp_path: Path) -> None
 
 @pytest.mark.parametrize(
     ("name", "problem"),
-    [("Guestbook", "DNS label"), ("9lives", "DNS label"), ("class", "Python keyword")],
+    [
+        ("Guestbook", "DNS label"),
+        ("9lives", "DNS label"),
+        ("class", "Python keyword"),
+        ("operator", "standard library"),  # src/operator/operator.py: operator.operator
+        ("kr8s", "dependencies"),
+    ],
 )
 def test_bad_project_names_are_refused_with_the_reason(
     tmp_path: Path, name: str, problem: str
@@ -140,3 +153,64 @@ def test_init_never_overwrites_a_project(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["init", "guestbook-operator", "--directory", str(project)])
     assert result.exit_code != 0
     assert "is not empty" in result.output
+
+
+async def test_the_scaffold_runs_on_a_fresh_embedded_server(tmp_path: Path) -> None:
+    """The scaffold README's "try it, no cluster" line: ``reconcile-kit run ...
+    --embedded`` installs the CRD of the manager's typed kind in the fresh server (it had
+    none: the reflector's LIST was a 404 every second), and a Guestbook created there gets
+    its ConfigMap and Ready."""
+    project = init(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(project / "src")}
+    proc = await asyncio.create_subprocess_exec(
+        str(BIN / "reconcile-kit"),
+        "run",
+        "guestbook_operator.operator:manager",
+        "--embedded",
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    try:
+        lines = await _lines_until(proc.stdout, "try: ")
+        assert "CRDs installed: guestbooks.guestbook.example.com" in lines
+        kubeconfig = next(line for line in lines if line.startswith("kubeconfig: "))
+        api = await kr8s.asyncio.api(kubeconfig=kubeconfig.split(": ", 1)[1])
+        try:
+            await _guestbook_gets_ready(api)
+        finally:
+            await close_session(api)
+    finally:
+        proc.terminate()
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+
+
+async def _lines_until(stream: asyncio.StreamReader, prefix: str) -> list[str]:
+    lines: list[str] = []
+    async with asyncio.timeout(60):
+        while not lines or not lines[-1].startswith(prefix):
+            line = (await stream.readline()).decode()
+            assert line, f"run exited early: {lines}"
+            lines.append(line.strip())
+    return lines
+
+
+async def _guestbook_gets_ready(api: kr8s.asyncio.Api) -> None:
+    path = "/apis/guestbook.example.com/v1/namespaces/default/guestbooks"
+    guestbook = {
+        "apiVersion": "guestbook.example.com/v1",
+        "kind": "Guestbook",
+        "metadata": {"name": "demo"},
+        "spec": {"greeting": "yo"},
+    }
+    status, body = await call(api, "POST", path, guestbook)
+    assert status == 201, body
+
+    async def ready() -> bool:
+        _, obj = await call(api, "GET", f"{path}/demo")
+        conditions: list[dict[str, Any]] = (obj.get("status") or {}).get("conditions") or []
+        return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+
+    await eventually(ready, 30.0, what="the Guestbook Ready")
+    status, configmap = await call(api, "GET", "/api/v1/namespaces/default/configmaps/demo")
+    assert status == 200 and configmap["data"] == {"greeting": "yo"}

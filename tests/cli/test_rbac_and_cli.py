@@ -661,6 +661,53 @@ async def test_apiserver_fail_option_fails_that_share_of_requests(tmp_path: Path
     assert result.exit_code == 2 and "STATUS one of" in result.output
 
 
+async def test_apiserver_with_a_token_works_with_kubectl(tmp_path: Path) -> None:
+    """``apiserver --token`` serves HTTPS (its CA in the kubeconfig): kubectl, as
+    client-go, sends no bearer token over plain HTTP ("You must be logged in to the
+    server" before), and a request without the token is refused."""
+    kubeconfig = tmp_path / "kubeconfig"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "reconcile_kit",
+        "apiserver",
+        "--kubeconfig",
+        str(kubeconfig),
+        "--token",
+        "s3cret",
+        stdout=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert proc.stdout is not None
+        line = await asyncio.wait_for(proc.stdout.readline(), 30)
+        assert b"listening on https://" in line
+        kubectl = await asyncio.create_subprocess_exec(
+            "kubectl",
+            "--kubeconfig",
+            str(kubeconfig),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "get",
+            "namespaces",
+            "-o",
+            "name",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(kubectl.communicate(), 60)
+        assert kubectl.returncode == 0, err.decode()
+        assert "namespace/default" in out.decode().split()
+        url = line.decode().split("listening on ", 1)[1].strip()
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(f"{url}/api/v1/namespaces", ssl=False) as response,
+        ):
+            assert response.status == 401
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(proc.wait(), 30)
+
+
 def test_run_metrics_flags_configure_the_manager(tmp_path: Path) -> None:
     """``run --metrics-secure=false`` serves plain HTTP, ``--metrics-cert-dir`` names the
     certificate files, and secure metrics refuse the probes' port."""

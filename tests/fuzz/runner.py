@@ -24,7 +24,10 @@ from .spec import Change, KindSpec, Obj
 
 NORMALISED: tuple[tuple[str, str], ...] = (
     ("metadata.uid", "a random UUID per server"),
-    ("metadata.resourceVersion", "etcd's revision against the embedded server's counter"),
+    (
+        "metadata.resourceVersion (whether an update kept the stored one is compared)",
+        "etcd's revision against the embedded server's counter",
+    ),
     ("metadata.creationTimestamp", "the wall clock of each write"),
     ("metadata.managedFields[].time", "the wall clock of each write"),
     ("spec.clusterIP, spec.clusterIPs[]", "allocated at random from the service range"),
@@ -220,8 +223,8 @@ def _short(value: Any) -> str:
 def compare(kind: str, exchange: Exchange, values: tuple[dict[str, str], dict[str, str]]) -> str:
     """A readable report of how the two answers differ ("" when they agree), after
     normalising each with its server's own ``values`` and those of its answer."""
-    embedded_values = values[0] | _own_values(exchange.embedded.body)
-    real_values = values[1] | _own_values(exchange.real.body)
+    embedded_values = _own_values(exchange.embedded.body) | values[0]
+    real_values = _own_values(exchange.real.body) | values[1]
     a = {
         "status": exchange.embedded.status,
         "body": normalise(exchange.embedded.body, embedded_values),
@@ -331,5 +334,16 @@ async def _update(
         Answer(embedded[0], embedded[1]),
         Answer(real[0], real[1]),
     )
-    values = (_own_values(stored[0]), _own_values(stored[1]))
+    values = (_stored_values(stored[0]), _stored_values(stored[1]))
     return Outcome([created, exchange], compare(spec.kind, exchange, values))
+
+
+def _stored_values(stored: Obj) -> dict[str, str]:
+    """:func:`_own_values` of the object an update started from, its resourceVersion
+    named apart: an answer that keeps it (a write that changed nothing, no new revision)
+    must do so on both servers."""
+    values = _own_values(stored)
+    version = (stored.get("metadata") or {}).get("resourceVersion")
+    if isinstance(version, str) and version:
+        values[version] = "<the stored resourceVersion>"
+    return values
