@@ -107,8 +107,9 @@ class Manager:
         webhooks: a :class:`~reconcile_kit.webhooks.WebhookServer` with admission and
             conversion handlers: started with the probe servers (every replica serves,
             leader or not), counted in ``/readyz`` until it listens, stopped last; with its
-            ``register_host``, its configurations are registered at start and removed at
-            stop.
+            ``register_host``, its configurations and the CRDs' conversion are registered
+            after the on_start hooks (which may install those CRDs), before the
+            controllers start, and removed at stop.
         sharding: a :class:`~reconcile_kit.manager.sharding.Sharding`: this replica joins
             its ring and the controllers added with ``sharded`` left at None (or True) run
             active-active on every member, each on its share of the objects (see
@@ -290,8 +291,9 @@ class Manager:
         """Run until SIGTERM/SIGINT or :meth:`stop`.
 
         In order: signal handlers, the api (kr8s discovery when None), the probe and
-        metrics servers, the on_start hooks, then the controllers (leader-only ones while
-        leading).
+        metrics servers, the webhook server (listening), the on_start hooks, the webhook
+        registration (with its ``register_host``: configurations and CRD conversion), then
+        the controllers (leader-only ones while leading).
 
         Raises:
             RuntimeError: the manager is already running, or a controller failed (from
@@ -329,9 +331,10 @@ class Manager:
         install_rate_limit(self.api, self.qps, self.burst)
         self.metrics.instrument(self.api)
         await self._start_servers()  # /healthz answers while hooks run, /readyz says no
-        await self._start_webhooks()
+        await self._serve_webhooks()  # a hook's writes may call them
         for hook in self._start_hooks:
             await hook(self.api)
+        await self._register_webhooks()  # after the hooks: they may install the CRDs
         self.recorder = EventRecorder(self.api, reporting_controller=self.name)
         await self.recorder.start()
         self._bind_controllers()
@@ -508,14 +511,19 @@ class Manager:
                 self.ports[path] = bound
             self._runners.append(runner)
 
-    async def _start_webhooks(self) -> None:
-        if self.webhooks is None:
+    async def _serve_webhooks(self) -> None:
+        """Start the webhook server (it listens from before the on_start hooks on)."""
+        if self.webhooks is not None:
+            await self.webhooks.start()
+
+    async def _register_webhooks(self) -> None:
+        """With ``register_host``: register the webhook configurations and the CRDs'
+        conversion (after the on_start hooks, which may install those CRDs)."""
+        if self.webhooks is None or self.webhooks.register_host is None:
             return
-        await self.webhooks.start()
-        if self.webhooks.register_host is not None:
-            assert self.api is not None
-            self._registered = True
-            await register(self.api, self.webhooks, self.webhooks.url)
+        assert self.api is not None
+        self._registered = True  # a registration that fails half-way is undone at stop
+        await register(self.api, self.webhooks, self.webhooks.url)
 
     async def _stop_webhooks(self) -> None:
         if self.webhooks is None:

@@ -126,14 +126,24 @@ async def register(api: Api, server: WebhookServer, base_url: str) -> None:
 
 async def unregister(api: Api, server: WebhookServer) -> None:
     """Delete what :func:`register` applied and set the CRDs' conversion back to
-    ``None`` (a CRD must not keep calling a server that stopped)."""
+    ``None`` (a CRD must not keep calling a server that stopped). A configuration or CRD
+    that is gone (404) has nothing left to undo: skipped.
+
+    Raises:
+        APIError: the server refused (ForbiddenError: see :func:`register`).
+    """
     for kind, name, _ in _configured(server):
         await send(api, "DELETE", version=GROUP_VERSION, url=_url(kind, name), accept=(404,))
     for crd_name in _converted_crds(server):
-        await _patch_conversion(api, crd_name, {"strategy": "None", "webhook": None})
+        stanza = {"strategy": "None", "webhook": None}
+        await _patch_conversion(api, crd_name, stanza, accept=(404,))
 
 
-async def _patch_conversion(api: Api, crd_name: str, stanza: dict[str, Any]) -> None:
+async def _patch_conversion(
+    api: Api, crd_name: str, stanza: dict[str, Any], accept: tuple[int, ...] = ()
+) -> None:
+    """Merge-patch CRD ``crd_name``'s ``spec.conversion`` to ``stanza`` (statuses in
+    ``accept`` are no error)."""
     await send(
         api,
         "PATCH",
@@ -141,6 +151,7 @@ async def _patch_conversion(api: Api, crd_name: str, stanza: dict[str, Any]) -> 
         url=f"customresourcedefinitions/{crd_name}",
         body={"spec": {"conversion": stanza}},
         content_type=MERGE_PATCH,
+        accept=accept,
     )
 
 

@@ -6,6 +6,7 @@ ordinary requests to the API server, which calls the webhooks over HTTPS."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
@@ -13,7 +14,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from reconcile_kit import Manager
-from reconcile_kit.testing import eventually
+from reconcile_kit.testing import eventually, install_crds
 from reconcile_kit.testing.backends import Backend
 from reconcile_kit.typed import CustomResource, KubeModel
 from reconcile_kit.webhooks import (
@@ -95,6 +96,20 @@ async def install(backend: Backend, model: type[CustomResource]) -> str:
     crd = model.crd()
     await install_crd(backend, crd)
     return f"/apis/{model.resource.group}/v1/namespaces/{backend.namespace}/gadgets"
+
+
+def renaming_converters(
+    webhooks: WebhookServer, v1: type[CustomResource], v2: type[CustomResource]
+) -> None:
+    """Convert Gadgets between ``v1`` (``spec.size``) and ``v2`` (``spec.replicas``)."""
+
+    @webhooks.converter(v1, v2)
+    def up(old: Any) -> Any:
+        return v2(metadata=old.metadata, spec={"replicas": old.spec.size})
+
+    @webhooks.converter(v2, v1)
+    def down(new: Any) -> Any:
+        return v1(metadata=new.metadata, spec={"size": new.spec.replicas})
 
 
 def gadget(group: str, name: str, version: str = "v1", **spec: Any) -> dict[str, Any]:
@@ -261,6 +276,66 @@ async def test_manager_serves_registers_and_removes_its_webhooks(backend: Backen
     assert (await req(backend, "GET", config)).status == 404
     assert not webhooks.serving
     await ok(backend, "POST", path, gadget(group, "g"))
+
+
+async def test_manager_registers_the_conversion_of_a_crd_its_on_start_hook_installs(
+    backend: Backend, caplog: Any
+) -> None:
+    group = f"{backend.namespace}.hooks.example.com"
+    v1, v2 = gadget_models(group)
+    webhooks = server()
+    webhooks.name = backend.unique("rk-hooked")
+    renaming_converters(webhooks, v1, v2)
+    manager = Manager(backend.api, webhooks=webhooks, health_port=0, handle_signals=False)
+
+    @manager.on_start
+    async def crds(api: Any) -> None:
+        await install_crds(api, v1)
+
+    caplog.set_level(logging.INFO)
+    running = asyncio.create_task(manager.run())
+    try:
+        await eventually(lambda: running.done() or manager.ready(), 10.0, what="started")
+        assert not running.done(), running.exception()
+        crd = await ok(backend, "GET", f"{CRDS}/gadgets.{group}")
+        webhook = crd["spec"]["conversion"]["webhook"]
+        assert webhook["clientConfig"]["url"] == f"{webhooks.url}/convert"
+        await storage_swapped(backend, v1)
+        base = f"/apis/{group}/{{}}/namespaces/{backend.namespace}/gadgets"
+        await ok(backend, "POST", base.format("v1"), gadget(group, "g", size=3))
+        seen = await ok(backend, "GET", base.format("v2") + "/g")
+        assert seen["spec"] == {"replicas": 3}
+    finally:
+        manager.stop()
+        await asyncio.wait_for(running, 30.0)
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    crd = await ok(backend, "GET", f"{CRDS}/gadgets.{group}")
+    assert crd["spec"]["conversion"] == {"strategy": "None"}
+
+
+async def test_unregister_after_the_crd_and_configurations_are_gone(backend: Backend) -> None:
+    group = f"{backend.namespace}.hooks.example.com"
+    v1, v2 = gadget_models(group)
+    await install(backend, v1)
+    webhooks = server()
+    webhooks.name = backend.unique("rk-gone")
+    renaming_converters(webhooks, v1, v2)
+
+    @webhooks.validating(v1)
+    def check(obj: Any, request: AdmissionRequest) -> None:
+        pass
+
+    crd = f"{CRDS}/gadgets.{group}"
+    async with webhooks:
+        await register(backend.api, webhooks, webhooks.url)
+        await ok(backend, "DELETE", crd)
+
+        async def deleted() -> bool:
+            return (await req(backend, "GET", crd)).status == 404
+
+        await eventually(deleted, 10.0, interval=0.05, what="the CRD deleted")
+        await unregister(backend.api, webhooks)  # the CRD is gone
+        await unregister(backend.api, webhooks)  # and now the configurations too
 
 
 async def test_conversion_failures_as_the_api_server_reports_them(backend: Backend) -> None:
