@@ -157,11 +157,19 @@ class KubeconfigProvider:
     is engaged, one that disappears (or whose file goes) is disengaged, one whose cluster
     or user changed is engaged anew. As multicluster-runtime's file provider.
 
+    A context name that several files of a directory have (two kubeconfigs written by
+    ``reconcile-kit apiserver`` both name theirs ``reconcile-kit``) names the cluster of
+    the first file in name order; each later file's is named ``<file name>-<context>``
+    (``b.yaml-reconcile-kit``: still a valid label value when the context's name is one,
+    as ``ctx.cluster`` may be written to labels), with a warning naming both files when it
+    is engaged. Should the first file go, the next one's cluster takes the plain name.
+
     Args:
         path: a kubeconfig file, or a directory whose regular files (not starting with a
             dot) are kubeconfigs.
         period: seconds between two looks at the files' modification times.
-        labels: ``(context name) -> labels`` of each cluster (default: none).
+        labels: ``(context name) -> labels`` of each cluster (default: none; called with
+            the context's name, also for a ``<file name>-<context>`` cluster).
 
     A file that cannot be read or parsed is logged and keeps its previous clusters.
     """
@@ -211,18 +219,43 @@ class KubeconfigProvider:
                 continue
             self._seen[path] = mtime
             self._files[path] = contexts_of(document)
-        wanted: dict[str, Kubeconfig] = {}
-        for path in files:
-            for name, document in self._files.get(path, {}).items():
-                labels = dict(self.labels(name)) if self.labels is not None else {}
-                wanted.setdefault(name, Kubeconfig(document, name, labels))
+        wanted, renamed = self._wanted(files)
         for name in set(self.engaged) - set(wanted):
             del self.engaged[name]
             fleet.disengage(name)
         for name, source in wanted.items():
             if self.engaged.get(name) != source:
+                if name in renamed:
+                    file, earlier = renamed[name]
+                    log.warning(
+                        "kubeconfig %s: context %s is also in %s; its cluster is named %s",
+                        file,
+                        source.context,
+                        earlier,
+                        name,
+                    )
                 self.engaged[name] = source
                 fleet.engage(name, source)
+
+    def _wanted(
+        self, files: list[Path]
+    ) -> tuple[dict[str, Kubeconfig], dict[str, tuple[Path, Path]]]:
+        """Cluster name -> source of every context of ``files`` (in order), and, for each
+        cluster named ``<file name>-<context>`` because an earlier file has a context of
+        that name: cluster name -> (its file, that earlier file)."""
+        wanted: dict[str, Kubeconfig] = {}
+        first: dict[str, Path] = {}  # context name -> the first file that has it
+        renamed: dict[str, tuple[Path, Path]] = {}
+        for path in files:
+            for context, document in self._files.get(path, {}).items():
+                name = context
+                if context in first:
+                    name = f"{path.name}-{context}"
+                    renamed[name] = (path, first[context])
+                first.setdefault(context, path)
+                labels = dict(self.labels(context)) if self.labels is not None else {}
+                wanted.setdefault(name, Kubeconfig(document, context, labels))
+        return wanted, renamed
 
     def _paths(self) -> list[Path]:
         if self.path.is_dir():

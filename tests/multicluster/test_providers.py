@@ -15,6 +15,7 @@ from kr8s.asyncio.objects import ConfigMap
 
 from reconcile_kit import Context, Controller, Manager, PatchHelper
 from reconcile_kit.multicluster import (
+    Kubeconfig,
     KubeconfigProvider,
     MultiClusterManager,
     SecretProvider,
@@ -114,6 +115,71 @@ async def test_kubeconfig_provider_follows_the_files_of_a_directory(
     finally:
         mcm.stop()
         await asyncio.wait_for(task, 15)
+
+
+async def test_a_context_name_repeated_across_files_engages_every_cluster(
+    clusters: EmbeddedFleet, apiserver: APIServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two kubeconfigs as `reconcile-kit apiserver` writes them, both naming their context
+    `reconcile-kit`: the first file's keeps the name, the other is `<file name>-<context>`."""
+    s0, s1 = await clusters.start(2)
+    for name in clusters.servers:
+        await call(await clusters.api(name), "POST", CM, {"metadata": {"name": "a"}})
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump(s0.kubeconfig_dict()))
+    (tmp_path / "b.yaml").write_text(yaml.safe_dump(s1.kubeconfig_dict()))
+    provider = KubeconfigProvider(tmp_path, period=0.05)
+    mcm = MultiClusterManager(provider, Manager(await apiserver.api(), handle_signals=False))
+    mcm.add(Controller(ConfigMap, namespace="default"), label)
+    task = asyncio.create_task(mcm.run())
+
+    async def labelled(cluster: str, value: str) -> bool:
+        _, got = await call(await clusters.api(cluster), "GET", f"{CM}/a")
+        return bool((got["metadata"].get("labels") or {}).get("cluster") == value)
+
+    try:
+        await eventually(lambda: mcm.engaged() == ["b.yaml-reconcile-kit", "reconcile-kit"], 10)
+        await eventually(lambda: labelled("cluster-0", "reconcile-kit"), 10)
+        await eventually(lambda: labelled("cluster-1", "b.yaml-reconcile-kit"), 10)
+    finally:
+        mcm.stop()
+        await asyncio.wait_for(task, 15)
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert [w for w in warnings if "b.yaml-reconcile-kit" in w] == [
+        f"kubeconfig {tmp_path / 'b.yaml'}: context reconcile-kit is also in "
+        f"{tmp_path / 'a.yaml'}; its cluster is named b.yaml-reconcile-kit"
+    ]
+
+
+def test_repeated_context_names_keep_the_other_names_and_warn_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = APIServer()  # not started: only its kubeconfig document is read
+    server.url = "http://127.0.0.1:1"
+    (tmp_path / "a.yaml").write_text(
+        yaml.safe_dump(merged(kubeconfig(server, "alpha"), kubeconfig(server, "beta")))
+    )
+    (tmp_path / "b.yaml").write_text(
+        yaml.safe_dump(merged(kubeconfig(server, "beta"), kubeconfig(server, "gamma")))
+    )
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(kubeconfig(server, "beta")))
+    provider = KubeconfigProvider(tmp_path, period=0.01)
+    fleet = Recorded()
+    provider.scan(fleet)
+    provider.scan(fleet)  # nothing changed: nothing logged again
+    assert sorted(fleet.clusters) == ["alpha", "b.yaml-beta", "beta", "c.yaml-beta", "gamma"]
+    renamed = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert [r.getMessage().split(":")[0] for r in renamed] == [
+        f"kubeconfig {tmp_path / 'b.yaml'}",
+        f"kubeconfig {tmp_path / 'c.yaml'}",
+    ]
+    assert all(str(tmp_path / "a.yaml") in r.getMessage() for r in renamed)
+    # the cluster source still selects the context by its own name
+    source = fleet.clusters["c.yaml-beta"]
+    assert isinstance(source, Kubeconfig) and source.context == "beta"
+    # the first file gone, the next one's context takes the plain name
+    (tmp_path / "a.yaml").unlink()
+    provider.scan(fleet)
+    assert sorted(fleet.clusters) == ["beta", "c.yaml-beta", "gamma"]
 
 
 def kubeconfig_secret(name: str, server: APIServer, labels: dict[str, str]) -> dict[str, Any]:
