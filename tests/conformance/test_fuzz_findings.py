@@ -753,3 +753,35 @@ async def test_a_service_updates_managed_fields_are_the_requests(backend: Backen
     assert "f:allocateLoadBalancerNodePorts" in owned and "f:externalTrafficPolicy" in owned
     port = owned["f:ports"]['k:{"port":80,"protocol":"TCP"}']
     assert "f:nodePort" not in port
+
+
+async def test_the_first_write_after_a_read_default_is_never_a_no_op(backend: Backend) -> None:
+    """A PersistentVolumeClaim's status phase (cleared by its PrepareForCreate) and a
+    label-less Job's labels (its template's, generated after the request was decoded) are
+    defaults kube-apiserver adds when it decodes the stored object: etcd's copy lacks them
+    until the next write, so the first PUT of the object as read gets a new
+    resourceVersion, and the same PUT again does not."""
+    ns = backend.namespace
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "c"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Mi"}}},
+    }
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "j"},
+        "spec": {"template": _template(restartPolicy="Never") | {"metadata": {}}},
+    }
+    for collection, obj in (
+        (f"/api/v1/namespaces/{ns}/persistentvolumeclaims", claim),
+        (f"/apis/batch/v1/namespaces/{ns}/jobs", job),
+    ):
+        created = await ok(backend, "POST", collection, obj)
+        url = f"{collection}/{obj['metadata']['name']}"
+        first = await ok(backend, "PUT", url, created)
+        assert first["metadata"]["resourceVersion"] != created["metadata"]["resourceVersion"]
+        again = await ok(backend, "PUT", url, first)
+        assert again["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
+    assert created["metadata"]["labels"]["job-name"] == "j"  # the Job's read default

@@ -65,6 +65,8 @@ class Store:
         self._history_size = history_size
         self._listeners: list[Callable[[Event], None]] = []
         self._persistence = persistence
+        self._read_defaulted: set[tuple[str, str, str]] = set()
+        """(key, namespace, name) of objects created with defaults of reads (:meth:`create`)."""
         if persistence is not None:
             self.rv, rows = persistence.load()
             for key, obj in rows:
@@ -113,21 +115,31 @@ class Store:
     def count(self, key: str) -> int:
         return len(self._objects.get(key, {}))
 
-    def create(self, key: str, obj: Obj) -> Obj:
-        """Store a new object with the next resourceVersion; emits ADDED."""
+    def create(self, key: str, obj: Obj, *, read_defaulted: bool = False) -> Obj:
+        """Store a new object with the next resourceVersion; emits ADDED.
+        ``read_defaulted``: ``obj`` holds defaults kube-apiserver adds when it reads the
+        object, which its stored copy lacks until the next write (``strategy.read_defaults``):
+        that write is never a no-op (not kept across a restart on a data directory)."""
         self.rv += 1
         stored = with_rv(obj, self.rv)
-        self._objects.setdefault(key, {})[_ns_name(stored)] = stored
+        ident = _ns_name(stored)
+        self._objects.setdefault(key, {})[ident] = stored
         self._sorted.pop(key, None)
+        if read_defaulted:
+            self._read_defaulted.add((key, *ident))
         self._record(Event(self.rv, key, ADDED, stored, None), stored)
         return stored
 
     def update(self, key: str, obj: Obj) -> Obj:
-        """Replace the stored object; an unchanged object is a no-op (no RV bump, no event)."""
-        old = self._objects[key][_ns_name(obj)]
+        """Replace the stored object; an unchanged object is a no-op (no RV bump, no event)
+        unless its stored copy lacked defaults of reads (:meth:`create`)."""
+        ident = _ns_name(obj)
+        old = self._objects[key][ident]
         candidate = with_rv(obj, int(old["metadata"]["resourceVersion"]))
-        if candidate == old:
+        defaulted = (key, *ident)
+        if candidate == old and defaulted not in self._read_defaulted:
             return old
+        self._read_defaulted.discard(defaulted)
         self.rv += 1
         stored = with_rv(obj, self.rv)
         self._objects[key][_ns_name(stored)] = stored
@@ -137,6 +149,7 @@ class Store:
     def delete(self, key: str, namespace: str, name: str) -> Obj:
         """Remove an object; the DELETED event carries its last state at the deletion's RV."""
         old = self._objects[key].pop((namespace, name))
+        self._read_defaulted.discard((key, namespace, name))
         self._sorted.pop(key, None)
         self.rv += 1
         gone = with_rv(old, self.rv)

@@ -845,15 +845,27 @@ def _job_selector(obj: Obj) -> None:
         labels.setdefault(key, value)
 
 
-def read_defaults(rt: ResourceType, obj: Obj) -> None:
+def read_defaults(rt: ResourceType, obj: Obj) -> bool:
     """The defaults kube-apiserver applies when it decodes the stored object, after the
     validation of a create: a Job without labels whose template had none at decoding
-    takes its template's generated labels (SetDefaults_Job, on every read)."""
-    if (rt.group, rt.plural) != ("batch", "jobs") or obj["metadata"].get("labels"):
-        return
+    takes its template's generated labels (SetDefaults_Job, on every read); a
+    PersistentVolumeClaim, whose status its PrepareForCreate cleared, reads as Pending
+    (SetDefaults_PersistentVolumeClaim). True when a default was added: etcd's copy lacks
+    it until the object's next write, which therefore stores new bytes (a new
+    resourceVersion) even when it changes nothing else."""
+    kind = (rt.group, rt.plural)
+    if kind == ("", "persistentvolumeclaims"):
+        status = obj.setdefault("status", {})
+        if status.get("phase"):
+            return False
+        status["phase"] = "Pending"
+        return True
+    if kind != ("batch", "jobs") or obj["metadata"].get("labels"):
+        return False
     labels = obj.get("spec", {}).get("template", {}).get("metadata", {}).get("labels")
     if labels:
         obj["metadata"]["labels"] = dict(labels)
+    return bool(labels)
 
 
 def _node_defaults(obj: Obj) -> None:
@@ -899,10 +911,11 @@ def _endpointslice_defaults(obj: Obj) -> None:
 
 
 def _pvc_defaults(obj: Obj) -> None:
-    """StorageObjectInUseProtection's finalizer, volumeMode, a Pending status."""
+    """StorageObjectInUseProtection's finalizer, volumeMode, no status (its phase,
+    Pending, is a default of reads: :func:`read_defaults`)."""
     _protect(obj, "kubernetes.io/pvc-protection")
     obj.setdefault("spec", {}).setdefault("volumeMode", "Filesystem")
-    obj["status"] = {"phase": "Pending"}
+    obj["status"] = {}
 
 
 def _pv_defaults(obj: Obj) -> None:

@@ -113,13 +113,13 @@ class Writes(AdmissionCalls):
         if opts.admit is not None:
             opts.admit(rt, obj, None, "")
         yield from self._admit_validate(rt, "CREATE", obj, None, opts, "")
-        read_defaults(rt, obj)
+        defaulted = read_defaults(rt, obj)
         if self.store.get(rt.storage_key, meta.get("namespace") or "", meta["name"]) is not None:
             raise errors.already_exists(rt.group, rt.plural, meta["name"])
         if opts.dry_run:
             return Result(201, obj, warnings)
         to_store = yield from self._storage_form(rt, obj)
-        stored = self.store.create(rt.storage_key, to_store)
+        stored = self.store.create(rt.storage_key, to_store, read_defaulted=defaulted)
         if rt.storage_key == CRD_KEY:
             if later:
                 self._schedule_establish(stored["metadata"]["name"])
