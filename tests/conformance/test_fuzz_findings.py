@@ -7,7 +7,7 @@ from typing import Any
 
 from reconcile_kit.testing.backends import Backend
 
-from .kube import ok, req
+from .kube import MERGE, STRATEGIC, ok, req
 
 _SELECTOR = {"app": "web"}
 
@@ -785,3 +785,91 @@ async def test_the_first_write_after_a_read_default_is_never_a_no_op(backend: Ba
         again = await ok(backend, "PUT", url, first)
         assert again["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
     assert created["metadata"]["labels"]["job-name"] == "j"  # the Job's read default
+
+
+async def test_an_update_that_sets_another_uid(backend: Backend) -> None:
+    """A patch's uid (a PUT's is a precondition, 409): the "field is immutable" cause
+    comes from BeforeUpdate and again from the strategy's ValidateObjectMetaUpdate, which
+    a PodDisruptionBudget's and an Event's strategy do not call (once); a Job's strategy
+    checks its generated labels and selector against the new uid in between
+    (ValidateHasLabel: the label's path, the labels map)."""
+    ns = backend.namespace
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "j"},
+        "spec": {"template": _template(restartPolicy="Never")},
+    }
+    budget = {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "b"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": _SELECTOR}},
+    }
+    event = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "e"},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": ns},
+    }
+    configmap = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    fields = {}
+    for collection, obj in (
+        (f"/apis/batch/v1/namespaces/{ns}/jobs", job),
+        (f"/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets", budget),
+        (f"/api/v1/namespaces/{ns}/events", event),
+        (f"/api/v1/namespaces/{ns}/configmaps", configmap),
+    ):
+        created = await ok(backend, "POST", collection, obj)
+        uid = created["metadata"]["uid"]
+        url = f"{collection}/{obj['metadata']['name']}"
+        other = {"metadata": {"uid": "0000-other"}}  # a PUT's uid is a precondition: 409
+        status, body = await req(backend, "PATCH", url, other, content_type=MERGE)
+        assert status == 422, body
+        causes = body["details"]["causes"]
+        fields[obj["kind"]] = [c["field"] for c in causes]
+        if obj["kind"] == "Job":
+            labels = ", ".join(
+                f'"{k}":"{v}"'
+                for k, v in sorted(created["spec"]["template"]["metadata"]["labels"].items())
+            )
+            assert causes[1]["message"] == (
+                f"Invalid value: map[string]string{{{labels}}}: must be '0000-other'"
+            )
+            assert uid in causes[3]["message"] and "`selector` not auto-generated" in (
+                causes[3]["message"]
+            )
+    uid_field = "metadata.uid"
+    assert fields == {
+        "Job": [
+            uid_field,
+            "spec.template.metadata.labels[controller-uid]",
+            "spec.template.metadata.labels[batch.kubernetes.io/controller-uid]",
+            "spec.selector",
+            uid_field,
+        ],
+        "PodDisruptionBudget": [uid_field],
+        "Event": [uid_field],
+        "ConfigMap": [uid_field, uid_field],
+    }
+
+
+async def test_a_budgets_selector_is_replaced_by_a_strategic_merge_patch(
+    backend: Backend,
+) -> None:
+    """policy/v1 PodDisruptionBudgetSpec.selector is ``patchStrategy: replace``: a strategic
+    merge patch's selector replaces the stored one as it is, and a ``null`` label in it
+    decodes as ``""`` (a ``map[string]string`` value) instead of removing the label."""
+    path = f"/apis/policy/v1/namespaces/{backend.namespace}/poddisruptionbudgets"
+    budget = {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "b"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web", "tier": "x"}}},
+    }
+    await ok(backend, "POST", path, budget)
+    patch = {"spec": {"selector": {"matchLabels": {"app": None, "team": "shop"}}}}
+    patched = await ok(backend, "PATCH", f"{path}/b", patch, content_type=STRATEGIC)
+    assert patched["spec"]["selector"] == {"matchLabels": {"app": "", "team": "shop"}}
+    merged = await ok(backend, "PATCH", f"{path}/b", patch, content_type=MERGE)
+    assert merged["spec"]["selector"] == {"matchLabels": {"team": "shop"}}

@@ -17,7 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import jsonpatch
 import kr8s.asyncio
+
+from reconcile_kit.patch.mergepatch import create_merge_patch
 
 from ..kubehttp import send
 from .spec import Change, KindSpec, Obj
@@ -336,6 +339,54 @@ async def _update(
     )
     values = (_stored_values(stored[0]), _stored_values(stored[1]))
     return Outcome([created, exchange], compare(spec.kind, exchange, values))
+
+
+PATCH_TYPES = {
+    "merge": "application/merge-patch+json",
+    "strategic": "application/strategic-merge-patch+json",
+    "json": "application/json-patch+json",
+}
+"""The patch types the ``patch`` property sends, by the name it draws."""
+
+
+async def patch(
+    backends: Backends, spec: KindSpec, obj: Obj, change: Change, patch_type: str
+) -> Outcome:
+    """Create ``obj`` on both, then PATCH each server's stored object with ``change`` as
+    ``patch_type`` (:data:`PATCH_TYPES`): RFC 7386's diff of the stored object and the
+    changed one, the same body as a strategic merge patch (lists with a merge key are
+    merged by it), or RFC 6902's operations; compare the answers to the PATCH."""
+    path, placed = await _prepare(backends, spec, obj)
+    created = await backends.both("POST", path, placed)
+    try:
+        if created.real.status != 201 or created.embedded.status != 201:
+            return Outcome([created], compare(spec.kind, created, ({}, {})))
+        stored = (created.embedded.body, created.real.body)
+        bodies = [_patch_body(s, change.applied(s), patch_type) for s in stored]
+        url = f"{path}/{placed['metadata']['name']}"
+        content_type = PATCH_TYPES[patch_type]
+        embedded, real = await asyncio.gather(
+            send(backends.embedded, "PATCH", url, bodies[0], content_type),
+            send(backends.real, "PATCH", url, bodies[1], content_type),
+        )
+        exchange = Exchange(
+            f"PATCH ({patch_type})",
+            url,
+            bodies[1],
+            Answer(embedded[0], embedded[1]),
+            Answer(real[0], real[1]),
+        )
+        values = (_stored_values(stored[0]), _stored_values(stored[1]))
+        return Outcome([created, exchange], compare(spec.kind, exchange, values))
+    finally:
+        await _delete_created(backends, path, created)
+
+
+def _patch_body(stored: Obj, changed: Obj, patch_type: str) -> Any:
+    if patch_type == "json":
+        return jsonpatch.make_patch(stored, changed).patch
+    body, _exact = create_merge_patch(stored, changed)  # a null value: removed (RFC 7386)
+    return body
 
 
 def _stored_values(stored: Obj) -> dict[str, str]:

@@ -1,7 +1,7 @@
 """Differential fuzzing: the same requests on the embedded server and on kube-apiserver
 must get the same answers (issue 28).
 
-For each kind three properties, each over ``$RECONCILE_KIT_FUZZ_EXAMPLES`` examples
+For each kind four properties, each over ``$RECONCILE_KIT_FUZZ_EXAMPLES`` examples
 (default 5):
 
 * ``valid``: a random valid object is created on both; kube-apiserver must accept it
@@ -9,7 +9,9 @@ For each kind three properties, each over ``$RECONCILE_KIT_FUZZ_EXAMPLES`` examp
 * ``invalid``: one mutation making the object invalid; status, reason, message and causes
   must agree;
 * ``update``: a stored object is changed (allowed changes and immutable fields alike) and
-  PUT back; the answers must agree.
+  PUT back; the answers must agree;
+* ``patch``: the same changes sent as a PATCH: a JSON merge patch, the same body as a
+  strategic merge patch, or a JSON patch (drawn); the answers must agree.
 
 The answers are compared after :data:`tests.fuzz.runner.NORMALISED`; the differences
 found so far are expected failures, listed in :mod:`tests.fuzz.known`. It needs the real
@@ -29,6 +31,7 @@ from typing import TypeVar
 import kr8s.asyncio
 import pytest
 from hypothesis import HealthCheck, Phase, given, note, seed, settings, target
+from hypothesis import strategies as st
 
 from reconcile_kit.client.transport import close_session
 from reconcile_kit.testing import APIServer, ControlPlane
@@ -37,7 +40,7 @@ from reconcile_kit.testing.controlplane import find_binaries
 
 from .kinds import KINDS
 from .known import KNOWN_DIFFERENCES
-from .runner import Backends, Outcome, create, update
+from .runner import PATCH_TYPES, Backends, Outcome, create, patch, update
 from .spec import Change, KindSpec, Obj
 
 T = TypeVar("T")
@@ -148,6 +151,14 @@ def _property(kind: KindSpec, mode: str, loop: Loop, pair: Backends) -> Callable
 
         return invalid
 
+    if mode == "patch":
+
+        @given(kind.valid, kind.updates, st.sampled_from(sorted(PATCH_TYPES)))
+        def patched(obj: Obj, change: Change, patch_type: str) -> None:
+            _judge(loop.run(patch(pair, kind, obj, change, patch_type)))
+
+        return patched
+
     @given(kind.valid, kind.updates)
     def updated(obj: Obj, change: Change) -> None:
         _judge(loop.run(update(pair, kind, obj, change)))
@@ -155,7 +166,7 @@ def _property(kind: KindSpec, mode: str, loop: Loop, pair: Backends) -> Callable
     return updated
 
 
-@pytest.mark.parametrize("mode", ["valid", "update", "invalid"])
+@pytest.mark.parametrize("mode", ["valid", "update", "patch", "invalid"])
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_same_answers(
     kind: str, mode: str, backends: tuple[Loop, Backends], request: pytest.FixtureRequest

@@ -12,24 +12,35 @@ from . import errors
 from .gofmt import go_quote
 from .resources import ResourceType
 from .store import Obj
+from .validation.batch import generated_selector_causes
 
 __all__ = ["check_applied_kind", "check_uid_unchanged"]
 
 
+_CHECKED_ONCE = {("", "events"), ("events.k8s.io", "events"), ("policy", "poddisruptionbudgets")}
+"""Kinds whose strategy's ValidateUpdate does not check the metadata's update again
+(ValidateObjectMeta only): an update that sets another uid gets the cause once."""
+
+
 def check_uid_unchanged(rt: ResourceType, new: Obj, old: Obj) -> None:
-    """An update that sets another uid: 422 "field is immutable", its cause twice
-    (BeforeUpdate's validateCommonFields, then the strategy's ValidateObjectMetaUpdate),
-    the message once (the aggregate drops duplicates)."""
+    """An update that sets another uid: 422 "field is immutable", its cause from
+    BeforeUpdate's validateCommonFields, then the strategy's causes that read the uid (a
+    Job's generated selector and labels), then the cause again from the strategy's
+    ValidateObjectMetaUpdate (not for :data:`_CHECKED_ONCE`); the message names each
+    once (the aggregate drops duplicates)."""
     uid = new["metadata"].get("uid")
     if not uid or uid == old["metadata"].get("uid"):
         return
     cause = errors.cause(
         "FieldValueInvalid", "metadata.uid", f"Invalid value: {go_quote(uid)}: field is immutable"
     )
-    error = errors.invalid(rt.kind, rt.group, old["metadata"]["name"], [cause])
-    assert error.details is not None
-    error.details["causes"] = [cause, dict(cause)]
-    raise error
+    kind = (rt.group, rt.plural)
+    causes = [cause]
+    if kind == ("batch", "jobs"):
+        causes += generated_selector_causes(new)
+    if kind not in _CHECKED_ONCE:
+        causes.append(dict(cause))
+    raise errors.invalid(rt.kind, rt.group, old["metadata"]["name"], causes)
 
 
 def _group_version(api_version: Any) -> tuple[str, str]:

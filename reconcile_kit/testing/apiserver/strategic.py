@@ -67,6 +67,7 @@ _DELETE: Final = _Delete()
 
 _MERGE: Final = "merge"
 _MERGE_RETAIN: Final = "merge,retainKeys"
+_REPLACE: Final = "replace"
 
 _CONTAINER_FIELDS: Final[dict[str, Rule]] = {
     "ports": (_MERGE, "containerPort"),
@@ -138,6 +139,7 @@ _SCHEMA: Final[dict[tuple[str, str], dict[str, Rule]]] = {
     ("apps", "DaemonSet"): _WORKLOAD,
     ("batch", "Job"): _WORKLOAD,
     ("batch", "CronJob"): _pod_template("spec.jobTemplate.spec.template."),
+    ("policy", "PodDisruptionBudget"): {"spec.selector": (_REPLACE, ""), **_CONDITIONS},
 }
 
 
@@ -150,6 +152,22 @@ def _rules_for(kind: str, api_version: str) -> dict[str, Rule]:
 # --------------------------------------------------------------------------------------------
 # Small helpers
 # --------------------------------------------------------------------------------------------
+
+
+def _as_decoded(value: Any, in_string_map: bool = False) -> Any:
+    """A value apimachinery copied verbatim, as decoding into the Go struct leaves it:
+    ``$``-keys and ``null`` fields dropped, but a ``null`` in a ``map[string]string``
+    (a label selector's ``matchLabels``) decodes as ``""``."""
+    if isinstance(value, dict):
+        return {
+            k: "" if v is None and in_string_map else _as_decoded(v, k == "matchLabels")
+            for k, v in value.items()
+            if not (k.startswith("$") and k not in _DATA_DOLLAR_KEYS)
+            and (v is not None or in_string_map)
+        }
+    if isinstance(value, list):
+        return [_as_decoded(item) for item in value if item is not None]
+    return value
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -313,11 +331,13 @@ class _Merger:
     def _merge_key(self, original: dict[str, Any], key: str, value: Any, path: str) -> None:
         if key.startswith("$") and key not in _DATA_DOLLAR_KEYS:
             raise StrategicMergeError(f"unknown directive {key!r} in patch", _BAD_REQUEST)
-        merged = (
-            _DELETE
-            if value is None
-            else self.merge_value(original.get(key, _MISSING), value, _child(path, key))
-        )
+        child = _child(path, key)
+        if value is None:
+            merged: Any = _DELETE
+        elif _REPLACE in self._rules.get(child, ("", ""))[0].split(","):
+            merged = _as_decoded(value)  # the patch's value as it is, not merged
+        else:
+            merged = self.merge_value(original.get(key, _MISSING), value, child)
         if merged is _DELETE:
             original.pop(key, None)
         else:

@@ -50,13 +50,21 @@ _COUNTS = (
 
 
 def _has_label(labels: dict[str, Any], key: str, value: str) -> Causes:
-    """ValidateHasLabel on spec.template.metadata."""
-    field = "spec.template.metadata"
+    """ValidateHasLabel on spec.template.metadata: the label's path, and the whole labels
+    map as the invalid value."""
+    field = f"spec.template.metadata.labels[{key}]"
     if key not in labels:
-        return [required(field, f"must have label {key}")]
+        return [required(field, f"must be '{value}'")]
     if labels[key] != value:
-        return [invalid(field, labels[key], f"must be '{value}'")]
+        shown = gorender.string_map(labels)
+        return [invalid(field, shown, f"must be '{value}'", rendered=True)]
     return []
+
+
+def generated_selector_causes(job: dict[str, Any]) -> Causes:
+    """The Job rules that read its uid (validateGeneratedSelector): what an update that
+    sets another uid also gets, between the uid's two "field is immutable" causes."""
+    return _generated_selector(job)
 
 
 def _generated_selector(job: dict[str, Any]) -> Causes:
