@@ -397,6 +397,8 @@ class _RunOptions:
 
 
 async def _run(target: str, embedded: bool, kubeconfig: str | None, options: _RunOptions) -> None:
+    from ..client.errors import APIUnavailableError
+
     loaded: list[Manager] = []
     stopping = asyncio.Event()
 
@@ -413,6 +415,8 @@ async def _run(target: str, embedded: bool, kubeconfig: str | None, options: _Ru
         loop.add_signal_handler(sig, stop, sig)
     try:
         await _load_and_run(target, embedded, kubeconfig, options, loaded, stopping)
+    except APIUnavailableError as error:  # a server never reached: one line, exit 1
+        raise click.ClickException(str(error)) from error
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
@@ -426,7 +430,7 @@ async def _load_and_run(
     loaded: list[Manager],
     stopping: asyncio.Event,
 ) -> None:
-    import kr8s.asyncio
+    from ..client.connect import connect
 
     manager = await _load_manager(target)
     manager.handle_signals = False  # this command handles them, before and after run()
@@ -438,7 +442,7 @@ async def _load_and_run(
         if kubeconfig is None:
             await _run_manager(manager)  # on its api (kr8s discovery when it has none)
         else:
-            await _run_on(manager, await kr8s.asyncio.api(kubeconfig=kubeconfig))
+            await _run_on(manager, await connect(kubeconfig))
         return
     from ..testing.apiserver.server import APIServer
 

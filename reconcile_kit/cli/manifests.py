@@ -384,10 +384,11 @@ def _certificates(name: str, namespace: str) -> list[dict[str, Any]]:
 
 def _grace_period(manager: Manager) -> int:
     """Seconds the pod gets to stop: the controllers' graceful shutdown, plus a sharded
-    replica's hand-over (its sharder moving its objects: ``drain_timeout``), plus 10."""
+    replica's hand-over, twice ``drain_timeout`` (moving its objects to their new owners,
+    then, when it runs the sharder, waiting for the sharder's moves), plus 10."""
     seconds = manager.graceful_shutdown_timeout
     sharding = manager.sharding
     if sharding is not None:
         drain = sharding.drain_timeout
-        seconds += manager.graceful_shutdown_timeout if drain is None else drain
+        seconds += 2 * (manager.graceful_shutdown_timeout if drain is None else drain)
     return int(seconds) + 10

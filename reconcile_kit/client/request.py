@@ -46,6 +46,7 @@ from kr8s.asyncio import Api
 
 from . import direct, tracing
 from .contenttypes import APPLY_PATCH, JSON, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from .encoding import dumps
 from .errors import APIError, APIUnavailableError, ServerTimeoutError, error_from_status
 from .fencing import current_fence
 from .paths import resource_of
@@ -365,6 +366,8 @@ async def send(
             (LeaseExpiredError, OwnershipLostError); a write to the reconciled object of a
             sharded controller carries the fence's precondition.
         TypeError: ``body`` is not JSON-serialisable.
+        PatchError: ``body`` holds a float NaN or infinity (JSON has none; orjson would
+            send ``null``), the field named.
     """
     where = target or Target()
     fence = current_fence()
@@ -372,7 +375,11 @@ async def send(
     if guarded:
         assert fence is not None
         body = fence.precondition(method.upper(), content_type, body)
-    content = body if isinstance(body, bytes) or body is None else orjson.dumps(body)
+    content = (
+        body
+        if isinstance(body, bytes) or body is None
+        else dumps(body, kind=where.kind, namespace=where.namespace, name=where.name)
+    )
     repeatable = is_safe_to_repeat(method, content_type, body) if retry is None else retry
     extra: dict[str, Any] = {}
     if content is not None:

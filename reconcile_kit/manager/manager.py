@@ -25,6 +25,7 @@ from typing import Any
 from aiohttp import web
 from kr8s.asyncio import Api
 
+from ..client.connect import connect
 from ..client.ratelimit import checked_rate_limit, install_rate_limit
 from ..client.transport import (
     acquire_transport,
@@ -323,9 +324,7 @@ class Manager:
         """Everything before the controllers start."""
         self.recorder = None
         if self.api is None:
-            import kr8s.asyncio
-
-            self.api = self._own_api = await kr8s.asyncio.api()
+            self.api = self._own_api = await connect()
         await acquire_transport(self.api, self.transport)
         acquired.append(self.api)
         install_rate_limit(self.api, self.qps, self.burst)

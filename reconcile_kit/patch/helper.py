@@ -34,6 +34,7 @@ from kr8s.asyncio.objects import APIObject
 
 from ..client import discovery
 from ..client.contenttypes import JSON_PATCH, MERGE_PATCH
+from ..client.encoding import dumps
 from ..client.errors import (
     ConditionConflictError,
     ConflictError,
@@ -353,8 +354,9 @@ class PatchHelper:
         and that is expected. A failed JSON-patch ``test`` precondition is a ConflictError,
         as a failed resourceVersion precondition is."""
         content_type, body = request
+        target = self._target()
         try:
-            content = orjson.dumps(body)
+            content = dumps(body, kind=target.kind, namespace=target.namespace, name=target.name)
         except TypeError as err:
             raise self._unserializable(err) from err
         if log.isEnabledFor(logging.DEBUG):

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
+from ..client.connect import connect
 from ..client.errors import (
     APIError,
     InvalidObjectError,
@@ -430,9 +431,7 @@ class Controller:
         reconcile = traced(reconcile, self.name)  # a span per reconcile when tracing is on
         try:
             if self.api is None:
-                import kr8s.asyncio
-
-                self.api = self._own_api = await kr8s.asyncio.api()
+                self.api = self._own_api = await connect()
             await self._start_recorder()
             if not await self._start_sources():
                 return  # shut down before its caches synced (e.g. a kind not served yet)

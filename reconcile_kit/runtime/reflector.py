@@ -4,7 +4,7 @@ Semantics follow client-go's tools/cache Reflector: a paginated LIST, then a WAT
 the list's resourceVersion with bookmarks and a server-side timeout; when a stream ends
 the watch resumes from the last resourceVersion seen (bookmarks included); a 410 Expired
 relists and reconciles the store with the new list (objects gone from it become
-deletions); errors back off exponentially with jitter (0.8 s doubling to 30 s, reset after
+deletions); errors back off exponentially with jitter (0.8 s doubling to 5 s, reset after
 a healthy stream). LIST and WATCH are spoken through ``api.call_api`` because kr8s's own
 ``watch()`` does no initial list and reconnects in a tight loop on 410.
 """

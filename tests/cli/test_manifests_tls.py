@@ -102,3 +102,17 @@ def test_with_cert_manager_the_certificate_makes_the_secret_and_the_ca_is_inject
     (configuration,) = of_kind(docs, "ValidatingWebhookConfiguration")
     assert configuration["metadata"]["annotations"] == {INJECT: "ops/website-webhook"}
     assert all("caBundle" not in w["clientConfig"] for w in configuration["webhooks"])
+
+
+def test_a_sharded_deployment_has_time_for_its_hand_over() -> None:
+    """A sharded replica's stop takes up to the graceful shutdown plus twice
+    ``drain_timeout`` (its own moves, then the sharder's wait when it runs the sharder):
+    the pod's grace period covers both, plus 10 s (it had one drain: 70 s for 90)."""
+    from reconcile_kit import Manager, Sharding
+    from reconcile_kit.cli.manifests import DeploymentSettings, documents
+
+    manager = Manager(name="op", sharding=Sharding("op", drain_timeout=30))
+    settings = DeploymentSettings(target="x:manager", replicas=3, shard=True)
+    deployment = next(d for d in documents(manager, settings) if d["kind"] == "Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    assert pod["terminationGracePeriodSeconds"] == manager.graceful_shutdown_timeout + 60 + 10

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -355,6 +356,7 @@ async def test_bad_targets_are_named(target: str) -> None:
 
 SLOW_START = """
 import asyncio
+import os
 
 from kr8s.asyncio.objects import ConfigMap
 
@@ -728,3 +730,41 @@ def test_run_metrics_flags_configure_the_manager(tmp_path: Path) -> None:
         _RunOptions(metrics_secure=True, metrics_port=8081, health_port=8081).configure(
             Manager(name="n")
         )
+
+
+async def test_run_against_a_server_that_cannot_be_reached(tmp_path: Path) -> None:
+    """A kubeconfig (given, or found through KUBECONFIG) naming a server nobody serves:
+    one line naming the server, exit code 1 (a 110-line httpx traceback before)."""
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [{"name": "dead", "cluster": {"server": "http://127.0.0.1:1"}}],
+                "contexts": [{"name": "dead", "context": {"cluster": "dead", "user": "u"}}],
+                "current-context": "dead",
+                "users": [{"name": "u", "user": {"token": "x"}}],
+            }
+        )
+    )
+    for args, env in (
+        (["--kubeconfig", str(kubeconfig)], {}),
+        ([], {"KUBECONFIG": str(kubeconfig)}),
+    ):
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "reconcile_kit",
+            "run",
+            "examples/mirror.py:manager",
+            *args,
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, err = await asyncio.wait_for(proc.communicate(), 60)
+        lines = err.decode().strip().splitlines()
+        assert proc.returncode == 1
+        assert lines[-1].startswith("Error: ") and "cannot reach http://127.0.0.1:1" in lines[-1]
+        assert "Traceback" not in err.decode()

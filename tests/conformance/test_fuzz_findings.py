@@ -836,8 +836,9 @@ async def test_an_update_that_sets_another_uid(backend: Backend) -> None:
             assert causes[1]["message"] == (
                 f"Invalid value: map[string]string{{{labels}}}: must be '0000-other'"
             )
-            assert uid in causes[3]["message"] and "`selector` not auto-generated" in (
-                causes[3]["message"]
+            assert (
+                uid in causes[3]["message"]
+                and "`selector` not auto-generated" in (causes[3]["message"])
             )
     uid_field = "metadata.uid"
     assert fields == {

@@ -274,3 +274,45 @@ async def test_the_sharders_own_member_not_back_within_a_lease_duration_is_moved
         assert 3 - 0.5 <= loop.time() - expired < 3 + 1
     finally:
         await stop(view, running, y_task)
+
+
+async def test_a_member_joining_during_a_pass_keeps_its_lease(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """A member whose Lease appears while the sharder's pass awaits its label writes is
+    live at the pass's end: its Lease is not deleted as that of a member "gone, owns
+    nothing" (it was, when the pass judged liveness from its start: seen in a start-up of
+    three replicas, the new member kept its controllers running without a Lease)."""
+    y = membership_election(member("y"))
+    y_task = asyncio.create_task(y.run(kube))
+    z_task: asyncio.Task[None] | None = None
+    await eventually(lambda: y.is_leader, 10, interval=0.05)
+    for i in range(8):
+        body = {"metadata": {"name": f"cm-{i}"}}
+        await call(kube, "POST", "/api/v1/namespaces/default/configmaps", body)
+    apiserver.faults.latency(2.0, verb="patch", resource="configmaps")
+    view = RingView(kube, "ring", "default")
+    await view.start()
+    assigner = Assigner(
+        kube, "ring", "s", view, [ShardedKind(ConfigMap, "default")], lease_duration=3
+    )
+    running = asyncio.create_task(assigner.run())
+    try:
+        await eventually(
+            lambda: apiserver.requests.count(verb="patch", resource="configmaps") > 0, 10
+        )
+        z = membership_election(member("z"))
+        z_task = asyncio.create_task(z.run(kube))
+        await eventually(lambda: z.is_leader and "z" in view.members(), 10, interval=0.05)
+
+        async def labelled() -> bool:
+            return None not in await owners(kube)
+
+        await eventually(labelled, 20, interval=0.05)
+        await asyncio.sleep(1)  # the pass's end: its _forget
+        deletes = apiserver.requests.filter(verb="delete", resource="leases")
+        assert [r.path.rsplit("/", 1)[1] for r in deletes] == []
+        assert await lease(kube, "ring-z") is not None
+    finally:
+        apiserver.faults.clear()
+        await stop(view, running, y_task, z_task)

@@ -17,6 +17,7 @@ from reconcile_kit.client.errors import (
     NotFoundError,
     PatchError,
 )
+from reconcile_kit.client.request import Target, send
 from reconcile_kit.patch.helper import PatchHelper
 from reconcile_kit.patch.snapshot import LazyBox, set_raw
 from reconcile_kit.testing import APIServer
@@ -405,6 +406,36 @@ async def test_errors_name_object_and_field(kube: kr8s.asyncio.Api) -> None:
     obj.raw["metadata"]["name"] = "other"
     with pytest.raises(PatchError, match=r"metadata\.name changed"):
         await helper.patch()
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
+async def test_a_value_json_cannot_hold_is_refused_before_sending(
+    kube: kr8s.asyncio.Api, apiserver: APIServer, value: float
+) -> None:
+    """orjson writes NaN and infinities as null, which a merge patch takes as "delete":
+    refused before sending (PatchError naming the field), the object left as it was; the
+    same for any body sent through the request layer (an apply, a create)."""
+    cm = await ConfigMap({"metadata": {"name": "n"}, "data": {"a": "1", "b": "2"}}, api=kube)
+    await cm.create()
+    writes = len(apiserver.requests.writes())
+    helper = PatchHelper(cm)
+    cm.raw["data"]["a"] = value
+    with pytest.raises(PatchError, match=r"ConfigMap default/n: field data\.a is NaN or infinite"):
+        await helper.patch()
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"}, "x": [value]}
+    with pytest.raises(PatchError, match=r"ConfigMap default/m: field x\[0\] is NaN"):
+        await send(
+            kube,
+            "POST",
+            base="/api",
+            namespace="default",
+            url="configmaps",
+            body=body,
+            target=Target("ConfigMap", "default", "m"),
+        )
+    assert len(apiserver.requests.writes()) == writes
+    _, stored = await call(kube, "GET", "/api/v1/namespaces/default/configmaps/n")
+    assert stored["data"] == {"a": "1", "b": "2"}
 
 
 async def test_404_ignored_only_when_deleting_without_finalizers(

@@ -320,7 +320,7 @@ class Assigner:
                     await write()
 
             await asyncio.gather(*(bounded(write) for write in writes))
-        await self._forget(members, self._owning())
+        await self._forget(self._owning())
         self._schedule_renewal()
         self.metrics.unowned(self.ring, len(self._pending))
 
@@ -421,12 +421,14 @@ class Assigner:
             self._all = True  # its objects, decided before the hold, are decided again
         self._held[name] = now
 
-    async def _forget(self, members: frozenset[str], owning: set[str]) -> None:
-        """Delete the Leases of members that are not live and own no object any more."""
+    async def _forget(self, owning: set[str]) -> None:
+        """Delete the Leases of members that are not live and own no object any more.
+        Live is decided per Lease as the view sees it now, not as at the pass's start: a
+        member that joined while the pass's label writes were awaited is live."""
         for lease in self.view.leases():
             meta = metadata_of(lease)
             member = (meta.get("labels") or {}).get(MEMBER_LABEL) or ""
-            if not member or member in members or member in owning:
+            if not member or member in self.view.members() or member in owning:
                 continue
             name = meta.get("name", "")
             options = {"preconditions": {"resourceVersion": meta.get("resourceVersion")}}
