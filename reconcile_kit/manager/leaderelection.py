@@ -47,6 +47,11 @@ Differences from client-go, all deliberate:
   returns), and ``on_new_leader`` is not called for a released (holderless) lease.
 * After :meth:`LeaderElection.release` the candidate holds off for ``lease_duration``
   seconds before campaigning again, so that a standby gets the lease.
+* A record is this candidate's only when it names its identity *and* carries the
+  ``renewTime`` this candidate last wrote (client-go compares the holder only). Another
+  process given the same identity, or this replica's previous run after a crash, wrote
+  the record the candidate finds: it waits as a standby until that record expires (two
+  processes of one identity would otherwise both renew it and both lead).
 """
 
 from __future__ import annotations
@@ -69,7 +74,7 @@ from kr8s.asyncio import Api
 from ..client.errors import APIError, ReconcileKitError
 from ..client.request import Reply, Target, send
 from ..meta.objects import metadata_of
-from ..meta.time import format_micro_time
+from ..meta.time import format_micro_time, parse_time
 
 __all__ = ["LeaderElection", "LeaseError"]
 
@@ -89,6 +94,14 @@ _EXPIRY_STEP = 0.001  # seconds past the observed expiry at which a standby trie
 class LeaseError(ReconcileKitError):
     """The Lease was used in a way the election does not allow (updated before it was
     read). Refused requests raise :class:`~reconcile_kit.client.errors.APIError`."""
+
+
+def _renewal(record: _Record) -> datetime | None:
+    """``record``'s renewTime as a datetime (None: none, or unreadable)."""
+    try:
+        return None if record.renew_time is None else parse_time(record.renew_time)
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -286,6 +299,7 @@ class LeaderElection:
         self._hold_off_until = -math.inf
         self._reported: str | None = None
         self._last_stamp: datetime | None = None
+        self._own_renewal: datetime | None = None  # the renewTime this process last wrote
         self._leading = False
         self._leading_event = asyncio.Event()
         self._not_leading_event = asyncio.Event()
@@ -523,10 +537,12 @@ class LeaderElection:
             )
             return False
         self._observe(mine)
+        self._own_renewal = _renewal(mine)
         return True
 
     def _wrote(self, record: _Record, started: float) -> bool:
         self._observe(record)
+        self._own_renewal = _renewal(record)
         self._renewed_at = started
         return True
 
@@ -628,7 +644,18 @@ class LeaderElection:
         self._observed_at = self._now()
 
     def _holds(self) -> bool:
-        return self._record is not None and self._record.holder == self.identity
+        """Whether the observed record is this process's: its identity, and the renewTime
+        this process last wrote. A record under this identity that another process wrote
+        (another replica given the same identity, or this one's previous run) is someone
+        else's: waited for as a standby, as any other holder (client-go would renew it,
+        and two processes would lead)."""
+        record = self._record
+        if record is None or record.holder != self.identity or record.renew_time is None:
+            return False
+        try:
+            return parse_time(record.renew_time) == self._own_renewal
+        except ValueError:
+            return False
 
     def _valid(self) -> bool:
         """The observed record has not expired (observed time + its own duration)."""

@@ -100,7 +100,8 @@ class Applier:
             AlreadyOwnedError: ``obj`` names a controller (``set_controller_reference``) and
                 the child is controlled by another object (another uid): nothing is sent
                 or changed. Checked on the cached child (a kind the controller does not
-                watch costs one GET first: ``owns`` it), and from the server's 422 "Only
+                watch, or a child its cache does not hold, new or not seen yet, costs one
+                GET first: ``owns`` it), and from the server's 422 "Only
                 one reference can have Controller set to true". Names the child and both
                 controllers.
             ConflictError: with ``force=False``, fields other managers own
@@ -157,8 +158,10 @@ class Applier:
     ) -> Any:
         manager = field_manager or self.controller_name
         watched, cached = self._cached(obj)
-        if not watched and names_controller(body):
-            cached = await self._live(obj)  # no cache to ask: who controls it now?
+        if cached is None and names_controller(body):
+            # no cache to ask, or it has not seen the child (new, or not yet): who controls
+            # it now? (an apply naming another controller would take it over silently)
+            cached = await self._live(obj)
         check_controller(body, cached)
         key = intent_key(body, manager + (f"/{subresource}" if subresource else ""))
         body_digest = digest(body)

@@ -274,6 +274,32 @@ async def test_a_conflict_on_renewal_reads_the_lease_again(
     assert a.le.is_leader and a.events == ["new:a", "status:True", "started"]
 
 
+@pytest.mark.looptime
+async def test_two_processes_given_one_identity_do_not_both_lead(
+    group: Group, kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """A record under this identity that another process wrote is that process's: the
+    second waits as a standby, and takes the Lease when the first stops renewing (client-go
+    compares the holder only: both would renew it and lead; the group's sampler fails the
+    test when two lead at once). Its graceful stop then releases without a 409."""
+    a = group.add("dup", work=True, release_on_cancel=False).start()
+    await wait_leading(a, 5)
+    b = group.add("dup", work=True).start()
+    await asyncio.sleep(4 * LEASE)
+    assert a.le.is_leader and not b.le.is_leader
+    killed = now()
+    await a.kill()
+    elapsed = await wait_leading(b) - killed
+    assert LEASE - RETRY <= elapsed <= LEASE + RETRY + EPS
+    since = len(apiserver.requests)
+    assert b.task is not None
+    b.task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await b.task
+    assert (await get_lease(kube))["spec"].get("holderIdentity") in (None, "")
+    assert all(status < 400 for _verb, status in lease_requests(apiserver, since))
+
+
 # -- losing the leader -----------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ import kr8s
 import pytest
 from kr8s.asyncio.objects import ConfigMap
 
+from reconcile_kit.manager.leaderelection import LeaderElection
 from reconcile_kit.manager.sharding import Sharding
 from reconcile_kit.manager.sharding.assigner import Assigner, ShardedKind
 from reconcile_kit.manager.sharding.membership import RingView, membership_election
@@ -207,9 +208,10 @@ async def test_objects_of_a_member_held_by_a_dead_sharder_move_once_that_hold_la
 
 async def expired_member_x_with_objects_and_live_y(
     kube: kr8s.asyncio.Api,
-) -> tuple[RingView, asyncio.Task[None]]:
+) -> tuple[RingView, asyncio.Task[None], LeaderElection]:
     """Member x owned 10 objects and stopped renewing its Lease (not released); y is live.
-    Returns the ring's view (started) and y's election task."""
+    Returns the ring's view (started), y's election task and x's election (stopped: x's
+    process may take its Lease again with it)."""
     x = membership_election(member("x"))
     x_task = asyncio.create_task(x.run(kube))
     await eventually(lambda: x.is_leader, 10, interval=0.05)
@@ -223,7 +225,7 @@ async def expired_member_x_with_objects_and_live_y(
     await asyncio.gather(x_task, return_exceptions=True)
     view = RingView(kube, "ring", "default")
     await view.start()
-    return view, y_task
+    return view, y_task, x
 
 
 async def test_the_sharders_own_member_rejoining_keeps_its_objects(
@@ -234,7 +236,7 @@ async def test_the_sharders_own_member_rejoining_keeps_its_objects(
     again). The sharder does not hold x's Lease and move x's objects meanwhile (in the
     chaos test it did, first: x rejoined 3.9 s after the server was back, once all its
     objects had moved, and every change to them waited for that)."""
-    view, y_task = await expired_member_x_with_objects_and_live_y(kube)
+    view, y_task, x = await expired_member_x_with_objects_and_live_y(kube)
     assigner = Assigner(
         kube, "ring", "x", view, [ShardedKind(ConfigMap, "default")], lease_duration=3
     )
@@ -244,7 +246,7 @@ async def test_the_sharders_own_member_rejoining_keeps_its_objects(
         await asyncio.sleep(3 + 2)  # expired 2 s ago (x's retries failing meanwhile)
         assert (await lease(kube, "ring-x"))["spec"]["holderIdentity"] == "x"  # type: ignore[index]
         assert await owners(kube) == {"x"}
-        x_again = membership_election(member("x"))
+        x_again = x  # x's own election: a record x wrote last is x's to take again at once
         x_again_task = asyncio.create_task(x_again.run(kube))
         await eventually(lambda: x_again.is_leader, 10, interval=0.05)
         await asyncio.sleep(5)
@@ -259,7 +261,7 @@ async def test_the_sharders_own_member_not_back_within_a_lease_duration_is_moved
     """The same, but x does not take its Lease again: a Lease duration after it expired,
     the sharder holds it and moves x's objects, as any member's."""
     loop = asyncio.get_running_loop()
-    view, y_task = await expired_member_x_with_objects_and_live_y(kube)
+    view, y_task, _x = await expired_member_x_with_objects_and_live_y(kube)
     assigner = Assigner(
         kube, "ring", "x", view, [ShardedKind(ConfigMap, "default")], lease_duration=3
     )
