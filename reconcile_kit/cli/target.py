@@ -34,7 +34,8 @@ def _import(target: str) -> tuple[Any, str]:
     attr = attr or "manager"
     module = import_module(spec, target)
     if not hasattr(module, attr):
-        raise TargetError(f"{target}: {module.__name__} has no attribute {attr!r}")
+        shown = spec if spec.endswith(".py") else module.__name__  # a path: as given
+        raise TargetError(f"{target}: {shown} has no attribute {attr!r}")
     return getattr(module, attr), attr
 
 

@@ -524,7 +524,9 @@ class PatchHelper:
         return f"{raw.get('kind', '?')} {where}"
 
     def _error(self, cls: type[PatchError] | type[ConflictError], message: str) -> Exception:
-        raw = self.obj.raw
+        """``cls`` naming the object as read (its snapshot: a change of its name or
+        namespace is what the error may be about)."""
+        raw = self._snapshot.document() if hasattr(self, "_snapshot") else self.obj.raw
         meta = metadata_of(raw)
         return cls(
             message,
