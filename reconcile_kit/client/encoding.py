@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 import orjson
 
@@ -39,7 +38,7 @@ def dumps(body: object, *, kind: str | None, namespace: str | None, name: str | 
     return content
 
 
-def non_finite_path(value: Any, path: str = "") -> str | None:
+def non_finite_path(value: object, path: str = "") -> str | None:
     """The path (``spec.items[2].weight``) of the first float NaN or infinity in ``value``
     (dicts, lists, tuples, scalars), or None."""
     if isinstance(value, float):
