@@ -95,10 +95,10 @@ def _controller_grants(manager: Manager) -> Grants:
             _grant(grants, info, "list", "watch")
             if source.mapper is None:
                 # owned children: ctx.apply is a PATCH, which kube-apiserver authorizes as
-                # create when it creates the child (API concepts, "Patch and apply");
-                # ctx.create_or_patch GETs a child the cache does not hold yet:
-                # add_rbac_rule for that
-                _grant(grants, info, "create", "patch")
+                # create when it creates the child (API concepts, "Patch and apply"); it
+                # and ctx.create_or_patch GET a child the cache does not hold yet (who
+                # controls it?)
+                _grant(grants, info, "create", "get", "patch")
                 # set_controller_reference sets blockOwnerDeletion, which the
                 # OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift)
                 # allows only to who may update the owner's finalizers (as kubebuilder grants)

@@ -224,7 +224,7 @@ def test_rbac_yaml_for_namespaced_and_cluster_managers() -> None:
     assert rules[("example.com", "widgets/finalizers")] == ["update"]
     assert rules[("events.k8s.io", "events")] == ["create", "patch"]
     assert rules[("", "secrets")] == ["list", "watch"]
-    assert rules[("", "configmaps")] == ["create", "list", "patch", "watch"]
+    assert rules[("", "configmaps")] == ["create", "get", "list", "patch", "watch"]
     assert docs[2]["rules"] == [
         {
             "apiGroups": ["coordination.k8s.io"],
