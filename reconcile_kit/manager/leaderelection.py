@@ -47,8 +47,8 @@ Differences from client-go, all deliberate:
   returns), and ``on_new_leader`` is not called for a released (holderless) lease.
 * After :meth:`LeaderElection.release` the candidate holds off for ``lease_duration``
   seconds before campaigning again, so that a standby gets the lease.
-* A record is this candidate's only when it names its identity *and* carries the
-  ``renewTime`` this candidate last wrote (client-go compares the holder only). Another
+* A record is this candidate's only when it names its identity *and* carries a
+  ``renewTime`` this candidate sent (client-go compares the holder only). Another
   process given the same identity, or this replica's previous run after a crash, wrote
   the record the candidate finds: it waits as a standby until that record expires (two
   processes of one identity would otherwise both renew it and both lead).
@@ -64,6 +64,7 @@ import math
 import random
 import socket
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -96,12 +97,8 @@ class LeaseError(ReconcileKitError):
     read). Refused requests raise :class:`~reconcile_kit.client.errors.APIError`."""
 
 
-def _renewal(record: _Record) -> datetime | None:
-    """``record``'s renewTime as a datetime (None: none, or unreadable)."""
-    try:
-        return None if record.renew_time is None else parse_time(record.renew_time)
-    except ValueError:
-        return None
+_SENT_KEPT = 64
+"""renewTimes a candidate remembers having sent (a few seconds of renewals and retries)."""
 
 
 @dataclass(frozen=True)
@@ -299,7 +296,9 @@ class LeaderElection:
         self._hold_off_until = -math.inf
         self._reported: str | None = None
         self._last_stamp: datetime | None = None
-        self._own_renewal: datetime | None = None  # the renewTime this process last wrote
+        # the renewTimes this process sent lately, answered or not (a PUT whose answer was
+        # lost may have landed): a record carrying one of them is this process's
+        self._sent_renewals: deque[datetime] = deque(maxlen=_SENT_KEPT)
         self._leading = False
         self._leading_event = asyncio.Event()
         self._not_leading_event = asyncio.Event()
@@ -504,6 +503,7 @@ class LeaderElection:
         assert self._lock is not None
         started = self._now()
         stamp = self._stamp()
+        self._sent_renewals.append(parse_time(stamp))
         mine = _Record(self.identity, math.ceil(self.lease_duration), stamp, stamp)
         if self._holds() and self._valid() and await self._fast_renew(mine):
             self._renewed_at = started
@@ -537,12 +537,10 @@ class LeaderElection:
             )
             return False
         self._observe(mine)
-        self._own_renewal = _renewal(mine)
         return True
 
     def _wrote(self, record: _Record, started: float) -> bool:
         self._observe(record)
-        self._own_renewal = _renewal(record)
         self._renewed_at = started
         return True
 
@@ -644,8 +642,9 @@ class LeaderElection:
         self._observed_at = self._now()
 
     def _holds(self) -> bool:
-        """Whether the observed record is this process's: its identity, and the renewTime
-        this process last wrote. A record under this identity that another process wrote
+        """Whether the observed record is this process's: its identity, and a renewTime
+        this process sent (answered or not: a renewal whose answer was lost may have
+        landed). A record under this identity that another process wrote
         (another replica given the same identity, or this one's previous run) is someone
         else's: waited for as a standby, as any other holder (client-go would renew it,
         and two processes would lead)."""
@@ -653,7 +652,7 @@ class LeaderElection:
         if record is None or record.holder != self.identity or record.renew_time is None:
             return False
         try:
-            return parse_time(record.renew_time) == self._own_renewal
+            return parse_time(record.renew_time) in self._sent_renewals
         except ValueError:
             return False
 
