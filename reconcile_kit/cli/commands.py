@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -449,16 +449,7 @@ async def _load_and_run(
     async with APIServer() as server:
         click.echo(f"embedded API server: {server.url}")
         click.echo(f"kubeconfig: {server.kubeconfig}", err=False)
-        api = await server.api()
-        try:
-            crds = await _install_crds(manager, api)
-        except BaseException:
-            await _close(api)
-            raise
-        if crds:
-            click.echo(f"CRDs installed: {', '.join(crds)}")
-        click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get all -A")
-        await _run_on(manager, api)
+        await _run_on(manager, await server.api(), before=_announce_embedded(server))
 
 
 async def _install_crds(manager: Manager, api: kr8s.asyncio.Api) -> list[str]:
@@ -470,12 +461,6 @@ async def _install_crds(manager: Manager, api: kr8s.asyncio.Api) -> list[str]:
     documents = manager_crds(manager)
     await install_crds(api, *documents)
     return [document["metadata"]["name"] for document in documents]
-
-
-async def _close(api: kr8s.asyncio.Api) -> None:
-    from ..client.transport import close_session
-
-    await close_session(api)
 
 
 async def _load_manager(target: str) -> Manager:
@@ -490,12 +475,34 @@ async def _load_manager(target: str) -> Manager:
         raise click.ClickException(str(err)) from err
 
 
-async def _run_on(manager: Manager, api: kr8s.asyncio.Api) -> None:
-    """Run ``manager`` on ``api``, which this command created and so closes."""
+def _announce_embedded(
+    server: APIServer,
+) -> Callable[[Manager, kr8s.asyncio.Api], Awaitable[None]]:
+    """What ``run --embedded`` does before the manager starts: install its CRDs, then say
+    how to reach the server."""
+
+    async def announce(manager: Manager, api: kr8s.asyncio.Api) -> None:
+        crds = await _install_crds(manager, api)
+        if crds:
+            click.echo(f"CRDs installed: {', '.join(crds)}")
+        click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get all -A")
+
+    return announce
+
+
+async def _run_on(
+    manager: Manager,
+    api: kr8s.asyncio.Api,
+    before: Callable[[Manager, kr8s.asyncio.Api], Awaitable[None]] | None = None,
+) -> None:
+    """Run ``manager`` on ``api``, which this command created and so closes (also when
+    ``before``, awaited first, fails)."""
     from ..client.transport import close_session
 
     manager.api = api
     try:
+        if before is not None:
+            await before(manager, api)
         await _run_manager(manager)
     finally:
         await close_session(api)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -356,6 +357,7 @@ async def test_bad_targets_are_named(target: str) -> None:
 
 SLOW_START = """
 import asyncio
+import contextlib
 import os
 
 from kr8s.asyncio.objects import ConfigMap
@@ -636,8 +638,10 @@ def test_run_shard_options() -> None:
     assert "invalid ring member identity" in result.output
 
 
-async def test_apiserver_fail_option_fails_that_share_of_requests(tmp_path: Path) -> None:
-    kubeconfig = tmp_path / "kubeconfig"
+@contextlib.asynccontextmanager
+async def apiserver_process(kubeconfig: Path, *options: str) -> AsyncIterator[str]:
+    """``reconcile-kit apiserver --kubeconfig KUBECONFIG OPTIONS...`` in a subprocess,
+    yielding the URL of its "listening on" line; stopped with SIGTERM."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -645,20 +649,25 @@ async def test_apiserver_fail_option_fails_that_share_of_requests(tmp_path: Path
         "apiserver",
         "--kubeconfig",
         str(kubeconfig),
-        "--fail",
-        "503:1.0",
+        *options,
         stdout=asyncio.subprocess.PIPE,
     )
     try:
         assert proc.stdout is not None
-        line = await asyncio.wait_for(proc.stdout.readline(), 30)
-        assert b"listening on" in line
-        api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
-        status, _ = await call(api, "GET", "/api/v1/namespaces/default/configmaps")
-        assert status == 503
+        line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
+        assert "listening on " in line, line
+        yield line.split("listening on ", 1)[1].strip()
     finally:
         proc.send_signal(signal.SIGTERM)
         await asyncio.wait_for(proc.wait(), 30)
+
+
+async def test_apiserver_fail_option_fails_that_share_of_requests(tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    async with apiserver_process(kubeconfig, "--fail", "503:1.0"):
+        api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
+        status, _ = await call(api, "GET", "/api/v1/namespaces/default/configmaps")
+        assert status == 503
     result = CliRunner().invoke(main, ["apiserver", "--fail", "200:0.5"])
     assert result.exit_code == 2 and "STATUS one of" in result.output
 
@@ -668,21 +677,8 @@ async def test_apiserver_with_a_token_works_with_kubectl(tmp_path: Path) -> None
     client-go, sends no bearer token over plain HTTP ("You must be logged in to the
     server" before), and a request without the token is refused."""
     kubeconfig = tmp_path / "kubeconfig"
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "reconcile_kit",
-        "apiserver",
-        "--kubeconfig",
-        str(kubeconfig),
-        "--token",
-        "s3cret",
-        stdout=asyncio.subprocess.PIPE,
-    )
-    try:
-        assert proc.stdout is not None
-        line = await asyncio.wait_for(proc.stdout.readline(), 30)
-        assert b"listening on https://" in line
+    async with apiserver_process(kubeconfig, "--token", "s3cret") as url:
+        assert url.startswith("https://")
         kubectl = await asyncio.create_subprocess_exec(
             "kubectl",
             "--kubeconfig",
@@ -699,15 +695,11 @@ async def test_apiserver_with_a_token_works_with_kubectl(tmp_path: Path) -> None
         out, err = await asyncio.wait_for(kubectl.communicate(), 60)
         assert kubectl.returncode == 0, err.decode()
         assert "namespace/default" in out.decode().split()
-        url = line.decode().split("listening on ", 1)[1].strip()
         async with (
             aiohttp.ClientSession() as session,
             session.get(f"{url}/api/v1/namespaces", ssl=False) as response,
         ):
             assert response.status == 401
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        await asyncio.wait_for(proc.wait(), 30)
 
 
 def test_run_metrics_flags_configure_the_manager(tmp_path: Path) -> None:

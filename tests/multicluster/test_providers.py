@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -76,24 +77,40 @@ def test_contexts_of_splits_a_kubeconfig_per_context() -> None:
     assert split["b"]["users"] == [] and split["b"]["current-context"] == "b"
 
 
+async def fleet_with_a_configmap(clusters: EmbeddedFleet, count: int) -> list[APIServer]:
+    """``count`` started clusters, each holding ConfigMap default/a."""
+    servers = await clusters.start(count)
+    for name in clusters.servers:
+        await call(await clusters.api(name), "POST", CM, {"metadata": {"name": "a"}})
+    return servers
+
+
+async def labelling_manager(apiserver: APIServer, directory: Path) -> MultiClusterManager:
+    """A manager over the kubeconfigs of ``directory`` whose ConfigMap controller labels
+    each ConfigMap with its cluster's name (``label``)."""
+    provider = KubeconfigProvider(directory, period=0.05)
+    mcm = MultiClusterManager(provider, Manager(await apiserver.api(), handle_signals=False))
+    mcm.add(Controller(ConfigMap, namespace="default"), label)
+    return mcm
+
+
+async def labelled_as(clusters: EmbeddedFleet, cluster: str, value: str) -> bool:
+    """Whether ConfigMap default/a of ``cluster`` carries the label cluster=``value``."""
+    _, got = await call(await clusters.api(cluster), "GET", f"{CM}/a")
+    return bool((got["metadata"].get("labels") or {}).get("cluster") == value)
+
+
 async def test_kubeconfig_provider_follows_the_files_of_a_directory(
     clusters: EmbeddedFleet, apiserver: APIServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    s0, s1, s2 = await clusters.start(3)
-    for name in clusters.servers:
-        await call(await clusters.api(name), "POST", CM, {"metadata": {"name": "a"}})
+    s0, s1, s2 = await fleet_with_a_configmap(clusters, 3)
     (tmp_path / "one.yaml").write_text(
         yaml.safe_dump(merged(kubeconfig(s0, "alpha"), kubeconfig(s1, "beta")))
     )
     (tmp_path / ".hidden").write_text("not: a kubeconfig")
-    provider = KubeconfigProvider(tmp_path, period=0.05)
-    mcm = MultiClusterManager(provider, Manager(await apiserver.api(), handle_signals=False))
-    mcm.add(Controller(ConfigMap, namespace="default"), label)
+    mcm = await labelling_manager(apiserver, tmp_path)
     task = asyncio.create_task(mcm.run())
-
-    async def labelled(cluster: str, value: str) -> bool:
-        _, got = await call(await clusters.api(cluster), "GET", f"{CM}/a")
-        return bool((got["metadata"].get("labels") or {}).get("cluster") == value)
+    labelled = functools.partial(labelled_as, clusters)
 
     try:
         await eventually(lambda: mcm.engaged() == ["alpha", "beta"], 10)
@@ -122,19 +139,12 @@ async def test_a_context_name_repeated_across_files_engages_every_cluster(
 ) -> None:
     """Two kubeconfigs as `reconcile-kit apiserver` writes them, both naming their context
     `reconcile-kit`: the first file's keeps the name, the other is `<file name>-<context>`."""
-    s0, s1 = await clusters.start(2)
-    for name in clusters.servers:
-        await call(await clusters.api(name), "POST", CM, {"metadata": {"name": "a"}})
+    s0, s1 = await fleet_with_a_configmap(clusters, 2)
     (tmp_path / "a.yaml").write_text(yaml.safe_dump(s0.kubeconfig_dict()))
     (tmp_path / "b.yaml").write_text(yaml.safe_dump(s1.kubeconfig_dict()))
-    provider = KubeconfigProvider(tmp_path, period=0.05)
-    mcm = MultiClusterManager(provider, Manager(await apiserver.api(), handle_signals=False))
-    mcm.add(Controller(ConfigMap, namespace="default"), label)
+    mcm = await labelling_manager(apiserver, tmp_path)
     task = asyncio.create_task(mcm.run())
-
-    async def labelled(cluster: str, value: str) -> bool:
-        _, got = await call(await clusters.api(cluster), "GET", f"{CM}/a")
-        return bool((got["metadata"].get("labels") or {}).get("cluster") == value)
+    labelled = functools.partial(labelled_as, clusters)
 
     try:
         await eventually(lambda: mcm.engaged() == ["b.yaml-reconcile-kit", "reconcile-kit"], 10)

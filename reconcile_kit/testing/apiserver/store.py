@@ -136,10 +136,10 @@ class Store:
         ident = _ns_name(obj)
         old = self._objects[key][ident]
         candidate = with_rv(obj, int(old["metadata"]["resourceVersion"]))
-        defaulted = (key, *ident)
-        if candidate == old and defaulted not in self._read_defaulted:
+        if self._read_defaulted and (key, *ident) in self._read_defaulted:
+            self._read_defaulted.discard((key, *ident))
+        elif candidate == old:
             return old
-        self._read_defaulted.discard(defaulted)
         self.rv += 1
         stored = with_rv(obj, self.rv)
         self._objects[key][_ns_name(stored)] = stored
