@@ -27,6 +27,7 @@ import httpx
 from kr8s.asyncio import Api
 
 from . import kr8s_internals
+from .fencehook import is_fence_check
 
 __all__ = [
     "DEFAULT_BURST",
@@ -235,9 +236,13 @@ def rate_limit_of(api: Api) -> TokenBucket | None:
 
 
 def request_hooks_are_ours(session: httpx.AsyncClient) -> bool:
-    """Whether every request hook of ``session`` is a rate limit's (so that a request
-    sent around httpx after :func:`rate_limit_of`'s bucket loses nothing)."""
-    return all(isinstance(hook, _WaitForToken) for hook in session.event_hooks["request"])
+    """Whether every request hook of ``session`` is a rate limit's or the write fence's
+    (:mod:`.fencehook`), so that a request sent around httpx after :func:`rate_limit_of`'s
+    bucket and its own fence check loses nothing."""
+    return all(
+        isinstance(hook, _WaitForToken) or is_fence_check(hook)
+        for hook in session.event_hooks["request"]
+    )
 
 
 def _attach(session: httpx.AsyncClient, hook: _WaitForToken) -> None:

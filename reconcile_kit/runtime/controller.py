@@ -28,6 +28,7 @@ from ..client.errors import (
     LeaseExpiredError,
     ReconcileKitError,
 )
+from ..client.fencehook import install_fence_check
 from ..client.fencing import WriteFence, current_fence, fenced
 from ..client.ratelimit import install_rate_limit
 from ..client.transport import (
@@ -477,6 +478,7 @@ class Controller:
         await acquire_transport(self.api, self.config.transport)
         self._transport_users.append(self.api)
         install_rate_limit(self.api, self.config.qps, self.config.burst)
+        install_fence_check(self.api)  # kr8s's own writes in a reconcile are fenced too
         relists: list[asyncio.Future[None]] = []
         primary, *others = await self._acquire_reflectors(relists)
         self._held += [primary, *others]

@@ -12,7 +12,7 @@ import kr8s
 import pytest
 from kr8s.asyncio.objects import ConfigMap
 
-from reconcile_kit import Context, Controller, LeaderElection, PatchHelper
+from reconcile_kit import Context, Controller, LeaderElection, LeaseExpiredError, PatchHelper
 from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.sharding import ShardFilter
 from reconcile_kit.runtime.sources import ReflectorPool
@@ -289,3 +289,54 @@ async def test_a_controller_run_on_a_fresh_reflector_lists_once(
         assert apiserver.requests.count(verb="list") == 1
     finally:
         await stop(ctrl, task)
+
+
+@pytest.mark.parametrize("write", ["patch", "label", "delete", "create"])
+async def test_kr8s_own_writes_are_refused_once_the_lease_lapsed(
+    kube: kr8s.asyncio.Api, apiserver: APIServer, write: str
+) -> None:
+    """A reconcile writing with kr8s's own methods (not through the toolkit's helpers)
+    after its replica was paused past the renew deadline sends nothing either: the
+    api's httpx client carries the fence's request hook (reconcile_kit.client.fencehook)."""
+    await call(kube, "POST", CM, {"metadata": {"name": "own"}, "data": {"v": "0"}})
+    valid = [True]
+    errors: list[BaseException] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        if obj.name != "own":
+            return
+        valid[0] = False  # paused past the renew deadline right here
+        try:
+            if write == "patch":
+                await obj.patch({"data": {"v": "stale"}})
+            elif write == "label":
+                await obj.label({"stale": "yes"})
+            elif write == "delete":
+                await obj.delete()
+            else:
+                await ConfigMap({"metadata": {"name": "child"}}, api=kube).create()
+        except Exception as error:
+            errors.append(error)
+            raise
+
+    ctrl = Controller(
+        ConfigMap, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
+    ctrl.lease, ctrl.lease_holder = (lambda: valid[0]), "leadership Lease test"
+    before = len(apiserver.requests)
+    task = await run(ctrl, reconcile)
+    try:
+        await eventually(lambda: errors, 10)
+    finally:
+        await stop(ctrl, task)
+    assert isinstance(errors[0], LeaseExpiredError), errors
+    named = "configmaps in namespace default" if write == "create" else "configmaps default/own"
+    assert str(errors[0]).startswith(named), errors[0]  # the object as its path names it
+    writes = [
+        r
+        for r in apiserver.requests[before:]
+        if r.resource == "configmaps" and r.verb in ("create", "patch", "update", "delete")
+    ]
+    assert writes == []  # refused before it was sent
+    _, stored = await call(kube, "GET", f"{CM}/own")
+    assert stored["data"] == {"v": "0"} and not stored["metadata"].get("labels")
