@@ -21,7 +21,12 @@ Two priorities, as controller-runtime 0.20's priority queue: a key added with
 an object moved in from another replica) is handed out only when no key of normal
 priority is ready, and an add of normal priority promotes it. So after a start, a
 takeover or a move, changes to objects already reconciled do not wait behind thousands of
-first reconciles.
+first reconciles. Unlike controller-runtime's, a low-priority key does not wait without
+bound: once the oldest one waited ``low_priority_max_wait`` seconds (default
+:data:`LOW_PRIORITY_MAX_WAIT`), the two lines take turns, one key each, until no key of
+the low line is that old. An object moved in from a paused or dead replica may carry a
+change nobody reconciled, and under a steady stream of other changes it waited for
+minutes (a sharding chaos run: 35-70 s).
 
 Every key also collects the *reasons* it was added for (``"created"``, ``"updated"``,
 ``"retry"``, ...) between two runs; :meth:`WorkQueue.get` hands them out with the key.
@@ -82,6 +87,10 @@ class QueueShutDown(ReconcileKitError):
 
 
 # --------------------------------------------------------------------------- retry policy
+
+
+LOW_PRIORITY_MAX_WAIT = 1.0
+"""Seconds a low-priority key waits at most before the lines take turns (see the module)."""
 
 
 def _exponential(attempt: int, ctx: Any, error: BaseException) -> float:
@@ -338,9 +347,13 @@ class WorkQueue(Generic[K]):
             policy's delay. Default :data:`DEFAULT_RETRY_RATE_LIMIT`, ``(10.0, 100)``
             (client-go's ``DefaultTypedControllerRateLimiter``); None: no overall limit,
             only the per-key policies. Plain :meth:`add_after` calls are not limited.
+        low_priority_max_wait: seconds after which a key added with ``low_priority``
+            takes turns with the normal line (default :data:`LOW_PRIORITY_MAX_WAIT`, 1 s);
+            None: it waits for the normal line to be empty, as controller-runtime's.
 
     Raises:
-        TypeError, ValueError: ``retry_rate_limit`` is not a ``(qps > 0, burst >= 1)`` pair.
+        TypeError, ValueError: ``retry_rate_limit`` is not a ``(qps > 0, burst >= 1)`` pair;
+            ``low_priority_max_wait`` is negative or NaN.
     """
 
     def __init__(
@@ -350,8 +363,15 @@ class WorkQueue(Generic[K]):
         clock: Callable[[], float] | None = None,
         metrics: QueueMetrics | None = None,
         retry_rate_limit: tuple[float, int] | None = DEFAULT_RETRY_RATE_LIMIT,
+        low_priority_max_wait: float | None = LOW_PRIORITY_MAX_WAIT,
     ) -> None:
         self.name = name
+        if low_priority_max_wait is not None and not low_priority_max_wait >= 0:
+            raise ValueError(
+                f"low_priority_max_wait must be >= 0 seconds or None, not {low_priority_max_wait!r}"
+            )
+        self._low_max_wait = low_priority_max_wait
+        self._low_turn = False  # the last key handed out came from the low line
         self._clock = clock or _loop_time
         self._retry_bucket = _retry_bucket(retry_rate_limit, self._clock)
         self._metrics = metrics or QueueMetrics()
@@ -360,6 +380,10 @@ class WorkQueue(Generic[K]):
         self._timed = type(self._metrics) is not QueueMetrics
         self._ready: deque[K] = deque()  # queued, in order, not being processed
         self._ready_low: deque[K] = deque()  # the same at low priority (entries may be stale)
+        # the low line's waits, without a time per entry (a first LIST queues millions):
+        # entries numbered as they come in; (first entry's number, time first seen) marks
+        self._low_in = self._low_out = self._low_seen = 0
+        self._low_marks: deque[tuple[int, float]] = deque()
         self._low: set[K] = set()  # dirty keys whose pending run is of low priority
         self._dirty: set[K] = set()  # to be handed out (ready, or once their run is done)
         self._processing: set[K] = set()
@@ -436,19 +460,56 @@ class WorkQueue(Generic[K]):
             self._report_depth()
 
     def _push_ready(self, key: K) -> None:
-        (self._ready_low if key in self._low else self._ready).append(key)
+        if key in self._low:
+            self._ready_low.append(key)
+            self._low_in += 1
+        else:
+            self._ready.append(key)
         self._wake_one()
 
     def _next_ready(self) -> K | None:
         """The next key to hand out: the normal line first, else the first valid entry of
-        the low one."""
-        if self._ready:
+        the low one; while the low line's oldest valid entry waited ``low_priority_max_wait``
+        or longer, the lines take turns."""
+        if self._ready and not (self._ready_low and self._low_overdue()):
+            self._low_turn = False
             return self._ready.popleft()
         while self._ready_low:
-            key = self._ready_low.popleft()
-            if key in self._low and key in self._dirty and key not in self._processing:
+            key = self._pop_low()
+            if self._valid_low(key):
+                self._low_turn = True
                 return key
+        if self._ready:
+            self._low_turn = False
+            return self._ready.popleft()
         return None
+
+    def _valid_low(self, key: K) -> bool:
+        """Whether an entry of the low line still stands for a pending low-priority run."""
+        return key in self._low and key in self._dirty and key not in self._processing
+
+    def _pop_low(self) -> K:
+        self._low_out += 1
+        return self._ready_low.popleft()
+
+    def _low_overdue(self) -> bool:
+        """Whether the low line's turn came: the last key handed out was not its, and its
+        oldest valid entry (stale ones ahead of it dropped) waited long enough, counted
+        from the first time this check saw it (entries are not timed one by one)."""
+        if self._low_max_wait is None or self._low_turn:
+            return False
+        while self._ready_low and not self._valid_low(self._ready_low[0]):
+            self._pop_low()
+        if not self._ready_low:
+            return False
+        now = self._clock()
+        marks = self._low_marks
+        if self._low_seen < self._low_in:  # entries not seen before: seen now
+            marks.append((max(self._low_seen, self._low_out), now))
+            self._low_seen = self._low_in
+        while len(marks) > 1 and marks[1][0] <= self._low_out:
+            marks.popleft()
+        return now - marks[0][1] >= self._low_max_wait
 
     def _report_depth(self) -> None:
         self._metrics.depth(self.name, len(self._dirty))
@@ -713,7 +774,13 @@ class WorkQueue(Generic[K]):
         self._left = self.unfinished()
         self._shut_down = True
         self._disarm_timer()
-        pending: tuple[Any, ...] = (self._ready, self._ready_low, self._low, self._dirty)
+        pending: tuple[Any, ...] = (
+            self._ready,
+            self._ready_low,
+            self._low_marks,
+            self._low,
+            self._dirty,
+        )
         for each in (*pending, self._delayed, self._heap, self._reasons):
             each.clear()
         self._added_at.clear()

@@ -232,6 +232,41 @@ async def test_low_priority_keys_wait_behind_normal_ones_and_are_promoted() -> N
     await assert_nothing_within(queue, 10)
 
 
+async def test_a_low_priority_key_that_waited_long_enough_takes_turns() -> None:
+    """An object moved in from a paused replica may carry a change nobody reconciled: under
+    a steady stream of normal adds its low-priority run must not wait without bound. Once
+    the oldest low key waited low_priority_max_wait, the lines alternate, one key each."""
+    now = [0.0]
+    queue: WorkQueue[ObjectRef] = WorkQueue(clock=lambda: now[0], low_priority_max_wait=1.0)
+    moved = [ObjectRef("ConfigMap", "default", f"moved-{i}") for i in range(3)]
+    for key in moved:
+        queue.add(key, "created", low_priority=True)
+    own = [ObjectRef("ConfigMap", "default", f"own-{i}") for i in range(6)]
+    for key in own[:3]:
+        queue.add(key, "updated")
+    # not overdue yet: the normal line first
+    assert (await get_within(queue))[0] == own[0]
+    queue.done(own[0])
+    now[0] = 1.0  # the low line's oldest waited 1 s: turns
+    for key in own[3:]:
+        queue.add(key, "updated")  # the stream goes on
+    taken = []
+    while len(queue):
+        key = (await get_within(queue))[0]
+        taken.append(key)
+        queue.done(key)
+    assert taken == [moved[0], own[1], moved[1], own[2], moved[2], own[3], own[4], own[5]]
+    # None: as controller-runtime, the low line waits for an empty normal line
+    patient: WorkQueue[ObjectRef] = WorkQueue(clock=lambda: now[0], low_priority_max_wait=None)
+    patient.add(moved[0], low_priority=True)
+    patient.add(own[0])
+    now[0] = 1000.0
+    patient.add(own[1])
+    assert [(await get_within(patient))[0] for _ in range(3)] == [own[0], own[1], moved[0]]
+    with pytest.raises(ValueError, match="low_priority_max_wait"):
+        WorkQueue(low_priority_max_wait=-1)
+
+
 async def test_other_keys_run_while_one_is_processing() -> None:
     queue: WorkQueue[ObjectRef] = WorkQueue()
     queue.add(A)
