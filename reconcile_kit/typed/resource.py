@@ -44,6 +44,7 @@ from pydantic.alias_generators import to_camel
 
 from ..client.errors import describe
 from ..meta.objects import metadata_of
+from .changed import claim_changed_defaults
 from .schema import SchemaError, openapi_schema
 from .tracking import TrackedModel, mark
 
@@ -379,7 +380,9 @@ class CustomResource(KubeModel):
         object.__setattr__(self, "__pydantic_fields_set__", set(fresh.model_fields_set))
 
     def to_raw(self) -> dict[str, Any]:
-        """The object as JSON: the fields read or set, apiVersion and kind always."""
+        """The object as JSON: the fields read or set (a default list, dict or model changed
+        in place counts as set: :mod:`.changed`), apiVersion and kind always."""
+        claim_changed_defaults(self)
         raw: dict[str, Any] = self.model_dump(mode="json", by_alias=True, exclude_unset=True)
         raw["apiVersion"] = self.api_version
         raw["kind"] = self.kind

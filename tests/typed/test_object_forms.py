@@ -304,3 +304,55 @@ async def test_ctx_writes_take_a_typed_model_a_kr8s_object_and_a_dict(
             assert view_of(written)["metadata"]["uid"], (form, written)
         assert view_of(again)["spec"]["replicas"] == 3
         assert isinstance(again, {"model": Gadget, "dict": dict}.get(form, object))
+
+
+def test_a_default_container_changed_in_place_is_written() -> None:
+    """``to_raw()`` gives the fields read or set; a default list, dict or model changed in
+    place (never assigned, so pydantic does not count it as set) is set too: dropping it
+    lost the reconcile's change without an error."""
+    from .models import Condition, Gadget, GadgetStatus, Port
+
+    raw = {
+        "apiVersion": "typed.example.com/v1",
+        "kind": "Gadget",
+        "metadata": {"name": "g", "namespace": "default"},
+        "spec": {"image": "nginx"},
+    }
+    read = Gadget.from_raw(raw)
+    assert read.to_raw()["spec"] == {"image": "nginx"}  # nothing changed: nothing claimed
+    read.spec.ports.append(Port(name="http", container_port=80))
+    read.spec.selector["app"] = "web"
+    assert read.to_raw()["spec"] == {
+        "image": "nginx",
+        "ports": [{"name": "http", "containerPort": 80}],  # protocol: a default, not set
+        "selector": {"app": "web"},
+    }
+    built = Gadget.from_raw(raw)
+    built.status = GadgetStatus()
+    built.status.conditions.append(
+        Condition(type="Ready", status="True", reason="Done", message="")
+    )
+    status = built.to_raw()["status"]
+    assert [c["type"] for c in status["conditions"]] == ["Ready"]
+    assert "readyReplicas" not in status  # an unchanged default scalar stays out
+
+
+def test_condition_helpers_refuse_a_model_without_status_conditions() -> None:
+    """A model declaring no ``status.conditions`` has a CRD without them (the server
+    prunes what a helper would set): each helper says so, naming the object, instead of
+    "succeeding" (mark_ready) or failing inside (get_condition's AttributeError)."""
+    from reconcile_kit.typed import CustomResource, KubeModel
+    from reconcile_kit.typed import conditions as typed_conditions
+
+    class BareSpec(KubeModel):
+        image: str
+
+    class Bare(CustomResource, group="typed.example.com", version="v1", kind="Bare"):
+        spec: BareSpec
+
+    bare = Bare(metadata={"name": "b1", "namespace": "default"}, spec={"image": "x"})
+    for helper in (typed_conditions.mark_ready, typed_conditions.get_condition):
+        args = ("Ready",) if helper is typed_conditions.get_condition else ()
+        with pytest.raises(TypeError, match=r"^Bare default/b1: Bare declares no status"):
+            helper(bare, *args)
+    assert "status" not in bare.to_raw()
