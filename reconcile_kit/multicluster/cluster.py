@@ -99,7 +99,7 @@ class Cluster:
         self._name = name
         self.source = source
         self._kube = api
-        self.pool = ReflectorPool()
+        self.pool = ReflectorPool(cluster=name)
         """The cluster's reflectors: its controllers' and the aware watches' caches."""
         self.watches: list[Source] = []
         """The aware controllers' watches running in this cluster (reflector set)."""

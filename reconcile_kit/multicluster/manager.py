@@ -61,6 +61,9 @@ __all__ = ["AwareController", "ClusterMapper", "MultiClusterManager", "fleet_of"
 
 log = logging.getLogger(__name__)
 
+SYNCED_PERIOD = 0.5
+"""Seconds between two looks at a cluster's caches for ``multicluster_cluster_synced``."""
+
 ClusterMapper = Callable[[str, Obj], Iterable["ObjectRef | tuple[str, str]"]]
 """``(cluster name, object) -> keys`` of primary objects in the management cluster."""
 
@@ -492,6 +495,7 @@ class MultiClusterManager:
         """Connect, start the cluster's controllers and aware watches, and run them until
         the cluster is disengaged (returns) or one fails (raises)."""
         name, manager = engagement.name, self.manager
+        self.metrics.synced.labels(name).set(0)  # engaged: a series even before it answers
         api = await engagement.source.connect()
         cluster = Cluster(name, engagement.source, api)
         recorder = EventRecorder(api, reporting_controller=manager.name)
@@ -580,15 +584,22 @@ class MultiClusterManager:
             controller.lease_holder = f"leadership Lease {manager.leader_election.name}"
 
     async def _watch_synced(self, name: str, controllers: list[Controller]) -> None:
-        """Report the cluster's ``multicluster_cluster_synced`` until cancelled (a
-        cluster unreachable at start syncs once it answers)."""
+        """Report the cluster's ``multicluster_cluster_synced`` until cancelled: 1 while
+        every controller of the cluster has synced its caches and none of their LISTs or
+        WATCHes is failing (a cluster that stopped answering goes back to 0, one
+        unreachable at start syncs once it answers), every :data:`SYNCED_PERIOD` seconds."""
         gauge = self.metrics.synced.labels(name)
-        gauge.set(0)
-        while not all(c.synced for c in controllers):
-            await asyncio.sleep(0.2)
-        gauge.set(1)
-        log.info("cluster %s: caches synced", name, extra={"cluster": name})
-        await asyncio.Event().wait()
+        synced = False
+        while True:
+            now = all(c.synced for c in controllers) and not any(
+                r.failing for c in controllers for r in c.reflectors()
+            )
+            if now != synced:
+                synced = now
+                gauge.set(1 if now else 0)
+                what = "caches synced" if now else "not answering: its caches may be stale"
+                log.info("cluster %s: %s", name, what, extra={"cluster": name})
+            await asyncio.sleep(SYNCED_PERIOD)
 
     def _notify(self, name: str, event: str) -> None:
         for changes in self._changes:

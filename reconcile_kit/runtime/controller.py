@@ -491,7 +491,7 @@ class Controller:
             self._unsubscribe.append(source.reflector.subscribe(self._source_handler(source)))
         if relists:
             log.info(
-                "%s: listing its share again (its cache was kept since a run before)", self.name
+                "%s: listing its share again (its cache was kept since a run before)", self._named
             )
             relisted = asyncio.gather(*relists)
             if not await self._until_stopped(relisted, "its share was listed again"):
@@ -553,7 +553,7 @@ class Controller:
         stopped before ``doing``, and return False)."""
         if await first(work, self._stopped.wait()):
             return True
-        log.info("%s: stopped before %s", self.name, doing)
+        log.info("%s: stopped before %s", self._named, doing)
         return False
 
     async def warm(self) -> Callable[[], Awaitable[None]]:
@@ -576,21 +576,32 @@ class Controller:
 
         return cool
 
+    @property
+    def _named(self) -> str:
+        """The controller as its log lines name it: its name, and its cluster in a
+        multi-cluster manager."""
+        return f"{self.name} in cluster {self.cluster}" if self.cluster else self.name
+
+    def reflectors(self) -> list[Reflector]:
+        """The reflectors this controller reads: its primary's and its sources' (those
+        started so far)."""
+        return [r for r in [self.reflector, *(s.reflector for s in self.sources)] if r]
+
     async def _wait_synced(self) -> bool:
         """Wait for every cache, saying so: syncing, then synced with counts and seconds.
         False when :meth:`shutdown` came first: a cache that cannot sync (its kind is not
         served: a CRD not installed) must not keep the controller, or its manager, from
         stopping."""
-        reflectors = [r for r in [self.reflector, *(s.reflector for s in self.sources)] if r]
+        reflectors = self.reflectors()
         kinds = ", ".join(r.info.ref_kind for r in reflectors)
-        log.info("%s: waiting for caches to sync (%s)", self.name, kinds)
+        log.info("%s: waiting for caches to sync (%s)", self._named, kinds)
         started = time.monotonic()
         synced = asyncio.gather(*(r.wait_synced() for r in reflectors))
         if not await self._until_stopped(synced, f"its caches synced ({kinds})"):
             return False
         counts = ", ".join(f"{len(r.store)} {r.info.ref_kind}" for r in reflectors)
         seconds = time.monotonic() - started
-        log.info("%s: caches synced in %.2f s (%s); starting workers", self.name, seconds, counts)
+        log.info("%s: caches synced in %.2f s (%s); starting workers", self._named, seconds, counts)
         return True
 
     def _start_tasks(self) -> None:
@@ -643,7 +654,7 @@ class Controller:
             _, pending = await asyncio.wait(self._workers, timeout=timeout)
             for worker in pending:
                 log.warning(
-                    "%s: cancelling a reconcile still running after %.1f s", self.name, timeout
+                    "%s: cancelling a reconcile still running after %.1f s", self._named, timeout
                 )
                 worker.cancel()
             await asyncio.gather(*self._workers, return_exceptions=True)
@@ -674,7 +685,7 @@ class Controller:
                 self.typed.models.clear()  # the models it kept stop being tracked
             await self._close_what_it_opened()
             self._running = False
-            log.info("%s: stopped", self.name)
+            log.info("%s: stopped", self._named)
 
     async def _close_what_it_opened(self) -> None:
         """Release the transport it acquired and close the api's client if it created the
@@ -770,7 +781,7 @@ class Controller:
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("%s: background task failed", self.name)
+            log.exception("%s: background task failed", self._named)
 
     # --- workers ---------------------------------------------------------------------------
 

@@ -259,6 +259,18 @@ class Reflector:
         self._handlers: list[Handler] = []
         self.on_error: list[Callable[[Exception], None]] = []
         self._task: asyncio.Task[None] | None = None
+        self.cluster: str | None = None
+        """The cluster this reflector watches, in a multi-cluster manager (named in its
+        log lines); None otherwise."""
+        self.failing = False
+        """Whether its last LIST or WATCH failed and none has succeeded since (the server
+        does not answer, or refuses): the cache it holds may be stale."""
+
+    @property
+    def _where(self) -> str:
+        """What its log lines name: the kind, and the cluster when it has one."""
+        kind = self.info.ref_kind
+        return kind if self.cluster is None else f"{kind} in cluster {self.cluster}"
 
     # --- observers -------------------------------------------------------------------------
 
@@ -381,17 +393,19 @@ class Reflector:
                 if need_list:
                     await self._list()
                     need_list = False
+                    self.failing = False
                     self.backoff.reset()
                 if await self._unless_relisting(self._watch):
                     self.backoff.reset()
             except ExpiredError as err:
                 self._report_error(err)
-                log.info("%s: resourceVersion %s expired, relisting", self.info.ref_kind, self._rv)
+                log.info("%s: resourceVersion %s expired, relisting", self._where, self._rv)
                 need_list = True
                 self.backoff.reset()  # the server answers again: back off from the start
             except asyncio.CancelledError:
                 raise
             except Exception as err:
+                self.failing = True
                 self._report_error(err)
                 # the server answered: it is up, so failures it answers (an injected or
                 # transient 500, a 409) do not compound; Retry-After is still honoured
@@ -401,7 +415,7 @@ class Reflector:
                     delay = max(delay, err.retry_after)
                 log.warning(
                     "%s: %s failed (%s); retrying in %.1f s",
-                    self.info.ref_kind,
+                    self._where,
                     "list" if need_list else "watch",
                     str(err) or repr(err),
                     delay,
@@ -413,7 +427,7 @@ class Reflector:
             try:
                 handler(error)
             except Exception:
-                log.exception("%s: an error handler failed", self.info.ref_kind)
+                log.exception("%s: an error handler failed", self._where)
 
     async def _unless_relisting(self, work: Callable[[], Awaitable[Any]]) -> Any:
         """Await ``work()`` (a watch, a backoff's sleep) in a task :meth:`relist` cancels;
@@ -548,6 +562,7 @@ class Reflector:
             headers=headers,
             **self._request(params),
         ) as chunks:
+            self.failing = False  # answered: the watch is established
             # newline-delimited JSON events; split here rather than through a client's
             # text and line decoders, which cost more than parsing the events
             pending = b""

@@ -146,9 +146,12 @@ class ReflectorPool:
     """One reflector per (kind, namespace, selectors, transform), shared by controllers.
 
     ``acquire`` starts the reflector on first use; ``release`` stops it after the last.
+    ``cluster``: the cluster its reflectors watch (a multi-cluster manager's), named in
+    their log lines.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cluster: str | None = None) -> None:
+        self.cluster = cluster
         self._reflectors: dict[tuple[Any, ...], Reflector] = {}
         self._users: dict[tuple[Any, ...], int] = {}
 
@@ -171,6 +174,7 @@ class ReflectorPool:
         reflector = self._reflectors.get(key)
         if reflector is None:
             reflector = Reflector(api, info, **scope)
+            reflector.cluster = self.cluster
             self._reflectors[key] = reflector
         self._users[key] = self._users.get(key, 0) + 1
         reflector.start()

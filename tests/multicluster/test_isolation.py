@@ -290,3 +290,49 @@ async def test_clusters_are_spread_over_the_members_of_a_ring(
         for mcm, task in zip(fleets, tasks, strict=True):
             if not task.done():
                 await stopped(mcm, task)
+
+
+async def test_cluster_synced_follows_whether_the_cluster_answers(
+    clusters: EmbeddedFleet, apiserver: APIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``multicluster_cluster_synced{cluster}`` is 0 for a cluster engaged but never
+    reached, 1 once its caches synced, 0 again while it does not answer (it stayed 1), and
+    the reflectors' warnings name the cluster."""
+    await clusters.start(2)
+    await seed(clusters)
+    broken = Broken()
+    provider = StaticProvider(
+        {
+            "cluster-0": clusters.source("cluster-0"),
+            "cluster-1": clusters.source("cluster-1"),
+            "broken": broken,
+        }
+    )
+    mcm = MultiClusterManager(
+        provider,
+        manager_of(await apiserver.api()),
+        backoff=lambda: Backoff(initial=0.1, maximum=0.5),
+    )
+    mcm.add(Controller(ConfigMap), Runs())
+    caplog.set_level(logging.WARNING, logger="reconcile_kit.runtime.reflector")
+    task = await running(mcm)
+
+    def synced(cluster: str) -> str | None:
+        for line in mcm.manager.metrics.exposition().decode().splitlines():
+            if line.startswith(f'multicluster_cluster_synced{{cluster="{cluster}"}}'):
+                return line.rsplit(" ", 1)[1]
+        return None
+
+    try:
+        await eventually(lambda: synced("cluster-0") == synced("cluster-1") == "1.0", 10)
+        await eventually(lambda: len(broken.attempts) >= 2, 10)
+        assert synced("broken") == "0.0"  # engaged, never reached: a series all the same
+        await clusters.stop_server("cluster-1")
+        await eventually(lambda: synced("cluster-1") == "0.0", 15)
+        assert synced("cluster-0") == "1.0"
+        warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+        assert any(m.startswith("ConfigMap in cluster cluster-1: ") for m in warned), warned
+        await clusters.restart_server("cluster-1")
+        await eventually(lambda: synced("cluster-1") == "1.0", 20)
+    finally:
+        await stopped(mcm, task)
