@@ -20,6 +20,7 @@ from .loops import LOOPS, run_on
 if TYPE_CHECKING:
     import kr8s.asyncio
 
+    from ..client.errors import APIError
     from ..manager.manager import Manager
     from ..testing.apiserver.server import APIServer
 
@@ -397,7 +398,8 @@ class _RunOptions:
 
 
 async def _run(target: str, embedded: bool, kubeconfig: str | None, options: _RunOptions) -> None:
-    from ..client.errors import APIUnavailableError
+    from ..client.connect import KubeconfigError
+    from ..client.errors import APIError
 
     loaded: list[Manager] = []
     stopping = asyncio.Event()
@@ -415,11 +417,24 @@ async def _run(target: str, embedded: bool, kubeconfig: str | None, options: _Ru
         loop.add_signal_handler(sig, stop, sig)
     try:
         await _load_and_run(target, embedded, kubeconfig, options, loaded, stopping)
-    except APIUnavailableError as error:  # a server never reached: one line, exit 1
-        raise click.ClickException(str(error)) from error
+    except KubeconfigError as error:  # none found, or not one: one line, exit 1
+        hint = ": pass --kubeconfig or --embedded" if kubeconfig is None else ""
+        raise click.ClickException(f"{error}{hint}") from error
+    except APIError as error:  # refused or never reached: one line, exit 1
+        raise click.ClickException(_api_error_line(error)) from error
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
+
+
+def _api_error_line(error: APIError) -> str:
+    """What ``run`` prints for an APIError out of the manager: its message, and for a 401
+    what to check."""
+    from ..client.errors import UnauthorizedError
+
+    if isinstance(error, UnauthorizedError):
+        return f"{error} (the kubeconfig's credentials are missing, wrong or expired)"
+    return str(error)
 
 
 async def _load_and_run(

@@ -1,0 +1,93 @@
+"""A user's mistake on the command line is one line naming what is wrong: no traceback, no
+private exception class of kr8s, exit code 1 (``Error: ...``) or 2 for a usage error."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner, Result
+
+from reconcile_kit.cli.commands import main
+from reconcile_kit.testing import APIServer
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGET = "examples/mirror.py:manager"
+
+
+async def run_cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, list[str]]:
+    """``reconcile-kit ARGS...`` in a subprocess: its exit code and stderr lines."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "reconcile_kit",
+        *args,
+        cwd=ROOT,
+        env=env if env is not None else dict(os.environ),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode is not None
+    return proc.returncode, err.decode().strip().splitlines()
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def assert_one_line(result: Result, code: int, *words: str) -> None:
+    """``result`` exited with ``code`` after one ``Error: ...`` line containing ``words``."""
+    assert result.exit_code == code, result.output
+    line = result.output.strip().splitlines()[-1]
+    assert line.startswith("Error: "), result.output
+    assert all(word in line for word in words), line
+    assert "Traceback" not in result.output
+
+
+async def test_run_without_any_kubeconfig(tmp_path: Path) -> None:
+    """No ~/.kube/config, no KUBECONFIG, not in a cluster: one line saying so (kr8s's
+    ``ValueError: Unable to find valid credentials`` and 61 lines of traceback before)."""
+    env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
+    env["HOME"] = str(tmp_path)
+    code, lines = await run_cli("run", TARGET, env=env)
+    assert code == 1, lines
+    assert lines == [
+        "Error: no kubeconfig found (~/.kube/config, $KUBECONFIG) and not in a cluster:"
+        " pass --kubeconfig or --embedded"
+    ]
+
+
+async def test_run_with_a_wrong_token_names_the_401(tmp_path: Path) -> None:
+    """A kubeconfig whose token the server refuses: one line naming the 401 (kr8s's
+    ``kr8s._exceptions.ServerError: Unauthorized`` after 67 lines before)."""
+    async with APIServer(token="s3cret", tls=True, record_requests=False) as server:
+        config = yaml.safe_load(Path(server.kubeconfig).read_text())
+        config["users"][0]["user"]["token"] = "wrong"
+        bad = tmp_path / "kcbad"
+        bad.write_text(yaml.safe_dump(config))
+        code, lines = await run_cli("run", TARGET, "--kubeconfig", str(bad))
+    assert code == 1, lines
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("Error: GET /version"), lines
+    assert "401 Unauthorized" in lines[0] and "credentials" in lines[0]
+    assert "kr8s" not in lines[0]
+
+
+def test_run_with_a_file_that_is_no_kubeconfig(tmp_path: Path) -> None:
+    """``--kubeconfig /etc/passwd`` (TypeError: string indices must be integers before), bad
+    YAML (yaml.parser.ParserError), an empty file: one line naming the file."""
+    passwd = tmp_path / "passwd"
+    passwd.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    result = invoke("run", TARGET, "--kubeconfig", str(passwd))
+    assert_one_line(result, 1, f"kubeconfig {passwd}", "not a kubeconfig")
+    broken = tmp_path / "broken"
+    broken.write_text("clusters: [\n")
+    result = invoke("run", TARGET, "--kubeconfig", str(broken))
+    assert_one_line(result, 1, f"kubeconfig {broken}", "not valid YAML", "line 2")
+    empty = tmp_path / "empty"
+    empty.write_text("")
+    assert_one_line(invoke("run", TARGET, "--kubeconfig", str(empty)), 1, "is empty")
