@@ -22,10 +22,11 @@ import signal
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import kr8s
 from aiohttp import web
 from kr8s.asyncio import Api
 
-from ..client.connect import connect
+from ..client.connect import api_error_of, connect
 from ..client.ratelimit import checked_rate_limit, install_rate_limit
 from ..client.transport import (
     acquire_transport,
@@ -230,7 +231,9 @@ class Manager:
         )
 
     def on_start(self, hook: StartHook) -> StartHook:
-        """Register ``await hook(api)`` to run before controllers start (e.g. install CRDs)."""
+        """Register ``await hook(api)`` to run before controllers start (e.g. install CRDs).
+        A hook's kr8s request error (``kr8s.ServerError``, ``kr8s.APITimeoutError``) fails
+        :meth:`run` as the toolkit's :class:`~reconcile_kit.client.errors.APIError`."""
         self._start_hooks.append(hook)
         return hook
 
@@ -299,6 +302,9 @@ class Manager:
         Raises:
             RuntimeError: the manager is already running, or a controller failed (from
                 its error).
+            KubeconfigError: no api and no usable kubeconfig (:func:`.connect`).
+            APIError: the API server refused a start-up request or could not be reached
+                (an on_start hook's kr8s error mapped: InvalidError for a 422...).
         """
         if self._stop is not None:
             raise RuntimeError(f"manager {self.name} is already running")
@@ -332,7 +338,7 @@ class Manager:
         await self._start_servers()  # /healthz answers while hooks run, /readyz says no
         await self._serve_webhooks()  # a hook's writes may call them
         for hook in self._start_hooks:
-            await hook(self.api)
+            await _run_hook(hook, self.api)
         await self._register_webhooks()  # after the hooks: they may install the CRDs
         self.recorder = EventRecorder(self.api, reporting_controller=self.name)
         await self.recorder.start()
@@ -575,3 +581,12 @@ class Manager:
 
 def _nothing() -> None:
     """No signal handlers to restore."""
+
+
+async def _run_hook(hook: StartHook, api: Api) -> None:
+    """``await hook(api)``, a kr8s request error it raises as the toolkit's APIError (its
+    subclass for the answer's status: InvalidError for a 422...)."""
+    try:
+        await hook(api)
+    except (kr8s.ServerError, kr8s.APITimeoutError) as error:
+        raise api_error_of(error) from error

@@ -91,3 +91,30 @@ def test_run_with_a_file_that_is_no_kubeconfig(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.write_text("")
     assert_one_line(invoke("run", TARGET, "--kubeconfig", str(empty)), 1, "is empty")
+
+
+HOOK_422 = """
+from kr8s.asyncio.objects import ConfigMap
+
+from reconcile_kit import Manager
+
+manager = Manager(name="hooked")
+
+
+@manager.on_start
+async def install(api):
+    await ConfigMap({"metadata": {"name": "Bad_Name", "namespace": "default"}}, api=api).create()
+"""
+
+
+async def test_run_prints_an_api_error_of_an_on_start_hook_as_one_line(tmp_path: Path) -> None:
+    """An on_start hook refused with a 422 through kr8s's own ``create()``: the manager
+    raises the toolkit's InvalidError (not ``kr8s._exceptions.ServerError``) and ``run``
+    prints it as one line, exit code 1 (73 lines of traceback before)."""
+    target = tmp_path / "hook422.py"
+    target.write_text(HOOK_422)
+    code, lines = await run_cli("run", str(target), "--embedded")
+    assert code == 1, lines
+    assert lines[-1].startswith("Error: POST /api/v1/namespaces/default/configmaps: 422 Invalid")
+    assert "metadata.name" in lines[-1]
+    assert not any("Traceback" in line or "kr8s._exceptions" in line for line in lines), lines
