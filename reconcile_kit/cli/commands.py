@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..client.errors import APIError
     from ..manager.manager import Manager
     from ..testing.apiserver.server import APIServer
+    from ..webhooks.certs import CertificateFiles
 
 __all__ = ["main"]
 
@@ -338,7 +339,6 @@ class _RunOptions:
     def configure(self, manager: Manager) -> None:
         """Apply the flags to ``manager``; UsageError for flags that do not fit it."""
         from ..manager.leaderelection import LeaderElection
-        from ..webhooks.certs import CertificateFiles
 
         if self.flag("namespace") is not None:
             manager.namespace = self.flag("namespace")
@@ -374,7 +374,9 @@ class _RunOptions:
         if self.flag("metrics_cert_dir") is not None:
             if not manager.metrics_secure:
                 raise click.UsageError("--metrics-cert-dir needs secure metrics")
-            manager.metrics_certificates = CertificateFiles(Path(self.flag("metrics_cert_dir")))
+            manager.metrics_certificates = _certificate_files(
+                "metrics", self.flag("metrics_cert_dir")
+            )
         if (
             manager.metrics_secure
             and manager.metrics_port is not None
@@ -394,7 +396,32 @@ class _RunOptions:
         if webhooks is not None and self.flag("webhook_port") is not None:
             webhooks.requested_port = self.flag("webhook_port")
         if webhooks is not None and self.flag("webhook_cert_dir") is not None:
-            webhooks.certificates = CertificateFiles(Path(self.flag("webhook_cert_dir")))
+            webhooks.certificates = _certificate_files("webhook", self.flag("webhook_cert_dir"))
+
+
+def _certificate_files(purpose: str, directory: str) -> CertificateFiles:
+    """The certificate files in ``directory`` (``--PURPOSE-cert-dir``), loaded now.
+
+    Raises:
+        click.ClickException: a file is missing or is no PEM certificate or key (the
+            option, the directory and the file named).
+    """
+    import ssl
+
+    from ..webhooks.certs import CertificateFiles
+
+    files = CertificateFiles(Path(directory), purpose=purpose)
+    option = f"--{purpose}-cert-dir {directory}"
+    try:
+        files.ssl_context()
+    except ssl.SSLError as error:
+        raise click.ClickException(
+            f"{option}: {purpose} serving certificate: {files.cert_name} and"
+            f" {files.key_name} are not a PEM certificate and its key ({error})"
+        ) from error
+    except OSError as error:  # FileNotFoundError: the file named
+        raise click.ClickException(f"{option}: {error}") from error
+    return files
 
 
 async def _run(target: str, embedded: bool, kubeconfig: str | None, options: _RunOptions) -> None:

@@ -118,3 +118,20 @@ async def test_run_prints_an_api_error_of_an_on_start_hook_as_one_line(tmp_path:
     assert lines[-1].startswith("Error: POST /api/v1/namespaces/default/configmaps: 422 Invalid")
     assert "metadata.name" in lines[-1]
     assert not any("Traceback" in line or "kr8s._exceptions" in line for line in lines), lines
+
+
+def test_run_with_a_metrics_cert_dir_without_the_files(tmp_path: Path) -> None:
+    """``--metrics-cert-dir`` of an empty directory: one line naming the option and the
+    metrics (not "webhook") serving certificate, before connecting to any server."""
+    empty = tmp_path / "certs"
+    empty.mkdir()
+    result = invoke("run", TARGET, "--metrics-port", "18600", "--metrics-cert-dir", str(empty))
+    assert_one_line(
+        result,
+        1,
+        f"--metrics-cert-dir {empty}: metrics serving certificate: no file {empty}/tls.crt",
+    )
+    (empty / "tls.crt").write_text("not a certificate\n")
+    (empty / "tls.key").write_text("not a key\n")
+    result = invoke("run", TARGET, "--metrics-port", "18600", "--metrics-cert-dir", str(empty))
+    assert_one_line(result, 1, f"--metrics-cert-dir {empty}: ", "not a PEM certificate")
