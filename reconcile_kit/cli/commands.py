@@ -29,6 +29,9 @@ __all__ = ["main"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+PORT = click.IntRange(0, 65535)  # every port option: a usage error out of range
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
 
 @click.group()
 @click.version_option(package_name="reconcile-kit")
@@ -64,7 +67,7 @@ def _repeated(flag: str, dest: str, metavar: str, help: str) -> Callable[[F], F]
 
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
-@click.option("--port", default=0, type=int, show_default=True, help="Port (0: a free one).")
+@click.option("--port", default=0, type=PORT, show_default=True, help="Port (0: a free one).")
 @click.option(
     "--kubeconfig",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -196,16 +199,46 @@ def _webhook_services(values: tuple[str, ...]) -> dict[tuple[str, str], str]:
 
 
 async def _serve(server: APIServer) -> None:
+    """Serve until SIGINT or SIGTERM.
+
+    Raises:
+        click.ClickException: the address cannot be bound (--host or --port named).
+    """
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    async with server:
-        click.echo(f"embedded API server listening on {server.url}")
-        click.echo(f"kubeconfig: {server.kubeconfig}")
-        click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get namespaces")
-        await stop.wait()
-        click.echo("stopping")
+    started = False
+    try:
+        async with server:
+            started = True
+            click.echo(f"embedded API server listening on {server.url}")
+            click.echo(f"kubeconfig: {server.kubeconfig}")
+            click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get namespaces")
+            await stop.wait()
+            click.echo("stopping")
+    except OSError as error:
+        if started:
+            raise
+        raise click.ClickException(_bind_failed(error, server.host, server.port)) from error
+
+
+def _bind_failed(error: OSError, host: str, port: int) -> str:
+    """One line for a server that could not listen on ``host:port``, naming the option
+    (--host or --port) at fault."""
+    import errno
+    import os
+    import socket
+
+    if isinstance(error, socket.gaierror):
+        return f"--host {host}: cannot resolve it ({error.strerror})"
+    if error.errno == errno.EADDRINUSE:
+        return f"--port {port}: address already in use"
+    if error.errno == errno.EACCES:
+        return f"--port {port}: permission denied (below 1024 needs privileges)"
+    if error.errno == errno.EADDRNOTAVAIL:
+        return f"--host {host}: {os.strerror(error.errno).lower()}"
+    return f"--host {host} --port {port}: {error.strerror or error}"
 
 
 _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
@@ -230,10 +263,10 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 )
 @click.option("--namespace", help="Only watch this namespace.")
 @click.option("--leader-elect", is_flag=True, help="Run only while holding the leader lease.")
-@click.option("--health-port", type=int, help="Serve /healthz and /readyz.")
+@click.option("--health-port", type=PORT, help="Serve /healthz and /readyz.")
 @click.option(
     "--metrics-port",
-    type=int,
+    type=PORT,
     help="Serve /metrics (over HTTPS with authentication and authorization unless"
     " --metrics-secure=false).",
 )
@@ -264,7 +297,12 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 @click.option(
     "--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
-@click.option("--log-level", default="INFO", show_default=True)
+@click.option(
+    "--log-level",
+    type=click.Choice(LOG_LEVELS, case_sensitive=False),
+    default="INFO",
+    show_default=True,
+)
 @click.option(
     "--loop",
     type=click.Choice(LOOPS),
@@ -289,7 +327,7 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
     help="This replica's name in the ring (default: the host name and a random suffix).",
 )
 @click.option("--shard-ring", help="The ring's name (default: the manager's name).")
-@click.option("--webhook-port", type=int, help="Serve the manager's webhooks on this port.")
+@click.option("--webhook-port", type=PORT, help="Serve the manager's webhooks on this port.")
 @click.option(
     "--webhook-cert-dir",
     type=click.Path(file_okay=False),
@@ -449,9 +487,31 @@ async def _run(target: str, embedded: bool, kubeconfig: str | None, options: _Ru
         raise click.ClickException(f"{error}{hint}") from error
     except APIError as error:  # refused or never reached: one line, exit 1
         raise click.ClickException(_api_error_line(error)) from error
+    except OSError as error:  # a port the manager could not bind: the option named
+        line = _port_error_line(error)
+        if line is None:
+            raise
+        raise click.ClickException(line) from error
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
+
+
+_PORT_OPTIONS = {
+    "health_port ": "--health-port ",
+    "metrics_port ": "--metrics-port ",
+    "webhooks port ": "--webhook-port ",
+}
+
+
+def _port_error_line(error: OSError) -> str | None:
+    """``--health-port 8081: address already in use`` for the Manager's bind error
+    (``health_port 8081: ...``); None for another OSError."""
+    text = error.strerror or ""
+    for attribute, option in _PORT_OPTIONS.items():
+        if text.startswith(attribute):
+            return option + text.removeprefix(attribute)
+    return None
 
 
 def _api_error_line(error: APIError) -> str:

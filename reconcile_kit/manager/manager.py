@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
+import os
 import signal
+import ssl
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -303,6 +306,9 @@ class Manager:
             RuntimeError: the manager is already running, or a controller failed (from
                 its error).
             KubeconfigError: no api and no usable kubeconfig (:func:`.connect`).
+            OSError: a port cannot be bound; its ``strerror`` names the attribute and
+                port: ``health_port 8081: address already in use`` (``health_port``,
+                ``metrics_port`` or ``webhooks port``).
             APIError: the API server refused a start-up request or could not be reached
                 (an on_start hook's kr8s error mapped: InvalidError for a 422...).
         """
@@ -496,7 +502,7 @@ class Manager:
                 port=self.metrics_port,
                 certificates=self.metrics_certificates,
             )
-            await self._metrics_server.start()
+            await _listening("metrics_port", self.metrics_port, self._metrics_server.start())
             assert self._metrics_server.port is not None
             self.ports["/metrics"] = self._metrics_server.port
         elif self.metrics_port is not None:
@@ -508,18 +514,20 @@ class Manager:
             runner = web.AppRunner(app, access_log=None)
             await runner.setup()
             site = web.TCPSite(runner, self.host, port)
-            await site.start()
+            self._runners.append(runner)  # cleaned up at stop, also when the bind fails
+            attribute = "health_port" if port == self.health_port else "metrics_port"
+            await _listening(attribute, port, site.start())
             server = site._server
             sockets = getattr(server, "sockets", None) or []
             bound = sockets[0].getsockname()[1] if sockets else port
             for path, _ in handlers:
                 self.ports[path] = bound
-            self._runners.append(runner)
 
     async def _serve_webhooks(self) -> None:
         """Start the webhook server (it listens from before the on_start hooks on)."""
         if self.webhooks is not None:
-            await self.webhooks.start()
+            port = self.webhooks.requested_port
+            await _listening("webhooks port", port, self.webhooks.start())
 
     async def _register_webhooks(self) -> None:
         """With ``register_host``: register the webhook configurations and the CRDs'
@@ -590,3 +598,19 @@ async def _run_hook(hook: StartHook, api: Api) -> None:
         await hook(api)
     except (kr8s.ServerError, kr8s.APITimeoutError) as error:
         raise api_error_of(error) from error
+
+
+async def _listening(attribute: str, port: int, start: Awaitable[object]) -> None:
+    """Await ``start`` (a server binding ``port``); an OSError names ``attribute`` and
+    ``port`` (``health_port 8081: address already in use``), its errno kept."""
+    try:
+        await start
+    except OSError as error:
+        if error.errno not in _BIND_ERRNOS or isinstance(error, ssl.SSLError):
+            raise  # not the bind: a certificate file, say (it names itself)
+        reason = os.strerror(error.errno).lower()
+        raise OSError(error.errno, f"{attribute} {port}: {reason}") from error
+
+
+# a port in use, an address not this host's, a port below 1024 without the privilege
+_BIND_ERRNOS = (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES)

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 import yaml
 from click.testing import CliRunner, Result
 
@@ -135,3 +138,48 @@ def test_run_with_a_metrics_cert_dir_without_the_files(tmp_path: Path) -> None:
     (empty / "tls.key").write_text("not a key\n")
     result = invoke("run", TARGET, "--metrics-port", "18600", "--metrics-cert-dir", str(empty))
     assert_one_line(result, 1, f"--metrics-cert-dir {empty}: ", "not a PEM certificate")
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    """A port something else listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["run", TARGET, "--health-port", "99999"], "--health-port"),
+        (["run", TARGET, "--metrics-port", "-5"], "--metrics-port"),
+        (["run", TARGET, "--webhook-port", "65536"], "--webhook-port"),
+        (["apiserver", "--port", "70000"], "--port"),
+    ],
+)
+def test_a_port_out_of_range_is_a_usage_error(args: list[str], option: str) -> None:
+    """A port beyond 0-65535: a usage error naming the option (OverflowError before)."""
+    result = invoke(*args)
+    assert_one_line(result, 2, f"Invalid value for '{option}'", "0<=x<=65535")
+
+
+async def test_run_names_the_port_option_in_use(busy_port: int) -> None:
+    """``run --health-port`` of a port in use: ``Error: --health-port PORT: address
+    already in use`` (an OSError Errno 98 traceback before)."""
+    code, lines = await run_cli("run", TARGET, "--embedded", "--health-port", str(busy_port))
+    assert code == 1, lines
+    assert lines[-1] == f"Error: --health-port {busy_port}: address already in use", lines
+    assert not any("Traceback" in line for line in lines), lines
+
+
+def test_apiserver_names_the_port_in_use_and_a_host_it_cannot_resolve(busy_port: int) -> None:
+    result = invoke("apiserver", "--port", str(busy_port))
+    assert_one_line(result, 1, f"--port {busy_port}: address already in use")
+    result = invoke("apiserver", "--host", "notahost.invalid")
+    assert_one_line(result, 1, "--host notahost.invalid: cannot resolve it")
+
+
+def test_an_unknown_log_level_is_a_usage_error_listing_the_levels() -> None:
+    result = invoke("run", TARGET, "--log-level", "LOUD")
+    assert_one_line(result, 2, "'--log-level'", "'LOUD'", "debug", "critical")
