@@ -29,8 +29,8 @@ __all__ = ["main"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-PORT = click.IntRange(0, 65535)  # every port option: a usage error out of range
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_PORT = click.IntRange(0, 65535)  # every port option: a usage error out of range
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 @click.group()
@@ -65,9 +65,41 @@ def _repeated(flag: str, dest: str, metavar: str, help: str) -> Callable[[F], F]
     )
 
 
+_Check = Callable[[click.Context, click.Parameter, Any], Any]  # Any: the option's value
+
+
+def _kubernetes_name(rule: str) -> _Check:
+    """A click callback checking a name as Kubernetes does: ``rule`` ``label`` (a
+    namespace: DNS-1123 label) or ``subdomain`` (a ServiceAccount: DNS-1123 subdomain); a
+    usage error (exit code 2) naming the option, the value and the rule."""
+
+    def check(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+        from ..meta.validation import dns1123_label_errors, dns1123_subdomain_errors
+
+        if value is None:
+            return None
+        errors = (dns1123_label_errors if rule == "label" else dns1123_subdomain_errors)(value)
+        if errors:
+            raise click.BadParameter(f"{value!r}: {'; '.join(errors)}")
+        return value
+
+    return check
+
+
+def _non_empty(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """A click callback refusing an empty (or blank) value: a usage error."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("must not be empty")
+    return value
+
+
+_NAMESPACE = _kubernetes_name("label")
+_SERVICE_ACCOUNT = _kubernetes_name("subdomain")
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
-@click.option("--port", default=0, type=PORT, show_default=True, help="Port (0: a free one).")
+@click.option("--port", default=0, type=_PORT, show_default=True, help="Port (0: a free one).")
 @click.option(
     "--kubeconfig",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -261,12 +293,12 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
     help="Use this kubeconfig (default: kr8s discovery: KUBECONFIG, ~/.kube/config,"
     " then the in-cluster service account).",
 )
-@click.option("--namespace", help="Only watch this namespace.")
+@click.option("--namespace", callback=_NAMESPACE, help="Only watch this namespace.")
 @click.option("--leader-elect", is_flag=True, help="Run only while holding the leader lease.")
-@click.option("--health-port", type=PORT, help="Serve /healthz and /readyz.")
+@click.option("--health-port", type=_PORT, help="Serve /healthz and /readyz.")
 @click.option(
     "--metrics-port",
-    type=PORT,
+    type=_PORT,
     help="Serve /metrics (over HTTPS with authentication and authorization unless"
     " --metrics-secure=false).",
 )
@@ -299,7 +331,7 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 )
 @click.option(
     "--log-level",
-    type=click.Choice(LOG_LEVELS, case_sensitive=False),
+    type=click.Choice(_LOG_LEVELS, case_sensitive=False),
     default="INFO",
     show_default=True,
 )
@@ -313,6 +345,7 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 )
 @click.option(
     "--leader-election-namespace",
+    callback=_NAMESPACE,
     help="The Leases' namespace with --leader-elect or --shard (default: --namespace, else"
     " default).",
 )
@@ -327,7 +360,7 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
     help="This replica's name in the ring (default: the host name and a random suffix).",
 )
 @click.option("--shard-ring", help="The ring's name (default: the manager's name).")
-@click.option("--webhook-port", type=PORT, help="Serve the manager's webhooks on this port.")
+@click.option("--webhook-port", type=_PORT, help="Serve the manager's webhooks on this port.")
 @click.option(
     "--webhook-cert-dir",
     type=click.Path(file_okay=False),
@@ -351,6 +384,8 @@ def run(
     from ..client.tracing import configure_from_environment
     from ..manager.logs import configure_logging
 
+    if embedded and kubeconfig is not None:
+        raise click.UsageError("--embedded and --kubeconfig exclude each other")
     if embedded:
         _require_embedded_server("reconcile-kit run --embedded")
     configure_logging(log_format, log_level.upper())
@@ -389,6 +424,10 @@ class _RunOptions:
             )
         if (self.flag("shard_ring") or self.flag("shard_identity")) and not self.flag("shard"):
             raise click.UsageError("--shard-ring/--shard-identity need --shard")
+        if self.flag("leader_election_namespace") and not (
+            self.flag("leader_elect") or self.flag("shard")
+        ):
+            raise click.UsageError("--leader-election-namespace needs --leader-elect or --shard")
         if self.flag("shard") and manager.sharding is None:
             from ..manager.sharding import Sharding
 
@@ -623,6 +662,7 @@ async def _run_manager(manager: Manager) -> None:
 @click.option("--name", help="The roles' names (default: the manager's name).")
 @click.option(
     "--namespace",
+    callback=_NAMESPACE,
     help="For a manager run with --namespace: a Role and RoleBinding in that namespace (plus"
     " a ClusterRole only for cluster-scoped kinds).",
 )
@@ -639,10 +679,12 @@ async def _run_manager(manager: Manager) -> None:
 @click.option("--shard-ring", help="The ring's name (default: the manager's name).")
 @click.option(
     "--service-account",
+    callback=_SERVICE_ACCOUNT,
     help="The ServiceAccount the bindings name (default: the manager's name).",
 )
 @click.option(
     "--service-account-namespace",
+    callback=_NAMESPACE,
     help="Its namespace (default: --namespace, else the manager's namespace, else default).",
 )
 @click.option(
@@ -694,8 +736,16 @@ def rbac(
 
 @main.command()
 @click.argument("target")
-@click.option("--namespace", default="default", show_default=True, help="Where the operator runs.")
-@click.option("--image", required=True, help="The container image of the operator.")
+@click.option(
+    "--namespace",
+    default="default",
+    show_default=True,
+    callback=_NAMESPACE,
+    help="Where the operator runs.",
+)
+@click.option(
+    "--image", required=True, callback=_non_empty, help="The container image of the operator."
+)
 @click.option(
     "--replicas",
     type=click.IntRange(min=1),
@@ -704,7 +754,7 @@ def rbac(
     help="More than one turns leader election on.",
 )
 @click.option("--shard", is_flag=True, help="Run the replicas active-active (`run --shard`).")
-@click.option("--watch-namespace", help="Only watch this namespace.")
+@click.option("--watch-namespace", callback=_NAMESPACE, help="Only watch this namespace.")
 @click.option(
     "--cert-manager",
     is_flag=True,
@@ -788,7 +838,13 @@ def crd(target: str) -> None:
     help="How many ConfigMapGenerators to create.",
 )
 @click.option("--keep", is_flag=True, help="Leave the server running (prints its kubeconfig).")
-@click.option("--timeout", default=120.0, show_default=True, help="Seconds to converge.")
+@click.option(
+    "--timeout",
+    default=120.0,
+    show_default=True,
+    type=click.FloatRange(0, min_open=True),
+    help="Seconds to converge.",
+)
 def demo(objects: int, keep: bool, timeout: float) -> None:
     """Run the example operators on an embedded API server and watch them converge."""
     _require_embedded_server("reconcile-kit demo")

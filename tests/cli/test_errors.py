@@ -183,3 +183,38 @@ def test_apiserver_names_the_port_in_use_and_a_host_it_cannot_resolve(busy_port:
 def test_an_unknown_log_level_is_a_usage_error_listing_the_levels() -> None:
     result = invoke("run", TARGET, "--log-level", "LOUD")
     assert_one_line(result, 2, "'--log-level'", "'LOUD'", "debug", "critical")
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["run", TARGET, "--embedded", "--kubeconfig", __file__], ["exclude each other"]),
+        (
+            ["run", TARGET, "--leader-election-namespace", "ops"],
+            ["--leader-election-namespace needs --leader-elect or --shard"],
+        ),
+        (["rbac", TARGET, "--namespace", "Bad_NS"], ["'--namespace'", "'Bad_NS'", "label"]),
+        (
+            ["rbac", TARGET, "--service-account", "Bad Name"],
+            ["'--service-account'", "'Bad Name'", "subdomain"],
+        ),
+        (["rbac", TARGET, "--service-account-namespace", "a.b"], ["'a.b'", "dots"]),
+        (["run", TARGET, "--namespace", "NS"], ["'--namespace'", "'NS'"]),
+        (["manifests", TARGET, "--image", ""], ["'--image'", "must not be empty"]),
+        (["manifests", TARGET, "--image", "op:1", "--namespace", "x_y"], ["'x_y'"]),
+        (["demo", "--timeout", "-1"], ["'--timeout'", "x>0"]),
+    ],
+)
+def test_options_that_are_wrong_are_usage_errors(args: list[str], words: list[str]) -> None:
+    """Options accepted though wrong, or silently ignored, before: usage errors naming the
+    option and the rule."""
+    assert_one_line(invoke(*args), 2, *words)
+
+
+def test_init_refuses_a_group_that_is_no_dns_subdomain_with_a_dot(tmp_path: Path) -> None:
+    for group in ("NOT A GROUP", "nodot"):
+        result = invoke(
+            "init", "foo-operator", "--directory", str(tmp_path / "p"), "--group", group
+        )
+        assert_one_line(result, 1, f"group {group!r}", "at least one dot")
+    assert not (tmp_path / "p").exists()
