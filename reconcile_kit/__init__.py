@@ -26,6 +26,7 @@ import typing
 __version__ = "0.1.0.dev0"
 
 if typing.TYPE_CHECKING:
+    from .client.connect import KubeconfigError
     from .client.errors import (
         AlreadyExistsError,
         AlreadyOwnedError,
@@ -126,6 +127,7 @@ _EXPORTS: dict[str, str] = {
     "InvalidError": "client.errors",
     "InvalidObjectError": "client.errors",
     "ListItemConflictError": "client.errors",
+    "KubeconfigError": "client.connect",
     "LeaderElection": "manager.leaderelection",
     "LeaseError": "manager.leaderelection",
     "LeaseExpiredError": "client.errors",
@@ -203,6 +205,7 @@ __all__ = [
     "InternalServerError",
     "InvalidError",
     "InvalidObjectError",
+    "KubeconfigError",
     "LeaderElection",
     "LeaseError",
     "LeaseExpiredError",

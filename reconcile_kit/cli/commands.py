@@ -20,12 +20,17 @@ from .loops import LOOPS, run_on
 if TYPE_CHECKING:
     import kr8s.asyncio
 
+    from ..client.errors import APIError
     from ..manager.manager import Manager
     from ..testing.apiserver.server import APIServer
+    from ..webhooks.certs import CertificateFiles
 
 __all__ = ["main"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+_PORT = click.IntRange(0, 65535)  # every port option: a usage error out of range
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 @click.group()
@@ -60,9 +65,41 @@ def _repeated(flag: str, dest: str, metavar: str, help: str) -> Callable[[F], F]
     )
 
 
+_Check = Callable[[click.Context, click.Parameter, Any], Any]  # Any: the option's value
+
+
+def _kubernetes_name(rule: str) -> _Check:
+    """A click callback checking a name as Kubernetes does: ``rule`` ``label`` (a
+    namespace: DNS-1123 label) or ``subdomain`` (a ServiceAccount: DNS-1123 subdomain); a
+    usage error (exit code 2) naming the option, the value and the rule."""
+
+    def check(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+        from ..meta.validation import dns1123_label_errors, dns1123_subdomain_errors
+
+        if value is None:
+            return None
+        errors = (dns1123_label_errors if rule == "label" else dns1123_subdomain_errors)(value)
+        if errors:
+            raise click.BadParameter(f"{value!r}: {'; '.join(errors)}")
+        return value
+
+    return check
+
+
+def _non_empty(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """A click callback refusing an empty (or blank) value: a usage error."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("must not be empty")
+    return value
+
+
+_NAMESPACE = _kubernetes_name("label")
+_SERVICE_ACCOUNT = _kubernetes_name("subdomain")
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
-@click.option("--port", default=0, type=int, show_default=True, help="Port (0: a free one).")
+@click.option("--port", default=0, type=_PORT, show_default=True, help="Port (0: a free one).")
 @click.option(
     "--kubeconfig",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -194,16 +231,46 @@ def _webhook_services(values: tuple[str, ...]) -> dict[tuple[str, str], str]:
 
 
 async def _serve(server: APIServer) -> None:
+    """Serve until SIGINT or SIGTERM.
+
+    Raises:
+        click.ClickException: the address cannot be bound (--host or --port named).
+    """
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    async with server:
-        click.echo(f"embedded API server listening on {server.url}")
-        click.echo(f"kubeconfig: {server.kubeconfig}")
-        click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get namespaces")
-        await stop.wait()
-        click.echo("stopping")
+    started = False
+    try:
+        async with server:
+            started = True
+            click.echo(f"embedded API server listening on {server.url}")
+            click.echo(f"kubeconfig: {server.kubeconfig}")
+            click.echo(f"try: KUBECONFIG={server.kubeconfig} kubectl get namespaces")
+            await stop.wait()
+            click.echo("stopping")
+    except OSError as error:
+        if started:
+            raise
+        raise click.ClickException(_bind_failed(error, server.host, server.port)) from error
+
+
+def _bind_failed(error: OSError, host: str, port: int) -> str:
+    """One line for a server that could not listen on ``host:port``, naming the option
+    (--host or --port) at fault."""
+    import errno
+    import os
+    import socket
+
+    if isinstance(error, socket.gaierror):
+        return f"--host {host}: cannot resolve it ({error.strerror})"
+    if error.errno == errno.EADDRINUSE:
+        return f"--port {port}: address already in use"
+    if error.errno == errno.EACCES:
+        return f"--port {port}: permission denied (below 1024 needs privileges)"
+    if error.errno == errno.EADDRNOTAVAIL:
+        return f"--host {host}: {os.strerror(error.errno).lower()}"
+    return f"--host {host} --port {port}: {error.strerror or error}"
 
 
 _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
@@ -226,12 +293,12 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
     help="Use this kubeconfig (default: kr8s discovery: KUBECONFIG, ~/.kube/config,"
     " then the in-cluster service account).",
 )
-@click.option("--namespace", help="Only watch this namespace.")
+@click.option("--namespace", callback=_NAMESPACE, help="Only watch this namespace.")
 @click.option("--leader-elect", is_flag=True, help="Run only while holding the leader lease.")
-@click.option("--health-port", type=int, help="Serve /healthz and /readyz.")
+@click.option("--health-port", type=_PORT, help="Serve /healthz and /readyz.")
 @click.option(
     "--metrics-port",
-    type=int,
+    type=_PORT,
     help="Serve /metrics (over HTTPS with authentication and authorization unless"
     " --metrics-secure=false).",
 )
@@ -262,7 +329,12 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 @click.option(
     "--log-format", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
-@click.option("--log-level", default="INFO", show_default=True)
+@click.option(
+    "--log-level",
+    type=click.Choice(_LOG_LEVELS, case_sensitive=False),
+    default="INFO",
+    show_default=True,
+)
 @click.option(
     "--loop",
     type=click.Choice(LOOPS),
@@ -273,6 +345,7 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
 )
 @click.option(
     "--leader-election-namespace",
+    callback=_NAMESPACE,
     help="The Leases' namespace with --leader-elect or --shard (default: --namespace, else"
     " default).",
 )
@@ -287,7 +360,7 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
     help="This replica's name in the ring (default: the host name and a random suffix).",
 )
 @click.option("--shard-ring", help="The ring's name (default: the manager's name).")
-@click.option("--webhook-port", type=int, help="Serve the manager's webhooks on this port.")
+@click.option("--webhook-port", type=_PORT, help="Serve the manager's webhooks on this port.")
 @click.option(
     "--webhook-cert-dir",
     type=click.Path(file_okay=False),
@@ -311,6 +384,8 @@ def run(
     from ..client.tracing import configure_from_environment
     from ..manager.logs import configure_logging
 
+    if embedded and kubeconfig is not None:
+        raise click.UsageError("--embedded and --kubeconfig exclude each other")
     if embedded:
         _require_embedded_server("reconcile-kit run --embedded")
     configure_logging(log_format, log_level.upper())
@@ -337,7 +412,6 @@ class _RunOptions:
     def configure(self, manager: Manager) -> None:
         """Apply the flags to ``manager``; UsageError for flags that do not fit it."""
         from ..manager.leaderelection import LeaderElection
-        from ..webhooks.certs import CertificateFiles
 
         if self.flag("namespace") is not None:
             manager.namespace = self.flag("namespace")
@@ -350,6 +424,10 @@ class _RunOptions:
             )
         if (self.flag("shard_ring") or self.flag("shard_identity")) and not self.flag("shard"):
             raise click.UsageError("--shard-ring/--shard-identity need --shard")
+        if self.flag("leader_election_namespace") and not (
+            self.flag("leader_elect") or self.flag("shard")
+        ):
+            raise click.UsageError("--leader-election-namespace needs --leader-elect or --shard")
         if self.flag("shard") and manager.sharding is None:
             from ..manager.sharding import Sharding
 
@@ -373,7 +451,9 @@ class _RunOptions:
         if self.flag("metrics_cert_dir") is not None:
             if not manager.metrics_secure:
                 raise click.UsageError("--metrics-cert-dir needs secure metrics")
-            manager.metrics_certificates = CertificateFiles(Path(self.flag("metrics_cert_dir")))
+            manager.metrics_certificates = _certificate_files(
+                "metrics", self.flag("metrics_cert_dir")
+            )
         if (
             manager.metrics_secure
             and manager.metrics_port is not None
@@ -393,11 +473,37 @@ class _RunOptions:
         if webhooks is not None and self.flag("webhook_port") is not None:
             webhooks.requested_port = self.flag("webhook_port")
         if webhooks is not None and self.flag("webhook_cert_dir") is not None:
-            webhooks.certificates = CertificateFiles(Path(self.flag("webhook_cert_dir")))
+            webhooks.certificates = _certificate_files("webhook", self.flag("webhook_cert_dir"))
+
+
+def _certificate_files(purpose: str, directory: str) -> CertificateFiles:
+    """The certificate files in ``directory`` (``--PURPOSE-cert-dir``), loaded now.
+
+    Raises:
+        click.ClickException: a file is missing or is no PEM certificate or key (the
+            option, the directory and the file named).
+    """
+    import ssl
+
+    from ..webhooks.certs import CertificateFiles
+
+    files = CertificateFiles(Path(directory), purpose=purpose)
+    option = f"--{purpose}-cert-dir {directory}"
+    try:
+        files.ssl_context()
+    except ssl.SSLError as error:
+        raise click.ClickException(
+            f"{option}: {purpose} serving certificate: {files.cert_name} and"
+            f" {files.key_name} are not a PEM certificate and its key ({error})"
+        ) from error
+    except OSError as error:  # FileNotFoundError: the file named
+        raise click.ClickException(f"{option}: {error}") from error
+    return files
 
 
 async def _run(target: str, embedded: bool, kubeconfig: str | None, options: _RunOptions) -> None:
-    from ..client.errors import APIUnavailableError
+    from ..client.connect import KubeconfigError
+    from ..client.errors import APIError
 
     loaded: list[Manager] = []
     stopping = asyncio.Event()
@@ -415,11 +521,46 @@ async def _run(target: str, embedded: bool, kubeconfig: str | None, options: _Ru
         loop.add_signal_handler(sig, stop, sig)
     try:
         await _load_and_run(target, embedded, kubeconfig, options, loaded, stopping)
-    except APIUnavailableError as error:  # a server never reached: one line, exit 1
-        raise click.ClickException(str(error)) from error
+    except KubeconfigError as error:  # none found, or not one: one line, exit 1
+        hint = ": pass --kubeconfig or --embedded" if kubeconfig is None else ""
+        raise click.ClickException(f"{error}{hint}") from error
+    except APIError as error:  # refused or never reached: one line, exit 1
+        raise click.ClickException(_api_error_line(error)) from error
+    except OSError as error:  # a port the manager could not bind: the option named
+        line = _port_error_line(error)
+        if line is None:
+            raise
+        raise click.ClickException(line) from error
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
+
+
+_PORT_OPTIONS = {
+    "health_port ": "--health-port ",
+    "metrics_port ": "--metrics-port ",
+    "webhooks port ": "--webhook-port ",
+}
+
+
+def _port_error_line(error: OSError) -> str | None:
+    """``--health-port 8081: address already in use`` for the Manager's bind error
+    (``health_port 8081: ...``); None for another OSError."""
+    text = error.strerror or ""
+    for attribute, option in _PORT_OPTIONS.items():
+        if text.startswith(attribute):
+            return option + text.removeprefix(attribute)
+    return None
+
+
+def _api_error_line(error: APIError) -> str:
+    """What ``run`` prints for an APIError out of the manager: its message, and for a 401
+    what to check."""
+    from ..client.errors import UnauthorizedError
+
+    if isinstance(error, UnauthorizedError):
+        return f"{error} (the kubeconfig's credentials are missing, wrong or expired)"
+    return str(error)
 
 
 async def _load_and_run(
@@ -521,6 +662,7 @@ async def _run_manager(manager: Manager) -> None:
 @click.option("--name", help="The roles' names (default: the manager's name).")
 @click.option(
     "--namespace",
+    callback=_NAMESPACE,
     help="For a manager run with --namespace: a Role and RoleBinding in that namespace (plus"
     " a ClusterRole only for cluster-scoped kinds).",
 )
@@ -537,10 +679,12 @@ async def _run_manager(manager: Manager) -> None:
 @click.option("--shard-ring", help="The ring's name (default: the manager's name).")
 @click.option(
     "--service-account",
+    callback=_SERVICE_ACCOUNT,
     help="The ServiceAccount the bindings name (default: the manager's name).",
 )
 @click.option(
     "--service-account-namespace",
+    callback=_NAMESPACE,
     help="Its namespace (default: --namespace, else the manager's namespace, else default).",
 )
 @click.option(
@@ -592,8 +736,16 @@ def rbac(
 
 @main.command()
 @click.argument("target")
-@click.option("--namespace", default="default", show_default=True, help="Where the operator runs.")
-@click.option("--image", required=True, help="The container image of the operator.")
+@click.option(
+    "--namespace",
+    default="default",
+    show_default=True,
+    callback=_NAMESPACE,
+    help="Where the operator runs.",
+)
+@click.option(
+    "--image", required=True, callback=_non_empty, help="The container image of the operator."
+)
 @click.option(
     "--replicas",
     type=click.IntRange(min=1),
@@ -602,7 +754,7 @@ def rbac(
     help="More than one turns leader election on.",
 )
 @click.option("--shard", is_flag=True, help="Run the replicas active-active (`run --shard`).")
-@click.option("--watch-namespace", help="Only watch this namespace.")
+@click.option("--watch-namespace", callback=_NAMESPACE, help="Only watch this namespace.")
 @click.option(
     "--cert-manager",
     is_flag=True,
@@ -686,7 +838,13 @@ def crd(target: str) -> None:
     help="How many ConfigMapGenerators to create.",
 )
 @click.option("--keep", is_flag=True, help="Leave the server running (prints its kubeconfig).")
-@click.option("--timeout", default=120.0, show_default=True, help="Seconds to converge.")
+@click.option(
+    "--timeout",
+    default=120.0,
+    show_default=True,
+    type=click.FloatRange(0, min_open=True),
+    help="Seconds to converge.",
+)
 def demo(objects: int, keep: bool, timeout: float) -> None:
     """Run the example operators on an embedded API server and watch them converge."""
     _require_embedded_server("reconcile-kit demo")

@@ -9,7 +9,7 @@ import yaml
 
 from ..typed.crd import crd_document, custom_resources
 from ..typed.resource import CustomResource
-from .target import import_module
+from .target import TargetError, attribute, import_module
 
 if TYPE_CHECKING:
     from ..manager.manager import Manager
@@ -22,10 +22,19 @@ def render_crds(target: str) -> str:
     one CRD per kind.
 
     Raises:
-        ValueError: TARGET names no CustomResource class.
+        TargetError: TARGET cannot be imported, has no such attribute, or names no
+            CustomResource class (TARGET named as given).
     """
     spec, _, attr = target.rpartition(":") if ":" in target else (target, "", "")
-    classes = custom_resources(import_module(spec, target), attr)
+    module = import_module(spec, target)
+    if attr:
+        found = attribute(module, spec, target, attr)
+        if not (isinstance(found, type) and issubclass(found, CustomResource)):
+            raise TargetError(f"{target}: {attr} is not a CustomResource class")
+    try:
+        classes = custom_resources(module, attr)
+    except ValueError as error:
+        raise TargetError(f"{target}: defines no CustomResource class") from error
     return yaml.safe_dump_all(crd_documents(classes), sort_keys=False)
 
 

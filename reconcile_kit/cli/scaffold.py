@@ -18,6 +18,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from string import Template
 
+from ..meta.validation import dns1123_subdomain_errors
+
 __all__ = ["ProjectNames", "scaffold"]
 
 _NAME = re.compile(r"^[a-z]([a-z0-9-]*[a-z0-9])?$")
@@ -27,7 +29,8 @@ class ProjectNames:
     """The names a project derives from its NAME (a DNS label: ``guestbook-operator``).
 
     Raises:
-        ValueError: NAME is not a DNS label or gives no kind (named).
+        ValueError: NAME is not a DNS label or gives no kind, the kind is not CamelCase, or
+            the group is not a DNS subdomain with a dot (named).
     """
 
     def __init__(self, name: str, kind: str | None = None, group: str | None = None) -> None:
@@ -52,6 +55,11 @@ class ProjectNames:
         if not re.match(r"^[A-Z][A-Za-z0-9]*$", self.kind):
             raise ValueError(f"kind {self.kind!r}: use CamelCase, e.g. Guestbook")
         self.group = group or f"{base.replace('-', '')}.example.com"
+        if "." not in self.group or dns1123_subdomain_errors(self.group):
+            raise ValueError(
+                f"group {self.group!r}: use a DNS subdomain with at least one dot (lower-case"
+                " letters, digits, '-' and '.'), e.g. guestbook.example.com"
+            )
         self.plural = self.kind.lower() + "s"
 
     def substitutions(self) -> dict[str, str]:

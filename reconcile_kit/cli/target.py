@@ -22,7 +22,7 @@ from ..manager.manager import Manager
 from ..multicluster.manager import MultiClusterManager
 from ..runtime.controller import Controller
 
-__all__ = ["TargetError", "import_module", "load_manager"]
+__all__ = ["TargetError", "attribute", "import_module", "load_manager"]
 
 
 class TargetError(ValueError):
@@ -32,11 +32,19 @@ class TargetError(ValueError):
 def _import(target: str) -> tuple[Any, str]:
     spec, _, attr = target.rpartition(":") if ":" in target else (target, "", "manager")
     attr = attr or "manager"
-    module = import_module(spec, target)
+    return attribute(import_module(spec, target), spec, target, attr), attr
+
+
+def attribute(module: ModuleType, spec: str, target: str, attr: str) -> Any:  # Any: TARGET's
+    """``module.attr``, ``module`` imported from ``spec`` of ``target``.
+
+    Raises:
+        TargetError: ``module`` has no ``attr`` (named as given: the path, or the module).
+    """
     if not hasattr(module, attr):
-        shown = spec if spec.endswith(".py") else module.__name__  # a path: as given
+        shown = spec if spec.endswith(".py") or "/" in spec else module.__name__
         raise TargetError(f"{target}: {shown} has no attribute {attr!r}")
-    return getattr(module, attr), attr
+    return getattr(module, attr)
 
 
 def import_module(spec: str, target: str) -> ModuleType:
@@ -78,17 +86,33 @@ def _import_failed(target: str, error: Exception) -> TargetError:
     return TargetError(f"{target}: importing it raised {type(error).__name__}: {error}")
 
 
+async def _call(target: str, attr: str, function: Any) -> Any:  # Any: what TARGET returns
+    """``function()``, awaited when it returns an awaitable.
+
+    Raises:
+        TargetError: it raised (its type and message, as an import that raised).
+    """
+    try:
+        value = function()
+        if inspect.isawaitable(value):
+            value = await value
+    except Exception as error:
+        raise TargetError(
+            f"{target}: calling {attr}() raised {type(error).__name__}: {error}"
+        ) from error
+    return value
+
+
 async def load_manager(target: str) -> Manager:
     """The Manager TARGET defines (wrapping bare controllers in a new Manager).
 
     Raises:
-        TargetError: TARGET cannot be imported or is of the wrong type (named).
+        TargetError: TARGET cannot be imported, its function raises, or it is of the wrong
+            type (named).
     """
     value, attr = _import(target)
     if callable(value) and not isinstance(value, Manager | Controller):
-        value = value()
-        if inspect.isawaitable(value):
-            value = await value
+        value = await _call(target, attr, value)
     if isinstance(value, Manager):
         return value
     if isinstance(value, MultiClusterManager):

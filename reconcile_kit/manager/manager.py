@@ -17,15 +17,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
+import os
 import signal
+import ssl
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import kr8s
 from aiohttp import web
 from kr8s.asyncio import Api
 
-from ..client.connect import connect
+from ..client.connect import api_error_of, connect
 from ..client.ratelimit import checked_rate_limit, install_rate_limit
 from ..client.transport import (
     acquire_transport,
@@ -230,7 +234,9 @@ class Manager:
         )
 
     def on_start(self, hook: StartHook) -> StartHook:
-        """Register ``await hook(api)`` to run before controllers start (e.g. install CRDs)."""
+        """Register ``await hook(api)`` to run before controllers start (e.g. install CRDs).
+        A hook's kr8s request error (``kr8s.ServerError``, ``kr8s.APITimeoutError``) fails
+        :meth:`run` as the toolkit's :class:`~reconcile_kit.client.errors.APIError`."""
         self._start_hooks.append(hook)
         return hook
 
@@ -299,6 +305,12 @@ class Manager:
         Raises:
             RuntimeError: the manager is already running, or a controller failed (from
                 its error).
+            KubeconfigError: no api and no usable kubeconfig (:func:`.connect`).
+            OSError: a port cannot be bound; its ``strerror`` names the attribute and
+                port: ``health_port 8081: address already in use`` (``health_port``,
+                ``metrics_port`` or ``webhooks port``).
+            APIError: the API server refused a start-up request or could not be reached
+                (an on_start hook's kr8s error mapped: InvalidError for a 422...).
         """
         if self._stop is not None:
             raise RuntimeError(f"manager {self.name} is already running")
@@ -332,7 +344,7 @@ class Manager:
         await self._start_servers()  # /healthz answers while hooks run, /readyz says no
         await self._serve_webhooks()  # a hook's writes may call them
         for hook in self._start_hooks:
-            await hook(self.api)
+            await _run_hook(hook, self.api)
         await self._register_webhooks()  # after the hooks: they may install the CRDs
         self.recorder = EventRecorder(self.api, reporting_controller=self.name)
         await self.recorder.start()
@@ -490,7 +502,7 @@ class Manager:
                 port=self.metrics_port,
                 certificates=self.metrics_certificates,
             )
-            await self._metrics_server.start()
+            await _listening("metrics_port", self.metrics_port, self._metrics_server.start())
             assert self._metrics_server.port is not None
             self.ports["/metrics"] = self._metrics_server.port
         elif self.metrics_port is not None:
@@ -502,18 +514,20 @@ class Manager:
             runner = web.AppRunner(app, access_log=None)
             await runner.setup()
             site = web.TCPSite(runner, self.host, port)
-            await site.start()
+            self._runners.append(runner)  # cleaned up at stop, also when the bind fails
+            attribute = "health_port" if port == self.health_port else "metrics_port"
+            await _listening(attribute, port, site.start())
             server = site._server
             sockets = getattr(server, "sockets", None) or []
             bound = sockets[0].getsockname()[1] if sockets else port
             for path, _ in handlers:
                 self.ports[path] = bound
-            self._runners.append(runner)
 
     async def _serve_webhooks(self) -> None:
         """Start the webhook server (it listens from before the on_start hooks on)."""
         if self.webhooks is not None:
-            await self.webhooks.start()
+            port = self.webhooks.requested_port
+            await _listening("webhooks port", port, self.webhooks.start())
 
     async def _register_webhooks(self) -> None:
         """With ``register_host``: register the webhook configurations and the CRDs'
@@ -575,3 +589,28 @@ class Manager:
 
 def _nothing() -> None:
     """No signal handlers to restore."""
+
+
+async def _run_hook(hook: StartHook, api: Api) -> None:
+    """``await hook(api)``, a kr8s request error it raises as the toolkit's APIError (its
+    subclass for the answer's status: InvalidError for a 422...)."""
+    try:
+        await hook(api)
+    except (kr8s.ServerError, kr8s.APITimeoutError) as error:
+        raise api_error_of(error) from error
+
+
+async def _listening(attribute: str, port: int, start: Awaitable[object]) -> None:
+    """Await ``start`` (a server binding ``port``); an OSError names ``attribute`` and
+    ``port`` (``health_port 8081: address already in use``), its errno kept."""
+    try:
+        await start
+    except OSError as error:
+        if error.errno not in _BIND_ERRNOS or isinstance(error, ssl.SSLError):
+            raise  # not the bind: a certificate file, say (it names itself)
+        reason = os.strerror(error.errno).lower()
+        raise OSError(error.errno, f"{attribute} {port}: {reason}") from error
+
+
+# a port in use, an address not this host's, a port below 1024 without the privilege
+_BIND_ERRNOS = (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES)

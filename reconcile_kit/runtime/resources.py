@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
+import kr8s
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
 from ..client import discovery
+from ..client.connect import api_error_of
 from ..client.errors import APIError
 from ..client.request import Route, Target
 from ..meta.objects import ObjectRef
@@ -113,6 +115,7 @@ async def resolve_kind(api: Api, kind: KindLike) -> ResourceInfo:
 
     Raises:
         ValueError: the API server does not serve the kind (named).
+        APIError: the discovery request failed (kr8s's error mapped).
     """
     if is_model_class(kind):
         return info_of_model(kind)
@@ -123,7 +126,7 @@ async def resolve_kind(api: Api, kind: KindLike) -> ResourceInfo:
     found = await _in_group(api, base, group, version) if group else None
     if found is not None:
         return found
-    for resource in await api.api_resources():
+    for resource in await _api_resources(api):
         gv = resource["version"]
         if group and gv.rpartition("/")[0] != group:
             continue
@@ -132,6 +135,14 @@ async def resolve_kind(api: Api, kind: KindLike) -> ResourceInfo:
         if _serves(resource, base):
             return _info(gv, resource)
     raise ValueError(f"kind {kind!r} is not served by the API server")
+
+
+async def _api_resources(api: Api) -> list[dict[str, Any]]:
+    """kr8s's full discovery (``api.api_resources()``), its request errors as APIError."""
+    try:
+        return cast("list[dict[str, Any]]", await api.api_resources())
+    except (kr8s.ServerError, kr8s.APITimeoutError) as error:
+        raise api_error_of(error, method="GET", path="/apis") from error
 
 
 async def _in_group(api: Api, base: str, group: str, version: str) -> ResourceInfo | None:

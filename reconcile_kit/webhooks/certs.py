@@ -97,7 +97,8 @@ class CertificateFiles(Certificates):
     """A serving certificate read from files, as a Secret of type kubernetes.io/tls mounts
     them (cert-manager: ``tls.crt``, ``tls.key``, ``ca.crt``). ``reload()`` loads them
     into the same SSL context when their modification time changed, so a renewed
-    certificate is served to new connections without a restart.
+    certificate is served to new connections without a restart. ``purpose`` says what the
+    certificate serves in messages (``webhook``, ``metrics``).
 
     Raises:
         FileNotFoundError: a file is missing (named), from :meth:`ssl_context` and
@@ -108,6 +109,7 @@ class CertificateFiles(Certificates):
     cert_name: str = "tls.crt"
     key_name: str = "tls.key"
     ca_name: str = "ca.crt"
+    purpose: str = "webhook"
 
     def __post_init__(self) -> None:
         self.directory = Path(self.directory)
@@ -118,7 +120,7 @@ class CertificateFiles(Certificates):
         cert, key = self.directory / self.cert_name, self.directory / self.key_name
         for path in (cert, key):
             if not path.is_file():
-                raise FileNotFoundError(f"webhook serving certificate: no file {path}")
+                raise FileNotFoundError(f"{self.purpose} serving certificate: no file {path}")
         return cert, key
 
     def ssl_context(self) -> ssl.SSLContext:

@@ -706,8 +706,9 @@ def test_run_metrics_flags_configure_the_manager(tmp_path: Path) -> None:
     """``run --metrics-secure=false`` serves plain HTTP, ``--metrics-cert-dir`` names the
     certificate files, and secure metrics refuse the probes' port."""
     from reconcile_kit.cli.commands import _RunOptions
-    from reconcile_kit.webhooks import CertificateFiles
+    from reconcile_kit.webhooks import CertificateFiles, SelfSignedCertificates
 
+    SelfSignedCertificates(["127.0.0.1"], directory=tmp_path)  # tls.crt, tls.key, ca.crt
     manager = Manager(name="m")
     assert manager.metrics_secure  # the default
     _RunOptions(metrics_port=8443, metrics_cert_dir=str(tmp_path)).configure(manager)

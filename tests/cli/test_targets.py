@@ -46,3 +46,31 @@ def test_a_module_that_raises_on_import_is_named_with_its_error(
     assert isinstance(exception, SystemExit), exception
     assert output == f"Error: {broken}: importing it raised RuntimeError: no config\n"
     assert "Traceback" not in output
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_function_that_raises_is_named_with_its_error(command: str, tmp_path: Path) -> None:
+    """TARGET a function that raises: one line as for a module that raises on import (a
+    full traceback before). ``crd`` reads classes and calls no function."""
+    fnraise = tmp_path / "fnraise.py"
+    fnraise.write_text("def manager():\n    raise RuntimeError('boom')\n")
+    code, output, exception = invoke(command, str(fnraise))
+    assert code == 1, output
+    assert isinstance(exception, SystemExit), exception
+    if command == "crd":
+        assert output == f"Error: {fnraise}: defines no CustomResource class\n"
+    else:
+        assert output == f"Error: {fnraise}: calling manager() raised RuntimeError: boom\n"
+
+
+def test_crd_names_the_target_as_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``crd notmgr.py`` named the internal module ``reconcile_kit_target_notmgr``; ``crd
+    tctl.py:Nope`` says ``has no attribute`` as ``run`` does."""
+    monkeypatch.chdir(tmp_path)
+    Path("notmgr.py").write_text("x = 1\n")
+    Path("tctl.py").write_text("x = 1\n")
+    assert invoke("crd", "notmgr.py")[1] == "Error: notmgr.py: defines no CustomResource class\n"
+    run = invoke("run", "tctl.py:Nope")[1]
+    assert run == "Error: tctl.py:Nope: tctl.py has no attribute 'Nope'\n"
+    assert invoke("crd", "tctl.py:Nope")[1] == run
+    assert invoke("crd", "tctl.py:x")[1] == "Error: tctl.py:x: x is not a CustomResource class\n"
