@@ -119,7 +119,15 @@ _SERVICE_ACCOUNT = _kubernetes_name("subdomain")
     "--tls/--no-tls",
     default=None,
     help="Serve HTTPS with a self-signed certificate, its CA in the kubeconfig (default:"
-    " with --token).",
+    " with --token or --rbac).",
+)
+@click.option(
+    "--rbac",
+    is_flag=True,
+    help="Authorize requests with RBAC, as kube-apiserver's --authorization-mode=RBAC:"
+    " --token (or a generated one, in the kubeconfig) is the admin's, in system:masters;"
+    " ServiceAccounts authenticate with the tokens this server issued (TokenRequest)."
+    " Served over HTTPS unless --no-tls.",
 )
 @click.option("--no-gc", is_flag=True, help="No garbage collector or namespace controller.")
 @click.option(
@@ -139,6 +147,7 @@ def apiserver(
     data_dir: Path | None,
     token: str | None,
     tls: bool | None,
+    rbac: bool,
     no_gc: bool,
     crd_establish_delay: float,
     webhook_services: dict[tuple[str, str], str],
@@ -150,7 +159,7 @@ def apiserver(
     from ..testing.apiserver.server import APIServer
 
     if tls is None:
-        tls = token is not None
+        tls = token is not None or rbac
     elif token is not None and not tls:
         click.echo("warning: --no-tls with --token: kubectl sends no token over HTTP", err=True)
     server = APIServer(
@@ -159,6 +168,7 @@ def apiserver(
         data_dir=data_dir,
         token=token,
         tls=tls,
+        authorization="RBAC" if rbac else "AlwaysAllow",
         garbage_collection=not no_gc,
         kubeconfig_path=kubeconfig,
         record_requests=False,

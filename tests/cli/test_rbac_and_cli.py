@@ -761,3 +761,30 @@ async def test_run_against_a_server_that_cannot_be_reached(tmp_path: Path) -> No
         assert proc.returncode == 1
         assert lines[-1].startswith("Error: ") and "cannot reach http://127.0.0.1:1" in lines[-1]
         assert "Traceback" not in err.decode()
+
+
+async def test_apiserver_rbac_mode_refuses_a_made_up_token(tmp_path: Path) -> None:
+    """``apiserver --rbac``: its kubeconfig (a generated admin token, HTTPS) works, a
+    made-up bearer token is 401 and a TokenReview of it is not authenticated, as on
+    kube-apiserver (without --rbac every request is allowed: docs/security.md's 401 needs
+    this mode)."""
+    kubeconfig = tmp_path / "kubeconfig"
+    async with apiserver_process(kubeconfig, "--rbac") as url:
+        assert url.startswith("https://")
+        api = await kr8s.asyncio.api(kubeconfig=str(kubeconfig))
+        status, _ = await call(api, "GET", "/api/v1/namespaces")
+        assert status == 200
+        review = {
+            "apiVersion": "authentication.k8s.io/v1",
+            "kind": "TokenReview",
+            "spec": {"token": "made-up"},
+        }
+        reviews = "/apis/authentication.k8s.io/v1/tokenreviews"
+        status, body = await call(api, "POST", reviews, review)
+        assert status == 201 and not body["status"].get("authenticated"), body
+        headers = {"Authorization": "Bearer made-up"}
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(f"{url}/api/v1/namespaces", ssl=False, headers=headers) as response,
+        ):
+            assert response.status == 401
