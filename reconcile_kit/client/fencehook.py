@@ -24,8 +24,9 @@ from kr8s.asyncio import Api
 
 from . import kr8s_internals
 from .fencing import WRITES, current_fence
+from .paths import object_of_path
 
-__all__ = ["install_fence_check", "is_fence_check", "object_of_path"]
+__all__ = ["install_fence_check", "is_fence_check"]
 
 _INSTALLED = "_reconcile_kit_fence_check"
 
@@ -60,17 +61,9 @@ def install_fence_check(api: Api) -> bool:
     """
     if getattr(api, _INSTALLED, False):
         return True
-    if not kr8s_internals.has_session_hook(api):
+    if not kr8s_internals.each_session(api, _attach):
         return False
-
-    async def attach(session: httpx.AsyncClient) -> None:
-        _attach(session)
-
-    kr8s_internals.after_new_session(api, attach)
     setattr(api, _INSTALLED, True)
-    session = kr8s_internals.session(api)
-    if session is not None:
-        _attach(session)
     return True
 
 
@@ -78,19 +71,3 @@ def _attach(session: httpx.AsyncClient) -> None:
     hooks = session.event_hooks["request"]
     if _HOOK not in hooks:
         hooks.append(_HOOK)
-
-
-def object_of_path(path: str) -> tuple[str | None, str | None, str | None]:
-    """``(resource, namespace, name)`` of an API path (``/api/v1/namespaces/ns/pods/p``,
-    ``/apis/g/v/namespaces/ns/widgets/w/status``; None where the path has none), for
-    the messages of a refused write."""
-    parts = [part for part in path.split("/") if part]
-    rest = parts[2:] if parts[:1] == ["api"] else parts[3:]
-    namespace = None
-    if len(rest) >= 3 and rest[0] == "namespaces":
-        namespace, rest = rest[1], rest[2:]
-    elif len(rest) == 2 and rest[0] == "namespaces":  # a Namespace itself
-        return "namespaces", None, rest[1]
-    resource = rest[0] if rest else None
-    name = rest[1] if len(rest) > 1 else None
-    return resource, namespace, name

@@ -42,6 +42,7 @@ __all__ = [
     "assemble_object",
     "check_version",
     "current_raw",
+    "each_session",
     "has_session_hook",
     "plain_init",
     "session",
@@ -149,6 +150,22 @@ def after_new_session(api: Api, hook: Callable[[httpx.AsyncClient], Awaitable[No
         await hook(inside._session)
 
     inside._create_session = create_session
+    return True
+
+
+def each_session(api: Api, apply: Callable[[httpx.AsyncClient], None]) -> bool:
+    """Call ``apply(client)`` with ``api``'s current httpx client, if any, and with each
+    one kr8s creates later (:func:`after_new_session`): how a request hook stays on every
+    client. Returns False, changing nothing, when ``api`` has no session hook."""
+
+    async def applied(client: httpx.AsyncClient) -> None:
+        apply(client)
+
+    if not after_new_session(api, applied):
+        return False
+    current = session(api)
+    if current is not None:
+        apply(current)
     return True
 
 

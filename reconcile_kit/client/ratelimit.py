@@ -20,6 +20,7 @@ server is the better guard); ``Manager(qps=, burst=)``, ``Controller(qps=, burst
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 from collections.abc import Callable
 
@@ -217,15 +218,8 @@ def install_rate_limit(api: Api, qps: float | None, burst: int | None = None) ->
     if not kr8s_internals.has_session_hook(api):
         raise RuntimeError("this kr8s Api has no session hook: cannot rate limit its client")
     hook = _WaitForToken(TokenBucket(qps, burst))
-
-    async def attach(session: httpx.AsyncClient) -> None:
-        _attach(session, hook)
-
-    kr8s_internals.after_new_session(api, attach)
+    kr8s_internals.each_session(api, functools.partial(_attach, hook=hook))
     setattr(api, _INSTALLED, hook)
-    session = kr8s_internals.session(api)
-    if session is not None:
-        _attach(session, hook)
     return hook.bucket
 
 
