@@ -74,7 +74,9 @@ DIFFERENCES: tuple[Difference, ...] = (
     ),
     Difference(
         "Authorization",
-        "By default none (a token, if set, is the only check). "
+        "By default none (a token, if set, is the only check; a TokenReview authenticates "
+        "only that token and the ServiceAccount tokens the server issued, as "
+        "kube-apiserver's). "
         '`APIServer(authorization="RBAC", tls=True)` authorizes as kube-apiserver\'s RBAC '
         "authorizer does, with its 403 messages, TokenRequest tokens for ServiceAccounts, "
         "TokenReview / SelfSubjectReview / access reviews (`kubectl auth whoami`, `kubectl "

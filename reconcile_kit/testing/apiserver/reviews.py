@@ -51,7 +51,7 @@ def answer_review(
 
 
 def _token_status(token: str, authenticator: Authenticator, audience: str) -> dict[str, Any]:
-    found = authenticator.user(f"Bearer {token}") if token else None
+    found = authenticator.review(token)
     if found is None:
         return {"user": {}, "error": "invalid bearer token"}
     return {"authenticated": True, "user": found.info(), "audiences": [audience]}
