@@ -70,15 +70,20 @@ _Check = Callable[[click.Context, click.Parameter, Any], Any]  # Any: the option
 
 def _kubernetes_name(rule: str) -> _Check:
     """A click callback checking a name as Kubernetes does: ``rule`` ``label`` (a
-    namespace: DNS-1123 label) or ``subdomain`` (a ServiceAccount: DNS-1123 subdomain); a
-    usage error (exit code 2) naming the option, the value and the rule."""
+    namespace: DNS-1123 label), ``subdomain`` (a ServiceAccount: DNS-1123
+    subdomain) or ``path`` (RBAC objects: a path segment); a usage error (exit code 2)
+    naming the option, the value and the rule."""
 
     def check(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-        from ..meta.validation import dns1123_label_errors, dns1123_subdomain_errors
+        from ..meta import validation
 
         if value is None:
             return None
-        errors = (dns1123_label_errors if rule == "label" else dns1123_subdomain_errors)(value)
+        errors = {
+            "label": validation.dns1123_label_errors,
+            "subdomain": validation.dns1123_subdomain_errors,
+            "path": validation.path_segment_errors,
+        }[rule](value)
         if errors:
             raise click.BadParameter(f"{value!r}: {'; '.join(errors)}")
         return value
@@ -95,6 +100,8 @@ def _non_empty(_ctx: click.Context, _param: click.Parameter, value: str | None) 
 
 _NAMESPACE = _kubernetes_name("label")
 _SERVICE_ACCOUNT = _kubernetes_name("subdomain")
+_RING = _kubernetes_name("label")  # a label value of its objects, as Sharding checks
+_RBAC_NAME = _kubernetes_name("path")
 
 
 @main.command()
@@ -369,7 +376,7 @@ _PARSERS: dict[str, Callable[[tuple[str, ...]], object]] = {
     "--shard-identity",
     help="This replica's name in the ring (default: the host name and a random suffix).",
 )
-@click.option("--shard-ring", help="The ring's name (default: the manager's name).")
+@click.option("--shard-ring", callback=_RING, help="The ring's name (default: the manager's name).")
 @click.option("--webhook-port", type=_PORT, help="Serve the manager's webhooks on this port.")
 @click.option(
     "--webhook-cert-dir",
@@ -669,7 +676,7 @@ async def _run_manager(manager: Manager) -> None:
 
 @main.command()
 @click.argument("target")
-@click.option("--name", help="The roles' names (default: the manager's name).")
+@click.option("--name", callback=_RBAC_NAME, help="The roles' names (default: the manager's name).")
 @click.option(
     "--namespace",
     callback=_NAMESPACE,
@@ -686,7 +693,7 @@ async def _run_manager(manager: Manager) -> None:
     is_flag=True,
     help="Include the Lease Role `run --shard` needs (in the ring's namespace).",
 )
-@click.option("--shard-ring", help="The ring's name (default: the manager's name).")
+@click.option("--shard-ring", callback=_RING, help="The ring's name (default: the manager's name).")
 @click.option(
     "--service-account",
     callback=_SERVICE_ACCOUNT,

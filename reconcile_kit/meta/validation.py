@@ -98,6 +98,16 @@ def dns1123_label_errors(value: str) -> list[str]:
     return errs
 
 
+def path_segment_errors(name: str) -> list[str]:
+    """apimachinery's path.IsValidPathSegmentName (names of RBAC objects, HPAs'
+    scale targets...): not ``.`` or
+    ``..``, no ``/`` or ``%``."""
+    for illegal in (".", ".."):
+        if name == illegal:
+            return [f"may not be '{illegal}'"]
+    return [f"may not contain '{illegal}'" for illegal in ("/", "%") if illegal in name]
+
+
 def dns1035_label_errors(value: str) -> list[str]:
     """``IsDNS1035Label``: a DNS-1123 label that starts with a letter."""
     return _pattern_errors(

@@ -203,6 +203,9 @@ def test_an_unknown_log_level_is_a_usage_error_listing_the_levels() -> None:
         (["manifests", TARGET, "--image", ""], ["'--image'", "must not be empty"]),
         (["manifests", TARGET, "--image", "op:1", "--namespace", "x_y"], ["'x_y'"]),
         (["demo", "--timeout", "-1"], ["'--timeout'", "x>0"]),
+        (["rbac", TARGET, "--name", "ops/x"], ["'--name'", "'ops/x'", "may not contain '/'"]),
+        (["rbac", TARGET, "--shard", "--shard-ring", "R_1"], ["'--shard-ring'", "label"]),
+        (["run", TARGET, "--shard", "--shard-ring", "r.1"], ["'--shard-ring'", "'r.1'"]),
     ],
 )
 def test_options_that_are_wrong_are_usage_errors(args: list[str], words: list[str]) -> None:

@@ -16,18 +16,12 @@ from ...meta.validation import (
     dns1123_label_errors,
     dns1123_subdomain_errors,
     label_value_errors,
+    path_segment_errors,
     qualified_name_errors,
 )
 from . import errors
 
-
-def path_segment_errors(name: str) -> list[str]:
-    """apimachinery's path.IsValidPathSegmentName (RBAC objects' names): not ``.`` or
-    ``..``, no ``/`` or ``%``."""
-    for illegal in (".", ".."):
-        if name == illegal:
-            return [f"may not be '{illegal}'"]
-    return [f"may not contain '{illegal}'" for illegal in ("/", "%") if illegal in name]
+__all__ = ["path_segment_errors"]  # re-exported for the validation modules
 
 
 _NAME_RULES: dict[str, Callable[[str], list[str]]] = {
