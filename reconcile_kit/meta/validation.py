@@ -39,6 +39,7 @@ __all__ = [
     "dns1123_label_errors",
     "dns1123_subdomain_errors",
     "label_value_errors",
+    "path_segment_errors",
     "qualified_name_errors",
 ]
 

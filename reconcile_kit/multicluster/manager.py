@@ -49,7 +49,7 @@ from ..manager.sharding.ring import owner
 from ..meta.objects import ObjectRef
 from ..runtime.controller import Controller, Reconcile, RunOptions
 from ..runtime.events import EventRecorder
-from ..runtime.reflector import Backoff, ReflectorEvent
+from ..runtime.reflector import Backoff, Reflector, ReflectorEvent
 from ..runtime.resources import KindLike, resolve_kind
 from ..runtime.sources import MapScope, Source
 from ..runtime.store import Obj
@@ -62,7 +62,11 @@ __all__ = ["AwareController", "ClusterMapper", "MultiClusterManager", "fleet_of"
 log = logging.getLogger(__name__)
 
 SYNCED_PERIOD = 0.5
-"""Seconds between two looks at a cluster's caches for ``multicluster_cluster_synced``."""
+"""Seconds between two looks at a cluster's caches for ``multicluster_cluster_synced``
+until they have synced."""
+SYNCED_RECHECK = 10.0
+"""Seconds between two looks at a synced cluster's caches when no reflector changed
+whether it fails (a synced cluster wakes on those changes)."""
 
 ClusterMapper = Callable[[str, Obj], Iterable["ObjectRef | tuple[str, str]"]]
 """``(cluster name, object) -> keys`` of primary objects in the management cluster."""
@@ -587,19 +591,30 @@ class MultiClusterManager:
         """Report the cluster's ``multicluster_cluster_synced`` until cancelled: 1 while
         every controller of the cluster has synced its caches and none of their LISTs or
         WATCHes is failing (a cluster that stopped answering goes back to 0, one
-        unreachable at start syncs once it answers), every :data:`SYNCED_PERIOD` seconds."""
+        unreachable at start syncs once it answers). Looked at every
+        :data:`SYNCED_PERIOD` seconds until the caches have synced, then each time a
+        reflector starts or stops failing (:attr:`Reflector.on_failing`) and every
+        :data:`SYNCED_RECHECK` seconds (a controller that stopped, a source started
+        since)."""
         gauge = self.metrics.synced.labels(name)
+        changed = asyncio.Event()
+        heard: set[Reflector] = set()
         synced = False
         while True:
-            now = all(c.synced for c in controllers) and not any(
-                r.failing for c in controllers for r in c.reflectors()
-            )
+            changed.clear()
+            reflectors = [r for c in controllers for r in c.reflectors()]
+            for reflector in set(reflectors) - heard:
+                reflector.on_failing.append(lambda _failing: changed.set())
+                heard.add(reflector)
+            caches = all(c.synced for c in controllers)
+            now = caches and not any(r.failing for r in reflectors)
             if now != synced:
                 synced = now
                 gauge.set(1 if now else 0)
                 what = "caches synced" if now else "not answering: its caches may be stale"
                 log.info("cluster %s: %s", name, what, extra={"cluster": name})
-            await asyncio.sleep(SYNCED_PERIOD)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(changed.wait(), SYNCED_RECHECK if caches else SYNCED_PERIOD)
 
     def _notify(self, name: str, event: str) -> None:
         for changes in self._changes:

@@ -262,9 +262,27 @@ class Reflector:
         self.cluster: str | None = None
         """The cluster this reflector watches, in a multi-cluster manager (named in its
         log lines); None otherwise."""
-        self.failing = False
+        self._failing = False
+        self.on_failing: list[Callable[[bool], None]] = []
+        """Functions called with :attr:`failing`'s new value each time it changes (a
+        multi-cluster manager's ``cluster_synced`` gauge follows it without polling)."""
+
+    @property
+    def failing(self) -> bool:
         """Whether its last LIST or WATCH failed and none has succeeded since (the server
         does not answer, or refuses): the cache it holds may be stale."""
+        return self._failing
+
+    @failing.setter
+    def failing(self, value: bool) -> None:
+        if value == self._failing:
+            return
+        self._failing = value
+        for callback in self.on_failing:
+            try:
+                callback(value)
+            except Exception:
+                log.exception("%s: an on_failing callback failed", self._where)
 
     @property
     def _where(self) -> str:

@@ -36,6 +36,7 @@ from reconcile_kit import (
 )
 from reconcile_kit.manager.logs import JsonFormatter, TextFormatter
 from reconcile_kit.multicluster import Kubeconfig, MultiClusterManager, StaticProvider
+from reconcile_kit.multicluster import manager as multicluster_manager
 from reconcile_kit.runtime.reflector import Backoff
 from reconcile_kit.testing import APIServer, eventually
 from reconcile_kit.testing.multicluster import EmbeddedFleet
@@ -293,11 +294,16 @@ async def test_clusters_are_spread_over_the_members_of_a_ring(
 
 
 async def test_cluster_synced_follows_whether_the_cluster_answers(
-    clusters: EmbeddedFleet, apiserver: APIServer, caplog: pytest.LogCaptureFixture
+    clusters: EmbeddedFleet,
+    apiserver: APIServer,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``multicluster_cluster_synced{cluster}`` is 0 for a cluster engaged but never
     reached, 1 once its caches synced, 0 again while it does not answer (it stayed 1), and
-    the reflectors' warnings name the cluster."""
+    the reflectors' warnings name the cluster. A synced cluster is not polled: the gauge
+    follows its reflectors' failures as they happen (the recheck is pushed out of reach)."""
+    monkeypatch.setattr(multicluster_manager, "SYNCED_RECHECK", 600.0)
     await clusters.start(2)
     await seed(clusters)
     broken = Broken()

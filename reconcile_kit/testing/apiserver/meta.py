@@ -21,9 +21,6 @@ from ...meta.validation import (
 )
 from . import errors
 
-__all__ = ["path_segment_errors"]  # re-exported for the validation modules
-
-
 _NAME_RULES: dict[str, Callable[[str], list[str]]] = {
     "subdomain": dns1123_subdomain_errors,
     "path": path_segment_errors,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..meta import path_segment_errors
+from ....meta.validation import path_segment_errors
 from ..quantity import QuantityError, amount
 from ..store import Obj
 from .common import (

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....meta.validation import dns1035_label_errors, dns1123_subdomain_errors
-from ..meta import path_segment_errors
+from ....meta.validation import dns1035_label_errors, dns1123_subdomain_errors, path_segment_errors
 from ..store import Obj
 from .common import (
     Causes,
