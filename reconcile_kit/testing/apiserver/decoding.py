@@ -16,6 +16,7 @@ from . import managedfields as mf
 from .cel import rule_causes
 from .crd import CRD_KEY
 from .gotime import TimeParseError
+from .gotypes import type_error
 from .knownfields import prune_unknown_fields
 from .kubetypes import KINDS
 from .poddefaults import convert_pod
@@ -26,7 +27,7 @@ from .store import Obj, Store
 from .strategy import GENERIC_METADATA_ONLY, metadata_causes
 from .structured import duplicate_causes
 from .validation import kind_causes
-from .writes import WriteOptions
+from .writes import WriteOptions, clone
 
 __all__ = [
     "check_namespace",
@@ -47,7 +48,6 @@ def strict_error(rt: ResourceType, texts: list[str]) -> str:
 
 
 _INTERNAL_PACKAGES = {"": "core", "events.k8s.io": "core"}
-
 
 def other_kind_error(rt: ResourceType, api_version: str, kind: str) -> str:
     """The decoder's error for a built-in body of another kind (k8s.io/apimachinery
@@ -104,6 +104,10 @@ def decode(rt: ResourceType, namespace: str | None, body: Any) -> Obj:
         "kind": rt.kind,
         **{k: v for k, v in obj.items() if k not in ("apiVersion", "kind")},
     }
+    message = KINDS.get((rt.api_version, rt.kind)) if rt.crd_name is None else None
+    saved = type_error(message, obj) if message else None
+    if saved:
+        _undecodable(rt, obj, saved)
     meta = obj.setdefault("metadata", {})
     if not isinstance(meta, dict):
         raise errors.bad_request("metadata must be an object")
@@ -129,6 +133,22 @@ def decode(rt: ResourceType, namespace: str | None, body: Any) -> Obj:
                 f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {error}'
             ) from None
     return obj
+
+
+def _undecodable(rt: ResourceType, obj: Obj, saved: str) -> None:
+    """The 400 of a body Go's decoder stores with a (type) error: the one saved, unless a
+    quantity or time that does not parse stops the decoder (that error wins). Raises
+    APIError."""
+    error: Exception = ValueError(saved)
+    try:
+        canonicalize_object(rt.api_version, rt.kind, clone(obj))
+    except (QuantityError, TimeParseError) as stopped:
+        error = stopped
+    except (TypeError, AttributeError, ValueError):  # the wrongly typed parts
+        pass
+    raise errors.bad_request(
+        f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {error}'
+    )
 
 
 def check_namespace(store: Store, rt: ResourceType, obj: Obj, creating: bool) -> None:

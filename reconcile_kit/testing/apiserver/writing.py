@@ -50,6 +50,10 @@ _ETCD_PREFIX = {
 """kubernetes pkg/kubeapiserver/default_storage_factory_builder.go
 SpecialDefaultResourcePrefixes; other resources are stored under their plural."""
 
+_UNDECODABLE = ("quantit", "parsing time", "json: cannot unmarshal", "illegal base64")
+"""Decoder errors of a patched object: kube-apiserver refuses the patch (422) rather than
+the body (400)."""
+
 
 def _etcd_key(rt: ResourceType, namespace: str, name: str) -> str:
     """The key kube-apiserver stores an object under (shown in StorageError messages)."""
@@ -240,7 +244,7 @@ class Writes(AdmissionCalls):
         try:
             result = decode(rt, namespace, result)
         except APIError as error:
-            if "quantit" not in error.message and "parsing time" not in error.message:
+            if not any(why in error.message for why in _UNDECODABLE):
                 raise
             # the patched object does not decode: kube-apiserver's 422 on the patch itself
             why = error.message.rpartition(f"cannot be handled as a {rt.kind}: ")[2]
