@@ -12,6 +12,7 @@ import copy
 import ipaddress
 from typing import Any
 
+from ...meta.gostrings import go_quote
 from ...meta.time import now_time
 from ...meta.validation import qualified_name_errors
 from . import derived, errors
@@ -128,6 +129,14 @@ def finalizer_causes(finalizers: list[str], builtin: bool) -> list[dict[str, str
     return causes
 
 
+def _owner_version(api_version: str) -> str:
+    """The version schema.FromAPIVersionAndKind finds in an owner's apiVersion ("" when
+    ParseGroupVersion fails: more than one slash)."""
+    if api_version.count("/") > 1:
+        return ""
+    return api_version.rpartition("/")[2]
+
+
 def owner_reference_causes(refs: Any) -> list[dict[str, str]]:
     """Causes for invalid ``metadata.ownerReferences`` (apimachinery ValidateOwnerReferences)."""
     if refs is None:
@@ -137,7 +146,16 @@ def owner_reference_causes(refs: Any) -> list[dict[str, str]]:
         return [errors.cause("FieldValueTypeInvalid", field, "Invalid value: must be a list")]
     causes = []
     for ref in refs:
-        for key in ("apiVersion", "kind", "name"):
+        api_version = str(ref.get("apiVersion") or "")
+        if not _owner_version(api_version):
+            causes.append(
+                errors.cause(
+                    "FieldValueInvalid",
+                    f"{field}.apiVersion",
+                    f"Invalid value: {go_quote(api_version)}: version must not be empty",
+                )
+            )
+        for key in ("kind", "name"):
             if not ref.get(key):
                 causes.append(
                     errors.cause(
