@@ -356,3 +356,29 @@ async def test_table_column_types(backend: Backend, path: str, types: dict[str, 
     assert status == 200
     columns = {c["name"]: c["type"] for c in table["columnDefinitions"]}
     assert {name: columns[name] for name in types} == types
+
+
+async def test_a_create_that_sets_a_resource_version(backend: Backend) -> None:
+    """etcd3's store refuses to create an object carrying a resourceVersion (a plain error:
+    500 without a reason), after validation; "0", text that is no number and a dry run
+    pass (the dry run echoes it)."""
+    sent = {"metadata": {"name": "rv", "resourceVersion": "5"}}
+    reply = await req(backend, "POST", configmaps(backend), sent)
+    assert reply.body == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": "resourceVersion should not be set on objects to be created",
+        "code": 500,
+    }
+    invalid = await req(
+        backend, "POST", configmaps(backend), {"metadata": {"name": "X", "resourceVersion": "5"}}
+    )
+    assert invalid.status == 422, invalid.body
+    dry = await ok(backend, "POST", configmaps(backend), sent, params={"dryRun": "All"})
+    assert dry["metadata"]["resourceVersion"] == "5"
+    for version in ("0", "abc"):
+        body = {"metadata": {"name": f"rv-{version}", "resourceVersion": version}}
+        created = await ok(backend, "POST", configmaps(backend), body)
+        assert created["metadata"]["resourceVersion"] not in ("0", "abc")

@@ -74,10 +74,15 @@ class Writes(AdmissionCalls):
         return run_sync(self.create_steps(rt, namespace, body, opts))
 
     def create_steps(
-        self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        body: Any,
+        opts: WriteOptions,
+        posted: bool = False,
     ) -> Steps:
-        """POST: decode, mutating admission, strategy and validation, validating
-        admission, store."""
+        """POST (``posted``; a PUT or an apply that creates otherwise): decode, mutating
+        admission, strategy and validation, validating admission, store."""
         obj = decode(rt, namespace, body)
         meta = obj["metadata"]
         if not meta.get("name"):
@@ -101,6 +106,7 @@ class Writes(AdmissionCalls):
         if opts.guard is not None:
             opts.guard(rt, obj, None)
         meta = obj["metadata"]
+        sent_rv = str(meta.get("resourceVersion") or "") if posted else ""
         requested = clone(obj)
         prepare_create(rt, obj)
         if (rt.group, rt.plural) == (certificates.GROUP, certificates.PLURAL):
@@ -118,9 +124,14 @@ class Writes(AdmissionCalls):
             opts.admit(rt, obj, None, "")
         yield from self._admit_validate(rt, "CREATE", obj, None, opts, "")
         defaulted = read_defaults(rt, obj)
+        if not opts.dry_run and sent_rv.isdigit() and int(sent_rv) and int(sent_rv) < 2**64:
+            # etcd3 store Create: ErrResourceVersionSetOnCreate, a plain error (500)
+            raise errors.unknown(500, "resourceVersion should not be set on objects to be created")
         if self.store.get(rt.storage_key, meta.get("namespace") or "", meta["name"]) is not None:
             raise errors.already_exists(rt.group, rt.plural, meta["name"])
         if opts.dry_run:
+            if sent_rv:  # the dry-run storage stores nothing and keeps what was sent
+                obj["metadata"]["resourceVersion"] = sent_rv
             return Result(201, obj, warnings)
         to_store = yield from self._storage_form(rt, obj)
         stored = self.store.create(rt.storage_key, to_store, read_defaulted=defaulted)
