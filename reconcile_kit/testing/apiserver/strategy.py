@@ -1028,6 +1028,13 @@ def _storage_class_defaults(obj: Obj) -> None:
     obj.setdefault("volumeBindingMode", "Immediate")
 
 
+def _ingress_class_defaults(obj: Obj) -> None:
+    """networking/v1 SetDefaults_IngressClass: parameters' scope is Cluster."""
+    params = (obj.get("spec") or {}).get("parameters")
+    if isinstance(params, dict) and params.get("scope") is None:
+        params["scope"] = "Cluster"
+
+
 def _priority_class_defaults(obj: Obj) -> None:
     obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
 
@@ -1085,6 +1092,7 @@ _CREATE_DEFAULTS = {
     ("batch", "cronjobs"): _cronjob_defaults,
     ("autoscaling", "horizontalpodautoscalers"): _hpa_defaults,
     ("networking.k8s.io", "ingresses"): _ingress_defaults,
+    ("networking.k8s.io", "ingressclasses"): _ingress_class_defaults,
     ("networking.k8s.io", "networkpolicies"): _network_policy_defaults,
     ("discovery.k8s.io", "endpointslices"): _endpointslice_defaults,
     ("policy", "poddisruptionbudgets"): _pdb_defaults,
