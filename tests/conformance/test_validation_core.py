@@ -35,6 +35,7 @@ QUALIFIED = (
     " used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
 )
 PORT_RANGE = "must be between 1 and 65535, inclusive"
+NODE_PORT_RANGE = "provided port is not in the valid range. The range of valid ports is 30000-32767"
 
 
 def svc(**spec: Any) -> dict[str, Any]:
@@ -247,6 +248,22 @@ SERVICE_CREATES = [
         [forb("spec.LoadBalancerSourceRanges", "may only be used when `type` is 'LoadBalancer'")],
         id="source-ranges",
     ),
+    pytest.param(
+        svc(type="NodePort", ports=[{"port": 80, "nodePort": 80}]),
+        [inv("spec.ports[0].nodePort", "80", NODE_PORT_RANGE)],
+        id="node-port-out-of-range",
+    ),
+    pytest.param(
+        svc(
+            type="LoadBalancer",
+            ports=[
+                {"name": "a", "port": 80, "nodePort": 30001},
+                {"name": "b", "port": 81, "nodePort": 40000},
+            ],
+        ),
+        [inv("spec.ports[1].nodePort", "40000", NODE_PORT_RANGE)],
+        id="second-node-port-out-of-range",
+    ),
 ]
 
 
@@ -284,6 +301,12 @@ SERVICE_UPDATES = [
     ),
     pytest.param(svc(), {"metadata": {"labels": {"a": "b"}}}, [], id="labels-only"),
     pytest.param(svc(), {"spec": {"type": "NodePort"}}, [], id="to-nodeport"),
+    pytest.param(
+        svc(type="NodePort"),
+        {"spec": {"ports": [{"port": 80, "nodePort": 20000}]}},
+        [inv("spec.ports[0].nodePort", "20000", NODE_PORT_RANGE)],
+        id="node-port-out-of-range",
+    ),
     pytest.param(svc(type="NodePort"), {"spec": {"type": "ClusterIP"}}, [], id="from-nodeport"),
     pytest.param(
         svc(),
@@ -311,7 +334,26 @@ def cm(**fields: Any) -> dict[str, Any]:
     return {"metadata": {"name": "cm"}, **fields}
 
 
+OWNER = {"kind": "ConfigMap", "name": "x", "uid": "1"}
 CONFIG_CREATES = [
+    pytest.param(
+        "configmaps",
+        {"metadata": {"name": "cm", "ownerReferences": [OWNER]}},
+        [inv("metadata.ownerReferences.apiVersion", '""', "version must not be empty")],
+        id="owner-without-api-version",
+    ),
+    pytest.param(
+        "configmaps",
+        {"metadata": {"name": "cm", "ownerReferences": [{**OWNER, "apiVersion": "a/b/c"}]}},
+        [inv("metadata.ownerReferences.apiVersion", '"a/b/c"', "version must not be empty")],
+        id="owner-api-version-with-two-slashes",
+    ),
+    pytest.param(
+        "configmaps",
+        {"metadata": {"name": "cm", "ownerReferences": [{**OWNER, "apiVersion": "apps/"}]}},
+        [inv("metadata.ownerReferences.apiVersion", '"apps/"', "version must not be empty")],
+        id="owner-api-version-without-version",
+    ),
     pytest.param(
         "configmaps",
         cm(data={"bad key!": "v"}),

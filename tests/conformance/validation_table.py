@@ -50,6 +50,19 @@ KINDS: dict[str, tuple[str, bool, str, str]] = {
         "rbac.authorization.k8s.io",
     ),
     "leases": ("/apis/coordination.k8s.io/v1", True, "Lease", "coordination.k8s.io"),
+    "storageclasses": ("/apis/storage.k8s.io/v1", False, "StorageClass", "storage.k8s.io"),
+    "priorityclasses": (
+        "/apis/scheduling.k8s.io/v1",
+        False,
+        "PriorityClass",
+        "scheduling.k8s.io",
+    ),
+    "ingressclasses": (
+        "/apis/networking.k8s.io/v1",
+        False,
+        "IngressClass",
+        "networking.k8s.io",
+    ),
     # served from core's internal Event: its 422 names the kind without a group
     "events.k8s.io/events": ("/apis/events.k8s.io/v1", True, "Event", ""),
 }

@@ -630,9 +630,8 @@ class Handler:
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
     ) -> Steps:
         _require_json(record.content_type)
-        return self.cluster.create_steps(
-            rt, info.namespace or None, record.body, self._write_options(query, record)
-        )
+        options = self._write_options(query, record)
+        return self.cluster.create_steps(rt, info.namespace or None, record.body, options, True)
 
     def _update(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord

@@ -16,6 +16,7 @@ from . import managedfields as mf
 from .cel import rule_causes
 from .crd import CRD_KEY
 from .gotime import TimeParseError
+from .gotypes import type_error
 from .knownfields import prune_unknown_fields
 from .kubetypes import KINDS
 from .poddefaults import convert_pod
@@ -26,7 +27,7 @@ from .store import Obj, Store
 from .strategy import GENERIC_METADATA_ONLY, metadata_causes
 from .structured import duplicate_causes
 from .validation import kind_causes
-from .writes import WriteOptions
+from .writes import WriteOptions, clone
 
 __all__ = [
     "check_namespace",
@@ -48,6 +49,42 @@ def strict_error(rt: ResourceType, texts: list[str]) -> str:
 
 _INTERNAL_PACKAGES = {"": "core", "events.k8s.io": "core"}
 
+_RBAC_KINDS = ("Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")
+_OLDER_VERSIONS: dict[str, tuple[str, ...]] = {
+    "apps/v1beta1": ("Deployment", "StatefulSet", "ControllerRevision"),
+    "apps/v1beta2": ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ControllerRevision"),
+    "extensions/v1beta1": ("Deployment", "DaemonSet", "Ingress", "ReplicaSet", "NetworkPolicy"),
+    "batch/v1beta1": ("CronJob",),
+    "networking.k8s.io/v1beta1": ("Ingress", "IngressClass"),
+    "policy/v1beta1": ("PodDisruptionBudget",),
+    "autoscaling/v1": ("HorizontalPodAutoscaler",),
+    "autoscaling/v2beta1": ("HorizontalPodAutoscaler",),
+    "autoscaling/v2beta2": ("HorizontalPodAutoscaler",),
+    "rbac.authorization.k8s.io/v1beta1": _RBAC_KINDS,
+    "rbac.authorization.k8s.io/v1alpha1": _RBAC_KINDS,
+    "storage.k8s.io/v1beta1": ("StorageClass", "CSIDriver", "CSINode", "CSIStorageCapacity"),
+    "storage.k8s.io/v1alpha1": ("CSIStorageCapacity",),
+    "scheduling.k8s.io/v1beta1": ("PriorityClass",),
+    "scheduling.k8s.io/v1alpha1": ("PriorityClass",),
+    "coordination.k8s.io/v1beta1": ("Lease",),
+    "discovery.k8s.io/v1beta1": ("EndpointSlice",),
+    "events.k8s.io/v1beta1": ("Event",),
+    "certificates.k8s.io/v1beta1": ("CertificateSigningRequest",),
+    "admissionregistration.k8s.io/v1beta1": (
+        "ValidatingWebhookConfiguration",
+        "MutatingWebhookConfiguration",
+    ),
+    "node.k8s.io/v1beta1": ("RuntimeClass",),
+    "node.k8s.io/v1alpha1": ("RuntimeClass",),
+}
+"""Older versions of the served kinds kube-apiserver 1.32's scheme still registers (and
+converts), though it serves them no more (kubernetes pkg/apis/<group>/install)."""
+
+
+def _registered(api_version: str, kind: str) -> bool:
+    """Whether kube-apiserver's scheme decodes ``kind`` in ``api_version``."""
+    return (api_version, kind) in KINDS or kind in _OLDER_VERSIONS.get(api_version, ())
+
 
 def other_kind_error(rt: ResourceType, api_version: str, kind: str) -> str:
     """The decoder's error for a built-in body of another kind (k8s.io/apimachinery
@@ -55,7 +92,7 @@ def other_kind_error(rt: ResourceType, api_version: str, kind: str) -> str:
     as transformDecodeError words it."""
     version = api_version.rpartition("/")[2]
     prefix = f'{kind} in version "{version}" cannot be handled as a {rt.kind}'
-    if (api_version, kind) not in KINDS:
+    if not _registered(api_version, kind):
         return (
             f'{prefix}: no kind "{kind}" is registered for version "{api_version}"'
             ' in scheme "pkg/runtime/scheme.go:100"'
@@ -74,7 +111,7 @@ def decode(rt: ResourceType, namespace: str | None, body: Any) -> Obj:
         raise errors.bad_request("the body of the request must be a JSON object")
     obj: Obj = body
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
-    other = kind != rt.kind or (api_version and api_version != rt.api_version)
+    other = kind != rt.kind or not _registered(str(api_version or rt.api_version), kind)
     if rt.builtin and rt.schema is None and kind and other:
         raise errors.bad_request(other_kind_error(rt, str(api_version or rt.api_version), kind))
     if api_version and api_version != rt.api_version:
@@ -104,6 +141,10 @@ def decode(rt: ResourceType, namespace: str | None, body: Any) -> Obj:
         "kind": rt.kind,
         **{k: v for k, v in obj.items() if k not in ("apiVersion", "kind")},
     }
+    message = KINDS.get((rt.api_version, rt.kind)) if rt.crd_name is None else None
+    saved = type_error(message, obj) if message else None
+    if saved:
+        _undecodable(rt, obj, saved)
     meta = obj.setdefault("metadata", {})
     if not isinstance(meta, dict):
         raise errors.bad_request("metadata must be an object")
@@ -129,6 +170,22 @@ def decode(rt: ResourceType, namespace: str | None, body: Any) -> Obj:
                 f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {error}'
             ) from None
     return obj
+
+
+def _undecodable(rt: ResourceType, obj: Obj, saved: str) -> None:
+    """The 400 of a body Go's decoder stores with a (type) error: the one saved, unless a
+    quantity or time that does not parse stops the decoder (that error wins). Raises
+    APIError."""
+    error: Exception = ValueError(saved)
+    try:
+        canonicalize_object(rt.api_version, rt.kind, clone(obj))
+    except (QuantityError, TimeParseError) as stopped:
+        error = stopped
+    except (TypeError, AttributeError, ValueError):  # the wrongly typed parts
+        pass
+    raise errors.bad_request(
+        f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {error}'
+    )
 
 
 def check_namespace(store: Store, rt: ResourceType, obj: Obj, creating: bool) -> None:

@@ -32,7 +32,8 @@ class ResourceType:
     Attributes:
         generation: ``none`` (no metadata.generation), ``spec`` (bumped when spec
             changes), ``spec+annotations`` (Deployment), ``custom`` (custom resources:
-            anything outside metadata, and outside status when status is a subresource).
+            anything outside metadata, and outside status when status is a subresource),
+            ``create`` (1 on create, never bumped: PriorityClass).
         status_reset: fields a ``/status`` write takes from storage (``*`` = all but status).
         create_on_update: PUT to a missing object creates it (Lease, Event).
         put_requires_rv: PUT without ``metadata.resourceVersion`` is 422.
@@ -534,7 +535,7 @@ def builtin_types() -> list[ResourceType]:
             "PriorityClass",
             False,
             ("pc",),
-            generation="custom",
+            generation="create",
         ),
         ResourceType(
             ADMISSION_GROUP,

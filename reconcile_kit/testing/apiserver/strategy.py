@@ -12,6 +12,7 @@ import copy
 import ipaddress
 from typing import Any
 
+from ...meta.gostrings import go_quote
 from ...meta.time import now_time
 from ...meta.validation import qualified_name_errors
 from . import derived, errors
@@ -128,6 +129,14 @@ def finalizer_causes(finalizers: list[str], builtin: bool) -> list[dict[str, str
     return causes
 
 
+def _owner_version(api_version: str) -> str:
+    """The version schema.FromAPIVersionAndKind finds in an owner's apiVersion ("" when
+    ParseGroupVersion fails: more than one slash)."""
+    if api_version.count("/") > 1:
+        return ""
+    return api_version.rpartition("/")[2]
+
+
 def owner_reference_causes(refs: Any) -> list[dict[str, str]]:
     """Causes for invalid ``metadata.ownerReferences`` (apimachinery ValidateOwnerReferences)."""
     if refs is None:
@@ -137,7 +146,16 @@ def owner_reference_causes(refs: Any) -> list[dict[str, str]]:
         return [errors.cause("FieldValueTypeInvalid", field, "Invalid value: must be a list")]
     causes = []
     for ref in refs:
-        for key in ("apiVersion", "kind", "name"):
+        api_version = str(ref.get("apiVersion") or "")
+        if not _owner_version(api_version):
+            causes.append(
+                errors.cause(
+                    "FieldValueInvalid",
+                    f"{field}.apiVersion",
+                    f"Invalid value: {go_quote(api_version)}: version must not be empty",
+                )
+            )
+        for key in ("kind", "name"):
             if not ref.get(key):
                 causes.append(
                     errors.cause(
@@ -1010,6 +1028,13 @@ def _storage_class_defaults(obj: Obj) -> None:
     obj.setdefault("volumeBindingMode", "Immediate")
 
 
+def _ingress_class_defaults(obj: Obj) -> None:
+    """networking/v1 SetDefaults_IngressClass: parameters' scope is Cluster."""
+    params = (obj.get("spec") or {}).get("parameters")
+    if isinstance(params, dict) and params.get("scope") is None:
+        params["scope"] = "Cluster"
+
+
 def _priority_class_defaults(obj: Obj) -> None:
     obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
 
@@ -1067,6 +1092,7 @@ _CREATE_DEFAULTS = {
     ("batch", "cronjobs"): _cronjob_defaults,
     ("autoscaling", "horizontalpodautoscalers"): _hpa_defaults,
     ("networking.k8s.io", "ingresses"): _ingress_defaults,
+    ("networking.k8s.io", "ingressclasses"): _ingress_class_defaults,
     ("networking.k8s.io", "networkpolicies"): _network_policy_defaults,
     ("discovery.k8s.io", "endpointslices"): _endpointslice_defaults,
     ("policy", "poddisruptionbudgets"): _pdb_defaults,

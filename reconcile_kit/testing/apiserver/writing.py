@@ -50,6 +50,10 @@ _ETCD_PREFIX = {
 """kubernetes pkg/kubeapiserver/default_storage_factory_builder.go
 SpecialDefaultResourcePrefixes; other resources are stored under their plural."""
 
+_UNDECODABLE = ("quantit", "parsing time", "json: cannot unmarshal", "illegal base64")
+"""Decoder errors of a patched object: kube-apiserver refuses the patch (422) rather than
+the body (400)."""
+
 
 def _etcd_key(rt: ResourceType, namespace: str, name: str) -> str:
     """The key kube-apiserver stores an object under (shown in StorageError messages)."""
@@ -70,10 +74,15 @@ class Writes(AdmissionCalls):
         return run_sync(self.create_steps(rt, namespace, body, opts))
 
     def create_steps(
-        self, rt: ResourceType, namespace: str | None, body: Any, opts: WriteOptions
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        body: Any,
+        opts: WriteOptions,
+        posted: bool = False,
     ) -> Steps:
-        """POST: decode, mutating admission, strategy and validation, validating
-        admission, store."""
+        """POST (``posted``; a PUT or an apply that creates otherwise): decode, mutating
+        admission, strategy and validation, validating admission, store."""
         obj = decode(rt, namespace, body)
         meta = obj["metadata"]
         if not meta.get("name"):
@@ -97,6 +106,7 @@ class Writes(AdmissionCalls):
         if opts.guard is not None:
             opts.guard(rt, obj, None)
         meta = obj["metadata"]
+        sent_rv = str(meta.get("resourceVersion") or "") if posted else ""
         requested = clone(obj)
         prepare_create(rt, obj)
         if (rt.group, rt.plural) == (certificates.GROUP, certificates.PLURAL):
@@ -114,9 +124,14 @@ class Writes(AdmissionCalls):
             opts.admit(rt, obj, None, "")
         yield from self._admit_validate(rt, "CREATE", obj, None, opts, "")
         defaulted = read_defaults(rt, obj)
+        if not opts.dry_run and sent_rv.isdigit() and int(sent_rv) and int(sent_rv) < 2**64:
+            # etcd3 store Create: ErrResourceVersionSetOnCreate, a plain error (500)
+            raise errors.unknown(500, "resourceVersion should not be set on objects to be created")
         if self.store.get(rt.storage_key, meta.get("namespace") or "", meta["name"]) is not None:
             raise errors.already_exists(rt.group, rt.plural, meta["name"])
         if opts.dry_run:
+            if sent_rv:  # the dry-run storage stores nothing and keeps what was sent
+                obj["metadata"]["resourceVersion"] = sent_rv
             return Result(201, obj, warnings)
         to_store = yield from self._storage_form(rt, obj)
         stored = self.store.create(rt.storage_key, to_store, read_defaulted=defaulted)
@@ -240,7 +255,7 @@ class Writes(AdmissionCalls):
         try:
             result = decode(rt, namespace, result)
         except APIError as error:
-            if "quantit" not in error.message and "parsing time" not in error.message:
+            if not any(why in error.message for why in _UNDECODABLE):
                 raise
             # the patched object does not decode: kube-apiserver's 422 on the patch itself
             why = error.message.rpartition(f"cannot be handled as a {rt.kind}: ")[2]

@@ -1,11 +1,19 @@
-"""Validation of networking.k8s.io Ingresses and NetworkPolicies (kubernetes
-pkg/apis/networking/validation ValidateIngressCreate/Update, ValidateNetworkPolicy)."""
+"""Validation of networking.k8s.io Ingresses, IngressClasses and NetworkPolicies
+(kubernetes pkg/apis/networking/validation ValidateIngressCreate/Update,
+ValidateIngressClass/Update, ValidateNetworkPolicy)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from ....meta.validation import dns1035_label_errors, dns1123_subdomain_errors, path_segment_errors
+from ....meta.validation import (
+    dns1035_label_errors,
+    dns1123_label_errors,
+    dns1123_subdomain_errors,
+    path_segment_errors,
+)
+from ..gofmt import go_quote
 from ..store import Obj
 from .common import (
     Causes,
@@ -13,10 +21,12 @@ from .common import (
     Validator,
     Write,
     forbidden,
+    immutable,
     invalid,
     invalids,
     not_supported,
     required,
+    too_long,
 )
 from .rules import (
     cidr_causes,
@@ -290,7 +300,61 @@ def _network_policy(write: Write) -> Causes:
     return validate_network_policy_spec(write.obj.get("spec") or {}, lax)
 
 
+_MAX_CONTROLLER = 250
+_HTTP_PATH = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
+_SCOPES = ("Cluster", "Namespace")
+
+
+def domain_prefixed_path(path: str, value: str) -> Causes:
+    """apimachinery IsDomainPrefixedPath."""
+    if not value:
+        return [required(path)]
+    host, slash, rest = value.partition("/")
+    if not (slash and host and rest):
+        return [invalid(path, value, 'must be a domain-prefixed path (such as "acme.io/foo")')]
+    causes = invalids(path, host, dns1123_subdomain_errors(host))
+    if not re.fullmatch(_HTTP_PATH, rest):
+        why = f"Invalid path (regex used for validation is '{_HTTP_PATH}')"
+        causes.append(invalid(path, rest, why))
+    return causes
+
+
+def _class_parameters(params: Any, path: str) -> Causes:
+    """validateIngressClassParametersReference (v1 defaults a missing scope to Cluster)."""
+    if not isinstance(params, dict):
+        return []
+    causes = _resource_backend(params, path)
+    scope = params.get("scope")
+    namespace = params.get("namespace")
+    if scope is None:
+        return [*causes, required(f"{path}.scope")]
+    if scope not in _SCOPES:
+        return [*causes, not_supported(f"{path}.scope", scope, _SCOPES)]
+    if scope == "Namespace" and namespace is None:
+        causes.append(required(f"{path}.namespace", "`parameters.scope` is set to 'Namespace'"))
+    elif scope == "Namespace":
+        causes += invalids(f"{path}.namespace", namespace, dns1123_label_errors(str(namespace)))
+    if scope == "Cluster" and namespace is not None:
+        causes.append(forbidden(f"{path}.namespace", "`parameters.scope` is set to 'Cluster'"))
+    return causes
+
+
+def _ingress_class(write: Write) -> Causes:
+    """ValidateIngressClass; on an update the controller is immutable (checked first)."""
+    spec = write.obj.get("spec") or {}
+    controller = str(spec.get("controller") or "")
+    causes: Causes = []
+    if write.old is not None:
+        old = str((write.old.get("spec") or {}).get("controller") or "")
+        causes += immutable("spec.controller", controller, old, go_quote(controller))
+    if len(controller) > _MAX_CONTROLLER:
+        causes.append(too_long("spec.controller", _MAX_CONTROLLER))
+    causes += domain_prefixed_path("spec.controller", controller)
+    return causes + _class_parameters(spec.get("parameters"), "spec.parameters")
+
+
 VALIDATORS: dict[tuple[str, str], Validator] = {
     (GROUP, "ingresses"): _ingress,
+    (GROUP, "ingressclasses"): _ingress_class,
     (GROUP, "networkpolicies"): _network_policy,
 }

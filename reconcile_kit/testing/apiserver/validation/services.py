@@ -397,7 +397,24 @@ def _service_write(write: Write) -> Causes:
         both = _needs_health_check(old) and _needs_health_check(new)
         if both and new.get("healthCheckNodePort") != old.get("healthCheckNodePort"):
             causes.append(forbidden("spec.healthCheckNodePort", "field is immutable"))
-    return causes + validate_service(write.obj)
+    causes += validate_service(write.obj)
+    return causes or _node_port_range(write.obj, write.old)
+
+
+_NODE_PORT_RANGE = (30000, 32767)  # kube-apiserver's --service-node-port-range default
+
+
+def _node_port_range(obj: Obj, old: Obj | None) -> Causes:
+    """The node port allocator's answer to a requested port out of its range (checked
+    after validation; a port the stored Service holds is kept, not allocated)."""
+    held = {p.get("nodePort") for p in ((old or {}).get("spec") or {}).get("ports") or []}
+    low, high = _NODE_PORT_RANGE
+    for i, port in enumerate((obj.get("spec") or {}).get("ports") or []):
+        number = port.get("nodePort")
+        if isinstance(number, int) and number and number not in held and not low <= number <= high:
+            why = "provided port is not in the valid range. The range of valid ports is"
+            return [invalid(f"spec.ports[{i}].nodePort", number, f"{why} {low}-{high}")]
+    return []
 
 
 VALIDATORS: dict[tuple[str, str], Validator] = {("", "services"): _service_write}
