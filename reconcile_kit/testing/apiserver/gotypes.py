@@ -57,6 +57,7 @@ def _go_name(type_expr: str) -> str:
     return ".".join(type_expr.rsplit(".", 2)[-2:])
 
 
+@cache
 def _elem(go_name: str) -> str:
     """The element type of a slice or map type's reflect name (named types resolved)."""
     go_name = UNDERLYING.get(go_name, go_name)
@@ -109,9 +110,15 @@ def _struct(value: dict[str, Any], message: str, path: tuple[str, ...]) -> None:
         f = fields.get(key)
         if f is None or item is None:
             continue
-        owner = (*_owners(message, key), message)[0]
-        go_name = FIELDS.get((owner, key)) or _go_name(f.type)
-        _value(item, f.type, go_name, name, (*path, key))
+        _value(item, f.type, _field_go_name(message, key, f.type), name, (*path, key))
+
+
+@cache
+def _field_go_name(message: str, key: str, type_expr: str) -> str:
+    """reflect's name of field ``key``'s type (declared in ``message`` or a struct it
+    inlines)."""
+    owner = (*_owners(message, key), message)[0]
+    return FIELDS.get((owner, key)) or _go_name(type_expr)
 
 
 @cache
@@ -157,8 +164,11 @@ def _collection(
     if not isinstance(value, list if is_list else dict):
         raise _fail(value, go_name, struct, path)
     elem_type = type_expr[2:] if is_list else type_expr[5:]
+    items = value if is_list else value.values()
+    if elem_type == "string" and all(type(item) is str for item in items):
+        return  # the common case (labels, data, args): nothing to report
     elem_go = _elem(go_name)
-    for item in value if isinstance(value, list) else value.values():
+    for item in items:
         _value(item, elem_type, elem_go, struct, path)
 
 
