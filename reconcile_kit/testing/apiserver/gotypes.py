@@ -164,7 +164,7 @@ def _collection(
     if not isinstance(value, list if is_list else dict):
         raise _fail(value, go_name, struct, path)
     elem_type = type_expr[2:] if is_list else type_expr[5:]
-    items = value if is_list else value.values()
+    items = value if isinstance(value, list) else value.values()
     if elem_type == "string" and all(type(item) is str for item in items):
         return  # the common case (labels, data, args): nothing to report
     elem_go = _elem(go_name)
