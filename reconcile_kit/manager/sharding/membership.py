@@ -97,7 +97,12 @@ class RingView:
     *live* while it holds the Lease (``holderIdentity`` equals the member's name) and the
     Lease has not expired; *expired* while it holds it but the Lease has expired (the
     sharder then holds the Lease before moving its objects); otherwise (released, or held
-    by the sharder) it is *gone*. ``on_change`` is a list of plain functions called (without
+    by the sharder) it is *gone*. A Lease deleted, or changed to another holder or a
+    shorter duration, other than by the member's release (client-go's form: no holder,
+    ``leaseDurationSeconds: 1``) keeps its member live until the record it last held
+    would have expired: the member may still be reconciling (it re-creates a deleted
+    Lease at its next renewal), and fencing promises others take over only then.
+    ``on_change`` is a list of plain functions called (without
     arguments) whenever one of these sets changes, including when a Lease expires.
     """
 
@@ -130,6 +135,7 @@ class RingView:
         self._unreachable_at: float | None = None  # the watch's last unanswered failure
         self._clock = clock
         self._observed: dict[str, tuple[dict[str, Any], float]] = {}  # lease -> spec, seen
+        self._held: dict[str, tuple[str, float]] = {}  # lease -> member, its hold's expiry
         self._live: frozenset[str] = frozenset()
         self._candidates: frozenset[str] = frozenset()
         self._expired: dict[str, str] = {}  # member -> its Lease's name
@@ -189,7 +195,8 @@ class RingView:
         await self.reflector.stop()
 
     def _on_event(self, event: ReflectorEvent) -> None:
-        name = metadata_of(event.obj).get("name", "")
+        meta = metadata_of(event.obj)
+        name = meta.get("name", "")
         if event.type == DELETED:
             self._observed.pop(name, None)
         else:
@@ -197,8 +204,25 @@ class RingView:
             seen = self._observed.get(name)
             if seen is None or seen[0] != spec:
                 self._observed[name] = (spec, self._now())
+            self._note_hold(name, (meta.get("labels") or {}).get(MEMBER_LABEL) or "", spec)
         if self.reflector.has_synced():
             self._recompute()
+
+    def _note_hold(self, name: str, member: str, spec: dict[str, Any]) -> None:
+        """Remember until when ``member`` holds Lease ``name`` by the records it wrote
+        (never earlier than a record before: a shorter duration written by someone else
+        does not cut it short); a release forgets it."""
+        holder = spec.get("holderIdentity") or ""
+        if not member:
+            return
+        if holder == member:
+            expires = self._observed[name][1] + float(spec.get("leaseDurationSeconds") or 0)
+            before = self._held.get(name)
+            if before is not None and before[0] == member:
+                expires = max(expires, before[1])
+            self._held[name] = (member, expires)
+        elif not holder and int(spec.get("leaseDurationSeconds") or 0) == 1:
+            self._held.pop(name, None)  # released (client-go's form)
 
     def _on_error(self, error: Exception) -> None:
         """Note when the Lease watch found the API server unable to serve Leases (no answer,
@@ -224,14 +248,24 @@ class RingView:
         leaving: set[str] = set()
         expired: dict[str, str] = {}
         next_expiry: float | None = None
-        for name, (spec, seen) in self._observed.items():
+        for name in set(self._observed) | set(self._held):
             lease = self.reflector.store.get(self.namespace, name) or {}
             meta = metadata_of(lease)
             member = (meta.get("labels") or {}).get(MEMBER_LABEL) or ""
-            holder = spec.get("holderIdentity") or ""
-            if not member or holder != member:
-                continue  # released, or taken over by the sharder
-            expires = self._expiry(spec, seen)
+            spec, seen = self._observed.get(name) or ({}, now)
+            held = self._held.get(name)
+            if not member or (spec.get("holderIdentity") or "") != member:
+                if held is None or held[1] <= now:
+                    self._held.pop(name, None)
+                    continue  # released, or taken over once its hold lapsed
+                member, expires = held  # deleted or changed by someone else: not yet
+                log.debug(
+                    "ring %s: Lease %s changed by another; %s counts", self.ring, name, member
+                )
+            else:
+                expires = self._expiry(spec, seen)
+                if held is not None and held[0] == member:
+                    expires = max(expires, held[1])
             if expires <= now:
                 expired[member] = name
                 continue
