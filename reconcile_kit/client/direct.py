@@ -102,7 +102,7 @@ def route(api: Api) -> Route | None:
         transport=transport,
         base_url=str(session.base_url).rstrip("/"),
         headers=own_headers(session.headers),
-        timeout=client_timeout(session.timeout),
+        timeout=client_timeout(session.timeout, default=True),
     )
     _ROUTES[session] = found
     return found
@@ -121,11 +121,25 @@ def own_headers(headers: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def client_timeout(timeout: httpx.Timeout) -> aiohttp.ClientTimeout:
-    """httpx's timeouts (seconds) as aiohttp's, as httpx-aiohttp maps them."""
-    return aiohttp.ClientTimeout(
-        sock_connect=timeout.connect, sock_read=timeout.read, connect=timeout.pool
-    )
+REQUEST_READ_TIMEOUT = 70.0
+"""Seconds a request without a timeout of its own (kr8s sets none) waits for the server's
+next bytes: kube-apiserver answers any request that is not a watch within its
+``--request-timeout`` (60 s by default, a 504 then), so a longer silence is a connection
+that died unseen (a network partition that drops packets) and would hold a reconcile, or
+the sharder, forever."""
+CONNECT_TIMEOUT = 30.0
+"""Seconds to open a connection when the client sets no bound (client-go's dialer: 30 s)."""
+
+
+def client_timeout(timeout: httpx.Timeout, *, default: bool = False) -> aiohttp.ClientTimeout:
+    """httpx's timeouts (seconds) as aiohttp's, as httpx-aiohttp maps them; with
+    ``default`` (a client's own timeouts, used by requests that give none) an unset read
+    or connect timeout is :data:`REQUEST_READ_TIMEOUT` / :data:`CONNECT_TIMEOUT`."""
+    read, connect = timeout.read, timeout.connect
+    if default:
+        read = REQUEST_READ_TIMEOUT if read is None else read
+        connect = CONNECT_TIMEOUT if connect is None else connect
+    return aiohttp.ClientTimeout(sock_connect=connect, sock_read=read, connect=timeout.pool)
 
 
 def stream_timeout(timeout: httpx.Timeout) -> aiohttp.ClientTimeout:

@@ -71,6 +71,9 @@ __all__ = [
     "stream_chunks",
 ]
 
+_UNBOUNDED = httpx.Timeout(None)
+"""A stream's timeouts when its caller gives none: no read bound (a watch may be idle)."""
+
 log = logging.getLogger(__name__)
 
 MAX_TRIES = 10
@@ -576,6 +579,8 @@ async def stream_chunks(
     )
     started, answered = time.monotonic(), False
     try:
+        if request.get("timeout") is None:  # a stream is unbounded unless its caller says
+            request = {**request, "timeout": _UNBOUNDED}
         options = _direct_options(way, request, direct.stream_timeout)
         async with way.session.request(method, way.url(path), **options) as response:
             answered = True

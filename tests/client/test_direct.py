@@ -3,12 +3,16 @@ httpx on the aiohttp transport's connections, sending what kr8s's client would."
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import kr8s.asyncio
+import pytest
 from kr8s.asyncio.objects import ConfigMap
 
 from reconcile_kit.client import direct
 from reconcile_kit.client.contenttypes import MERGE_PATCH
+from reconcile_kit.client.errors import ServerTimeoutError
 from reconcile_kit.client.ratelimit import install_rate_limit
 from reconcile_kit.client.request import send
 from reconcile_kit.client.transport import use_aiohttp_transport
@@ -97,3 +101,28 @@ def test_headers_aiohttp_sends_itself_are_not_copied_per_request() -> None:
     assert direct.own_headers(sent.headers) == {"user-agent": "kr8s/x", "authorization": "Bearer t"}
     other = {"Accept": "application/json", "Accept-Encoding": "br", "Connection": "close"}
     assert direct.own_headers(other) == {k.lower(): v for k, v in other.items()}
+
+
+@pytest.mark.looptime
+async def test_a_request_the_server_never_answers_times_out(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """kr8s sets no timeout; a request on the direct route waits at most
+    REQUEST_READ_TIMEOUT for the server's answer (kube-apiserver answers within its 60 s
+    request timeout), so a connection that died unseen cannot hold a reconcile forever."""
+    assert await use_aiohttp_transport(kube)
+    await opened(kube)
+    await call(kube, "POST", CM, {"metadata": {"name": "c"}})
+    apiserver.faults.latency(600, verb="patch", resource="configmaps")
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(ServerTimeoutError):
+        await send(
+            kube,
+            "PATCH",
+            url="configmaps/c",
+            namespace="default",
+            body={"data": {"a": "2"}},
+            content_type=MERGE_PATCH,
+        )
+    assert loop.time() - started == pytest.approx(direct.REQUEST_READ_TIMEOUT, abs=1.0)
