@@ -76,6 +76,12 @@ FIRST_PAGE = 100
 EXPECTED_STATES = 1024
 """At most this many states expected in watch events (:meth:`Reflector.expect`) at once;
 one more forgets them all (their events are then decoded)."""
+WATCH_IDLE_TIMEOUT = 90.0
+"""Seconds a watch may deliver nothing before it is taken for dead and opened again from
+its last resourceVersion (no LIST): kube-apiserver sends a bookmark roughly every minute
+to a watch that allows them (its cacher's ``bookmarkFrequency``), the embedded server
+every second. A connection that stopped delivering without closing (a partition, a
+stalled proxy) was noticed only at the watch's own bound, ``timeout_seconds`` + 30 s."""
 _STORED_EVENTS = (b'{"type":"MODIFIED","object":{', b'{"type":"ADDED","object":{')
 GC_FREEZE: Literal["chunk", "synced", "off"] = "chunk"
 """When a reflector moves what the process holds into the garbage collector's permanent
@@ -254,6 +260,11 @@ class Reflector:
         self._relist_wanted = False
         self._relists: list[tuple[int, asyncio.Future[None]]] = []
         self._interruptible: asyncio.Future[Any] | None = None
+        self._heard = 0.0  # the loop's time of the open watch's last bytes
+        self._watchdog: asyncio.TimerHandle | None = None
+        self.idle_rewatches = 0
+        """Watches opened again because they delivered nothing for
+        :data:`WATCH_IDLE_TIMEOUT` seconds."""
         self._rv = ""
         self._expected: dict[str, Obj] = {}
         self._handlers: list[Handler] = []
@@ -573,22 +584,45 @@ class Reflector:
         timeout = httpx.Timeout(10.0, read=self.timeout_seconds + 30.0)
         self.watches += 1
         headers = {"Accept": METADATA_WATCH} if self.metadata_only else {}
-        async with stream_chunks(
-            self.api,
-            target=self._target,
-            timeout=timeout,
-            headers=headers,
-            **self._request(params),
-        ) as chunks:
-            self.failing = False  # answered: the watch is established
-            # newline-delimited JSON events; split here rather than through a client's
-            # text and line decoders, which cost more than parsing the events
-            pending = b""
-            async for chunk in chunks:
-                pending = self._on_lines(pending + chunk if pending else chunk)
-            if pending.strip():
-                self._on_line(pending)
+        loop = asyncio.get_running_loop()
+        self._heard = loop.time()
+        self._watchdog = loop.call_later(WATCH_IDLE_TIMEOUT, self._check_heard)
+        try:
+            async with stream_chunks(
+                self.api,
+                target=self._target,
+                timeout=timeout,
+                headers=headers,
+                **self._request(params),
+            ) as chunks:
+                self.failing = False  # answered: the watch is established
+                # newline-delimited JSON events; split here rather than through a client's
+                # text and line decoders, which cost more than parsing the events
+                pending = b""
+                async for chunk in chunks:
+                    self._heard = loop.time()
+                    pending = self._on_lines(pending + chunk if pending else chunk)
+                if pending.strip():
+                    self._on_line(pending)
+        finally:
+            self._watchdog.cancel()
         return True
+
+    def _check_heard(self) -> None:
+        """The watchdog of the open watch: cancels it (it is opened again from the last
+        resourceVersion) once it delivered nothing for :data:`WATCH_IDLE_TIMEOUT`
+        seconds, else looks again when that would be the case."""
+        loop = asyncio.get_running_loop()
+        idle = loop.time() - self._heard
+        if idle < WATCH_IDLE_TIMEOUT:
+            self._watchdog = loop.call_later(WATCH_IDLE_TIMEOUT - idle, self._check_heard)
+            return
+        self.idle_rewatches += 1
+        log.warning(
+            "%s: the watch delivered nothing for %.0f s; opening it again", self._where, idle
+        )
+        if self._interruptible is not None:
+            self._interruptible.cancel()
 
     def _on_lines(self, data: bytes) -> bytes:
         """Handle the complete lines of ``data``; returns what follows the last one. Found

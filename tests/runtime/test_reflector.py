@@ -599,3 +599,40 @@ async def test_relist_ends_a_backoff(kube: kr8s.asyncio.Api, apiserver: APIServe
     assert reflector.store.list_keys() == [("default", "a")]
     await watch_opened(apiserver, 2)  # and then it watches again
     await reflector.stop()
+
+
+@pytest.mark.looptime
+async def test_a_watch_that_delivers_nothing_is_opened_again() -> None:
+    """A watch silent for WATCH_IDLE_TIMEOUT (no event, no bookmark: a stalled connection)
+    is opened again from its last resourceVersion, without a LIST; one that hears
+    bookmarks is left open."""
+    async with APIServer(bookmark_interval=10_000.0) as server:  # never, within the test
+        api = await server.api()
+        reflector = Reflector(api, INFO, namespace="default")
+        events = await started(reflector)
+        await watch_opened(server, 1)
+        _, created = await call(api, "POST", CM, {"metadata": {"name": "a"}})
+        assert await events.next() == ("ADDED", "a")
+        await asyncio.sleep(reflector_module.WATCH_IDLE_TIMEOUT - 1)
+        assert server.requests.count(verb="watch") == 1  # silent, not yet for long enough
+        await asyncio.sleep(2)
+        await watch_opened(server, 2)
+        assert reflector.idle_rewatches == 1
+        assert server.requests.count(verb="list") == 1
+        second = server.requests.filter(verb="watch")[1]
+        assert second.query["resourceVersion"] == created["metadata"]["resourceVersion"]
+        await call(api, "PATCH", f"{CM}/a", {"data": {"k": "v"}}, MERGE)
+        assert await events.next() == ("MODIFIED", "a")
+        await reflector.stop()
+
+
+@pytest.mark.looptime
+async def test_a_watch_hearing_bookmarks_is_left_open() -> None:
+    async with APIServer(bookmark_interval=30.0) as server:
+        api = await server.api()
+        reflector = Reflector(api, INFO, namespace="default")
+        await started(reflector)
+        await watch_opened(server, 1)
+        await asyncio.sleep(3 * reflector_module.WATCH_IDLE_TIMEOUT)
+        assert reflector.idle_rewatches == 0
+        await reflector.stop()

@@ -161,6 +161,9 @@ class RingMember:
                     self.name,
                     sharding.ring,
                 )
+                # whatever cut the renewals may have left the ring's watch dead unseen
+                # (its share's watches are listed again as the controllers restart)
+                view.reflector.relist()
 
     async def _hand_over(
         self,
