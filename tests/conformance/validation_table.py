@@ -23,6 +23,8 @@ KINDS: dict[str, tuple[str, bool, str, str]] = {
     "namespaces": ("/api/v1", False, "Namespace", ""),
     "events": ("/api/v1", True, "Event", ""),
     "persistentvolumeclaims": ("/api/v1", True, "PersistentVolumeClaim", ""),
+    "replicationcontrollers": ("/api/v1", True, "ReplicationController", ""),
+    "podtemplates": ("/api/v1", True, "PodTemplate", ""),
     "ingresses": ("/apis/networking.k8s.io/v1", True, "Ingress", "networking.k8s.io"),
     "networkpolicies": (
         "/apis/networking.k8s.io/v1",

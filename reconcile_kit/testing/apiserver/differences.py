@@ -248,7 +248,9 @@ DIFFERENCES: tuple[Difference, ...] = (
         "Validation of Services, ConfigMaps and other kinds: what is left out",
         "Services, ConfigMaps, Secrets, Namespaces, PersistentVolumeClaims, Events, "
         "Ingresses, IngressClasses, NetworkPolicies, PodDisruptionBudgets, "
-        "HorizontalPodAutoscalers, RBAC bindings, Leases, StorageClasses (not their "
+        "HorizontalPodAutoscalers, RBAC bindings, Leases, ReplicationControllers (with "
+        "their defaults: selector and labels from the template), PodTemplates, "
+        "StorageClasses (not their "
         "`allowedTopologies` terms) and PriorityClasses are validated as kube-apiserver 1.32 "
         "does (same causes and "
         'messages), except: a PersistentVolumeClaim\'s "spec is immutable" message stops '
@@ -267,8 +269,8 @@ DIFFERENCES: tuple[Difference, ...] = (
         "result does not decode gets the 422 on `patch` with the patch (not the patched "
         "object's JSON) as its value and the decoder's wording (not the strategic merge "
         "converter's). Nodes, Endpoints, EndpointSlices, PersistentVolumes, "
-        "ControllerRevisions, ServiceAccounts, PodTemplates and ReplicationControllers are "
-        "stored without their kind's validation.",
+        "ControllerRevisions and ServiceAccounts are stored without their kind's "
+        "validation.",
         "The left-out messages embed Go renderings (`cmp.Diff`, `%#v` of pointers, "
         "encoding/json errors) not worth reproducing; the Service rules need a dual-stack "
         "service network the embedded server does not model.",
@@ -323,7 +325,10 @@ DIFFERENCES: tuple[Difference, ...] = (
         "A 422 lists the causes of metadata, the schema and the kind's validation in the "
         "embedded server's order, which for some kinds differs from kube-apiserver's "
         "(its validators run field by field in Go's order); Warning headers of one "
-        "answer likewise.",
+        "answer likewise. On an update, invalid metadata (a bad label) is listed once per "
+        "check the embedded server runs, where kube-apiserver lists it up to four times "
+        "(its generic metadata checks, then the kind's ValidateObjectMeta and "
+        "ValidateObjectMetaUpdate); the message, which shows each cause once, is the same.",
         "The kind validators (validation/) are being ported rule by rule, each in Go's "
         "order; kinds not ported yet list what they check in their own order.",
         ("tests/conformance/test_error_messages.py::test_an_invalid_generate_name_is_a_cause",),

@@ -146,7 +146,9 @@ def more_builtin_types() -> list[ResourceType]:
     rules (their kinds' strategies: pkg/registry/*)."""
     return [
         ResourceType("", "v1", "limitranges", "limitrange", "LimitRange", True, ("limits",)),
-        ResourceType("", "v1", "podtemplates", "podtemplate", "PodTemplate", True),
+        ResourceType(
+            "", "v1", "podtemplates", "podtemplate", "PodTemplate", True, generation="custom"
+        ),
         ResourceType(
             "",
             "v1",

@@ -547,6 +547,26 @@ def _replicas_defaults(obj: Obj) -> None:
     _workload_defaults(obj)
 
 
+def _replication_controller_defaults(obj: Obj) -> None:
+    """SetDefaults_ReplicationController: selector and labels from the template's labels
+    when unset, one replica; the template (a pointer) defaulted only when present."""
+    spec = obj.setdefault("spec", {})
+    template = spec.get("template")
+    if isinstance(template, dict):
+        labels = (template.get("metadata") or {}).get("labels")
+        if isinstance(labels, dict) and labels:
+            if not spec.get("selector"):
+                spec["selector"] = dict(labels)
+            if not obj["metadata"].get("labels"):
+                obj["metadata"]["labels"] = dict(labels)
+        pod_spec_defaults(template.setdefault("spec", {}))
+    spec.setdefault("replicas", 1)
+
+
+def _pod_template_defaults(obj: Obj) -> None:
+    pod_spec_defaults(obj.setdefault("template", {}).setdefault("spec", {}))
+
+
 def _statefulset_defaults(obj: Obj) -> None:
     """apps/v1 SetDefaults_StatefulSet."""
     spec = obj.setdefault("spec", {})
@@ -1078,6 +1098,8 @@ _CREATE_DEFAULTS = {
     ("", "namespaces"): _namespace_defaults,
     ("", "pods"): _pod_defaults,
     ("", "services"): _service_defaults,
+    ("", "replicationcontrollers"): _replication_controller_defaults,
+    ("", "podtemplates"): _pod_template_defaults,
     ("", "secrets"): _secret_defaults,
     ("apps", "deployments"): _deployment_defaults,
     ("apps", "statefulsets"): _statefulset_defaults,

@@ -25,6 +25,7 @@ from . import (
     policy,
     priorityclasses,
     rbac,
+    replication,
     services,
     storage,
 )
@@ -51,6 +52,7 @@ _VALIDATORS: dict[tuple[str, str], Validator] = {
     **policy.VALIDATORS,
     **priorityclasses.VALIDATORS,
     **rbac.VALIDATORS,
+    **replication.VALIDATORS,
     **services.VALIDATORS,
     **storage.VALIDATORS,
     **_OTHERS,
