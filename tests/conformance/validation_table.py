@@ -24,6 +24,7 @@ KINDS: dict[str, tuple[str, bool, str, str]] = {
     "events": ("/api/v1", True, "Event", ""),
     "persistentvolumeclaims": ("/api/v1", True, "PersistentVolumeClaim", ""),
     "replicationcontrollers": ("/api/v1", True, "ReplicationController", ""),
+    "persistentvolumes": ("/api/v1", False, "PersistentVolume", ""),
     "podtemplates": ("/api/v1", True, "PodTemplate", ""),
     "ingresses": ("/apis/networking.k8s.io/v1", True, "Ingress", "networking.k8s.io"),
     "networkpolicies": (

@@ -148,6 +148,7 @@ SET_AFTER_FIELD_MANAGER: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
     ),
     ("", "namespaces"): (("spec", "finalizers"),),
     ("", "persistentvolumeclaims"): (("metadata", "finalizers", "=kubernetes.io/pvc-protection"),),
+    ("", "persistentvolumes"): (("metadata", "finalizers", "=kubernetes.io/pv-protection"),),
     ("batch", "jobs"): (
         ("spec", "selector"),
         *(("metadata", "labels", label) for label in _JOB_LABELS),
