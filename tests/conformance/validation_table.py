@@ -25,6 +25,8 @@ KINDS: dict[str, tuple[str, bool, str, str]] = {
     "persistentvolumeclaims": ("/api/v1", True, "PersistentVolumeClaim", ""),
     "replicationcontrollers": ("/api/v1", True, "ReplicationController", ""),
     "persistentvolumes": ("/api/v1", False, "PersistentVolume", ""),
+    "endpoints": ("/api/v1", True, "Endpoints", ""),
+    "endpointslices": ("/apis/discovery.k8s.io/v1", True, "EndpointSlice", "discovery.k8s.io"),
     "podtemplates": ("/api/v1", True, "PodTemplate", ""),
     "ingresses": ("/apis/networking.k8s.io/v1", True, "Ingress", "networking.k8s.io"),
     "networkpolicies": (

@@ -252,7 +252,8 @@ DIFFERENCES: tuple[Difference, ...] = (
         "their defaults: selector and labels from the template), PodTemplates, "
         "PersistentVolumes (of the volume sources' own fields only hostPath, nfs, local "
         "and csi's driver and handle; no beta-to-GA label exception to the immutable node "
-        "affinity), "
+        "affinity), Endpoints and EndpointSlices (not the last-change-trigger-time "
+        "annotation or the slices' count limits), "
         "StorageClasses (not their "
         "`allowedTopologies` terms) and PriorityClasses are validated as kube-apiserver 1.32 "
         "does (same causes and "
@@ -272,9 +273,8 @@ DIFFERENCES: tuple[Difference, ...] = (
         "result does not decode gets the 422 on `patch` with the patch (not the patched "
         "object's JSON) as its value and the decoder's wording (not the strategic merge "
         "converter's). A PersistentVolume's immutable-source message stops after its "
-        "first line, as a claim's does. Nodes, Endpoints, EndpointSlices, "
-        "ControllerRevisions and ServiceAccounts are stored without their kind's "
-        "validation.",
+        "first line, as a claim's does. Nodes, ControllerRevisions and ServiceAccounts "
+        "are stored without their kind's validation.",
         "The left-out messages embed Go renderings (`cmp.Diff`, `%#v` of pointers, "
         "encoding/json errors) not worth reproducing; the Service rules need a dual-stack "
         "service network the embedded server does not model.",
