@@ -26,6 +26,8 @@ KINDS: dict[str, tuple[str, bool, str, str]] = {
     "replicationcontrollers": ("/api/v1", True, "ReplicationController", ""),
     "persistentvolumes": ("/api/v1", False, "PersistentVolume", ""),
     "endpoints": ("/api/v1", True, "Endpoints", ""),
+    "resourcequotas": ("/api/v1", True, "ResourceQuota", ""),
+    "limitranges": ("/api/v1", True, "LimitRange", ""),
     "endpointslices": ("/apis/discovery.k8s.io/v1", True, "EndpointSlice", "discovery.k8s.io"),
     "podtemplates": ("/api/v1", True, "PodTemplate", ""),
     "ingresses": ("/apis/networking.k8s.io/v1", True, "Ingress", "networking.k8s.io"),

@@ -253,7 +253,9 @@ DIFFERENCES: tuple[Difference, ...] = (
         "PersistentVolumes (of the volume sources' own fields only hostPath, nfs, local "
         "and csi's driver and handle; no beta-to-GA label exception to the immutable node "
         "affinity), Endpoints and EndpointSlices (not the last-change-trigger-time "
-        "annotation or the slices' count limits), "
+        "annotation or the slices' count limits), ResourceQuotas and LimitRanges (with "
+        "the LimitRange items' defaults; where Go ranges over a map of resources, causes "
+        "come in name order here, in a random order on kube-apiserver), "
         "StorageClasses (not their "
         "`allowedTopologies` terms) and PriorityClasses are validated as kube-apiserver 1.32 "
         "does (same causes and "
@@ -312,10 +314,11 @@ DIFFERENCES: tuple[Difference, ...] = (
         "`binding` and `ephemeralcontainers`, `nodes/proxy`, `services/proxy` and "
         "`certificatesigningrequests/approval` are missing; ComponentStatuses list empty "
         "(kube-apiserver probes the scheduler, the controller manager and etcd); "
-        "LimitRanges, ResourceQuotas, FlowSchemas, PriorityLevelConfigurations, "
-        "RuntimeClasses, CSIDrivers, CSINodes, VolumeAttachments, APIServices and "
-        "ValidatingAdmissionPolicies (and bindings) are stored with the generic rules: "
-        "no defaults, validation, quota accounting, aggregation or policy enforcement.",
+        "FlowSchemas, PriorityLevelConfigurations, RuntimeClasses, CSIDrivers, CSINodes, "
+        "VolumeAttachments, APIServices and ValidatingAdmissionPolicies (and bindings) are "
+        "stored with the generic rules: no defaults, validation, aggregation or policy "
+        "enforcement; ResourceQuotas and LimitRanges are validated (and LimitRanges "
+        "defaulted) but not enforced: no quota accounting, no limits applied to pods.",
         "Not implemented yet: serving v1 HPAs needs the v1/v2 conversion; the others have "
         "no process (kubelet, controllers) behind them in a bare control plane.",
         (

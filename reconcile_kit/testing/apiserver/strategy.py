@@ -563,6 +563,19 @@ def _replication_controller_defaults(obj: Obj) -> None:
     spec.setdefault("replicas", 1)
 
 
+def _limit_range_defaults(obj: Obj) -> None:
+    """SetDefaults_LimitRangeItem: a Container item's default limit from its max, its
+    default request from the default limit, else from its min."""
+    for item in (obj.get("spec") or {}).get("limits") or []:
+        if not isinstance(item, dict) or item.get("type") != "Container":
+            continue
+        default = {**(item.get("max") or {}), **(item.get("default") or {})}
+        request = {**(item.get("min") or {}), **default, **(item.get("defaultRequest") or {})}
+        for key, values in (("default", default), ("defaultRequest", request)):
+            if values:
+                item[key] = values
+
+
 def _pod_template_defaults(obj: Obj) -> None:
     pod_spec_defaults(obj.setdefault("template", {}).setdefault("spec", {}))
 
@@ -1100,6 +1113,7 @@ _CREATE_DEFAULTS = {
     ("", "services"): _service_defaults,
     ("", "replicationcontrollers"): _replication_controller_defaults,
     ("", "podtemplates"): _pod_template_defaults,
+    ("", "limitranges"): _limit_range_defaults,
     ("", "secrets"): _secret_defaults,
     ("apps", "deployments"): _deployment_defaults,
     ("apps", "statefulsets"): _statefulset_defaults,
