@@ -275,8 +275,14 @@ DIFFERENCES: tuple[Difference, ...] = (
         "result does not decode gets the 422 on `patch` with the patch (not the patched "
         "object's JSON) as its value and the decoder's wording (not the strategic merge "
         "converter's). A PersistentVolume's immutable-source message stops after its "
-        "first line, as a claim's does. Nodes, ControllerRevisions and ServiceAccounts "
-        "are stored without their kind's validation.",
+        "first line, as a claim's does. Nodes (not their annotations, configSource or "
+        "duplicate status addresses), RuntimeClasses (not duplicate tolerations), "
+        "ControllerRevisions and CSIDrivers (with their defaults) are validated too; a "
+        "ControllerRevision's data is compared as a JSON value, where kube-apiserver "
+        "compares raw bytes and so refuses every merge, strategic or JSON patch of one "
+        "(even one that leaves the data alone: `data: field is immutable`), and its "
+        "message shows the data as compact JSON. ServiceAccounts are stored without their "
+        "kind's validation.",
         "The left-out messages embed Go renderings (`cmp.Diff`, `%#v` of pointers, "
         "encoding/json errors) not worth reproducing; the Service rules need a dual-stack "
         "service network the embedded server does not model.",
@@ -314,7 +320,7 @@ DIFFERENCES: tuple[Difference, ...] = (
         "`binding` and `ephemeralcontainers`, `nodes/proxy`, `services/proxy` and "
         "`certificatesigningrequests/approval` are missing; ComponentStatuses list empty "
         "(kube-apiserver probes the scheduler, the controller manager and etcd); "
-        "FlowSchemas, PriorityLevelConfigurations, RuntimeClasses, CSIDrivers, CSINodes, "
+        "FlowSchemas, PriorityLevelConfigurations, CSINodes, "
         "VolumeAttachments, APIServices and ValidatingAdmissionPolicies (and bindings) are "
         "stored with the generic rules: no defaults, validation, aggregation or policy "
         "enforcement; ResourceQuotas and LimitRanges are validated (and LimitRanges "

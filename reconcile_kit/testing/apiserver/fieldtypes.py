@@ -141,7 +141,9 @@ def _expr_type(expr: str, ext: dict[str, str]) -> FieldType:
         return scalar_type(_SCALAR_OF.get(expr, ""))
     if expr in MESSAGES:
         return _message_type(expr, ext.get("x-kubernetes-map-type") == "atomic")
-    return UNTYPED_TYPE  # RawExtension, JSON, FieldsV1, JSONSchemaProps...
+    if expr == "RawExtension":  # owned whole (a ControllerRevision's data: f:data)
+        return FieldType(MAP, atomic=True, elem=UNTYPED_TYPE)
+    return UNTYPED_TYPE  # JSON, FieldsV1, JSONSchemaProps...
 
 
 # --- custom resources: from the CRD's structural schema ---------------------------------

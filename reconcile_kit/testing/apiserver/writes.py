@@ -149,6 +149,7 @@ SET_AFTER_FIELD_MANAGER: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
     ("", "namespaces"): (("spec", "finalizers"),),
     ("", "persistentvolumeclaims"): (("metadata", "finalizers", "=kubernetes.io/pvc-protection"),),
     ("", "persistentvolumes"): (("metadata", "finalizers", "=kubernetes.io/pv-protection"),),
+    ("", "nodes"): (("spec", "taints"),),  # TaintNodesByCondition's not-ready taint
     ("batch", "jobs"): (
         ("spec", "selector"),
         *(("metadata", "labels", label) for label in _JOB_LABELS),
@@ -205,6 +206,7 @@ def _as_requested(rt: ResourceType, new: Obj, requested: Obj | None) -> Obj:
 _EMPTY_KEPT = {
     ("rbac.authorization.k8s.io", "roles"): ("rules",),
     ("rbac.authorization.k8s.io", "clusterroles"): ("rules",),
+    ("discovery.k8s.io", "endpointslices"): ("endpoints",),
 }
 """Slices without ``omitempty`` that a request can send empty."""
 

@@ -22,6 +22,7 @@ from . import (
     endpoints,
     events,
     networking,
+    nodes,
     persistentvolumes,
     pods,
     policy,
@@ -30,6 +31,7 @@ from . import (
     rbac,
     replication,
     services,
+    smallkinds,
     storage,
 )
 from .common import Causes, Validator, Write, on_object
@@ -52,6 +54,7 @@ _VALIDATORS: dict[tuple[str, str], Validator] = {
     **endpoints.VALIDATORS,
     **events.VALIDATORS,
     **networking.VALIDATORS,
+    **nodes.VALIDATORS,
     **persistentvolumes.VALIDATORS,
     **pods.VALIDATORS,
     **policy.VALIDATORS,
@@ -60,6 +63,7 @@ _VALIDATORS: dict[tuple[str, str], Validator] = {
     **rbac.VALIDATORS,
     **replication.VALIDATORS,
     **services.VALIDATORS,
+    **smallkinds.VALIDATORS,
     **storage.VALIDATORS,
     **_OTHERS,
 }

@@ -91,7 +91,13 @@ def _quota_entry(name: str, value: Any, field: str) -> Causes:
     causes = resource_name_causes(name, field)
     if "/" not in name and not _standard_quota(name):
         causes.append(invalid(field, name, "must be a standard resource for quota", rendered=True))
+    return causes + quantity_value_causes(name, value, field)
+
+
+def quantity_value_causes(name: str, value: Any, field: str) -> Causes:
+    """ValidateResourceQuantityValue: not negative, whole for integer resources."""
     number = _amount(value)
+    causes: Causes = []
     if number is not None and number < 0:
         causes.append(invalid(field, _text(value), "must be greater than or equal to 0"))
     if number is not None and _integer(name) and math.ceil(number * 1000) % 1000:
