@@ -350,3 +350,20 @@ async def test_a_client_generation_is_kept_where_no_strategy_sets_it(backend: Ba
     }
     base = f"/apis/apps/v1/namespaces/{backend.namespace}/deployments"
     assert (await ok(backend, "POST", base, deployment))["metadata"]["generation"] == 1
+
+
+async def test_service_account_secret_references_keep_only_names(backend: Backend) -> None:
+    """cleanSecretReferences: each secret reference keeps only its name."""
+    path = collection(backend, "serviceaccounts")
+    body = {
+        "metadata": {"name": "sa"},
+        "secrets": [{"name": "s", "kind": "Secret", "namespace": "x"}],
+    }
+    created = await ok(backend, "POST", path, body)
+    assert created["secrets"] == [{"name": "s"}]
+    fields = created["metadata"]["managedFields"][0]["fieldsV1"]
+    assert fields["f:secrets"] == {".": {}, 'k:{"name":"s"}': {}}
+    patched = await ok(
+        backend, "PATCH", f"{path}/sa", {"secrets": [{"kind": "X"}]}, content_type=MERGE
+    )
+    assert patched["secrets"] == [{}]

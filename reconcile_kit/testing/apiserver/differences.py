@@ -281,8 +281,7 @@ DIFFERENCES: tuple[Difference, ...] = (
         "ControllerRevision's data is compared as a JSON value, where kube-apiserver "
         "compares raw bytes and so refuses every merge, strategic or JSON patch of one "
         "(even one that leaves the data alone: `data: field is immutable`), and its "
-        "message shows the data as compact JSON. ServiceAccounts are stored without their "
-        "kind's validation.",
+        "message shows the data as compact JSON.",
         "The left-out messages embed Go renderings (`cmp.Diff`, `%#v` of pointers, "
         "encoding/json errors) not worth reproducing; the Service rules need a dual-stack "
         "service network the embedded server does not model.",

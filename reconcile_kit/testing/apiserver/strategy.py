@@ -607,6 +607,15 @@ _CSI_DRIVER_DEFAULTS = (
 )
 
 
+def _service_account_defaults(obj: Obj) -> None:
+    """The strategy's cleanSecretReferences: a secret reference keeps only its name."""
+    secrets = obj.get("secrets")
+    if isinstance(secrets, list):
+        obj["secrets"] = [
+            {"name": s["name"]} if isinstance(s, dict) and s.get("name") else {} for s in secrets
+        ]
+
+
 def _pod_template_defaults(obj: Obj) -> None:
     pod_spec_defaults(obj.setdefault("template", {}).setdefault("spec", {}))
 
@@ -1157,6 +1166,7 @@ _CREATE_DEFAULTS = {
     ("", "replicationcontrollers"): _replication_controller_defaults,
     ("", "podtemplates"): _pod_template_defaults,
     ("", "limitranges"): _limit_range_defaults,
+    ("", "serviceaccounts"): _service_account_defaults,
     ("storage.k8s.io", "csidrivers"): _csi_driver_defaults,
     ("", "secrets"): _secret_defaults,
     ("apps", "deployments"): _deployment_defaults,
