@@ -247,3 +247,12 @@ async def test_defaults(backend: Backend) -> None:
     fields = created["metadata"]["managedFields"][0]["fieldsV1"]
     assert "f:metadata" not in fields
     assert created["status"]["phase"] == "Pending"
+
+
+async def test_claim_ref_is_granular_in_managed_fields(backend: Backend) -> None:
+    """claimRef is an ObjectReference (atomic elsewhere) marked +structType=granular: its
+    writer owns each field."""
+    body = named(backend, "persistentvolumes", pv(claimRef={"name": "c", "namespace": "ns"}))
+    created = await ok(backend, "POST", collection(backend, "persistentvolumes"), body)
+    fields = created["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:claimRef"]
+    assert fields == {".": {}, "f:name": {}, "f:namespace": {}}
