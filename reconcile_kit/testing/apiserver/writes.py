@@ -147,7 +147,11 @@ SET_AFTER_FIELD_MANAGER: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
         ("spec", "ports", "*", "nodePort"),
     ),
     ("", "namespaces"): (("spec", "finalizers"),),
-    ("", "persistentvolumeclaims"): (("metadata", "finalizers", "=kubernetes.io/pvc-protection"),),
+    ("", "persistentvolumeclaims"): (
+        ("metadata", "finalizers", "=kubernetes.io/pvc-protection"),
+        ("spec", "dataSource"),  # NormalizeDataSources
+        ("spec", "dataSourceRef"),
+    ),
     ("", "persistentvolumes"): (("metadata", "finalizers", "=kubernetes.io/pv-protection"),),
     ("", "nodes"): (("spec", "taints"),),  # TaintNodesByCondition's not-ready taint
     ("batch", "jobs"): (
@@ -165,6 +169,7 @@ Nobody owns them unless the request had them."""
 
 _DROPPED_AFTER_FIELD_MANAGER = {
     ("coordination.k8s.io", "leases"): (("spec", "strategy"), ("spec", "preferredHolder")),
+    ("", "persistentvolumeclaims"): (("spec", "dataSource"), ("spec", "dataSourceRef")),
 }
 """Fields a create's strategy drops (disabled feature gates) after the field manager
 recorded them: their writer owns them though the object lacks them."""
@@ -254,14 +259,14 @@ def _as_go_writes(
     if requested is not None:
         for path in SET_AFTER_FIELD_MANAGER.get((rt.group, rt.plural), ()):
             _prune(written, requested, path)
+        for parent, key in _DROPPED_AFTER_FIELD_MANAGER.get((rt.group, rt.plural), ()):
+            asked = requested.get(parent)
+            if isinstance(asked, dict) and asked.get(key) is not None:
+                written.setdefault(parent, {})[key] = clone(asked[key])
     fill_go_zero(rt.api_version, rt.kind, written)
     if requested is not None:
         # an empty slice without omitempty is the request's (``rules: []``), though
         # protobuf storage gives it back nil
-        for parent, key in _DROPPED_AFTER_FIELD_MANAGER.get((rt.group, rt.plural), ()):
-            asked = requested.get(parent)
-            if isinstance(asked, dict) and asked.get(key) is not None:
-                written.setdefault(parent, {})[key] = asked[key]
         for key in _EMPTY_KEPT.get((rt.group, rt.plural), ()):
             if requested.get(key) == [] and written.get(key) is None:
                 written[key] = []
