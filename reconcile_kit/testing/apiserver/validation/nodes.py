@@ -21,6 +21,8 @@ from .common import (
     Write,
     as_dict,
     as_list,
+    duplicate,
+    forbidden,
     invalid,
     invalids,
     not_supported,
@@ -94,13 +96,9 @@ def _dual_stack_error(cidrs: list[str]) -> str | None:
     return None
 
 
-def _pod_cidrs(cidrs: list[str]) -> Causes:
-    field = "spec.podCIDRs"
+def _dual_stack(cidrs: list[str], field: str) -> Causes:
+    """IsDualStackCIDRStrings: its error, then one CIDR per family at most."""
     causes: Causes = []
-    for i, cidr in enumerate(cidrs):
-        causes += cidr_causes(f"{field}[{i}]", cidr)
-    if len(cidrs) < 2:
-        return causes
     error = _dual_stack_error(cidrs)
     if error is not None:
         message = (
@@ -112,15 +110,18 @@ def _pod_cidrs(cidrs: list[str]) -> Causes:
         shown = "[]string{" + ", ".join(go_quote(c) for c in cidrs) + "}"
         detail = "may specify no more than one CIDR for each IP family"
         causes.append(invalid(field, shown, detail, rendered=True))
-    seen: set[str] = set()
+    return causes
+
+
+def _pod_cidrs(cidrs: list[str]) -> Causes:
+    field = "spec.podCIDRs"
+    causes: Causes = []
     for i, cidr in enumerate(cidrs):
-        if cidr in seen:
-            causes.append(
-                errors.cause(
-                    "FieldValueDuplicate", f"{field}[{i}]", f"Duplicate value: {go_quote(cidr)}"
-                )
-            )
-        seen.add(cidr)
+        causes += cidr_causes(f"{field}[{i}]", cidr)
+    if len(cidrs) < 2:
+        return causes
+    causes += _dual_stack(cidrs, field)
+    causes += [duplicate(f"{field}[{i}]", c) for i, c in enumerate(cidrs) if c in cidrs[:i]]
     return causes
 
 
@@ -132,25 +133,23 @@ def _node(obj: Obj) -> Causes:
     return causes + _pod_cidrs([str(c) for c in as_list(spec.get("podCIDRs"))])
 
 
+def _cidrs_kept(cidrs: list[Any], old: list[Any]) -> Causes:
+    """Pod CIDRs once set may not change: one cause per changed entry (or one for a
+    different count)."""
+    if not old:
+        return []
+    changed = 1 if len(cidrs) != len(old) else sum(a != b for a, b in zip(cidrs, old, strict=True))
+    return [forbidden("spec.podCIDRs", _FIXED.format("podCIDR"))] * changed
+
+
 def _node_update(obj: Obj, old: Obj) -> Causes:
     """ValidateNodeUpdate."""
     spec, old_spec = as_dict(obj.get("spec")), as_dict(old.get("spec"))
     causes = _resources(as_dict(obj.get("status")))
-    cidrs, old_cidrs = as_list(spec.get("podCIDRs")), as_list(old_spec.get("podCIDRs"))
-    if old_cidrs:
-        changed = (
-            [1]
-            if len(cidrs) != len(old_cidrs)
-            else [1 for new, before in zip(cidrs, old_cidrs, strict=True) if new != before]
-        )
-        forbidden_cause = errors.cause(
-            "FieldValueForbidden", "spec.podCIDRs", f"Forbidden: {_FIXED.format('podCIDR')}"
-        )
-        causes += [forbidden_cause] * len(changed)
+    causes += _cidrs_kept(as_list(spec.get("podCIDRs")), as_list(old_spec.get("podCIDRs")))
     provider = old_spec.get("providerID") or ""
     if provider and provider != (spec.get("providerID") or ""):
-        message = f"Forbidden: {_FIXED.format('providerID')}"
-        causes.append(errors.cause("FieldValueForbidden", "spec.providerID", message))
+        causes.append(forbidden("spec.providerID", _FIXED.format("providerID")))
     return causes + _taints(as_list(spec.get("taints")))
 
 
