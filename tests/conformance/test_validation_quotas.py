@@ -360,3 +360,10 @@ async def test_limit_range_defaults(backend: Backend) -> None:
     assert container["default"] == {"cpu": "2"}
     assert container["defaultRequest"] == {"cpu": "2", "memory": "1Mi"}
     assert "default" not in pod and "defaultRequest" not in pod
+
+
+async def test_an_empty_limits_list_is_its_writers(backend: Backend) -> None:
+    """spec.limits has no omitempty: an empty list sent is recorded in managedFields."""
+    created = await ok(backend, "POST", collection(backend, "limitranges"), lr())
+    fields = created["metadata"]["managedFields"][0]["fieldsV1"]
+    assert fields == {"f:spec": {"f:limits": {}}}

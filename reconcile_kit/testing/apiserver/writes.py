@@ -208,12 +208,27 @@ def _as_requested(rt: ResourceType, new: Obj, requested: Obj | None) -> Obj:
     return result
 
 
-_EMPTY_KEPT = {
-    ("rbac.authorization.k8s.io", "roles"): ("rules",),
-    ("rbac.authorization.k8s.io", "clusterroles"): ("rules",),
-    ("discovery.k8s.io", "endpointslices"): ("endpoints",),
+_EMPTY_KEPT: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
+    ("rbac.authorization.k8s.io", "roles"): (("rules",),),
+    ("rbac.authorization.k8s.io", "clusterroles"): (("rules",),),
+    ("discovery.k8s.io", "endpointslices"): (("endpoints",),),
+    ("", "limitranges"): (("spec", "limits"),),
+    ("storage.k8s.io", "csinodes"): (("spec", "drivers"),),
 }
-"""Slices without ``omitempty`` that a request can send empty."""
+"""Slices without ``omitempty`` that a request can send empty (their paths)."""
+
+
+def _keep_empty(written: Obj, requested: Obj, path: tuple[str, ...]) -> None:
+    """``written`` gets the empty slice at ``path`` that ``requested`` sent."""
+    *parents, key = path
+    asked: Any = requested
+    target: Any = written
+    for part in parents:
+        asked, target = asked.get(part), target.get(part)
+        if not isinstance(asked, dict) or not isinstance(target, dict):
+            return
+    if asked.get(key) == [] and target.get(key) is None:
+        target[key] = []
 
 
 def _prune(written: Any, requested: Any, path: tuple[str, ...]) -> None:
@@ -267,9 +282,8 @@ def _as_go_writes(
     if requested is not None:
         # an empty slice without omitempty is the request's (``rules: []``), though
         # protobuf storage gives it back nil
-        for key in _EMPTY_KEPT.get((rt.group, rt.plural), ()):
-            if requested.get(key) == [] and written.get(key) is None:
-                written[key] = []
+        for path in _EMPTY_KEPT.get((rt.group, rt.plural), ()):
+            _keep_empty(written, requested, path)
     if live is None:
         live = {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": {}}
     else:
