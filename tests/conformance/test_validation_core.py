@@ -562,12 +562,80 @@ PVC_CREATES = [
         [inv("spec.selector.matchLabels", '"bad key"', QUALIFIED)],
         id="selector",
     ),
+    pytest.param(
+        pvc(dataSource={"kind": "PersistentVolumeClaim"}),
+        # NormalizeDataSources copied the source into dataSourceRef first
+        [req_("spec.dataSource.name"), req_("spec.dataSourceRef.name")],
+        id="data-source-name",
+    ),
+    pytest.param(
+        pvc(dataSourceRef={"kind": "Thing", "name": "x"}),
+        [
+            inv(
+                "spec.dataSource",
+                '"Thing"',
+                "must be 'PersistentVolumeClaim' when referencing the default apiGroup",
+            ),
+            inv(
+                "spec.dataSourceRef",
+                '"Thing"',
+                "must be 'PersistentVolumeClaim' when referencing the default apiGroup",
+            ),
+        ],
+        id="data-source-ref-kind",
+    ),
+    pytest.param(
+        pvc(
+            dataSource={"kind": "PersistentVolumeClaim", "name": "a"},
+            dataSourceRef={"kind": "PersistentVolumeClaim", "name": "b"},
+        ),
+        [
+            inv(
+                "spec",
+                'field.Path{name:"dataSource", index:"", parent:(*field.Path)(0x)}',
+                "must match dataSourceRef",
+            )
+        ],
+        id="data-sources-differ",
+    ),
+    pytest.param(
+        pvc(dataSource={"apiGroup": "example.com", "kind": "Thing", "name": "x"}),
+        [],  # dropped: only claims and VolumeSnapshots may be given as dataSource
+        id="data-source-dropped",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("body", "causes"), PVC_CREATES)
 async def test_pvc_create(backend: Backend, body: dict[str, Any], causes: list[Cause]) -> None:
     await create_refused(backend, "persistentvolumeclaims", body, causes)
+
+
+async def test_pvc_data_sources_normalized(backend: Backend) -> None:
+    """A claim's dataSource and dataSourceRef are filled from each other on create; a
+    dataSource other than a claim or VolumeSnapshot is dropped; the writer owns only what
+    it sent."""
+    path = f"/api/v1/namespaces/{backend.namespace}/persistentvolumeclaims"
+    ref = {"apiGroup": "example.com", "kind": "Thing", "name": "t"}
+    created = await ok(backend, "POST", path, pvc(dataSourceRef=ref))
+    assert created["spec"]["dataSource"] == ref
+    fields = created["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]
+    assert "f:dataSource" not in fields and "f:dataSourceRef" in fields
+    body = {**pvc(dataSource={"kind": "ConfigMap", "name": "c"}), "metadata": {"name": "p2"}}
+    created = await ok(backend, "POST", path, body)
+    assert "dataSource" not in created["spec"] and "dataSourceRef" not in created["spec"]
+
+
+async def test_pvc_status_capacity(backend: Backend) -> None:
+    status = {"status": {"capacity": {"storage": "-1"}}}
+    await update_refused(
+        backend,
+        "persistentvolumeclaims",
+        pvc(),
+        status,
+        [inv("status.capacity[storage]", "-1", "must be a valid resource quantity")],
+        subresource="status",
+    )
 
 
 SPEC_IMMUTABLE = forb(

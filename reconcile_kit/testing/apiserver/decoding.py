@@ -220,6 +220,8 @@ def check_namespace(store: Store, rt: ResourceType, obj: Obj, creating: bool) ->
 
 _VALIDATED_TWICE = {  # (group, plural) -> whether the metadata is validated twice too
     ("", "persistentvolumeclaims"): True,
+    ("", "persistentvolumes"): True,  # ValidatePersistentVolume, then ...Update
+    ("", "replicationcontrollers"): True,  # ValidateReplicationController, then ...Update
     ("apps", "daemonsets"): True,  # ValidateDaemonSet, then ValidateDaemonSetUpdate
     ("apps", "replicasets"): True,  # ValidateReplicaSet, then ValidateReplicaSetUpdate
     ("networking.k8s.io", "networkpolicies"): False,

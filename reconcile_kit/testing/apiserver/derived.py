@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import claimsources
 from .gozero import go_equal
 from .store import Obj
 
@@ -82,9 +83,11 @@ CREATE_ONLY: dict[tuple[str, str], Callable[[Obj], None]] = {
     ("", "nodes"): _not_ready_taint,
     ("apps", "daemonsets"): _daemonset_create,
     ("", "pods"): pod_ips,
+    ("", "persistentvolumeclaims"): claimsources.prepare_create,
 }
 UPDATE: dict[tuple[str, str], Callable[[Obj, Obj], None]] = {
     ("apps", "daemonsets"): _daemonset_update,
+    ("", "persistentvolumeclaims"): claimsources.prepare_update,
 }
 STATUS_UPDATE: dict[tuple[str, str], Callable[[Obj, Obj], None]] = {
     ("apps", "daemonsets"): _daemonset_status,

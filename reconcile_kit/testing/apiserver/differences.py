@@ -248,7 +248,15 @@ DIFFERENCES: tuple[Difference, ...] = (
         "Validation of Services, ConfigMaps and other kinds: what is left out",
         "Services, ConfigMaps, Secrets, Namespaces, PersistentVolumeClaims, Events, "
         "Ingresses, IngressClasses, NetworkPolicies, PodDisruptionBudgets, "
-        "HorizontalPodAutoscalers, RBAC bindings, Leases, StorageClasses (not their "
+        "HorizontalPodAutoscalers, RBAC bindings, Leases, ReplicationControllers (with "
+        "their defaults: selector and labels from the template), PodTemplates, "
+        "PersistentVolumes (of the volume sources' own fields only hostPath, nfs, local "
+        "and csi's driver and handle; no beta-to-GA label exception to the immutable node "
+        "affinity), Endpoints and EndpointSlices (not the last-change-trigger-time "
+        "annotation or the slices' count limits), ResourceQuotas and LimitRanges (with "
+        "the LimitRange items' defaults; where Go ranges over a map of resources, causes "
+        "come in name order here, in a random order on kube-apiserver), "
+        "StorageClasses (not their "
         "`allowedTopologies` terms) and PriorityClasses are validated as kube-apiserver 1.32 "
         "does (same causes and "
         'messages), except: a PersistentVolumeClaim\'s "spec is immutable" message stops '
@@ -258,17 +266,24 @@ DIFFERENCES: tuple[Difference, ...] = (
         "is not JSON gets Go's decoder message only for text that does not start like JSON; "
         "Services skip the dual-stack rules (IPv6 families, pairing of cluster IPs with "
         "families, `RequireDualStack`), the allocator's range and conflict errors, "
-        "`loadBalancerClass` and the topology annotations; a claim's status is not validated; "
-        "an Event "
-        "update does not compare its object references, source and timestamps; a claim's "
-        "`dataSource`/`dataSourceRef` are not checked. A built-in body with a value of the "
+        "`loadBalancerClass` and the topology annotations; of a claim's status only the "
+        "capacity is validated; an Event "
+        "update does not compare its object references, source and timestamps; a claim "
+        "update whose `dataSource` and `dataSourceRef` differ lists that cause twice in its "
+        "message on kube-apiserver (the value prints a Go pointer, different each time), "
+        "once here. A built-in body with a value of the "
         "wrong JSON type gets the decoder's 400 as on kube-apiserver, but a number in its "
         "message is written as Python writes it (`1e2` reads `100.0`), and a patch whose "
         "result does not decode gets the 422 on `patch` with the patch (not the patched "
         "object's JSON) as its value and the decoder's wording (not the strategic merge "
-        "converter's). Nodes, Endpoints, EndpointSlices, PersistentVolumes, "
-        "ControllerRevisions, ServiceAccounts, PodTemplates and ReplicationControllers are "
-        "stored without their kind's validation.",
+        "converter's). A PersistentVolume's immutable-source message stops after its "
+        "first line, as a claim's does. Nodes (not their annotations, configSource or "
+        "duplicate status addresses), RuntimeClasses (not duplicate tolerations), "
+        "ControllerRevisions and CSIDrivers (with their defaults) are validated too; a "
+        "ControllerRevision's data is compared as a JSON value, where kube-apiserver "
+        "compares raw bytes and so refuses every merge, strategic or JSON patch of one "
+        "(even one that leaves the data alone: `data: field is immutable`), and its "
+        "message shows the data as compact JSON.",
         "The left-out messages embed Go renderings (`cmp.Diff`, `%#v` of pointers, "
         "encoding/json errors) not worth reproducing; the Service rules need a dual-stack "
         "service network the embedded server does not model.",
@@ -306,10 +321,11 @@ DIFFERENCES: tuple[Difference, ...] = (
         "`binding` and `ephemeralcontainers`, `nodes/proxy`, `services/proxy` and "
         "`certificatesigningrequests/approval` are missing; ComponentStatuses list empty "
         "(kube-apiserver probes the scheduler, the controller manager and etcd); "
-        "LimitRanges, ResourceQuotas, FlowSchemas, PriorityLevelConfigurations, "
-        "RuntimeClasses, CSIDrivers, CSINodes, VolumeAttachments, APIServices and "
-        "ValidatingAdmissionPolicies (and bindings) are stored with the generic rules: "
-        "no defaults, validation, quota accounting, aggregation or policy enforcement.",
+        "FlowSchemas, PriorityLevelConfigurations, CSINodes, "
+        "VolumeAttachments, APIServices and ValidatingAdmissionPolicies (and bindings) are "
+        "stored with the generic rules: no defaults, validation, aggregation or policy "
+        "enforcement; ResourceQuotas and LimitRanges are validated (and LimitRanges "
+        "defaulted) but not enforced: no quota accounting, no limits applied to pods.",
         "Not implemented yet: serving v1 HPAs needs the v1/v2 conversion; the others have "
         "no process (kubelet, controllers) behind them in a bare control plane.",
         (
@@ -323,7 +339,10 @@ DIFFERENCES: tuple[Difference, ...] = (
         "A 422 lists the causes of metadata, the schema and the kind's validation in the "
         "embedded server's order, which for some kinds differs from kube-apiserver's "
         "(its validators run field by field in Go's order); Warning headers of one "
-        "answer likewise.",
+        "answer likewise. On an update, invalid metadata (a bad label) is listed once per "
+        "check the embedded server runs, where kube-apiserver lists it up to four times "
+        "(its generic metadata checks, then the kind's ValidateObjectMeta and "
+        "ValidateObjectMetaUpdate); the message, which shows each cause once, is the same.",
         "The kind validators (validation/) are being ported rule by rule, each in Go's "
         "order; kinds not ported yet list what they check in their own order.",
         ("tests/conformance/test_error_messages.py::test_an_invalid_generate_name_is_a_cause",),

@@ -96,7 +96,7 @@ def resolve(node: FieldType, value: Any) -> str:
 def builtin_type(api_version: str, kind: str) -> FieldType | None:
     """The type of a built-in kind (None: not in kubetypes)."""
     message = KINDS.get((api_version, kind))
-    return _message_type(message, False) if message else None
+    return _message_type(message, "") if message else None
 
 
 def _flat(message: str) -> list[Any]:
@@ -107,7 +107,9 @@ def _flat(message: str) -> list[Any]:
 
 
 @cache
-def _message_type(message: str, atomic: bool) -> FieldType:
+def _message_type(message: str, map_type: str) -> FieldType:
+    """A struct's type; ``map_type``: the field's x-kubernetes-map-type (``granular``
+    overrides an atomic struct type, as a PersistentVolume's claimRef does)."""
     fields = [f for f in _flat(message) if f.name]
     implicit: dict[str, Any] = {}
     for f in fields:
@@ -117,7 +119,7 @@ def _message_type(message: str, atomic: bool) -> FieldType:
             implicit[f.name] = None
     return FieldType(
         STRUCT,
-        atomic=atomic or message in ATOMIC,
+        atomic=map_type == "atomic" or (message in ATOMIC and map_type != "granular"),
         implicit=implicit,
         _lazy=lambda: {f.name: _expr_type(f.type, dict(f.ext)) for f in fields},
     )
@@ -140,8 +142,10 @@ def _expr_type(expr: str, ext: dict[str, str]) -> FieldType:
     if expr in _SCALARS or expr == "[]byte":
         return scalar_type(_SCALAR_OF.get(expr, ""))
     if expr in MESSAGES:
-        return _message_type(expr, ext.get("x-kubernetes-map-type") == "atomic")
-    return UNTYPED_TYPE  # RawExtension, JSON, FieldsV1, JSONSchemaProps...
+        return _message_type(expr, ext.get("x-kubernetes-map-type", ""))
+    if expr == "RawExtension":  # owned whole (a ControllerRevision's data: f:data)
+        return FieldType(MAP, atomic=True, elem=UNTYPED_TYPE)
+    return UNTYPED_TYPE  # JSON, FieldsV1, JSONSchemaProps...
 
 
 # --- custom resources: from the CRD's structural schema ---------------------------------
@@ -151,7 +155,7 @@ def custom_type(schema: dict[str, Any]) -> FieldType:
     """The type of a custom resource whose version has ``schema`` (openAPIV3Schema)."""
     root = schema_type(schema)
     fields = {**root.fields, "apiVersion": scalar_type(STRING), "kind": scalar_type(STRING)}
-    fields["metadata"] = _message_type(_OBJECT_META, False)
+    fields["metadata"] = _message_type(_OBJECT_META, "")
     return FieldType(STRUCT, elem=root.elem, _fields=fields)
 
 

@@ -33,7 +33,8 @@ class ResourceType:
         generation: ``none`` (no metadata.generation), ``spec`` (bumped when spec
             changes), ``spec+annotations`` (Deployment), ``custom`` (custom resources:
             anything outside metadata, and outside status when status is a subresource),
-            ``create`` (1 on create, never bumped: PriorityClass).
+            ``create`` (1 on create, never bumped: PriorityClass), ``update`` (left as
+            the client sent it on create, bumped when spec changes: CSIDriver).
         status_reset: fields a ``/status`` write takes from storage (``*`` = all but status).
         create_on_update: PUT to a missing object creates it (Lease, Event).
         put_requires_rv: PUT without ``metadata.resourceVersion`` is 422.
@@ -146,7 +147,9 @@ def more_builtin_types() -> list[ResourceType]:
     rules (their kinds' strategies: pkg/registry/*)."""
     return [
         ResourceType("", "v1", "limitranges", "limitrange", "LimitRange", True, ("limits",)),
-        ResourceType("", "v1", "podtemplates", "podtemplate", "PodTemplate", True),
+        ResourceType(
+            "", "v1", "podtemplates", "podtemplate", "PodTemplate", True, generation="custom"
+        ),
         ResourceType(
             "",
             "v1",
@@ -211,7 +214,15 @@ def more_builtin_types() -> list[ResourceType]:
             generation="spec",
         ),
         ResourceType("node.k8s.io", "v1", "runtimeclasses", "runtimeclass", "RuntimeClass", False),
-        ResourceType("storage.k8s.io", "v1", "csidrivers", "csidriver", "CSIDriver", False),
+        ResourceType(
+            "storage.k8s.io",
+            "v1",
+            "csidrivers",
+            "csidriver",
+            "CSIDriver",
+            False,
+            generation="update",
+        ),
         ResourceType("storage.k8s.io", "v1", "csinodes", "csinode", "CSINode", False),
         ResourceType(
             "storage.k8s.io",

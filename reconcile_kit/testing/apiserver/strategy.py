@@ -66,6 +66,10 @@ def metadata_causes(rt: ResourceType, obj: Obj) -> list[dict[str, str]]:
     meta = obj["metadata"]
     causes = generate_name_causes(meta.get("generateName"), name_style(rt))
     causes += name_causes(meta["name"], name_style(rt))
+    generation = meta.get("generation")
+    if isinstance(generation, int) and not isinstance(generation, bool) and generation < 0:
+        detail = "Invalid value: " + str(generation) + ": must be greater than or equal to 0"
+        causes.append(errors.cause("FieldValueInvalid", "metadata.generation", detail))
     causes += label_causes(meta.get("labels"))
     annotation_type = string_map_causes(meta.get("annotations"), "metadata.annotations")
     causes += annotation_type or annotation_causes(meta.get("annotations"), "metadata.annotations")
@@ -218,11 +222,16 @@ def omit_empty(rt: ResourceType, obj: Obj) -> None:
 def prepare_create(rt: ResourceType, obj: Obj) -> None:
     """Set server-owned metadata, initial status and kind defaults on a new object."""
     meta = obj["metadata"]
+    generation = meta.get("generation")
     for key in _SERVER_META:
         meta.pop(key, None)
+    if rt.builtin and rt.generation in ("none", "update") and generation:
+        # a kind whose create strategy leaves the generation alone stores the client's
+        # (an update keeps the stored one: _keep_server_meta)
+        meta["generation"] = generation
     meta["uid"] = new_uid()
     meta["creationTimestamp"] = now_time()
-    if rt.generation != "none":
+    if rt.generation not in ("none", "update"):
         meta["generation"] = 1
     if rt.status and rt.plural != "nodes":  # "Nodes allow *all* fields ... on create"
         obj.pop("status", None)
@@ -241,7 +250,7 @@ def kind_defaults(rt: ResourceType, obj: Obj) -> None:
 
 def generation_changed(rt: ResourceType, new: Obj, old: Obj) -> bool:
     """Whether an update from ``old`` to ``new`` bumps metadata.generation."""
-    if rt.generation == "spec":
+    if rt.generation in ("spec", "update"):
         if (rt.group, rt.plural) in _REFLECT_EQUAL:
             new_spec, old_spec = new.get("spec"), old.get("spec")
             return not go_equal(new_spec, old_spec) or _empties(new_spec) != _empties(old_spec)
@@ -344,6 +353,8 @@ def prepare_status_update(rt: ResourceType, new: Obj, old: Obj) -> Obj:
         fill_status_zeros(rt, result)
     if (rt.group, rt.plural) == ("", "services"):
         _load_balancer_ip_mode(result)
+    if (rt.group, rt.plural) == ("", "nodes"):  # scheme defaults: every decode
+        _node_defaults(result)
     return result
 
 
@@ -545,6 +556,68 @@ def _deployment_defaults(obj: Obj) -> None:
 def _replicas_defaults(obj: Obj) -> None:
     obj.setdefault("spec", {}).setdefault("replicas", 1)
     _workload_defaults(obj)
+
+
+def _replication_controller_defaults(obj: Obj) -> None:
+    """SetDefaults_ReplicationController: selector and labels from the template's labels
+    when unset, one replica; the template (a pointer) defaulted only when present."""
+    spec = obj.setdefault("spec", {})
+    template = spec.get("template")
+    if isinstance(template, dict):
+        labels = (template.get("metadata") or {}).get("labels")
+        if isinstance(labels, dict) and labels:
+            if not spec.get("selector"):
+                spec["selector"] = dict(labels)
+            if not obj["metadata"].get("labels"):
+                obj["metadata"]["labels"] = dict(labels)
+        pod_spec_defaults(template.setdefault("spec", {}))
+    spec.setdefault("replicas", 1)
+
+
+def _limit_range_defaults(obj: Obj) -> None:
+    """SetDefaults_LimitRangeItem: a Container item's default limit from its max, its
+    default request from the default limit, else from its min."""
+    for item in (obj.get("spec") or {}).get("limits") or []:
+        if not isinstance(item, dict) or item.get("type") != "Container":
+            continue
+        default = {**(item.get("max") or {}), **(item.get("default") or {})}
+        request = {**(item.get("min") or {}), **default, **(item.get("defaultRequest") or {})}
+        for key, values in (("default", default), ("defaultRequest", request)):
+            if values:
+                item[key] = values
+
+
+def _csi_driver_defaults(obj: Obj) -> None:
+    """SetDefaults_CSIDriver (SELinuxMountReadWriteOncePod on: seLinuxMount false)."""
+    spec = obj.setdefault("spec", {})
+    for key, value in _CSI_DRIVER_DEFAULTS:
+        if spec.get(key) is None:
+            spec[key] = value
+    if not spec.get("volumeLifecycleModes"):
+        spec["volumeLifecycleModes"] = ["Persistent"]
+
+
+_CSI_DRIVER_DEFAULTS = (
+    ("attachRequired", True),
+    ("podInfoOnMount", False),
+    ("storageCapacity", False),
+    ("fsGroupPolicy", "ReadWriteOnceWithFSType"),
+    ("requiresRepublish", False),
+    ("seLinuxMount", False),
+)
+
+
+def _service_account_defaults(obj: Obj) -> None:
+    """The strategy's cleanSecretReferences: a secret reference keeps only its name."""
+    secrets = obj.get("secrets")
+    if isinstance(secrets, list):
+        obj["secrets"] = [
+            {"name": s["name"]} if isinstance(s, dict) and s.get("name") else {} for s in secrets
+        ]
+
+
+def _pod_template_defaults(obj: Obj) -> None:
+    pod_spec_defaults(obj.setdefault("template", {}).setdefault("spec", {}))
 
 
 def _statefulset_defaults(obj: Obj) -> None:
@@ -889,11 +962,23 @@ def read_defaults(rt: ResourceType, obj: Obj) -> bool:
 def _node_defaults(obj: Obj) -> None:
     """A Node's status as a Go Node serialises it (nodes may set their status on create;
     the not-ready taint is derived.py's, on create only)."""
+    _pod_cidrs(obj.setdefault("spec", {}))
     status = obj.setdefault("status", {})
+    if status.get("allocatable") is None and status.get("capacity") is not None:
+        status["allocatable"] = dict(status["capacity"])  # SetDefaults_NodeStatus
     status.setdefault("daemonEndpoints", {"kubeletEndpoint": {"Port": 0}})
     info = status.setdefault("nodeInfo", {})
     for key in _NODE_INFO:
         info.setdefault(key, "")
+
+
+def _pod_cidrs(spec: Obj) -> None:
+    """The v1/internal NodeSpec conversions: podCIDR is podCIDRs' first (and wins)."""
+    cidr, cidrs = spec.get("podCIDR"), list(spec.get("podCIDRs") or [])
+    if cidr:
+        cidrs = [cidr, *cidrs[1:]]
+    if cidrs:
+        spec["podCIDRs"], spec["podCIDR"] = cidrs, cidrs[0]
 
 
 _NODE_INFO = (
@@ -1078,6 +1163,11 @@ _CREATE_DEFAULTS = {
     ("", "namespaces"): _namespace_defaults,
     ("", "pods"): _pod_defaults,
     ("", "services"): _service_defaults,
+    ("", "replicationcontrollers"): _replication_controller_defaults,
+    ("", "podtemplates"): _pod_template_defaults,
+    ("", "limitranges"): _limit_range_defaults,
+    ("", "serviceaccounts"): _service_account_defaults,
+    ("storage.k8s.io", "csidrivers"): _csi_driver_defaults,
     ("", "secrets"): _secret_defaults,
     ("apps", "deployments"): _deployment_defaults,
     ("apps", "statefulsets"): _statefulset_defaults,

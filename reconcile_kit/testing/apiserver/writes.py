@@ -147,7 +147,13 @@ SET_AFTER_FIELD_MANAGER: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
         ("spec", "ports", "*", "nodePort"),
     ),
     ("", "namespaces"): (("spec", "finalizers"),),
-    ("", "persistentvolumeclaims"): (("metadata", "finalizers", "=kubernetes.io/pvc-protection"),),
+    ("", "persistentvolumeclaims"): (
+        ("metadata", "finalizers", "=kubernetes.io/pvc-protection"),
+        ("spec", "dataSource"),  # NormalizeDataSources
+        ("spec", "dataSourceRef"),
+    ),
+    ("", "persistentvolumes"): (("metadata", "finalizers", "=kubernetes.io/pv-protection"),),
+    ("", "nodes"): (("spec", "taints"),),  # TaintNodesByCondition's not-ready taint
     ("batch", "jobs"): (
         ("spec", "selector"),
         *(("metadata", "labels", label) for label in _JOB_LABELS),
@@ -163,6 +169,7 @@ Nobody owns them unless the request had them."""
 
 _DROPPED_AFTER_FIELD_MANAGER = {
     ("coordination.k8s.io", "leases"): (("spec", "strategy"), ("spec", "preferredHolder")),
+    ("", "persistentvolumeclaims"): (("spec", "dataSource"), ("spec", "dataSourceRef")),
 }
 """Fields a create's strategy drops (disabled feature gates) after the field manager
 recorded them: their writer owns them though the object lacks them."""
@@ -201,11 +208,27 @@ def _as_requested(rt: ResourceType, new: Obj, requested: Obj | None) -> Obj:
     return result
 
 
-_EMPTY_KEPT = {
-    ("rbac.authorization.k8s.io", "roles"): ("rules",),
-    ("rbac.authorization.k8s.io", "clusterroles"): ("rules",),
+_EMPTY_KEPT: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
+    ("rbac.authorization.k8s.io", "roles"): (("rules",),),
+    ("rbac.authorization.k8s.io", "clusterroles"): (("rules",),),
+    ("discovery.k8s.io", "endpointslices"): (("endpoints",),),
+    ("", "limitranges"): (("spec", "limits"),),
+    ("storage.k8s.io", "csinodes"): (("spec", "drivers"),),
 }
-"""Slices without ``omitempty`` that a request can send empty."""
+"""Slices without ``omitempty`` that a request can send empty (their paths)."""
+
+
+def _keep_empty(written: Obj, requested: Obj, path: tuple[str, ...]) -> None:
+    """``written`` gets the empty slice at ``path`` that ``requested`` sent."""
+    *parents, key = path
+    asked: Any = requested
+    target: Any = written
+    for part in parents:
+        asked, target = asked.get(part), target.get(part)
+        if not isinstance(asked, dict) or not isinstance(target, dict):
+            return
+    if asked.get(key) == [] and target.get(key) is None:
+        target[key] = []
 
 
 def _prune(written: Any, requested: Any, path: tuple[str, ...]) -> None:
@@ -251,17 +274,16 @@ def _as_go_writes(
     if requested is not None:
         for path in SET_AFTER_FIELD_MANAGER.get((rt.group, rt.plural), ()):
             _prune(written, requested, path)
+        for parent, key in _DROPPED_AFTER_FIELD_MANAGER.get((rt.group, rt.plural), ()):
+            asked = requested.get(parent)
+            if isinstance(asked, dict) and asked.get(key) is not None:
+                written.setdefault(parent, {})[key] = clone(asked[key])
     fill_go_zero(rt.api_version, rt.kind, written)
     if requested is not None:
         # an empty slice without omitempty is the request's (``rules: []``), though
         # protobuf storage gives it back nil
-        for parent, key in _DROPPED_AFTER_FIELD_MANAGER.get((rt.group, rt.plural), ()):
-            asked = requested.get(parent)
-            if isinstance(asked, dict) and asked.get(key) is not None:
-                written.setdefault(parent, {})[key] = asked[key]
-        for key in _EMPTY_KEPT.get((rt.group, rt.plural), ()):
-            if requested.get(key) == [] and written.get(key) is None:
-                written[key] = []
+        for path in _EMPTY_KEPT.get((rt.group, rt.plural), ()):
+            _keep_empty(written, requested, path)
     if live is None:
         live = {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": {}}
     else:

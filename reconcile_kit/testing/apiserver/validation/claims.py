@@ -1,8 +1,10 @@
 """Validation of core/v1 PersistentVolumeClaims (kubernetes pkg/apis/core/validation
-ValidatePersistentVolumeClaim, ValidatePersistentVolumeClaimUpdate)."""
+ValidatePersistentVolumeClaim, ValidatePersistentVolumeClaimUpdate, the status update's
+capacity)."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
@@ -71,6 +73,48 @@ def validate_claim_spec(spec: Obj) -> Causes:
     mode = spec.get("volumeMode")
     if mode is not None and mode not in _VOLUME_MODES:
         causes.append(not_supported("spec.volumeMode", mode, _VOLUME_MODES))
+    return causes + _data_sources(spec)
+
+
+def _source_causes(source: dict[str, Any], field: str) -> Causes:
+    """validateDataSource / validateDataSourceRef."""
+    causes = [] if source.get("name") else [required(f"{field}.name")]
+    kind, group = str(source.get("kind") or ""), str(source.get("apiGroup") or "")
+    if not kind:
+        causes.append(required(f"{field}.kind"))
+    if not group and kind != "PersistentVolumeClaim":
+        detail = "must be 'PersistentVolumeClaim' when referencing the default apiGroup"
+        causes.append(invalid(field, kind, detail))
+    if group:
+        causes += invalids(f"{field}.apiGroup", group, dns1123_subdomain_errors(group))
+    return causes
+
+
+def _data_sources(spec: Obj) -> Causes:
+    """The data source and its reference: valid, and the same when both are given."""
+    source, ref = spec.get("dataSource"), spec.get("dataSourceRef")
+    causes: Causes = []
+    if isinstance(source, dict):
+        causes += _source_causes(source, "spec.dataSource")
+    if isinstance(ref, dict):
+        causes += _source_causes(ref, "spec.dataSourceRef")
+    if isinstance(source, dict) and isinstance(ref, dict) and not ref.get("namespace"):
+        keys = ("apiGroup", "kind", "name")
+        if any((source.get(k) or "") != (ref.get(k) or "") for k in keys):
+            shown = 'field.Path{name:"dataSource", index:"", parent:(*field.Path)(0x0)}'
+            causes.append(invalid("spec", shown, "must match dataSourceRef", rendered=True))
+    return causes
+
+
+def _status(status: Obj) -> Causes:
+    """ValidatePersistentVolumeClaimStatusUpdate: capacity quantities (validateBasicResource)."""
+    capacity = status.get("capacity") or {}
+    causes: Causes = []
+    for name in sorted(capacity):
+        value = _size(capacity[name])
+        if value is not None and math.ceil(value) < 0:
+            field = f"status.capacity[{name}]"
+            causes.append(invalid(field, math.ceil(value), "must be a valid resource quantity"))
     return causes
 
 
@@ -127,6 +171,8 @@ def _normal(spec: Obj) -> Obj:
 
 
 def _claim(write: Write) -> Causes:
+    if write.subresource == "status":
+        return _status(write.obj.get("status") or {})
     if write.subresource:
         return []
     update = [] if write.old is None else _update(write.obj, write.old)

@@ -13,7 +13,7 @@ from .. import quantity
 from .common import Causes, as_dict, invalid, required
 
 _INTEGER_PREFIX = "hugepages-"
-_STANDARD = frozenset(
+STANDARD = frozenset(
     {"cpu", "memory", "ephemeral-storage", "pods", "resourcequotas", "services"}
     | {"replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims"}
     | {"storage", "requests.storage", "services.nodeports", "services.loadbalancers"}
@@ -24,11 +24,11 @@ _STANDARD = frozenset(
 _CONTAINER = frozenset({"cpu", "memory", "ephemeral-storage"})
 
 
-def _name_causes(name: str, field: str) -> Causes:
+def container_name_causes(name: str, field: str) -> Causes:
     """validateContainerResourceName: a qualified name; without a domain, a standard
     resource and one a container can request; with one, native or an extended resource."""
     causes = [invalid(field, name, m, rendered=True) for m in qualified_name_errors(name)]
-    standard = name in _STANDARD or name.startswith(("hugepages-", "requests.hugepages-"))
+    standard = name in STANDARD or name.startswith(("hugepages-", "requests.hugepages-"))
     if not causes and "/" not in name and not standard:
         causes.append(
             invalid(
@@ -50,7 +50,7 @@ def _extended(name: str) -> bool:
     return not name.startswith("requests.") and not qualified_name_errors(f"requests.{name}")
 
 
-def _overcommit_allowed(name: str) -> bool:
+def overcommit_allowed(name: str) -> bool:
     """helper.IsOvercommitAllowed: a native resource (no domain, or kubernetes.io/) that is
     not hugepages."""
     native = "/" not in name or "kubernetes.io/" in name
@@ -83,10 +83,10 @@ def requirements_causes(resources: dict[str, Any], field: str) -> Causes:
     limits, requests = as_dict(resources.get("limits")), as_dict(resources.get("requests"))
     causes: Causes = []
     for name in sorted(limits):
-        causes += _name_causes(name, f"{field}.limits[{name}]")
+        causes += container_name_causes(name, f"{field}.limits[{name}]")
         causes += _quantity_causes(name, limits[name], f"{field}.limits[{name}]")
     for name in sorted(requests):
-        causes += _name_causes(name, f"{field}.requests[{name}]")
+        causes += container_name_causes(name, f"{field}.requests[{name}]")
         causes += _quantity_causes(name, requests[name], f"{field}.requests[{name}]")
         causes += _within_limit(name, requests[name], limits, field)
     return causes
@@ -95,14 +95,14 @@ def requirements_causes(resources: dict[str, Any], field: str) -> Causes:
 def _within_limit(name: str, raw: Any, limits: dict[str, Any], field: str) -> Causes:
     request = _value(raw)
     if name not in limits:
-        if _overcommit_allowed(name):
+        if overcommit_allowed(name):
             return []
         detail = "Limit must be set for non overcommitable resources"
         return [required(f"{field}.limits", detail)]
     limit = _value(limits[name])
     if request is None or limit is None:
         return []
-    if request[0] != limit[0] and not _overcommit_allowed(name):
+    if request[0] != limit[0] and not overcommit_allowed(name):
         detail = f"must be equal to {name} limit of {limit[1]}"
         return [invalid(f"{field}.requests", request[1], detail)]
     if request[0] > limit[0]:

@@ -87,16 +87,24 @@ def _term_causes(term: dict[str, Any], field: str) -> Causes:
     return causes
 
 
+def node_selector_causes(selector: Any, field: str) -> Causes:
+    """ValidateNodeSelector: at least one term, each term's requirements."""
+    path = f"{field}.nodeSelectorTerms"
+    terms = as_list(as_dict(selector).get("nodeSelectorTerms"))
+    causes: Causes = []
+    if not terms:
+        causes.append(required(path, "must have at least one node selector term"))
+    for i, term in enumerate(terms):
+        causes += _term_causes(as_dict(term), f"{path}[{i}]")
+    return causes
+
+
 def _node_affinity_causes(affinity: dict[str, Any], field: str) -> Causes:
     causes: Causes = []
     required_terms = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     if required_terms is not None:
-        path = f"{field}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
-        terms = as_list(as_dict(required_terms).get("nodeSelectorTerms"))
-        if not terms:
-            causes.append(required(path, "must have at least one node selector term"))
-        for i, term in enumerate(terms):
-            causes += _term_causes(as_dict(term), f"{path}[{i}]")
+        path = f"{field}.requiredDuringSchedulingIgnoredDuringExecution"
+        causes += node_selector_causes(required_terms, path)
     preferred = as_list(affinity.get("preferredDuringSchedulingIgnoredDuringExecution"))
     for i, item in enumerate(preferred):
         item, path = as_dict(item), f"{field}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"

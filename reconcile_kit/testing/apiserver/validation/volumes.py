@@ -81,7 +81,8 @@ def _named(source: dict[str, Any], field: str, name_key: str) -> Causes:
     return causes + _items_causes(source.get("items"), f"{field}.items")
 
 
-def _host_path(source: dict[str, Any], field: str) -> Causes:
+def host_path_causes(source: dict[str, Any], field: str) -> Causes:
+    """validateHostPathVolumeSource: a path without backsteps, a known type."""
     path = str(source.get("path") or "")
     if not path:
         return [required(f"{field}.path")]
@@ -114,7 +115,7 @@ def _source_detail(key: str, source: dict[str, Any], field: str) -> Causes:
     if key == "persistentVolumeClaim":
         return [] if source.get("claimName") else [required(f"{field}.claimName")]
     if key == "hostPath":
-        return _host_path(source, field)
+        return host_path_causes(source, field)
     if key == "emptyDir":
         return _empty_dir(source, field)
     return []
