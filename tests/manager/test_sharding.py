@@ -457,3 +457,37 @@ async def test_an_object_handed_over_and_back_while_the_watch_was_down_is_reconc
 
 async def owner_is(kube: kr8s.asyncio.Api, key: str, identity: str) -> bool:
     return (await owners(kube)).get(key) == identity
+
+
+async def test_a_replica_rejoining_lists_the_rings_leases_again(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """Whatever cut a replica's renewals (a partition dropping packets) may have left its
+    watch of the ring's Leases dead unseen: on rejoining it lists them again."""
+    book = Book()
+    a, b = Replica(kube, "replica-a", book), Replica(kube, "replica-b", book)
+    await start_ring(kube, book, [a, b], 4)
+
+    def ring_lists() -> int:
+        return sum(
+            1
+            for r in apiserver.requests.filter(verb="list", resource="leases")
+            if "reconcile-kit.io/ring=operator" in r.query.get("labelSelector", "")
+        )
+
+    before = ring_lists()
+    membership = b.manager.membership
+    assert membership is not None
+
+    async def no_renewal() -> bool:
+        return False
+
+    renew = membership._attempt
+    membership._attempt = no_renewal  # type: ignore[method-assign]
+    await eventually(lambda: not b.manager.ready(), 30, interval=0.05)
+    membership._attempt = renew  # type: ignore[method-assign]
+    await eventually(lambda: b.manager.ready(), 30, interval=0.05)
+    await eventually(lambda: ring_lists() == before + 1, 10, interval=0.05)
+    await eventually(lambda: settled(kube, [a, b], book), 60, interval=0.1)
+    for replica in (a, b):
+        await replica.stop()

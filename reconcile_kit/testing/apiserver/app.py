@@ -788,26 +788,23 @@ class Handler:
         rewrite: Callable[[bytes], bytes] | None = None,
     ) -> None:
         """Write the watcher's lines until it closes or ``timeout`` passes; every
-        ``bookmark_interval`` a ``bookmark(rv, False)`` line if ``bookmarks``. Bookmarks
-        are timed on the event loop's clock (a test's fast-forwarded clock too: a client
-        that takes a silent watch for dead hears them), the timeout on the system's."""
+        ``bookmark_interval`` a ``bookmark(rv, False)`` line if ``bookmarks``."""
         queue, rt = watcher.queue, watcher.rt
-        loop = asyncio.get_running_loop()
         deadline = time.monotonic() + timeout
-        next_bookmark = loop.time() + self.bookmark_interval
+        next_bookmark = time.monotonic() + self.bookmark_interval
         while True:
             now = time.monotonic()
             if now >= deadline:
                 break
             wait = deadline - now
             if bookmarks:
-                wait = min(wait, max(next_bookmark - loop.time(), 0))
+                wait = min(wait, max(next_bookmark - now, 0))
             try:
                 line = await asyncio.wait_for(queue.get(), wait)
             except TimeoutError:
-                if bookmarks and loop.time() >= next_bookmark:
+                if bookmarks and time.monotonic() >= next_bookmark:
                     await response.write(bookmark(self.cluster.store.rv, False))
-                    next_bookmark = loop.time() + self.bookmark_interval
+                    next_bookmark = time.monotonic() + self.bookmark_interval
                 continue
             if line is None:
                 break
