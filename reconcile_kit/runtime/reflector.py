@@ -585,8 +585,6 @@ class Reflector:
         self.watches += 1
         headers = {"Accept": METADATA_WATCH} if self.metadata_only else {}
         loop = asyncio.get_running_loop()
-        self._heard = loop.time()
-        self._watchdog = loop.call_later(WATCH_IDLE_TIMEOUT, self._check_heard)
         try:
             async with stream_chunks(
                 self.api,
@@ -596,6 +594,11 @@ class Reflector:
                 **self._request(params),
             ) as chunks:
                 self.failing = False  # answered: the watch is established
+                # silence counts from the answer on (a request in flight has its own
+                # bounds; a watchdog armed before it could cancel watch after watch on a
+                # clock that jumps, as a test's fast-forwarded one does)
+                self._heard = loop.time()
+                self._watchdog = loop.call_later(WATCH_IDLE_TIMEOUT, self._check_heard)
                 # newline-delimited JSON events; split here rather than through a client's
                 # text and line decoders, which cost more than parsing the events
                 pending = b""
@@ -605,7 +608,9 @@ class Reflector:
                 if pending.strip():
                     self._on_line(pending)
         finally:
-            self._watchdog.cancel()
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+                self._watchdog = None
         return True
 
     def _check_heard(self) -> None:
