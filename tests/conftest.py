@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
@@ -53,3 +56,30 @@ def assert_closed_cleanly(code: int, out: str, err: str) -> None:
     assert code == 0, f"exit code {code}\nstdout:\n{out}\nstderr:\n{err}"
     for leak in ("Unclosed", "unclosed", "ResourceWarning"):
         assert leak not in err, f"{leak!r} on stderr:\n{err}"
+
+
+class RealTimeLimit:
+    """Whether :func:`real_time_limit`'s deadline passed."""
+
+    expired = False
+
+
+@contextlib.contextmanager
+def real_time_limit(seconds: float) -> Iterator[RealTimeLimit]:
+    """Bound a fast-forwarded (looptime) test in real seconds: a loop spinning at one fake
+    instant never reaches a fake timeout. At the deadline SIGALRM raises ``TimeoutError``
+    in whatever runs (asyncio may log it as a callback's error) and ``expired`` is set,
+    for the test to assert on."""
+    limit = RealTimeLimit()
+
+    def expire(signum: int, frame: object) -> None:
+        limit.expired = True
+        raise TimeoutError(f"still running after {seconds} s of real time")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield limit
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -598,7 +598,7 @@ class Reflector:
                 # bounds; a watchdog armed before it could cancel watch after watch on a
                 # clock that jumps, as a test's fast-forwarded one does)
                 self._heard = loop.time()
-                self._watchdog = loop.call_later(WATCH_IDLE_TIMEOUT, self._check_heard)
+                self._arm_watchdog(loop)
                 # newline-delimited JSON events; split here rather than through a client's
                 # text and line decoders, which cost more than parsing the events
                 pending = b""
@@ -613,18 +613,25 @@ class Reflector:
                 self._watchdog = None
         return True
 
-    def _check_heard(self) -> None:
-        """The watchdog of the open watch: cancels it (it is opened again from the last
-        resourceVersion) once it delivered nothing for :data:`WATCH_IDLE_TIMEOUT`
-        seconds, else looks again when that would be the case."""
+    def _arm_watchdog(self, loop: asyncio.AbstractEventLoop) -> None:
+        heard = self._heard
+        self._watchdog = loop.call_at(heard + WATCH_IDLE_TIMEOUT, self._check_heard, heard)
+
+    def _check_heard(self, heard: float) -> None:
+        """The watchdog of the open watch, armed when it last heard at ``heard``: cancels
+        it (it is opened again from the last resourceVersion) when it heard nothing
+        since, else arms again from when it last did. Judged by what was heard, not by
+        the clock: a loop runs a timer up to its clock's resolution early, and a
+        fast-forwarded clock would then never reach the deadline (a spin)."""
         loop = asyncio.get_running_loop()
-        idle = loop.time() - self._heard
-        if idle < WATCH_IDLE_TIMEOUT:
-            self._watchdog = loop.call_later(WATCH_IDLE_TIMEOUT - idle, self._check_heard)
+        if self._heard > heard:
+            self._arm_watchdog(loop)
             return
         self.idle_rewatches += 1
         log.warning(
-            "%s: the watch delivered nothing for %.0f s; opening it again", self._where, idle
+            "%s: the watch delivered nothing for %.0f s; opening it again",
+            self._where,
+            loop.time() - heard,
         )
         if self._interruptible is not None:
             self._interruptible.cancel()

@@ -16,6 +16,7 @@ from reconcile_kit.runtime.resources import info_from_class, resolve_kind
 from reconcile_kit.runtime.sources import ReflectorPool
 from reconcile_kit.testing import APIServer, eventually
 
+from ..conftest import real_time_limit
 from ..kubehttp import call
 
 CM = "/api/v1/namespaces/default/configmaps"
@@ -623,6 +624,30 @@ async def test_a_watch_that_delivers_nothing_is_opened_again(
         await call(api, "PATCH", f"{CM}/a", {"data": {"k": "v"}}, MERGE)
         assert await events.next() == ("MODIFIED", "a")
         await reflector.stop()
+
+
+@pytest.mark.looptime
+async def test_an_idle_watch_is_reopened_every_idle_timeout_on_a_fast_forwarded_clock(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """Forty idle windows of fake time: a watch opened again after each. A timer runs up to
+    the clock's resolution early; a watchdog judging the idle time by the clock then found
+    it a hair short, armed again for the remainder, and spun at one fake instant forever
+    (seen in CI as a test running past faulthandler's 120 s)."""
+    await call(kube, "POST", CM, {"metadata": {"name": "a"}})
+    reflector = Reflector(kube, INFO, namespace="default")
+    with real_time_limit(30) as limit:
+        events = await started(reflector)
+        assert await events.next() == ("ADDED", "a")
+        for i in range(40):  # heard at odd instants: float error in an idle time is likely
+            await asyncio.sleep(0.001 * (i % 7) + 0.000_003 * i)
+            await call(kube, "PATCH", f"{CM}/a", {"data": {"i": str(i)}}, MERGE)
+            assert await events.next() == ("MODIFIED", "a")
+            await asyncio.sleep(reflector_module.WATCH_IDLE_TIMEOUT + 1)
+        assert reflector.idle_rewatches == 40
+        await reflector.stop()
+    assert not limit.expired
+    assert apiserver.requests.count(verb="list") == 1
 
 
 async def test_a_watch_hearing_bookmarks_is_left_open(monkeypatch: pytest.MonkeyPatch) -> None:
