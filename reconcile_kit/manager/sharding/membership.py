@@ -212,9 +212,9 @@ class RingView:
         """Remember until when ``member`` holds Lease ``name`` by the records it wrote
         (never earlier than a record before: a shorter duration written by someone else
         does not cut it short); a release forgets it."""
-        holder = spec.get("holderIdentity") or ""
         if not member:
             return
+        holder = spec.get("holderIdentity") or ""
         if holder == member:
             expires = self._observed[name][1] + float(spec.get("leaseDurationSeconds") or 0)
             before = self._held.get(name)
@@ -259,9 +259,6 @@ class RingView:
                     self._held.pop(name, None)
                     continue  # released, or taken over once its hold lapsed
                 member, expires = held  # deleted or changed by someone else: not yet
-                log.debug(
-                    "ring %s: Lease %s changed by another; %s counts", self.ring, name, member
-                )
             else:
                 expires = self._expiry(spec, seen)
                 if held is not None and held[0] == member:

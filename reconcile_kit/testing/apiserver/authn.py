@@ -72,15 +72,8 @@ class Authenticator:
     def user(self, authorization: str | None) -> User | None:
         """The user of an ``Authorization`` header; None when it names no one (401).
         Without an admin token every request that is not an issued token's is the admin."""
-        token = bearer_token(authorization)
-        issued = self._issued.get(token) if token else None
-        if issued is not None and issued.expires >= time.time():
-            return issued.user
-        if self.admin_token is None:
-            return ADMIN
-        if token and secrets.compare_digest(token, self.admin_token):
-            return ADMIN
-        return None
+        user = self.review(bearer_token(authorization) or "")
+        return user or (ADMIN if self.admin_token is None else None)
 
     def review(self, token: str) -> User | None:
         """The user a TokenReview of ``token`` authenticates: an issued token that has not
