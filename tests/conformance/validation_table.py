@@ -32,6 +32,13 @@ KINDS: dict[str, tuple[str, bool, str, str]] = {
     "controllerrevisions": ("/apis/apps/v1", True, "ControllerRevision", "apps"),
     "runtimeclasses": ("/apis/node.k8s.io/v1", False, "RuntimeClass", "node.k8s.io"),
     "csidrivers": ("/apis/storage.k8s.io/v1", False, "CSIDriver", "storage.k8s.io"),
+    "csinodes": ("/apis/storage.k8s.io/v1", False, "CSINode", "storage.k8s.io"),
+    "volumeattachments": (
+        "/apis/storage.k8s.io/v1",
+        False,
+        "VolumeAttachment",
+        "storage.k8s.io",
+    ),
     "endpointslices": ("/apis/discovery.k8s.io/v1", True, "EndpointSlice", "discovery.k8s.io"),
     "podtemplates": ("/api/v1", True, "PodTemplate", ""),
     "ingresses": ("/apis/networking.k8s.io/v1", True, "Ingress", "networking.k8s.io"),

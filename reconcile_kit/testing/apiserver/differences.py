@@ -321,8 +321,8 @@ DIFFERENCES: tuple[Difference, ...] = (
         "`binding` and `ephemeralcontainers`, `nodes/proxy`, `services/proxy` and "
         "`certificatesigningrequests/approval` are missing; ComponentStatuses list empty "
         "(kube-apiserver probes the scheduler, the controller manager and etcd); "
-        "FlowSchemas, PriorityLevelConfigurations, CSINodes, "
-        "VolumeAttachments, APIServices and ValidatingAdmissionPolicies (and bindings) are "
+        "FlowSchemas, PriorityLevelConfigurations, "
+        "APIServices and ValidatingAdmissionPolicies (and bindings) are "
         "stored with the generic rules: no defaults, validation, aggregation or policy "
         "enforcement; ResourceQuotas and LimitRanges are validated (and LimitRanges "
         "defaulted) but not enforced: no quota accounting, no limits applied to pods.",

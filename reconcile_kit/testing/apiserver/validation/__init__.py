@@ -14,6 +14,7 @@ from ..store import Obj
 from ..webhookconfig import MUTATING, VALIDATING, configuration_causes
 from . import (
     apps,
+    attachments,
     autoscaling,
     batch,
     claims,
@@ -46,6 +47,7 @@ _OTHERS: dict[tuple[str, str], Validator] = {
 
 _VALIDATORS: dict[tuple[str, str], Validator] = {
     **apps.VALIDATORS,
+    **attachments.VALIDATORS,
     **autoscaling.VALIDATORS,
     **batch.VALIDATORS,
     **claims.VALIDATORS,

@@ -28,6 +28,7 @@ from .common import (
     not_supported,
     required,
     semantic,
+    too_long,
 )
 from .filepaths import no_backsteps_causes
 from .gorender import quantity, spec_diff
@@ -154,10 +155,17 @@ def _local(source: dict[str, Any], field: str, spec: Obj) -> Causes:
     return causes
 
 
+def csi_driver_name_causes(name: str, field: str) -> Causes:
+    """ValidateCSIDriverName (pkg/apis/core/validation): required, at most 63 characters,
+    a DNS subdomain (lower-cased)."""
+    causes = [] if name else [required(field)]
+    if len(name) > 63:
+        causes.append(too_long(field, 63))
+    return causes + invalids(field, name, dns1123_subdomain_errors(name.lower()))
+
+
 def _csi(source: dict[str, Any], field: str) -> Causes:
-    driver = str(source.get("driver") or "")
-    causes = [] if driver else [required(f"{field}.driver")]
-    causes += invalids(f"{field}.driver", driver, dns1123_subdomain_errors(driver.lower()))
+    causes = csi_driver_name_causes(str(source.get("driver") or ""), f"{field}.driver")
     if not source.get("volumeHandle"):
         causes.append(required(f"{field}.volumeHandle"))
     return causes
@@ -212,6 +220,34 @@ def validate_spec(spec: Obj) -> Causes:
     causes = _access_modes(spec) + _capacity(spec) + _reclaim_policy(spec)
     causes += _node_affinity(spec) + _sources(spec) + _recycled_root(spec)
     return causes + _class_and_mode(spec)
+
+
+def inline_spec_causes(spec: Obj, field: str) -> Causes:
+    """ValidatePersistentVolumeSpec of an inline volume spec (a VolumeAttachment's) at
+    ``field``: no claimRef, capacity or node affinity, a CSI source, reclaim policy only
+    Retain, no storage class, volume mode only Filesystem; the access modes and sources as
+    a PV's."""
+    causes: Causes = []
+    inline = "may not be specified in the context of inline volumes"
+    if spec.get("claimRef") is not None:
+        causes.append(forbidden("spec.claimRef", inline))
+    if spec.get("capacity"):
+        causes.append(forbidden("spec.capacity", inline))
+    if spec.get("csi") is None:
+        causes.append(required("spec.csi", "has to be specified in the context of inline volumes"))
+    causes += _access_modes(spec)
+    if (spec.get("persistentVolumeReclaimPolicy") or "Retain") != "Retain":
+        detail = "may only be Retain in the context of inline volumes"
+        causes.append(forbidden("spec.persistentVolumeReclaimPolicy", detail))
+    if spec.get("nodeAffinity") is not None:
+        causes.append(forbidden("spec.nodeAffinity", inline))
+    causes += _sources(spec) + _recycled_root(spec)
+    if spec.get("storageClassName"):
+        causes.append(forbidden("spec.storageClassName", inline))
+    if spec.get("volumeMode") not in (None, "Filesystem"):
+        detail = "may not specify volumeMode other than Filesystem in the context of inline volumes"
+        causes.append(forbidden("spec.volumeMode", detail))
+    return [{**cause, "field": field + cause["field"][len("spec") :]} for cause in causes]
 
 
 def _source_of(spec: Obj) -> Obj:
