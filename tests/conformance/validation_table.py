@@ -32,6 +32,12 @@ KINDS: dict[str, tuple[str, bool, str, str]] = {
     "controllerrevisions": ("/apis/apps/v1", True, "ControllerRevision", "apps"),
     "runtimeclasses": ("/apis/node.k8s.io/v1", False, "RuntimeClass", "node.k8s.io"),
     "csidrivers": ("/apis/storage.k8s.io/v1", False, "CSIDriver", "storage.k8s.io"),
+    "apiservices": (
+        "/apis/apiregistration.k8s.io/v1",
+        False,
+        "APIService",
+        "apiregistration.k8s.io",
+    ),
     "csinodes": ("/apis/storage.k8s.io/v1", False, "CSINode", "storage.k8s.io"),
     "volumeattachments": (
         "/apis/storage.k8s.io/v1",

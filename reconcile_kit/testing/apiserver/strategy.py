@@ -28,6 +28,7 @@ from .meta import (
 from .poddefaults import default_host_ports, default_requests, qos_class
 from .resources import ADMISSION_GROUP, RBAC_GROUP, ResourceType
 from .store import Obj
+from .validation.apiservices import service_reference_defaults
 from .validation.volumes import SOURCE_FIELDS
 from .webhookconfig import MUTATING, VALIDATING, configuration_defaults
 
@@ -51,10 +52,12 @@ the kind's own rules passed."""
 
 def name_style(rt: ResourceType) -> str:
     """The rule for a kind's names, as its ValidateObjectMeta call names it (RBAC kinds:
-    ValidateRBACName, a path segment; kinds of :data:`GENERIC_METADATA_ONLY`: the generic
-    check's path segment)."""
+    ValidateRBACName, a path segment, as an APIService's; kinds of
+    :data:`GENERIC_METADATA_ONLY`: the generic check's path segment)."""
     if rt.group == RBAC_GROUP or (rt.group, rt.plural) in GENERIC_METADATA_ONLY:
         return "path"
+    if (rt.group, rt.plural) == ("apiregistration.k8s.io", "apiservices"):
+        return "path"  # then version.group (validation/apiservices.py)
     if rt.plural == "namespaces" or (rt.group, rt.plural) == ("apps", "statefulsets"):
         return "label"  # ValidateNamespaceName, ValidateStatefulSetName: DNS-1123 labels
     if rt.plural == "services" and rt.group == "":
@@ -1168,6 +1171,7 @@ _CREATE_DEFAULTS = {
     ("", "limitranges"): _limit_range_defaults,
     ("", "serviceaccounts"): _service_account_defaults,
     ("storage.k8s.io", "csidrivers"): _csi_driver_defaults,
+    ("apiregistration.k8s.io", "apiservices"): service_reference_defaults,
     ("", "secrets"): _secret_defaults,
     ("apps", "deployments"): _deployment_defaults,
     ("apps", "statefulsets"): _statefulset_defaults,

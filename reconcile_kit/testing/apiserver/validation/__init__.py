@@ -13,6 +13,7 @@ from ..resources import ADMISSION_GROUP, ResourceType
 from ..store import Obj
 from ..webhookconfig import MUTATING, VALIDATING, configuration_causes
 from . import (
+    apiservices,
     apps,
     attachments,
     autoscaling,
@@ -46,6 +47,7 @@ _OTHERS: dict[tuple[str, str], Validator] = {
 }
 
 _VALIDATORS: dict[tuple[str, str], Validator] = {
+    **apiservices.VALIDATORS,
     **apps.VALIDATORS,
     **attachments.VALIDATORS,
     **autoscaling.VALIDATORS,
