@@ -38,6 +38,18 @@ KINDS: dict[str, tuple[str, bool, str, str]] = {
         "APIService",
         "apiregistration.k8s.io",
     ),
+    "flowschemas": (
+        "/apis/flowcontrol.apiserver.k8s.io/v1",
+        False,
+        "FlowSchema",
+        "flowcontrol.apiserver.k8s.io",
+    ),
+    "prioritylevelconfigurations": (
+        "/apis/flowcontrol.apiserver.k8s.io/v1",
+        False,
+        "PriorityLevelConfiguration",
+        "flowcontrol.apiserver.k8s.io",
+    ),
     "csinodes": ("/apis/storage.k8s.io/v1", False, "CSINode", "storage.k8s.io"),
     "volumeattachments": (
         "/apis/storage.k8s.io/v1",

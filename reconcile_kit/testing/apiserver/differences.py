@@ -321,12 +321,14 @@ DIFFERENCES: tuple[Difference, ...] = (
         "`binding` and `ephemeralcontainers`, `nodes/proxy`, `services/proxy` and "
         "`certificatesigningrequests/approval` are missing; ComponentStatuses list empty "
         "(kube-apiserver probes the scheduler, the controller manager and etcd); "
-        "FlowSchemas, PriorityLevelConfigurations and ValidatingAdmissionPolicies (and "
-        "bindings) are stored with the generic rules: no defaults, validation or policy "
-        "enforcement; APIServices are validated and defaulted but not aggregated (no "
-        "proxying, no availability condition); ResourceQuotas and LimitRanges are "
-        "validated (and LimitRanges defaulted) but not enforced: no quota accounting, no "
-        "limits applied to pods.",
+        "ValidatingAdmissionPolicies (and bindings) are stored with the generic rules: no "
+        "defaults, validation or policy enforcement; APIServices are validated and "
+        "defaulted but not aggregated (no proxying, no availability condition); "
+        "FlowSchemas and PriorityLevelConfigurations are validated and defaulted but not "
+        "applied to requests (no API Priority and Fairness, no mandatory `exempt` and "
+        "`catch-all` objects, so their fixed specs are not checked); ResourceQuotas and "
+        "LimitRanges are validated (and LimitRanges defaulted) but not enforced: no quota "
+        "accounting, no limits applied to pods.",
         "Not implemented yet: serving v1 HPAs needs the v1/v2 conversion; the others have "
         "no process (kubelet, controllers) behind them in a bare control plane.",
         (

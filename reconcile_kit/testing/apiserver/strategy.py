@@ -29,6 +29,7 @@ from .poddefaults import default_host_ports, default_requests, qos_class
 from .resources import ADMISSION_GROUP, RBAC_GROUP, ResourceType
 from .store import Obj
 from .validation.apiservices import service_reference_defaults
+from .validation.flowcontrol import flow_schema_defaults, priority_level_defaults
 from .validation.volumes import SOURCE_FIELDS
 from .webhookconfig import MUTATING, VALIDATING, configuration_defaults
 
@@ -1172,6 +1173,8 @@ _CREATE_DEFAULTS = {
     ("", "serviceaccounts"): _service_account_defaults,
     ("storage.k8s.io", "csidrivers"): _csi_driver_defaults,
     ("apiregistration.k8s.io", "apiservices"): service_reference_defaults,
+    ("flowcontrol.apiserver.k8s.io", "flowschemas"): flow_schema_defaults,
+    ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations"): priority_level_defaults,
     ("", "secrets"): _secret_defaults,
     ("apps", "deployments"): _deployment_defaults,
     ("apps", "statefulsets"): _statefulset_defaults,
