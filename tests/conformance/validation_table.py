@@ -50,6 +50,18 @@ KINDS: dict[str, tuple[str, bool, str, str]] = {
         "PriorityLevelConfiguration",
         "flowcontrol.apiserver.k8s.io",
     ),
+    "validatingadmissionpolicies": (
+        "/apis/admissionregistration.k8s.io/v1",
+        False,
+        "ValidatingAdmissionPolicy",
+        "admissionregistration.k8s.io",
+    ),
+    "validatingadmissionpolicybindings": (
+        "/apis/admissionregistration.k8s.io/v1",
+        False,
+        "ValidatingAdmissionPolicyBinding",
+        "admissionregistration.k8s.io",
+    ),
     "csinodes": ("/apis/storage.k8s.io/v1", False, "CSINode", "storage.k8s.io"),
     "volumeattachments": (
         "/apis/storage.k8s.io/v1",

@@ -28,6 +28,7 @@ from .meta import (
 from .poddefaults import default_host_ports, default_requests, qos_class
 from .resources import ADMISSION_GROUP, RBAC_GROUP, ResourceType
 from .store import Obj
+from .validation.admissionpolicies import binding_defaults, policy_defaults
 from .validation.apiservices import service_reference_defaults
 from .validation.flowcontrol import flow_schema_defaults, priority_level_defaults
 from .validation.volumes import SOURCE_FIELDS
@@ -1197,4 +1198,6 @@ _CREATE_DEFAULTS = {
     ("scheduling.k8s.io", "priorityclasses"): _priority_class_defaults,
     (ADMISSION_GROUP, VALIDATING): _validating_defaults,
     (ADMISSION_GROUP, MUTATING): _mutating_defaults,
+    (ADMISSION_GROUP, "validatingadmissionpolicies"): policy_defaults,
+    (ADMISSION_GROUP, "validatingadmissionpolicybindings"): binding_defaults,
 }

@@ -153,7 +153,7 @@ def _resources(path: str, resources: list[Any]) -> Causes:
     return causes
 
 
-def _rule(path: str, rule: Any) -> Causes:
+def rule_causes(path: str, rule: Any) -> Causes:
     """validateRuleWithOperations."""
     if not isinstance(rule, dict):
         return []
@@ -204,7 +204,8 @@ def _rule(path: str, rule: Any) -> Causes:
     return causes
 
 
-def _selector(path: str, selector: Any) -> Causes:
+def selector_causes(path: str, selector: Any) -> Causes:
+    """ValidateLabelSelector (strict)."""
     if not isinstance(selector, dict):
         return []
     causes: Causes = []
@@ -302,7 +303,11 @@ def _service(path: str, service: Obj) -> Causes:
 _CONDITION_VARIABLES = frozenset({"object", "oldObject", "request", "authorizer"})
 
 
-def _match_conditions(path: str, conditions: list[Any]) -> Causes:
+def match_condition_causes(
+    path: str, conditions: list[Any], variables: frozenset[str] = _CONDITION_VARIABLES
+) -> Causes:
+    """validateMatchConditions: names (qualified, unique), expressions that compile with
+    ``variables`` declared, at most 64."""
     causes: Causes = []
     names: set[str] = set()
     for i, condition in enumerate(conditions):
@@ -326,7 +331,7 @@ def _match_conditions(path: str, conditions: list[Any]) -> Causes:
         if not expression:
             causes.append(_required(f"{where}.expression"))
             continue
-        report = compile_error(expression, _CONDITION_VARIABLES)
+        report = compile_error(expression, variables)
         if report is not None:
             causes.append(
                 _invalid(f"{where}.expression", f'"{expression}"', f"compilation failed: {report}")
@@ -370,7 +375,7 @@ def _review_versions(path: str, versions: list[Any]) -> Causes:
 def _webhook(path: str, hook: Obj, mutating: bool) -> Causes:
     causes = _fully_qualified(f"{path}.name", hook.get("name"))
     for i, rule in enumerate(hook.get("rules") or []):
-        causes += _rule(f"{path}.rules[{i}]", rule)
+        causes += rule_causes(f"{path}.rules[{i}]", rule)
     policy = hook.get("failurePolicy")
     if policy is not None and policy not in ("Fail", "Ignore"):
         causes.append(_not_supported(f"{path}.failurePolicy", policy, ("Fail", "Ignore")))
@@ -391,8 +396,8 @@ def _webhook(path: str, hook: Obj, mutating: bool) -> Causes:
                 "the timeout value must be between 1 and 30 seconds",
             )
         )
-    causes += _selector(f"{path}.namespaceSelector", hook.get("namespaceSelector"))
-    causes += _selector(f"{path}.objectSelector", hook.get("objectSelector"))
+    causes += selector_causes(f"{path}.namespaceSelector", hook.get("namespaceSelector"))
+    causes += selector_causes(f"{path}.objectSelector", hook.get("objectSelector"))
     if mutating:
         again = hook.get("reinvocationPolicy")
         if again is not None and again not in ("IfNeeded", "Never"):
@@ -409,7 +414,7 @@ def _webhook(path: str, hook: Obj, mutating: bool) -> Causes:
         causes += _url(f"{path}.clientConfig.url", str(url))
     elif isinstance(service, dict):
         causes += _service(f"{path}.clientConfig.service", service)
-    causes += _match_conditions(f"{path}.matchConditions", hook.get("matchConditions") or [])
+    causes += match_condition_causes(f"{path}.matchConditions", hook.get("matchConditions") or [])
     return causes
 
 

@@ -13,6 +13,7 @@ from ..resources import ADMISSION_GROUP, ResourceType
 from ..store import Obj
 from ..webhookconfig import MUTATING, VALIDATING, configuration_causes
 from . import (
+    admissionpolicies,
     apiservices,
     apps,
     attachments,
@@ -48,6 +49,7 @@ _OTHERS: dict[tuple[str, str], Validator] = {
 }
 
 _VALIDATORS: dict[tuple[str, str], Validator] = {
+    **admissionpolicies.VALIDATORS,
     **apiservices.VALIDATORS,
     **apps.VALIDATORS,
     **attachments.VALIDATORS,
