@@ -133,6 +133,14 @@ CREATES = [
         id="csi",
     ),
     pytest.param(
+        pv(hostPath=None, csi={"driver": "D_" + "x" * 70, "volumeHandle": "h"}),
+        [
+            ("FieldValueTooLong", "spec.csi.driver", "Too long: may not be more than 63 bytes"),
+            inv("spec.csi.driver", '"D_' + "x" * 70 + '"', RFC1123_SUB),
+        ],
+        id="csi-driver-name-too-long",
+    ),
+    pytest.param(
         pv(nodeAffinity={"required": {"nodeSelectorTerms": []}}),
         [
             req_(
