@@ -72,7 +72,7 @@ class Authenticator:
     def user(self, authorization: str | None) -> User | None:
         """The user of an ``Authorization`` header; None when it names no one (401).
         Without an admin token every request that is not an issued token's is the admin."""
-        user = self.review(bearer_token(authorization) or "")
+        user = self.review(bearer_token(authorization))
         return user or (ADMIN if self.admin_token is None else None)
 
     def review(self, token: str) -> User | None:

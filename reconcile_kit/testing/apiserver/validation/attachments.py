@@ -28,7 +28,7 @@ from .common import (
     semantic,
     too_long,
 )
-from .gorender import POINTER
+from .gorender import POINTER, strings
 from .persistentvolumes import csi_driver_name_causes, inline_spec_causes
 
 GROUP = "storage.k8s.io"
@@ -147,16 +147,11 @@ def _csi_node_causes(obj: Obj) -> Causes:
 
 def _csi_node_driver(driver: Obj) -> str:
     """A CSINodeDriver as Go's ``%#v`` prints it."""
-    keys = driver.get("topologyKeys")
-    shown_keys = (
-        "[]string{" + ", ".join(go_quote(str(k)) for k in keys) + "}"
-        if isinstance(keys, list)
-        else "[]string(nil)"
-    )
     allocatable = POINTER if driver.get("allocatable") is not None else "nil"
     return (
         f"storage.CSINodeDriver{{Name:{go_quote(str(driver.get('name') or ''))}, "
-        f"NodeID:{go_quote(str(driver.get('nodeID') or ''))}, TopologyKeys:{shown_keys}, "
+        f"NodeID:{go_quote(str(driver.get('nodeID') or ''))}, "
+        f"TopologyKeys:{strings(driver.get('topologyKeys'))}, "
         f"Allocatable:(*storage.VolumeNodeResources)({allocatable})}}"
     )
 

@@ -27,6 +27,7 @@ from .common import (
     not_supported,
     required,
 )
+from .gorender import strings
 
 GROUP = "flowcontrol.apiserver.k8s.io"
 _MAX_PRECEDENCE = 10000
@@ -45,14 +46,10 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _strings(values: list[str]) -> str:
-    return "[]string{" + ", ".join(go_quote(v) for v in values) + "}"
-
-
 def _wildcard_list(values: list[str], field: str, what: str) -> Causes:
     if len(values) > 1 and "*" in values:
         detail = f"if '*' is present, must not specify other {what}"
-        return [invalid(field, _strings(values), detail, rendered=True)]
+        return [invalid(field, strings(values), detail, rendered=True)]
     return []
 
 
@@ -63,7 +60,7 @@ def _verbs(rule: Obj, field: str) -> Causes:
     if "*" in verbs:
         return _wildcard_list(verbs, f"{field}.verbs", "verbs")
     if any(v not in _VERBS for v in verbs):
-        return [not_supported(f"{field}.verbs", _strings(verbs), _VERBS, rendered=True)]
+        return [not_supported(f"{field}.verbs", strings(verbs), _VERBS, rendered=True)]
     return []
 
 
