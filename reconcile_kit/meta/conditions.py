@@ -27,7 +27,9 @@ Every function accepts a kr8s object (mutated through ``obj.raw``) or a plain di
 
 from __future__ import annotations
 
+import functools
 import re
+import typing
 from collections.abc import (
     Callable,
     Container,
@@ -39,7 +41,7 @@ from collections.abc import (
 )
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Final, TypedDict, TypeGuard, Unpack
+from typing import Any, Final, TypedDict, TypeGuard, TypeVar, Unpack
 
 from .objects import (
     SHARES_PLAIN_VALUES,
@@ -49,6 +51,7 @@ from .objects import (
     describe_object,
     edit_list,
     identity,
+    is_model,
     nested_list,
     raw_of,
     set_or_drop,
@@ -67,6 +70,7 @@ __all__ = [
     "Reasons",
     "Stamp",
     "conflicting_conditions",
+    "declares_conditions",
     "get_condition",
     "is_false",
     "is_true",
@@ -78,6 +82,7 @@ __all__ = [
     "merge_conditions",
     "now",
     "remove_condition",
+    "require_conditions",
     "set_condition",
     "summarize",
 ]
@@ -149,6 +154,57 @@ def now() -> datetime:
 _DEFAULT_NOW = now
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@functools.cache
+def declares_conditions(cls: type) -> bool:
+    """Whether ``cls``, a typed model's class, declares ``status`` as a model (or an
+    optional one) with a ``conditions`` field: else its CRD has no ``status.conditions``
+    and the server drops any condition written to it (read from pydantic's
+    ``model_fields``; pydantic is not imported here)."""
+    field = getattr(cls, "model_fields", {}).get("status")
+    if field is None:
+        return False
+    candidates = [field.annotation, *typing.get_args(field.annotation)]
+    return any(
+        isinstance(each, type) and "conditions" in getattr(each, "model_fields", {})
+        for each in candidates
+    )
+
+
+def require_conditions(obj: object) -> None:
+    """Check that a condition written to ``obj`` can reach the server: a typed model's
+    class must declare ``status.conditions`` (:func:`declares_conditions`), else the server
+    would drop the condition without a word. Dicts and kr8s objects always pass.
+
+    Raises:
+        TypeError: ``obj`` is a typed model whose class declares no ``status.conditions``;
+            the message names the object and the declaration it needs.
+    """
+    if is_model(obj) and not declares_conditions(type(obj)):
+        raise TypeError(
+            f"{describe_object(obj)}: {type(obj).__name__} declares no status with a "
+            "conditions field, so its CRD has none and the server would drop the "
+            "condition: declare `status: MyStatus | None = None` with `conditions: "
+            "list[Condition] = Field(default_factory=list)` (reconcile_kit.typed.Condition)"
+        )
+
+
+def _writes_conditions(function: F) -> F:
+    """:func:`~reconcile_kit.meta.objects.accepts_models` for a helper that writes a
+    condition: a typed model must declare ``status.conditions`` (:func:`require_conditions`),
+    as for :mod:`reconcile_kit.typed.conditions`' helpers."""
+    on_models = accepts_models(function)
+
+    @functools.wraps(function)
+    def wrapper(obj: Any, *args: Any, **kwargs: Any) -> Any:
+        require_conditions(obj)
+        return on_models(obj, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
 # --- reading ---------------------------------------------------------------------------------
 
 
@@ -186,7 +242,7 @@ def is_unknown(obj: ObjectLike, type: str) -> bool:
 # --- writing ---------------------------------------------------------------------------------
 
 
-@accepts_models
+@_writes_conditions
 def set_condition(
     obj: ObjectLike,
     type: str,
@@ -268,7 +324,7 @@ class Stamp(TypedDict, total=False):
 # --- kstatus ---------------------------------------------------------------------------------
 
 
-@accepts_models
+@_writes_conditions
 def mark_reconciling(
     obj: ObjectLike, reason: str, message: str = "", **stamp: Unpack[Stamp]
 ) -> bool:
@@ -283,7 +339,7 @@ def mark_reconciling(
     return _mark(obj, RECONCILING, TRUE, reason, message, stamp, (STALLED,))
 
 
-@accepts_models
+@_writes_conditions
 def mark_stalled(obj: ObjectLike, reason: str, message: str = "", **stamp: Unpack[Stamp]) -> bool:
     """Set ``Stalled=True`` and remove ``Reconciling``; True if anything changed.
 
@@ -297,7 +353,7 @@ def mark_stalled(obj: ObjectLike, reason: str, message: str = "", **stamp: Unpac
     return _mark(obj, STALLED, TRUE, reason, message, stamp, (RECONCILING,))
 
 
-@accepts_models
+@_writes_conditions
 def mark_ready(
     obj: ObjectLike,
     reason: str = Reasons.RECONCILED,
@@ -314,7 +370,7 @@ def mark_ready(
     return _mark(obj, READY, TRUE, reason, message, stamp, (RECONCILING, STALLED))
 
 
-@accepts_models
+@_writes_conditions
 def mark_not_ready(
     obj: ObjectLike,
     reason: str,
@@ -329,7 +385,7 @@ def mark_not_ready(
     return _mark(obj, READY, FALSE, reason, message, stamp, ())
 
 
-@accepts_models
+@_writes_conditions
 def summarize(
     obj: ObjectLike,
     *,

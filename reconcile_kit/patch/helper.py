@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonpatch
 import orjson
+from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
 
 from ..client import discovery
@@ -367,7 +368,7 @@ class PatchHelper:
         writing = RECENT.begin(self.obj.version, self._target().kind or "")
         try:
             reply = await send(
-                self.obj.api,
+                self._api(),
                 "PATCH",
                 version=self.obj.version,
                 url=self._url(subresource),
@@ -388,7 +389,7 @@ class PatchHelper:
 
     async def _get(self) -> JSONDict | None:
         reply = await send(
-            self.obj.api,
+            self._api(),
             "GET",
             version=self.obj.version,
             url=self._url(),
@@ -411,8 +412,34 @@ class PatchHelper:
 
     async def _status_is_separate(self) -> bool:
         return await discovery.has_status_subresource(
-            self.obj.api, self.obj.version, self.obj.endpoint
+            self._api(), self.obj.version, self.obj.endpoint
         )
+
+    def _api(self) -> Api:
+        """The object's API client.
+
+        Raises:
+            ValueError: the object is bound to none (a typed model built in code and never
+                created or read, a kr8s asyncio object built without ``api=`` and never
+                awaited): names the object and how to bind it, where kr8s's RuntimeError
+                asks whether it was awaited (a model cannot be).
+        """
+        try:
+            api: Api = self.obj.api
+        except RuntimeError as error:
+            if isinstance(self.obj, TypedTarget):
+                model = type(self.obj.model).__name__
+                how = (
+                    f"use a {model} read by a controller or by {model}.get(api, ...), or "
+                    f"create(api) it first"
+                )
+            else:
+                how = "build it with api=... or await it (kr8s binds the default api)"
+            raise ValueError(
+                f"{self._describe()}: PatchHelper cannot send a patch: the object is bound to "
+                f"no API client; {how}"
+            ) from error
+        return api
 
     # --- helpers ---------------------------------------------------------------------------
 

@@ -5,12 +5,13 @@ envtest's ``WaitForCRDs``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from kr8s.asyncio import Api
 
 from ..client.crds import CRD_VERSION, wait_until_served
-from ..client.request import send
+from ..client.request import Target, send
+from ..meta.objects import is_model, is_model_class
 
 if TYPE_CHECKING:
     from ..typed.resource import CustomResource
@@ -31,10 +32,13 @@ async def install_crds(
         timeout: seconds to wait for all of them.
 
     Raises:
-        APIError: the server refused a CRD (InvalidError names the field).
+        TypeError: an argument is neither a mapping nor a CustomResource class (or one of
+            its models), e.g. a kr8s class such as ConfigMap; checked before anything is sent.
+        APIError: the server refused a CRD (it names the CustomResourceDefinition;
+            InvalidError names the field).
         TimeoutError: a CRD was not usable within ``timeout`` seconds (names it).
     """
-    documents = [crd if isinstance(crd, Mapping) else crd.crd() for crd in crds]
+    documents = [_document(crd) for crd in crds]
     for document in documents:
         await send(
             api,
@@ -42,7 +46,31 @@ async def install_crds(
             version=CRD_VERSION,
             url="customresourcedefinitions",
             body=document,
+            target=Target("CustomResourceDefinition", None, _name(document)),
             accept=(409,),
         )
     names = [document["metadata"]["name"] for document in documents]
     await wait_until_served(api, *names, timeout=timeout)
+
+
+def _document(crd: object) -> Mapping[str, Any]:
+    """The CRD document ``crd`` stands for: itself, or a CustomResource class's ``crd()``."""
+    if isinstance(crd, Mapping):
+        return crd
+    model_class = type(crd) if is_model(crd) else crd  # a model stands for its class
+    if is_model_class(model_class):
+        document: Mapping[str, Any] = cast("type[CustomResource]", model_class).crd()
+        return document
+    what = f"the class {crd.__qualname__}" if isinstance(crd, type) else repr(crd)[:80]
+    raise TypeError(
+        f"install_crds: {what} is neither a CRD document (a mapping) nor a typed "
+        "CustomResource class (reconcile_kit.typed.CustomResource); built-in kinds such as "
+        "ConfigMap need no CRD"
+    )
+
+
+def _name(document: Mapping[str, Any]) -> str | None:
+    """``metadata.name`` of a CRD document, when it has one."""
+    metadata = document.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, Mapping) else None
+    return name if isinstance(name, str) else None

@@ -14,14 +14,11 @@ reused model clean: ``typed.reuse``).
 from __future__ import annotations
 
 import functools
-import typing
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
-
-from ..client.errors import describe
 from ..meta import conditions as _dict_conditions
+from ..meta.conditions import require_conditions
 from .resource import CustomResource
 
 __all__ = [
@@ -42,7 +39,7 @@ R = TypeVar("R")
 def _on_model(function: Callable[..., R], writes: bool) -> Callable[..., R]:
     @functools.wraps(function)
     def typed(model: CustomResource, *args: Any, **kwargs: Any) -> R:
-        _require_conditions(model)
+        require_conditions(model)
         result = function(_conditions_view(model), *args, **kwargs)
         if not (writes and result):  # the dict functions say whether they changed anything
             return result
@@ -52,30 +49,6 @@ def _on_model(function: Callable[..., R], writes: bool) -> Callable[..., R]:
         return result
 
     return typed
-
-
-def _require_conditions(model: CustomResource) -> None:
-    """Raise TypeError when ``model``'s class declares no ``status.conditions`` list."""
-    if not _declares_conditions(type(model)):
-        raise TypeError(
-            f"{describe(model.kind, model.metadata.namespace, model.metadata.name)}: "
-            f"{type(model).__name__} declares no status with a "
-            "conditions field, so its CRD has none and the server would drop the "
-            "condition: declare `status: MyStatus | None = None` with `conditions: "
-            "list[Condition] = Field(default_factory=list)` (reconcile_kit.typed.Condition)"
-        )
-
-
-@functools.cache
-def _declares_conditions(cls: type[CustomResource]) -> bool:
-    field = cls.model_fields.get("status")
-    if field is None:
-        return False
-    candidates = [field.annotation, *typing.get_args(field.annotation)]
-    return any(
-        isinstance(each, type) and issubclass(each, BaseModel) and "conditions" in each.model_fields
-        for each in candidates
-    )
 
 
 def _conditions_view(model: CustomResource) -> dict[str, Any]:

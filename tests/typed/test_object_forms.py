@@ -28,7 +28,8 @@ from reconcile_kit.meta.owners import (
 )
 from reconcile_kit.runtime.config import ControllerConfig
 from reconcile_kit.runtime.sources import ReflectorPool
-from reconcile_kit.testing import APIServer
+from reconcile_kit.testing import APIServer, install_crds
+from reconcile_kit.typed import CustomResource, KubeModel
 
 from ..kubehttp import call
 from .models import Gadget, GadgetStatus
@@ -356,3 +357,51 @@ def test_condition_helpers_refuse_a_model_without_status_conditions() -> None:
         with pytest.raises(TypeError, match=r"^Bare default/b1: Bare declares no status"):
             helper(bare, *args)
     assert "status" not in bare.to_raw()
+
+
+class PlainSpec(KubeModel):
+    image: str
+
+
+class Plain(CustomResource, group="plain.example.com", version="v1", kind="Plain"):
+    """A kind declaring no status: its CRD has no ``status.conditions``."""
+
+    spec: PlainSpec
+
+
+@pytest.mark.parametrize(
+    ("helper", "args"),
+    [
+        (dict_conditions.set_condition, ("Ready", "True", "Done")),
+        (dict_conditions.mark_ready, ("Done",)),
+        (dict_conditions.mark_not_ready, ("Failed",)),
+        (dict_conditions.mark_reconciling, ("Progressing",)),
+        (dict_conditions.mark_stalled, ("Failed",)),
+    ],
+)
+async def test_top_level_condition_writers_refuse_a_model_without_status_conditions(
+    kube: kr8s.asyncio.Api,
+    apiserver: APIServer,
+    helper: Callable[..., bool],
+    args: tuple[str, ...],
+) -> None:
+    """``reconcile_kit.mark_ready(model, ...)`` (the helpers said to take every form) on a
+    model whose class declares no ``status.conditions`` returned True and the PatchHelper
+    sent the condition, which the server pruned: lost without a word. It raises the
+    TypeError ``reconcile_kit.typed.conditions`` raises, and nothing is sent; a model
+    that declares them gets its condition stored."""
+    await install_crds(kube, Plain, Gadget)
+    plain = Plain(metadata={"name": "p1", "namespace": "default"}, spec={"image": "x"})
+    await plain.create(kube)
+    with pytest.raises(TypeError, match=r"^Plain default/p1: Plain declares no status"):
+        async with PatchHelper(plain):
+            helper(plain, *args)
+    assert "status" not in plain.to_raw()
+    assert not apiserver.requests.filter(verb="patch")
+
+    declared = Gadget(metadata={"name": "g1", "namespace": "default"}, spec={"image": "x"})
+    await declared.create(kube)
+    async with PatchHelper(declared):
+        assert helper(declared, *args)
+    _, on_server = await call(kube, "GET", f"{GADGETS}/g1")
+    assert on_server["status"]["conditions"], "the condition reached the server"
