@@ -126,6 +126,11 @@ def _bad_kubeconfig(error: Exception, paths: list[Path]) -> KubeconfigError:
             return KubeconfigError(NOT_FOUND)
         return KubeconfigError(f"kubeconfig {', '.join(map(str, paths))}: names no server")
     where = ", ".join(map(str, paths)) or "kubeconfig"
+    if isinstance(error, KeyError) and error.args == ("current-context",):
+        return KubeconfigError(
+            f"kubeconfig {where}: no current-context is set (kubectl config use-context"
+            " NAME sets it)"
+        )
     detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
     return KubeconfigError(f"kubeconfig {where}: not a valid kubeconfig ({detail})")
 

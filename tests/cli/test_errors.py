@@ -96,6 +96,23 @@ def test_run_with_a_file_that_is_no_kubeconfig(tmp_path: Path) -> None:
     assert_one_line(invoke("run", TARGET, "--kubeconfig", str(empty)), 1, "is empty")
 
 
+def test_run_with_a_kubeconfig_without_a_current_context(tmp_path: Path) -> None:
+    """A kubeconfig whose ``current-context`` is missing (kr8s: ``KeyError:
+    'current-context'``): one line naming the file and the setting, as kubectl's "current-context
+    is not set"."""
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1"}}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
+    }
+    path = tmp_path / "kubeconfig"
+    path.write_text(yaml.safe_dump(config))
+    result = invoke("run", TARGET, "--kubeconfig", str(path))
+    assert_one_line(result, 1, f"kubeconfig {path}", "no current-context is set")
+
+
 HOOK_422 = """
 from kr8s.asyncio.objects import ConfigMap
 
