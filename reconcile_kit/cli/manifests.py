@@ -2,7 +2,8 @@
 manager itself, as kubebuilder's ``config/`` (CRDs, RBAC, manager Deployment, webhook
 configurations, cert-manager certificates) but generated from the code.
 
-Documents, in apply order: the CRDs of the typed kinds the controllers reconcile and the
+Documents, in apply order: the operator's Namespace (unless ``default`` or another
+namespace every cluster has, as kubebuilder's ``config/manager``), the CRDs of the typed kinds the controllers reconcile and the
 webhooks convert (``spec.conversion`` to the webhook Service, CA injected by cert-manager),
 the ServiceAccount, the RBAC of ``reconcile-kit rbac``, the Deployment running
 ``reconcile-kit run TARGET``, a Service for metrics and one for webhooks, the webhook
@@ -52,6 +53,8 @@ METRICS_CERT_DIR = "/tmp/k8s-metrics-server/metrics-certs"  # kubebuilder's
 WEBHOOK_PORT = 9443
 CERT_DIR = "/tmp/k8s-webhook-server/serving-certs"  # controller-runtime's default
 INJECT_CA = "cert-manager.io/inject-ca-from"
+SYSTEM_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+"""Namespaces every cluster has: the manifests create any other they deploy into."""
 
 
 @dataclass
@@ -93,6 +96,8 @@ def documents(manager: Manager, settings: DeploymentSettings) -> list[dict[str, 
 
         manager.sharding = Sharding(name, namespace=settings.namespace)
     docs = _crds(manager, settings, tls)
+    if settings.namespace not in SYSTEM_NAMESPACES:  # as kubebuilder's config/manager
+        docs.insert(0, _object("v1", "Namespace", settings.namespace, None))
     docs.append(_object("v1", "ServiceAccount", name, settings.namespace))
     roles = rbac.manifests(manager, service_account_namespace=settings.namespace)
     docs.extend(doc for _, doc in roles)

@@ -16,6 +16,7 @@ import yaml
 from click.testing import CliRunner
 
 from reconcile_kit.cli.commands import main
+from reconcile_kit.client.request import send
 from reconcile_kit.testing import install_crds
 from reconcile_kit.testing.backends import Backend
 
@@ -52,13 +53,18 @@ async def generate_in_subprocess(*args: str) -> list[dict[str, Any]]:
 
 async def dry_run(backend: Backend, tmp_path: Path, manifests: str) -> str:
     """``kubectl apply --dry-run=server -f -`` against the backend; its output, or fail."""
+    return await kubectl_apply(backend, tmp_path, manifests, "--dry-run=server")
+
+
+async def kubectl_apply(backend: Backend, tmp_path: Path, manifests: str, *flags: str) -> str:
+    """``kubectl apply [flags] -f -`` against the backend; its output, or fail."""
     assert KUBECTL is not None
     proc = await asyncio.create_subprocess_exec(
         KUBECTL,
         "--cache-dir",
         str(tmp_path / "kubectl-cache"),
         "apply",
-        "--dry-run=server",
+        *flags,
         "-f",
         "-",
         env={**os.environ, "KUBECONFIG": str(backend.server.kubeconfig)},
@@ -71,7 +77,7 @@ async def dry_run(backend: Backend, tmp_path: Path, manifests: str) -> str:
     except TimeoutError:
         proc.kill()
         await proc.wait()
-        pytest.fail("kubectl apply --dry-run=server did not finish in time")
+        pytest.fail(f"kubectl apply {' '.join(flags)} did not finish in time")
     assert proc.returncode == 0, err.decode()
     return out.decode()
 
@@ -82,6 +88,7 @@ async def test_generated_manifests_are_accepted_by_the_api_server(
     docs = await generate_in_subprocess("--namespace", backend.namespace, "--replicas", "2")
     kinds = [doc["kind"] for doc in docs]
     assert kinds == [
+        "Namespace",  # the test's own: not one every cluster has
         "CustomResourceDefinition",
         "ServiceAccount",
         "ClusterRole",
@@ -97,7 +104,8 @@ async def test_generated_manifests_are_accepted_by_the_api_server(
         "MutatingWebhookConfiguration",
         "ValidatingWebhookConfiguration",
     ]
-    (crd,) = docs[:1]
+    assert docs[0]["metadata"]["name"] == backend.namespace
+    crd = docs[1]
     assert crd["spec"]["conversion"]["strategy"] == "Webhook"
     metrics, _ = [doc for doc in docs if doc["kind"] == "Service"]
     assert metrics["metadata"]["name"] == "website-metrics"
@@ -106,6 +114,38 @@ async def test_generated_manifests_are_accepted_by_the_api_server(
     assert crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"]["path"] == "/convert"
     out = await dry_run(backend, tmp_path, yaml.safe_dump_all(docs))
     assert out.count("(server dry run)") == len(docs), out
+
+
+NAMESPACED = (
+    "Namespace",
+    "ServiceAccount",
+    "Role",
+    "RoleBinding",
+    "Secret",
+    "Deployment",
+    "Service",
+)
+
+
+async def test_manifests_create_the_namespace_they_deploy_into(
+    backend: Backend, tmp_path: Path
+) -> None:
+    """``manifests --namespace NEW`` applied to a cluster without that namespace: its first
+    document creates it (as kubebuilder's config/manager), so the operator's objects are
+    created (kubectl's "namespaces ... not found" before). Applied for real: the namespace
+    and the documents in it (the cluster-wide ones, webhooks included, are left out)."""
+    namespace = f"{backend.namespace}-op"
+    docs = await generate_in_subprocess("--namespace", namespace)
+    assert (docs[0]["kind"], docs[0]["metadata"]["name"]) == ("Namespace", namespace)
+    mine = [doc for doc in docs if doc["kind"] in NAMESPACED]
+    try:
+        out = await kubectl_apply(backend, tmp_path, yaml.safe_dump_all(mine))
+        assert f"namespace/{namespace} created" in out, out
+        assert out.count(" created") == len(mine), out
+    finally:
+        await send(backend.api, "DELETE", base="/api", url=f"namespaces/{namespace}", accept=(404,))
+    default = await generate_in_subprocess("--namespace", "default")
+    assert "Namespace" not in [doc["kind"] for doc in default]
 
 
 def test_deployment_runs_what_reconcile_kit_run_accepts() -> None:
