@@ -3,8 +3,9 @@ manager itself, as kubebuilder's ``config/`` (CRDs, RBAC, manager Deployment, we
 configurations, cert-manager certificates) but generated from the code.
 
 Documents, in apply order: the operator's Namespace (unless ``default`` or another
-namespace every cluster has, as kubebuilder's ``config/manager``), the CRDs of the typed kinds the controllers reconcile and the
-webhooks convert (``spec.conversion`` to the webhook Service, CA injected by cert-manager),
+namespace every cluster has, as kubebuilder's ``config/manager``), the CRDs of the typed
+kinds the controllers reconcile and the webhooks convert (``spec.conversion`` to the
+webhook Service, CA injected by cert-manager),
 the ServiceAccount, the RBAC of ``reconcile-kit rbac``, the Deployment running
 ``reconcile-kit run TARGET``, a Service for metrics and one for webhooks, the webhook
 configurations, and the webhook serving certificate: with ``cert_manager`` a self-signed

@@ -355,7 +355,7 @@ class PatchHelper:
         and that is expected. A failed JSON-patch ``test`` precondition is a ConflictError,
         as a failed resourceVersion precondition is."""
         content_type, body = request
-        target = self._target()
+        url, namespace, target = self._where()
         try:
             content = dumps(body, kind=target.kind, namespace=target.namespace, name=target.name)
         except TypeError as err:
@@ -365,17 +365,17 @@ class PatchHelper:
             shown = redact_patch(body, kind)
             where = f"{self._describe()}{'/' + subresource if subresource else ''}"
             log.debug("%s: PATCH %s %s", where, content_type, orjson.dumps(shown).decode())
-        writing = RECENT.begin(self.obj.version, self._target().kind or "")
+        writing = RECENT.begin(self.obj.version, target.kind or "")
         try:
             reply = await send(
-                self._api(),
+                self._client(),
                 "PATCH",
                 version=self.obj.version,
-                url=self._url(subresource),
-                namespace=self._namespace(),
+                url=f"{url}/{subresource}" if subresource else url,
+                namespace=namespace,
                 body=content,
                 content_type=content_type,
-                target=self._target(),
+                target=target,
                 accept=self._accept,
                 retry=is_safe_to_repeat("PATCH", content_type, body),
             )
@@ -389,7 +389,7 @@ class PatchHelper:
 
     async def _get(self) -> JSONDict | None:
         reply = await send(
-            self._api(),
+            self._client(),
             "GET",
             version=self.obj.version,
             url=self._url(),
@@ -412,10 +412,10 @@ class PatchHelper:
 
     async def _status_is_separate(self) -> bool:
         return await discovery.has_status_subresource(
-            self._api(), self.obj.version, self.obj.endpoint
+            self._client(), self.obj.version, self.obj.endpoint
         )
 
-    def _api(self) -> Api:
+    def _client(self) -> Api:
         """The object's API client.
 
         Raises:
