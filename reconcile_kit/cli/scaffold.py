@@ -60,7 +60,7 @@ class ProjectNames:
                 f"group {self.group!r}: use a DNS subdomain with at least one dot (lower-case"
                 " letters, digits, '-' and '.'), e.g. guestbook.example.com"
             )
-        self.plural = self.kind.lower() + "s"
+        self.plural = english_plural(self.kind)
 
     def substitutions(self) -> dict[str, str]:
         """The ``{placeholder: value}`` map the scaffold's templates are filled with."""
@@ -70,9 +70,25 @@ class ProjectNames:
             "kind": self.kind,
             "group": self.group,
             "plural": self.plural,
+            # only where CustomResource's default (lower-case kind + "s") differs
+            "plural_keyword": (
+                "" if self.plural == self.kind.lower() + "s" else f', plural="{self.plural}"'
+            ),
             "requirement": _requirement(),
             "testing_requirement": _requirement("testing"),
         }
+
+
+def english_plural(kind: str) -> str:
+    """The lower-case English plural of ``kind`` as kubebuilder names a scaffolded kind's
+    resource (gobuffalo/flect's regular rules): ``Policy`` -> ``policies``, ``Ingress`` ->
+    ``ingresses``, ``Guestbook`` -> ``guestbooks``."""
+    word = kind.lower()
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        return word[:-1] + "ies"
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        return word + "es"
+    return word + "s"
 
 
 _DEPENDENCIES = frozenset(
@@ -196,7 +212,7 @@ class ${kind}Status(KubeModel):
     conditions: Annotated[list[Condition], ListType.map("type")] = Field(default_factory=list)
 
 
-class $kind(CustomResource, group=GROUP, version="v1", kind="$kind"):
+class $kind(CustomResource, group=GROUP, version="v1", kind="$kind"$plural_keyword):
     """A $kind: its greeting is kept in a ConfigMap of the same name."""
 
     spec: ${kind}Spec

@@ -131,6 +131,29 @@ def test_scaffolded_operator_gives_its_crd_and_manifests(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(
+    ("kind", "plural"),
+    [("Policy", "policies"), ("Ingress", "ingresses"), ("Box", "boxes"), ("Day", "days")],
+)
+def test_scaffolded_kinds_are_pluralized_as_kubebuilder_does(
+    tmp_path: Path, kind: str, plural: str
+) -> None:
+    """``init --kind Policy`` serves ``policies`` (kubebuilder's plural), not the
+    ``policys`` of CustomResource's default rule; the CRD the operator module gives says so."""
+    project = init(tmp_path, "--kind", kind, "--group", "acme.example.org")
+    env = {**os.environ, "PYTHONPATH": str(project / "src")}
+    crd = subprocess.run(
+        [str(BIN / "reconcile-kit"), "crd", "guestbook_operator.operator"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert crd.returncode == 0, crd.stderr
+    assert f"name: {plural}.acme.example.org" in crd.stdout
+    assert f"plural: {plural}" in crd.stdout
+
+
+@pytest.mark.parametrize(
     ("name", "problem"),
     [
         ("Guestbook", "DNS label"),
