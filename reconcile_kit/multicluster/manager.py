@@ -346,6 +346,12 @@ class MultiClusterManager:
     def _retire(self, engagement: _Engagement) -> None:
         if self._engaged.get(engagement.name) is engagement:
             del self._engaged[engagement.name]
+        # gone from every reconcile's ctx.clusters at once, as from engaged(): a reconcile
+        # starting before the engagement's task stops must not write to it any more
+        if engagement.cluster is not None and self._clusters.get(engagement.name) is (
+            engagement.cluster
+        ):
+            del self._clusters[engagement.name]
         self.metrics.engaged.set(len(self._engaged))
         engagement.stop.set()
         if engagement.task is not None:

@@ -57,6 +57,32 @@ async def test_one_reconcile_runs_in_every_cluster_with_ctx_cluster(
     assert not mcm.clusters and not mcm.engaged()
 
 
+async def test_a_disengaged_cluster_leaves_ctx_clusters_at_once(
+    clusters: EmbeddedFleet, apiserver: APIServer
+) -> None:
+    """A cluster removed from the provider is gone from ``clusters`` (every reconcile's
+    ``ctx.clusters``) the moment ``engaged()`` stops naming it: a reconcile starting
+    before its controllers stop must not write to it (the FleetConfigMap example wrote a
+    change to a removed cluster)."""
+    await clusters.start(2)
+    provider = clusters.provider()
+    management = await apiserver.api()
+    mcm = MultiClusterManager(
+        provider, Manager(management, namespace="default", handle_signals=False)
+    )
+    mcm.add(Controller(ConfigMap), label_with_cluster)
+    task = asyncio.create_task(mcm.run())
+    try:
+        await eventually(lambda: len(mcm.clusters) == 2, 10)
+        gone, kept = sorted(mcm.clusters)
+        provider.remove(gone)
+        assert mcm.engaged() == [kept]
+        assert list(mcm.clusters) == [kept]
+    finally:
+        mcm.stop()
+        await asyncio.wait_for(task, 10)
+
+
 async def mirror(cm: Any, ctx: Context) -> None:
     """Mirror a ConfigMap into a Secret it owns, in the reconciled cluster."""
     secret = Secret(
