@@ -721,6 +721,8 @@ class Controller:
             # unless a stopped run of this controller left work for it
             low = event.type == ADDED and not (self._carried and key in self._carried)
             self.queue.add(key, reason, low_priority=low)
+            assert self.reflector is not None
+            self.reflector.keep_decoded(event)  # its reconcile reads it without a decode
 
     def _source_handler(self, source: Source) -> Callable[[ReflectorEvent], None]:
         def handle(event: ReflectorEvent) -> None:
@@ -863,7 +865,7 @@ class Controller:
             self.queue.add_after(key, FENCED_RETRY, min(reasons, default=None))
             return
         ctx = self._context(key, reasons, data)
-        read = self.reflector.store.entry(key.namespace, key.name)
+        read = self.reflector.read(key.namespace, key.name)
         raw = self._latest(key, read.obj)
         last_known = self._deleted.pop(key, None)
         if raw is None:

@@ -335,6 +335,18 @@ class Reflector:
         """Drop :meth:`note_decoded`'s note of ``key``, if it is still held."""
         self._writer.forget_decoded(key)
 
+    def keep_decoded(self, event: ReflectorEvent) -> None:
+        """Keep the state ``event`` (an ADDED or MODIFIED event this reflector is
+        dispatching) carried for the next :meth:`read` of its object, by the reconcile it
+        queues (:meth:`StoreWriter.keep_decoded`)."""
+        self._writer.keep_decoded(key_of(event.obj), event.obj)
+
+    def read(self, namespace: str | None, name: str) -> Entry:
+        """As :meth:`Store.entry`, except that the object may be the state an event
+        carried (:meth:`keep_decoded`), shared: for a reader that never mutates it."""
+        obj, token = self._writer.read((namespace or "", name))
+        return Entry(obj, token)
+
     def as_cached(self, state: Obj) -> Obj | None:
         """``state``, an object's state as the server answered a write of it (a dict
         nothing mutates), as this reflector stores it: transformed, sharing what the

@@ -25,10 +25,13 @@ from .store import (
     resource_version,
 )
 
-__all__ = ["DECODED_HINTS", "StoreWriter"]
+__all__ = ["DECODED_HINTS", "KEPT_BYTES", "StoreWriter"]
 
 DECODED_HINTS = 1024
 """At most this many decoded states noted (:meth:`StoreWriter.note_decoded`) at once."""
+KEPT_BYTES = 1 << 20
+"""At most this many bytes of stored JSON whose decoded states are kept for their next
+read (:meth:`StoreWriter.keep_decoded`): about three times as much memory decoded."""
 
 
 def _same_owners(func: IndexFunc, obj: Obj, old: Obj) -> bool:
@@ -67,6 +70,8 @@ class StoreWriter:
         self.synced = asyncio.Event()
         self.store = Store(self)
         self._decoded: dict[Key, tuple[object, Obj]] = {}
+        self._kept: dict[Key, tuple[bytes, Obj]] = {}
+        self._kept_bytes = 0
         for name, func in (indexers or {}).items():
             self.add_indexer(name, func)
         for name in self._indexers:
@@ -122,14 +127,50 @@ class StoreWriter:
         if self._decoded:
             self._decoded.pop(key, None)
 
+    def keep_decoded(self, key: Key, obj: Obj) -> None:
+        """Keep ``obj``, the decoded form of what was just stored at ``key`` (the state an
+        event carried; nothing mutates it), for the key's next :meth:`read`: a reconcile
+        queued by that event reads it without decoding the stored bytes again. Dropped
+        at that read or at the key's next change; at most :data:`KEPT_BYTES` of stored
+        JSON kept at once (later states are not kept while full)."""
+        stored = self.items.get(key)
+        if type(stored) is not bytes or key in self._kept:
+            return
+        size = len(stored)
+        if self._kept_bytes + size <= KEPT_BYTES:
+            self._kept[key] = (stored, obj)
+            self._kept_bytes += size
+
+    def read(self, key: Key) -> tuple[Obj | None, object]:
+        """The object stored at ``key`` (None: nothing) and the stored value (the token
+        of :meth:`Store.entry`): the state kept by :meth:`keep_decoded` when it is still
+        the one stored, else a fresh decode. What a kept state is, is shared: never
+        mutate it (a controller builds a LazyBox over it)."""
+        stored = self.items.get(key)
+        kept = self._take_kept(key) if self._kept else None
+        if stored is None:
+            return None, None
+        if kept is not None and kept[0] is stored:
+            return kept[1], stored
+        return self.decode(stored), stored
+
+    def _take_kept(self, key: Key) -> tuple[bytes, Obj] | None:
+        kept = self._kept.pop(key, None)
+        if kept is not None:
+            self._kept_bytes -= len(kept[0])
+        return kept
+
     def _old(self, key: Key) -> Obj | None:
         """The decoded object stored at ``key`` (None: nothing), from a hint if it holds."""
         stored = self.items.get(key)
         hint = self._decoded.pop(key, None) if self._decoded else None
+        kept = self._take_kept(key) if self._kept else None
         if stored is None:
             return None
         if hint is not None and hint[0] is stored:
             return hint[1]
+        if kept is not None and kept[0] is stored:
+            return kept[1]
         return self.decode(stored)
 
     def put(self, obj: Obj) -> Obj | None:

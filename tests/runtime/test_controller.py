@@ -238,6 +238,39 @@ async def test_watches_mapper_and_reconcile_all_on(kube: kr8s.asyncio.Api) -> No
     await task
 
 
+async def test_a_reconcile_reads_the_state_its_event_carried_without_decoding_it(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    """The reconcile a watch event queues is built over the very state the event carried
+    (StoreWriter.keep_decoded; the cache keeps JSON bytes, decoded again before): its
+    metadata is the event's own dict, for an object created and for a change of it."""
+    await create_cm(kube, "a")
+    carried: dict[tuple[str, str], Any] = {}
+    shared: list[tuple[str, bool | None]] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        meta = dict.get(obj.raw, "metadata")  # dict.get: the value held, not a wrapper
+        event = carried.get((obj.name, meta["resourceVersion"]))
+        shared.append((obj.name, None if event is None else meta is event["metadata"]))
+
+    def record(event: ReflectorEvent) -> None:
+        meta = event.obj["metadata"]
+        carried[(meta["name"], meta["resourceVersion"])] = event.obj
+
+    ctrl = controller(kube)
+    task = asyncio.create_task(ctrl.run(reconcile))
+    assert await ctrl.wait_reconciled(lambda: shared == [("a", None)], 5)
+    assert ctrl.reflector is not None
+    ctrl.reflector.subscribe(record, replay=False)  # before the handler that queues
+    await create_cm(kube, "b")
+    assert await ctrl.wait_reconciled(lambda: len(shared) == 2, 5)
+    await call(kube, "PATCH", f"{CM}/b", {"metadata": {"labels": {"x": "1"}}}, MERGE)
+    assert await ctrl.wait_reconciled(lambda: len(shared) == 3, 5)
+    await ctrl.shutdown()
+    await task
+    assert shared[1:] == [("b", True), ("b", True)], shared
+
+
 async def test_predicates_filter_primary_events(kube: kr8s.asyncio.Api) -> None:
     await create_cm(kube, "a", labels={"team": "x"})
     await create_cm(kube, "b", labels={"team": "y"})

@@ -422,6 +422,45 @@ def test_a_noted_decoded_state_is_the_next_events_old_state() -> None:
     assert not writer._decoded and len(writer) == 1
 
 
+def test_a_kept_decoded_state_is_read_once_while_it_is_the_one_stored() -> None:
+    """StoreWriter.keep_decoded: the next read of the key returns the kept object itself
+    (no decode), once; a state replaced since is not returned (a fresh decode instead) and
+    serves as the next change's old state; at most KEPT_BYTES of stored JSON are kept."""
+    from reconcile_kit.runtime.storewriter import KEPT_BYTES, StoreWriter
+
+    def cm(name: str, rv: str, data: str = "") -> dict[str, object]:
+        meta = {"name": name, "namespace": "ns", "resourceVersion": rv}
+        return {"metadata": meta, "data": {"d": data}}
+
+    writer = StoreWriter(compact=True)
+    first = cm("a", "1")
+    writer.put(first)
+    writer.keep_decoded(("ns", "a"), first)
+    obj, token = writer.read(("ns", "a"))
+    assert obj is first and token is writer.items[("ns", "a")]
+    again, _ = writer.read(("ns", "a"))
+    assert again == first and again is not first  # read once
+
+    second = cm("a", "2")
+    writer.put(second)
+    writer.keep_decoded(("ns", "a"), second)
+    assert writer.put(cm("a", "3")) is second  # the next change's old state, no decode
+    obj, _ = writer.read(("ns", "a"))
+    assert obj == cm("a", "3")
+
+    big = "x" * 10_000
+    kept = []
+    for i in range(KEPT_BYTES // 10_000 + 20):
+        state = cm(f"n{i}", "1", big)
+        writer.put(state)
+        writer.keep_decoded(("ns", f"n{i}"), state)
+        kept.append(state)
+    assert 0 < writer._kept_bytes <= KEPT_BYTES
+    held = [i for i, state in enumerate(kept) if writer.read(("ns", f"n{i}"))[0] is state]
+    assert held == list(range(len(held))) and len(held) < len(kept)  # the first ones
+    assert writer._kept_bytes == 0 and not writer._kept
+
+
 def test_a_resource_version_is_read_from_bytes_only_when_it_is_the_one_such_field() -> None:
     """resource_version_in: metadata's resourceVersion when it is the only string field of
     that name; None (decode instead) when a label, annotation or other field has the name,
