@@ -350,6 +350,32 @@ async def test_resolve_kind(kube: kr8s.asyncio.Api) -> None:
         await resolve_kind(kube, "Nope")
 
 
+async def test_a_watch_events_state_is_kept_for_its_read_and_a_lists_is_not(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """Reflector.keep_decoded from a handler (as a controller's, for what it queues): a
+    watch event's state is read back as that very object, once; the initial LIST's are
+    not kept (their memory stays compact: RSS growth 1.124x -> 1.092x the JSON at 10,000
+    Widgets)."""
+    for name in ("a", "b"):
+        await call(kube, "POST", CM, {"metadata": {"name": name}})
+    reflector = Reflector(kube, INFO, namespace="default", compact=True)
+    events = Events()
+    reflector.subscribe(lambda event: (reflector.keep_decoded(event), events(event)))
+    reflector.start()
+    await asyncio.wait_for(reflector.wait_synced(), 5)
+    listed = [await asyncio.wait_for(events.queue.get(), 5) for _ in range(2)]
+    for event in listed:
+        assert reflector.read("default", event.obj["metadata"]["name"]).obj is not event.obj
+    await call(kube, "PATCH", f"{CM}/a", {"metadata": {"labels": {"x": "1"}}}, MERGE)
+    changed = await asyncio.wait_for(events.queue.get(), 5)
+    assert (changed.type, changed.obj["metadata"]["labels"]) == ("MODIFIED", {"x": "1"})
+    assert reflector.read("default", "a").obj is changed.obj
+    again = reflector.read("default", "a").obj
+    assert again == changed.obj and again is not changed.obj
+    await reflector.stop()
+
+
 @pytest.mark.parametrize("compact", [True, False])
 async def test_compact_and_plain_stores_behave_alike(
     kube: kr8s.asyncio.Api, apiserver: APIServer, compact: bool
