@@ -98,33 +98,25 @@ def test_scaffolded_project_tests_pass_out_of_the_box(
         assert lint.returncode == 0, lint.stdout + lint.stderr
 
 
+def scaffold_command(project: Path, *args: str) -> str:
+    """``reconcile-kit ARGS`` run with the scaffolded project's source on the path; its
+    output (the command must succeed)."""
+    env = {**os.environ, "PYTHONPATH": str(project / "src")}
+    done = subprocess.run(
+        [str(BIN / "reconcile-kit"), *args], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def test_scaffolded_operator_gives_its_crd_and_manifests(tmp_path: Path) -> None:
     project = init(tmp_path, "--kind", "Book", "--group", "library.example.org")
-    env = {**os.environ, "PYTHONPATH": str(project / "src")}
-    crd = subprocess.run(
-        [str(BIN / "reconcile-kit"), "crd", "guestbook_operator.operator"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    crd = scaffold_command(project, "crd", "guestbook_operator.operator")
+    assert "name: books.library.example.org" in crd
+    manifests = scaffold_command(
+        project, "manifests", "guestbook_operator.operator:manager", "--image", "gb:1"
     )
-    assert crd.returncode == 0, crd.stderr
-    assert "name: books.library.example.org" in crd.stdout
-    manifests = subprocess.run(
-        [
-            str(BIN / "reconcile-kit"),
-            "manifests",
-            "guestbook_operator.operator:manager",
-            "--image",
-            "gb:1",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert manifests.returncode == 0, manifests.stderr
-    assert "- guestbook_operator.operator:manager" in manifests.stdout
+    assert "- guestbook_operator.operator:manager" in manifests
     dockerfile = (project / "Dockerfile").read_text()
     assert "USER 65532" in dockerfile and "python:3.11-slim" in dockerfile
     assert '"reconcile-kit", "run", "guestbook_operator.operator:manager"' in dockerfile
@@ -140,17 +132,9 @@ def test_scaffolded_kinds_are_pluralized_as_kubebuilder_does(
     """``init --kind Policy`` serves ``policies`` (kubebuilder's plural), not the
     ``policys`` of CustomResource's default rule; the CRD the operator module gives says so."""
     project = init(tmp_path, "--kind", kind, "--group", "acme.example.org")
-    env = {**os.environ, "PYTHONPATH": str(project / "src")}
-    crd = subprocess.run(
-        [str(BIN / "reconcile-kit"), "crd", "guestbook_operator.operator"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert crd.returncode == 0, crd.stderr
-    assert f"name: {plural}.acme.example.org" in crd.stdout
-    assert f"plural: {plural}" in crd.stdout
+    crd = scaffold_command(project, "crd", "guestbook_operator.operator")
+    assert f"name: {plural}.acme.example.org" in crd
+    assert f"plural: {plural}" in crd
 
 
 @pytest.mark.parametrize(
