@@ -60,7 +60,7 @@ class ProjectNames:
                 f"group {self.group!r}: use a DNS subdomain with at least one dot (lower-case"
                 " letters, digits, '-' and '.'), e.g. guestbook.example.com"
             )
-        self.plural = english_plural(self.kind)
+        self.plural = _english_plural(self.kind)
 
     def substitutions(self) -> dict[str, str]:
         """The ``{placeholder: value}`` map the scaffold's templates are filled with."""
@@ -79,7 +79,7 @@ class ProjectNames:
         }
 
 
-def english_plural(kind: str) -> str:
+def _english_plural(kind: str) -> str:
     """The lower-case English plural of ``kind`` as kubebuilder names a scaffolded kind's
     resource (gobuffalo/flect's regular rules): ``Policy`` -> ``policies``, ``Ingress`` ->
     ``ingresses``, ``Guestbook`` -> ``guestbooks``."""

@@ -80,7 +80,10 @@ def edits() -> list[tuple[str, Callable[[Any, Any], Any]]]:
                 o, "Ready", "True", "Reconciled", clock=lambda: FIXED
             ),
         ),
-        ("mark_stalled", lambda o, w: dict_conditions.mark_stalled(o, "Refused", "no")),
+        (  # a fixed clock: the forms run in turn and may straddle a second
+            "mark_stalled",
+            lambda o, w: dict_conditions.mark_stalled(o, "Refused", "no", clock=lambda: FIXED),
+        ),
         ("is_true", lambda o, w: dict_conditions.is_true(o, "Stalled")),
         (
             "get_condition",
