@@ -698,7 +698,7 @@ class Controller:
     # --- event handlers --------------------------------------------------------------------
 
     def _on_primary(self, event: ReflectorEvent) -> None:
-        assert self.info is not None
+        assert self.info is not None and self.reflector is not None
         if event.type == DELETED:
             self.intents.forget_object(event.obj)  # what apply_status remembered for it
             if self.typed is not None:
@@ -721,8 +721,8 @@ class Controller:
             # unless a stopped run of this controller left work for it
             low = event.type == ADDED and not (self._carried and key in self._carried)
             self.queue.add(key, reason, low_priority=low)
-            assert self.reflector is not None
-            self.reflector.keep_decoded(event)  # its reconcile reads it without a decode
+            # its reconcile reads the event's state without decoding the cached bytes
+            self.reflector.keep_decoded(key.namespace, key.name, event.obj)
 
     def _source_handler(self, source: Source) -> Callable[[ReflectorEvent], None]:
         def handle(event: ReflectorEvent) -> None:

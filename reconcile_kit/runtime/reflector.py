@@ -336,14 +336,15 @@ class Reflector:
         """Drop :meth:`note_decoded`'s note of ``key``, if it is still held."""
         self._writer.forget_decoded(key)
 
-    def keep_decoded(self, event: ReflectorEvent) -> None:
-        """Keep the state ``event`` (an ADDED or MODIFIED watch event this reflector is
-        dispatching) carried for the next :meth:`read` of its object, by the reconcile it
-        queues (:meth:`StoreWriter.keep_decoded`). Not a LIST's: keeping the first of
-        thousands of objects listed saved little and left the memory they were decoded in
-        spread (RSS growth at 10,000 Widgets 1.089x -> 1.124x the JSON)."""
+    def keep_decoded(self, namespace: str | None, name: str, obj: Obj) -> None:
+        """Keep ``obj``, the state of ``namespace``/``name`` an ADDED or MODIFIED watch
+        event this reflector is dispatching carried, for the next :meth:`read` of it, by
+        the reconcile the event queues (:meth:`StoreWriter.keep_decoded`). Not a LIST's:
+        keeping the first of thousands of objects listed saved little and left the memory
+        they were decoded in spread (RSS growth at 10,000 Widgets 1.089x -> 1.124x the
+        JSON)."""
         if not self._listing:
-            self._writer.keep_decoded(key_of(event.obj), event.obj)
+            self._writer.keep_decoded((namespace or "", name), obj)
 
     def read(self, namespace: str | None, name: str) -> Entry:
         """As :meth:`Store.entry`, except that the object may be the state an event

@@ -361,7 +361,13 @@ async def test_a_watch_events_state_is_kept_for_its_read_and_a_lists_is_not(
         await call(kube, "POST", CM, {"metadata": {"name": name}})
     reflector = Reflector(kube, INFO, namespace="default", compact=True)
     events = Events()
-    reflector.subscribe(lambda event: (reflector.keep_decoded(event), events(event)))
+
+    def keep(event: ReflectorEvent) -> None:
+        meta = event.obj["metadata"]
+        reflector.keep_decoded(meta["namespace"], meta["name"], event.obj)
+        events(event)
+
+    reflector.subscribe(keep)
     reflector.start()
     await asyncio.wait_for(reflector.wait_synced(), 5)
     listed = [await asyncio.wait_for(events.queue.get(), 5) for _ in range(2)]
