@@ -50,6 +50,7 @@ class Phase:
     """Figures of one convergence phase."""
 
     name: str
+    objects: int = 0  # the objects this phase waited for (its progress bar's total)
     seconds: float = 0.0
     requests: Counter[str] = field(default_factory=Counter)
     reconciles: int = 0
@@ -178,7 +179,7 @@ class Demo:
         return len(docs) + pools
 
     async def _phase(self, name: str, total: int, manager: Any, task: asyncio.Task[None]) -> bool:
-        phase = Phase(name)
+        phase = Phase(name, objects=total)
         self.server.requests.clear()
         before = self._stats(manager)
         started = time.monotonic()
@@ -252,12 +253,11 @@ class Demo:
         table = Table(title="reconcile-kit demo")
         for column in ("phase", "objects", "reconciles", "requests by verb", "errors", "seconds"):
             table.add_column(column)
-        objects = len(self._store().items(GENERATORS)) + len(self._store().items(POOLS))
         for phase in self.phases:
             verbs = ", ".join(f"{v} {n}" for v, n in sorted(phase.requests.items()))
             table.add_row(
                 phase.name,
-                str(objects),
+                str(phase.objects),
                 str(phase.reconciles),
                 verbs,
                 str(phase.errors),
