@@ -14,8 +14,10 @@ k8s.io/apiserver pkg/endpoints/handlers/response.go:
   (ERROR events) are not converted;
 * custom resources get a Name column plus the CRD version's ``additionalPrinterColumns``,
   or a single ``Age`` column when it has none (apiextensions-apiserver tableconvertor);
-  CustomResourceDefinitions use the default convertor (Name, Created At); a few built-in
-  kinds get kube-apiserver's columns (pkg/printers/internalversion), others Name/Age.
+  CustomResourceDefinitions, Roles, ClusterRoles and LimitRanges use the default
+  convertor (Name, Created At); every other built-in kind gets kube-apiserver's columns
+  (pkg/printers/internalversion; APIServices kube-aggregator's), checked for every
+  listable kind by tests/conformance/test_tables.py.
 
 Ages are printed as k8s.io/apimachinery ``duration.HumanDuration`` prints them.
 """
@@ -573,6 +575,158 @@ def _pdb(obj: Doc) -> Row:
     ]
 
 
+def _format_labels(labels: Any) -> str:
+    """labels.FormatLabels: ``k=v`` pairs sorted by key, joined by commas; ``<none>``."""
+    if not isinstance(labels, dict) or not labels:
+        return "<none>"
+    return ",".join(f"{k}={v}" for k, v in sorted(labels.items()))
+
+
+def _binding(obj: Doc) -> Row:
+    """printRoleBinding/printClusterRoleBinding, wide: rbac.SubjectsStrings."""
+    ref = obj.get("roleRef") or {}
+    subjects = [s for s in obj.get("subjects") or [] if isinstance(s, dict)]
+    users = [s.get("name", "") for s in subjects if s.get("kind") == "User"]
+    groups = [s.get("name", "") for s in subjects if s.get("kind") == "Group"]
+    accounts = [
+        f"{s.get('namespace', '')}/{s.get('name', '')}"
+        for s in subjects
+        if s.get("kind") == "ServiceAccount"
+    ]
+    return [
+        f"{ref.get('kind', '')}/{ref.get('name', '')}",
+        age(_created(obj)),
+        ", ".join(users),
+        ", ".join(groups),
+        ", ".join(accounts),
+    ]
+
+
+def _resource_quota(obj: Doc) -> Row:
+    """printResourceQuota: ``name: used/hard`` of status.hard, sorted, ``limits.*`` apart."""
+    hard, used = _get(obj, "status.hard", {}), _get(obj, "status.used", {})
+    requests, limits = [], []
+    for name in sorted(hard):
+        cell = f"{name}: {used.get(name, '0')}/{hard[name]}"
+        (limits if name.split(".")[0] == "limits" and "." in name else requests).append(cell)
+    return [age(_created(obj)), ", ".join(requests), ", ".join(limits)]
+
+
+def _pod_template(obj: Doc) -> Row:
+    names, images = _containers(obj, "template.spec")
+    return [names, images, _format_labels(_get(obj, "template.metadata.labels"))]
+
+
+def _replication_controller(obj: Doc) -> Row:
+    names, images = _containers(obj)
+    return [
+        _get(obj, "spec.replicas", 0),
+        _get(obj, "status.replicas", 0),
+        _get(obj, "status.readyReplicas", 0),
+        age(_created(obj)),
+        names,
+        images,
+        _format_labels(_get(obj, "spec.selector")),
+    ]
+
+
+def _csi_driver(obj: Doc) -> Row:
+    spec = obj.get("spec") or {}
+    requests = spec.get("tokenRequests")
+    audiences = "<unset>" if requests is None else ",".join(r.get("audience", "") for r in requests)
+    return [
+        spec.get("attachRequired", True),
+        spec.get("podInfoOnMount", False),
+        spec.get("storageCapacity", False),
+        audiences,
+        spec.get("requiresRepublish", False),
+        ",".join(spec.get("volumeLifecycleModes") or []) or "<none>",
+        age(_created(obj)),
+    ]
+
+
+def _flow_schema(obj: Doc) -> Row:
+    method = _get(obj, "spec.distinguisherMethod.type") or "<none>"
+    dangling = [
+        c.get("status", "")
+        for c in _get(obj, "status.conditions", [])
+        if c.get("type") == "Dangling"
+    ]
+    return [
+        _get(obj, "spec.priorityLevelConfiguration.name", ""),
+        _get(obj, "spec.matchingPrecedence", 0),
+        method,
+        age(_created(obj)),
+        dangling[0] if dangling else "?",
+    ]
+
+
+def _priority_level(obj: Doc) -> Row:
+    limited = _get(obj, "spec.limited")
+    cells: list[Any] = ["<none>"] * 4
+    if isinstance(limited, dict):
+        queuing = _get(limited, "limitResponse.queuing")
+        cells[0] = limited.get("nominalConcurrencyShares", 0)
+        if isinstance(queuing, dict):
+            cells[1:] = [queuing.get(f, 0) for f in ("queues", "handSize", "queueLengthLimit")]
+    return [_get(obj, "spec.type", ""), *cells, age(_created(obj))]
+
+
+def _go_selector(selector: Doc) -> str:
+    """metav1.LabelSelector's generated ``String()`` (what printers.go prints of it)."""
+    labels = "".join(f"{k}: {v}," for k, v in sorted((selector.get("matchLabels") or {}).items()))
+    requirements = "".join(
+        f"LabelSelectorRequirement{{Key:{e.get('key', '')},Operator:{e.get('operator', '')},"
+        f"Values:[{' '.join(e.get('values') or [])}],}},"
+        for e in selector.get("matchExpressions") or []
+    )
+    return (
+        f"&LabelSelector{{MatchLabels:map[string]string{{{labels}}},"
+        f"MatchExpressions:[]LabelSelectorRequirement{{{requirements}}},}}"
+    )
+
+
+def _policy_binding(obj: Doc) -> Row:
+    ref, param = _get(obj, "spec.paramRef"), "<unset>"
+    if isinstance(ref, dict) and ref.get("name"):
+        param = f"{ref.get('namespace') or '*'}/{ref['name']}"
+    elif isinstance(ref, dict) and isinstance(ref.get("selector"), dict):
+        param = _go_selector(ref["selector"])
+    return [_get(obj, "spec.policyName", ""), param, age(_created(obj))]
+
+
+def _admission_policy(obj: Doc) -> Row:
+    kind = _get(obj, "spec.paramKind")
+    param = f"{kind.get('apiVersion', '')}/{kind.get('kind', '')}" if kind else "<unset>"
+    return [len(_get(obj, "spec.validations", [])), param, age(_created(obj))]
+
+
+def _api_service(obj: Doc) -> Row:
+    """kube-aggregator's apiservice table: the service reference, the Available condition."""
+    service = _get(obj, "spec.service")
+    where = "Local" if not service else f"{service.get('namespace', '')}/{service.get('name', '')}"
+    available = "Unknown"
+    for condition in _get(obj, "status.conditions", []):
+        if condition.get("type") == "Available":
+            status, reason = condition.get("status", ""), condition.get("reason", "")
+            available = status if status == "True" or not reason else f"{status} ({reason})"
+            break
+    return [where, available, age(_created(obj))]
+
+
+def _component_status(obj: Doc) -> Row:
+    for condition in obj.get("conditions") or []:
+        if condition.get("type") == "Healthy":
+            healthy = "Healthy" if condition.get("status") == "True" else "Unhealthy"
+            return [healthy, condition.get("message", ""), condition.get("error", "")]
+    return ["Unknown", "", ""]
+
+
+def _created_at(obj: Doc) -> Row:
+    """The default table convertor's second cell (rest.NewDefaultTableConvertor)."""
+    return [str(_created(obj) or "")]
+
+
 _Printer = tuple[list[Doc], Callable[[Doc], Row]]
 _WORKLOAD_WIDE = [_column("Containers", priority=1), _column("Images", priority=1)]
 _PRINTERS: dict[tuple[str, str], _Printer] = {
@@ -866,6 +1020,127 @@ _EVENT_PRINTER: _Printer = (
 )
 _PRINTERS[("", "events")] = _EVENT_PRINTER
 _PRINTERS[("events.k8s.io", "events")] = _EVENT_PRINTER
+_CREATED_AT = _column("Created At", "date")
+_BINDING_PRINTER: _Printer = (
+    [
+        _NAME,
+        _column("Role"),
+        _AGE,
+        *(_column(n, priority=1) for n in ("Users", "Groups", "ServiceAccounts")),
+    ],
+    _binding,
+)
+_PRINTERS.update(
+    {
+        # rest.NewDefaultTableConvertor: kinds without a printer in printers.go
+        ("", "limitranges"): ([_NAME, _CREATED_AT], _created_at),
+        ("rbac.authorization.k8s.io", "roles"): ([_NAME, _CREATED_AT], _created_at),
+        ("rbac.authorization.k8s.io", "clusterroles"): ([_NAME, _CREATED_AT], _created_at),
+        ("rbac.authorization.k8s.io", "rolebindings"): _BINDING_PRINTER,
+        ("rbac.authorization.k8s.io", "clusterrolebindings"): _BINDING_PRINTER,
+        ("", "resourcequotas"): (
+            [_NAME, _AGE, _column("Request"), _column("Limit")],
+            _resource_quota,
+        ),
+        ("", "podtemplates"): (
+            [_NAME, _column("Containers"), _column("Images"), _column("Pod Labels")],
+            _pod_template,
+        ),
+        ("", "replicationcontrollers"): (
+            [
+                _NAME,
+                *(_column(n, "integer") for n in ("Desired", "Current", "Ready")),
+                _AGE,
+                *_WORKLOAD_WIDE,
+                _column("Selector", priority=1),
+            ],
+            _replication_controller,
+        ),
+        ("", "componentstatuses"): (
+            [_NAME, *(_column(n) for n in ("Status", "Message", "Error"))],
+            _component_status,
+        ),
+        ("node.k8s.io", "runtimeclasses"): (
+            [_NAME, _column("Handler"), _AGE],
+            lambda o: [o.get("handler", ""), age(_created(o))],
+        ),
+        ("storage.k8s.io", "csidrivers"): (
+            [
+                _NAME,
+                _column("AttachRequired", "boolean"),
+                _column("PodInfoOnMount", "boolean"),
+                _column("StorageCapacity", "boolean"),
+                _column("TokenRequests"),
+                _column("RequiresRepublish", "boolean"),
+                _column("Modes"),
+                _AGE,
+            ],
+            _csi_driver,
+        ),
+        ("storage.k8s.io", "csinodes"): (
+            [_NAME, _column("Drivers", "integer"), _AGE],
+            lambda o: [len(_get(o, "spec.drivers", [])), age(_created(o))],
+        ),
+        ("storage.k8s.io", "volumeattachments"): (
+            [
+                _NAME,
+                _column("Attacher", fmt="name"),
+                _column("PV"),
+                _column("Node"),
+                _column("Attached", "boolean"),
+                _AGE,
+            ],
+            lambda o: [
+                _get(o, "spec.attacher", ""),
+                _get(o, "spec.source.persistentVolumeName", ""),
+                _get(o, "spec.nodeName", ""),
+                _get(o, "status.attached", False),
+                age(_created(o)),
+            ],
+        ),
+        ("flowcontrol.apiserver.k8s.io", "flowschemas"): (
+            [
+                _NAME,
+                *(
+                    _column(n)
+                    for n in ("PriorityLevel", "MatchingPrecedence", "DistinguisherMethod")
+                ),
+                _AGE,
+                _column("MissingPL"),
+            ],
+            _flow_schema,
+        ),
+        ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations"): (
+            [
+                _NAME,
+                *(
+                    _column(n)
+                    for n in (
+                        "Type",
+                        "NominalConcurrencyShares",
+                        "Queues",
+                        "HandSize",
+                        "QueueLengthLimit",
+                    )
+                ),
+                _AGE,
+            ],
+            _priority_level,
+        ),
+        ("admissionregistration.k8s.io", "validatingadmissionpolicies"): (
+            [_NAME, _column("Validations", "integer"), _column("ParamKind"), _AGE],
+            _admission_policy,
+        ),
+        ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"): (
+            [_NAME, _column("PolicyName"), _column("ParamRef"), _AGE],
+            _policy_binding,
+        ),
+        ("apiregistration.k8s.io", "apiservices"): (
+            [_NAME, _column("Service"), _column("Available"), _AGE],
+            _api_service,
+        ),
+    }
+)
 
 
 # --- custom resource columns (JSONPath) -----------------------------------------------------
