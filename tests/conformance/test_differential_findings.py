@@ -10,7 +10,7 @@ from typing import Any
 from reconcile_kit.testing.backends import Backend
 
 from .invalid import Cause, causes_of
-from .kube import MERGE, ok, req, status_body
+from .kube import JSON_PATCH, MERGE, STRATEGIC, ok, req, status_body
 
 
 def _cms(backend: Backend) -> str:
@@ -115,3 +115,69 @@ async def test_orphan_dependents_and_a_propagation_policy_are_not_both_allowed(
         ),
     ]
     await ok(backend, "GET", f"{cms}/c")  # neither deleted it
+
+
+def _strict_patch_error(value: str, errors: str) -> dict[str, Any]:
+    message = f"Invalid value: {value}: strict decoding error: {errors}"
+    return status_body(
+        422,
+        "Invalid",
+        f' "" is invalid: patch: {message}',
+        {"causes": [{"reason": "FieldValueInvalid", "message": message, "field": "patch"}]},
+    )
+
+
+async def test_strict_field_validation_refuses_a_patch_with_unknown_fields(
+    backend: Backend,
+) -> None:
+    """The patched object does not decode strictly: a 422 on the patch, not the 400 of a
+    body (k8s.io/apiserver handlers/patch.go)."""
+    deployments = f"/apis/apps/v1/namespaces/{backend.namespace}/deployments"
+    labels = {"app": "x"}
+    template = {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c"}]}}
+    template["spec"]["containers"][0]["image"] = "busybox"
+    deployment = {"metadata": {"name": "d"}, "spec": {"selector": {"matchLabels": labels}}}
+    deployment["spec"]["template"] = template
+    await ok(backend, "POST", deployments, deployment)
+    strict = {"fieldValidation": "Strict"}
+    patch = {
+        "spec": {"foo": 1, "template": {"spec": {"containers": [{"name": "c", "bogus": 1}]}}},
+        "metadata": {"bar": "x"},
+    }
+    smp = await req(
+        backend, "PATCH", f"{deployments}/d", patch, content_type=STRATEGIC, params=strict
+    )
+    # the patch as Go's %+v prints the map, the errors sorted (the unstructured converter's)
+    value = (
+        '"map[metadata:map[bar:x] spec:map[foo:1'
+        ' template:map[spec:map[containers:[map[bogus:1 name:c]]]]]]"'
+    )
+    errors = (
+        'unknown field "metadata.bar", unknown field "spec.foo",'
+        ' unknown field "spec.template.spec.containers[0].bogus"'
+    )
+    assert (smp.status, smp.body) == (422, _strict_patch_error(value, errors))
+    for content_type, body in (
+        (MERGE, {"spec": {"foo": 1}}),
+        (JSON_PATCH, [{"op": "add", "path": "/spec/foo", "value": 1}]),
+    ):
+        reply = await req(
+            backend, "PATCH", f"{deployments}/d", body, content_type=content_type, params=strict
+        )
+        assert (reply.status, reply.body["reason"]) == (422, "Invalid"), reply.body
+        [cause] = reply.body["details"]["causes"]
+        # the value is the patched object's JSON (its field order is Go's on kube-apiserver)
+        assert (cause["reason"], cause["field"]) == ("FieldValueInvalid", "patch")
+        assert cause["message"].startswith('Invalid value: "{')
+        assert cause["message"].endswith('}": strict decoding error: unknown field "spec.foo"')
+        assert reply.body["message"] == f' "" is invalid: patch: {cause["message"]}'
+    warned = await req(
+        backend,
+        "PATCH",
+        f"{deployments}/d",
+        {"spec": {"foo": 1}},
+        content_type=MERGE,
+        params={"fieldValidation": "Warn"},
+    )
+    assert warned.status == 200
+    assert warned.headers.get("Warning") == '299 - "unknown field \\"spec.foo\\""'
