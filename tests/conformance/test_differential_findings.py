@@ -5,12 +5,15 @@ IPs, StatefulSet strategies): each answer is the same on both backends."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from reconcile_kit.testing.backends import Backend
 
-from .invalid import Cause, causes_of
+from .invalid import Cause, causes_of, invalid
 from .kube import JSON_PATCH, MERGE, STRATEGIC, ok, req, status_body
+
+_POINTER = re.compile(r"\(0x[0-9a-f]+\)")
 
 
 def _cms(backend: Backend) -> str:
@@ -181,3 +184,54 @@ async def test_strict_field_validation_refuses_a_patch_with_unknown_fields(
     )
     assert warned.status == 200
     assert warned.headers.get("Warning") == '299 - "unknown field \\"spec.foo\\""'
+
+
+async def test_metadata_causes_come_in_go_order(backend: Backend) -> None:
+    """apimachinery's ObjectMeta checks (owner references, then the finalizers' qualified
+    names) before core's "standard or fully qualified" finalizer rule; a second controller
+    reference names both, the references printed with %#v."""
+    refs = [
+        {"apiVersion": "v1", "kind": "", "name": "a", "uid": "1", "controller": True},
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "b", "uid": "2", "controller": True},
+    ]
+    metadata = {"name": "c", "finalizers": ["foo", "a/b/c"], "ownerReferences": refs}
+    reply = await req(backend, "POST", _cms(backend), {"metadata": metadata})
+    rendered = (
+        '[]v1.OwnerReference{v1.OwnerReference{APIVersion:"v1", Kind:"", Name:"a", UID:"1",'
+        " Controller:(*bool)(0x0), BlockOwnerDeletion:(*bool)(nil)},"
+        ' v1.OwnerReference{APIVersion:"v1", Kind:"ConfigMap", Name:"b", UID:"2",'
+        " Controller:(*bool)(0x0), BlockOwnerDeletion:(*bool)(nil)}}"
+    )
+    qualified = (
+        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must"
+        " start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or"
+        " '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+    )
+    expected = [
+        (
+            "FieldValueInvalid",
+            "metadata.ownerReferences.kind",
+            'Invalid value: "": kind must not be empty',
+        ),
+        (
+            "FieldValueInvalid",
+            "metadata.ownerReferences",
+            f"Invalid value: {rendered}: Only one reference can have Controller set to true."
+            ' Found "true" in references for /a and ConfigMap/b',
+        ),
+        ("FieldValueInvalid", "metadata.finalizers", f'Invalid value: "a/b/c": {qualified}'),
+        (
+            "FieldValueInvalid",
+            "metadata.finalizers[0]",
+            'Invalid value: "foo": name is neither a standard finalizer name nor is it fully'
+            " qualified",
+        ),
+    ]
+    assert reply.status == 422
+    got = [(r, f, _POINTER.sub("(0x0)", m)) for r, f, m in causes_of(reply)]
+    assert got == expected
+    assert (
+        _POINTER.sub("(0x0)", reply.body["message"])
+        == invalid("ConfigMap", "", "c", expected)["message"]
+    )
