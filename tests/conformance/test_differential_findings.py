@@ -235,3 +235,42 @@ async def test_metadata_causes_come_in_go_order(backend: Backend) -> None:
         _POINTER.sub("(0x0)", reply.body["message"])
         == invalid("ConfigMap", "", "c", expected)["message"]
     )
+
+
+async def test_namespace_finalize_and_status_are_validated(backend: Backend) -> None:
+    """ValidateNamespaceFinalizeUpdate and ValidateNamespaceStatusUpdate; a finalize write
+    keeps the metadata it sends (and the name label), not the status it sends."""
+    name = backend.unique("fin")
+    path = f"/api/v1/namespaces/{name}"
+    namespace = await ok(backend, "POST", "/api/v1/namespaces", {"metadata": {"name": name}})
+    bad = {**namespace, "spec": {"finalizers": ["Bad Name", "foo"]}}
+    refused = await req(backend, "PUT", f"{path}/finalize", bad)
+    name_part = (
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start"
+        " and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or"
+        " '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+    )
+    neither = "name is neither a standard finalizer name nor is it fully qualified"
+    causes = [
+        ("FieldValueInvalid", "spec.finalizers[0]", f'Invalid value: "Bad Name": {name_part}'),
+        ("FieldValueInvalid", "spec.finalizers[0]", f'Invalid value: "Bad Name": {neither}'),
+        ("FieldValueInvalid", "spec.finalizers[1]", f'Invalid value: "foo": {neither}'),
+    ]
+    assert (refused.status, refused.body) == (422, invalid("Namespace", "", name, causes))
+    metadata = {**namespace["metadata"], "labels": {"team": "a"}}
+    sent = {**namespace, "metadata": metadata, "spec": {"finalizers": ["example.com/x"]}}
+    sent["status"] = {"phase": "Terminating"}
+    finalized = await ok(backend, "PUT", f"{path}/finalize", sent)
+    assert finalized["metadata"]["labels"] == {"team": "a", "kubernetes.io/metadata.name": name}
+    assert finalized["spec"] == {"finalizers": ["example.com/x"]}
+    assert finalized["status"] == {"phase": "Active"}
+    phase = await req(
+        backend, "PATCH", f"{path}/status", {"status": {"phase": "Terminating"}}, content_type=MERGE
+    )
+    cause = (
+        "FieldValueInvalid",
+        "status.Phase",
+        "Invalid value: \"Terminating\": may only be 'Active' if `deletionTimestamp` is empty",
+    )
+    assert (phase.status, phase.body) == (422, invalid("Namespace", "", name, [cause]))
+    await req(backend, "DELETE", path)

@@ -351,6 +351,20 @@ def prepare_update(rt: ResourceType, new: Obj, old: Obj) -> None:
         hook(new, old)
 
 
+def prepare_finalize_update(new: Obj, old: Obj) -> Obj:
+    """``namespaces/finalize``: the spec's finalizers and the metadata as sent, the stored
+    status kept (namespaceFinalizeStrategy.PrepareForUpdate)."""
+    result = copy.deepcopy(new)
+    _keep_server_meta(result, old)
+    result.pop("status", None)
+    if "status" in old:
+        result["status"] = copy.deepcopy(old["status"])
+    wanted = (new.get("spec") or {}).get("finalizers") or []
+    result["spec"] = {**(result.get("spec") or {}), "finalizers": wanted}
+    namespace_name_label(result)
+    return result
+
+
 def prepare_status_update(rt: ResourceType, new: Obj, old: Obj) -> Obj:
     """``/status`` update: only status (and, for built-ins, non-reset metadata) changes."""
     if "*" in rt.status_reset:
@@ -371,6 +385,8 @@ def prepare_status_update(rt: ResourceType, new: Obj, old: Obj) -> Obj:
         _load_balancer_ip_mode(result)
     if (rt.group, rt.plural) == ("", "nodes"):  # scheme defaults: every decode
         _node_defaults(result)
+    if (rt.group, rt.plural) == ("", "namespaces"):
+        namespace_name_label(result)
     return result
 
 
@@ -428,8 +444,17 @@ def _no_defaults(obj: Obj) -> None:
 def _namespace_defaults(obj: Obj) -> None:
     obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
     obj["status"] = {"phase": "Active"}
+    namespace_name_label(obj)
+
+
+def namespace_name_label(obj: Obj) -> None:
+    """SetDefaults_Namespace: the ``kubernetes.io/metadata.name`` label, on every decode of
+    a Namespace (its status and finalize writes included)."""
     meta = obj["metadata"]
-    meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = meta["name"]
+    labels = meta.get("labels")
+    if not isinstance(labels, dict):
+        labels = meta["labels"] = {}
+    labels["kubernetes.io/metadata.name"] = meta["name"]
 
 
 def _container_defaults(container: dict[str, Any]) -> None:

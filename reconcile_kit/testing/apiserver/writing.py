@@ -34,6 +34,7 @@ from .strategy import (
     new_finalizers,
     omit_empty,
     prepare_create,
+    prepare_finalize_update,
     prepare_status_update,
     prepare_update,
     read_defaults,
@@ -430,10 +431,7 @@ class Writes(AdmissionCalls):
     def _subresource_update(self, rt: ResourceType, new: Obj, old: Obj, subresource: str) -> Obj:
         if subresource == "status":
             return prepare_status_update(rt, new, old)
-        result = clone(old)
-        wanted = (new.get("spec") or {}).get("finalizers") or []
-        result.setdefault("spec", {})["finalizers"] = wanted
-        return result
+        return prepare_finalize_update(new, old)
 
     @staticmethod
     def _finalized(obj: Obj) -> bool:
