@@ -274,3 +274,68 @@ async def test_namespace_finalize_and_status_are_validated(backend: Backend) -> 
     )
     assert (phase.status, phase.body) == (422, invalid("Namespace", "", name, [cause]))
     await req(backend, "DELETE", path)
+
+
+_JOB_POD = {"spec": {"containers": [{"name": "c", "image": "busybox"}], "restartPolicy": "Never"}}
+
+
+async def test_backoff_limit_per_index_needs_an_indexed_job(backend: Backend) -> None:
+    jobs = f"/apis/batch/v1/namespaces/{backend.namespace}/jobs"
+
+    async def causes(name: str, **spec: Any) -> list[Cause]:
+        body = {"metadata": {"name": name}, "spec": {"template": _JOB_POD, **spec}}
+        reply = await req(backend, "POST", jobs, body)
+        assert reply.status == 422, reply.body
+        return causes_of(reply)
+
+    assert await causes("a", backoffLimitPerIndex=1) == [
+        (
+            "FieldValueInvalid",
+            "spec.backoffLimitPerIndex",
+            "Invalid value: 1: requires indexed completion mode",
+        )
+    ]
+    assert await causes("b", completionMode="NonIndexed", maxFailedIndexes=2) == [
+        (
+            "FieldValueRequired",
+            "spec.backoffLimitPerIndex",
+            "Required value: when maxFailedIndexes is specified",
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.maxFailedIndexes",
+            "Invalid value: 2: requires indexed completion mode",
+        ),
+    ]
+    indexed = {"completionMode": "Indexed", "backoffLimitPerIndex": 1}
+    assert await causes("c", **indexed, completions=2, parallelism=100_001, maxFailedIndexes=3) == [
+        (
+            "FieldValueInvalid",
+            "spec.parallelism",
+            "Invalid value: 100001: must be less than or equal to 100000 when completion mode is"
+            " Indexed",
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.maxFailedIndexes",
+            "Invalid value: 3: must be less than or equal to completions",
+        ),
+    ]
+    above = "when completions are above 100000 and used with backoff limit per index"
+    assert await causes("d", **indexed, completions=100_001, parallelism=10_001) == [
+        (
+            "FieldValueRequired",
+            "spec.maxFailedIndexes",
+            "Required value: must be specified when completions is above 100000",
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.parallelism",
+            f"Invalid value: 10001: must be less than or equal to 10000 {above}",
+        ),
+    ]
+    body = {"metadata": {"name": "e"}, "spec": {"template": _JOB_POD, **indexed, "completions": 3}}
+    created = await ok(
+        backend, "POST", jobs, {**body, "spec": {**body["spec"], "maxFailedIndexes": 1}}
+    )
+    assert created["spec"]["backoffLimitPerIndex"] == 1
