@@ -339,3 +339,105 @@ async def test_backoff_limit_per_index_needs_an_indexed_job(backend: Backend) ->
         backend, "POST", jobs, {**body, "spec": {**body["spec"], "maxFailedIndexes": 1}}
     )
     assert created["spec"]["backoffLimitPerIndex"] == 1
+
+
+async def test_a_scale_names_its_object(backend: Backend) -> None:
+    deployments = f"/apis/apps/v1/namespaces/{backend.namespace}/deployments"
+    labels = {"app": "x"}
+    pod = {"containers": [{"name": "c", "image": "busybox"}]}
+    spec = {
+        "selector": {"matchLabels": labels},
+        "template": {"metadata": {"labels": labels}, "spec": pod},
+    }
+    await ok(backend, "POST", deployments, {"metadata": {"name": "d"}, "spec": spec})
+    scale = {"apiVersion": "autoscaling/v1", "kind": "Scale", "spec": {"replicas": 3}}
+    other = await req(
+        backend, "PUT", f"{deployments}/d/scale", {**scale, "metadata": {"name": "x"}}
+    )
+    assert (other.status, other.body) == (
+        400,
+        status_body(
+            400,
+            "BadRequest",
+            "the name of the object (x) does not match the name on the URL (d)",
+            None,
+        ),
+    )
+    unnamed = await req(backend, "PUT", f"{deployments}/d/scale", {**scale, "metadata": {}})
+    assert (unnamed.status, unnamed.body["message"]) == (
+        400,
+        "the name of the object (d based on URL) was undeterminable: name must be provided",
+    )
+    stored = await ok(backend, "GET", f"{deployments}/d")
+    assert stored["spec"]["replicas"] == 1
+
+
+async def test_token_request_expiration_limits(backend: Backend) -> None:
+    accounts = f"/api/v1/namespaces/{backend.namespace}/serviceaccounts"
+    await ok(backend, "POST", accounts, {"metadata": {"name": "a"}})
+    for seconds, detail in (
+        (0, "may not specify a duration less than 10 minutes"),
+        (2**33, "may not specify a duration larger than 2^32 seconds"),
+    ):
+        request = {
+            "apiVersion": "authentication.k8s.io/v1",
+            "kind": "TokenRequest",
+            "spec": {"expirationSeconds": seconds},
+        }
+        reply = await req(backend, "POST", f"{accounts}/a/token", request)
+        cause = (
+            "FieldValueInvalid",
+            "spec.expirationSeconds",
+            f"Invalid value: {seconds}: {detail}",
+        )
+        expected = invalid("TokenRequest", "authentication.k8s.io", "", [cause])
+        del expected["details"]["name"]  # the REST handler's 422 names no object
+        assert (reply.status, reply.body) == (422, expected)
+
+
+async def test_service_external_ips_may_not_be_special(backend: Backend) -> None:
+    services = f"/api/v1/namespaces/{backend.namespace}/services"
+    ips = ["abc", "0.0.0.0", "127.0.0.1", "169.254.1.1", "224.0.0.1", "fe80::1", "1.2.3.4"]
+    body = {"metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}], "externalIPs": ips}}
+    reply = await req(backend, "POST", services, body)
+    loopback = "may not be in the loopback range (127.0.0.0/8, ::1/128)"
+    link_local = "may not be in the link-local range (169.254.0.0/16, fe80::/10)"
+    multicast = "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)"
+    expected = [
+        ("abc", "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"),
+        ("0.0.0.0", "may not be unspecified (0.0.0.0)"),
+        ("127.0.0.1", loopback),
+        ("169.254.1.1", link_local),
+        ("224.0.0.1", multicast),
+        ("fe80::1", link_local),
+    ]
+    assert reply.status == 422
+    assert causes_of(reply) == [
+        (
+            "FieldValueInvalid",
+            f"spec.externalIPs[{ips.index(ip)}]",
+            f'Invalid value: "{ip}": {detail}',
+        )
+        for ip, detail in expected
+    ]
+
+
+async def test_on_delete_statefulset_rolling_update_message(backend: Backend) -> None:
+    statefulsets = f"/apis/apps/v1/namespaces/{backend.namespace}/statefulsets"
+    labels = {"app": "x"}
+    pod = {"containers": [{"name": "c", "image": "busybox"}]}
+    spec = {
+        "serviceName": "s",
+        "selector": {"matchLabels": labels},
+        "template": {"metadata": {"labels": labels}, "spec": pod},
+        "updateStrategy": {"type": "OnDelete", "rollingUpdate": {"partition": 2}},
+    }
+    reply = await req(backend, "POST", statefulsets, {"metadata": {"name": "s"}, "spec": spec})
+    cause = (
+        "FieldValueInvalid",
+        "spec.updateStrategy.rollingUpdate",
+        "Invalid value: apps.RollingUpdateStatefulSetStrategy{Partition:2,"
+        " MaxUnavailable:(*intstr.IntOrString)(nil)}: only allowed for updateStrategy"
+        " 'RollingUpdate'",
+    )
+    assert (reply.status, reply.body) == (422, invalid("StatefulSet", "apps", "s", [cause]))

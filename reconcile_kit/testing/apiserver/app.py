@@ -306,11 +306,24 @@ class Handler:
         server then authenticates as ``system:serviceaccount:<ns>:<name>``."""
         account = self.cluster.get(rt, info.namespace, info.name)
         spec = record.body.get("spec") or {} if isinstance(record.body, dict) else {}
-        seconds = spec.get("expirationSeconds") or 3600
-        if not isinstance(seconds, int) or seconds < 600:
-            message = "may not specify a duration less than 10 minutes"
-            causes = [errors.cause("FieldValueInvalid", "spec.expirationSeconds", message)]
-            raise errors.invalid("TokenRequest", "authentication.k8s.io", info.name, causes)
+        seconds = spec.get("expirationSeconds")
+        seconds = 3600 if seconds is None else seconds
+        # ValidateTokenRequest; the REST handler's 422 names no object
+        limits = {
+            "may not specify a duration less than 10 minutes": not isinstance(seconds, int)
+            or seconds < 600,
+            "may not specify a duration larger than 2^32 seconds": isinstance(seconds, int)
+            and seconds > 1 << 32,
+        }
+        causes = [
+            errors.cause(
+                "FieldValueInvalid", "spec.expirationSeconds", f"Invalid value: {seconds}: {detail}"
+            )
+            for detail, failed in limits.items()
+            if failed
+        ]
+        if causes:
+            raise errors.invalid("TokenRequest", "authentication.k8s.io", "", causes)
         uid = account["metadata"].get("uid", "")
         token, expires = self.authenticator.issue(info.namespace, info.name, uid, seconds)
         body = {
