@@ -29,6 +29,7 @@ from .crdconversion import webhook_converts
 from .errors import APIError
 from .faults import Faults, RequestInfo, fault_error
 from .gcadmission import check_owner_references
+from .gofmt import go_quote
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
 from .queryoptions import check_query
 from .rbac import RBAC_GROUP, Attributes, Authorizer, forbidden
@@ -305,11 +306,24 @@ class Handler:
         server then authenticates as ``system:serviceaccount:<ns>:<name>``."""
         account = self.cluster.get(rt, info.namespace, info.name)
         spec = record.body.get("spec") or {} if isinstance(record.body, dict) else {}
-        seconds = spec.get("expirationSeconds") or 3600
-        if not isinstance(seconds, int) or seconds < 600:
-            message = "may not specify a duration less than 10 minutes"
-            causes = [errors.cause("FieldValueInvalid", "spec.expirationSeconds", message)]
-            raise errors.invalid("TokenRequest", "authentication.k8s.io", info.name, causes)
+        seconds = spec.get("expirationSeconds")
+        seconds = 3600 if seconds is None else seconds
+        # ValidateTokenRequest; the REST handler's 422 names no object
+        limits = {
+            "may not specify a duration less than 10 minutes": not isinstance(seconds, int)
+            or seconds < 600,
+            "may not specify a duration larger than 2^32 seconds": isinstance(seconds, int)
+            and seconds > 1 << 32,
+        }
+        causes = [
+            errors.cause(
+                "FieldValueInvalid", "spec.expirationSeconds", f"Invalid value: {seconds}: {detail}"
+            )
+            for detail, failed in limits.items()
+            if failed
+        ]
+        if causes:
+            raise errors.invalid("TokenRequest", "authentication.k8s.io", "", causes)
         uid = account["metadata"].get("uid", "")
         token, expires = self.authenticator.issue(info.namespace, info.name, uid, seconds)
         body = {
@@ -547,12 +561,8 @@ class Handler:
         return Filter(info.namespace or None if rt.namespaced else None, labels, fields)
 
     def _write_options(self, query: dict[str, str], record: RequestRecord) -> WriteOptions:
-        validation = query.get("fieldValidation", "Warn")
-        if validation not in ("Ignore", "Warn", "Strict"):
-            raise errors.bad_request(
-                f"fieldValidation parameter unsupported: {validation}."
-                " Must be one of Ignore, Warn, or Strict"
-            )
+        # check_query refused any other directive (422); "" is Warn
+        validation = query.get("fieldValidation") or "Warn"
         return WriteOptions(
             query.get("dryRun") == "All",
             validation,
@@ -874,18 +884,25 @@ def _delete_options(body: Any, query: dict[str, str]) -> dict[str, Any]:
     if "orphanDependents" in query:
         options["orphanDependents"] = query["orphanDependents"] in _TRUE
     policy = options.get("propagationPolicy")
-    if policy not in (None, "Orphan", "Background", "Foreground"):
-        raise errors.invalid(
-            "DeleteOptions",
-            "meta.k8s.io",
-            "",
-            [
-                errors.cause(
-                    "FieldValueNotSupported",
-                    "propagationPolicy",
-                    f'Unsupported value: "{policy}": supported values: "Foreground", "Background",'
-                    ' "Orphan", "nil"',
-                )
-            ],
+    causes = []  # ValidateDeleteOptions
+    if options.get("orphanDependents") is not None and policy is not None:
+        causes.append(
+            errors.cause(
+                "FieldValueInvalid",
+                "propagationPolicy",
+                f"Invalid value: {go_quote(str(policy))}: orphanDependents and"
+                " deletionPropagation cannot be both set",
+            )
         )
+    if policy not in (None, "Orphan", "Background", "Foreground"):
+        causes.append(
+            errors.cause(
+                "FieldValueNotSupported",
+                "propagationPolicy",
+                f'Unsupported value: "{policy}": supported values: "Foreground", "Background",'
+                ' "Orphan", "nil"',
+            )
+        )
+    if causes:
+        raise errors.invalid("DeleteOptions", "meta.k8s.io", "", causes)
     return options

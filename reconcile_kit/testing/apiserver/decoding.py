@@ -34,6 +34,7 @@ __all__ = [
     "decode",
     "decode_fields",
     "strict_error",
+    "unknown_fields",
     "validate",
     "validate_custom",
 ]
@@ -297,6 +298,18 @@ def decode_fields(rt: ResourceType, obj: Obj, opts: WriteOptions) -> list[str]:
     if texts and opts.field_validation == "Strict":
         raise errors.bad_request(strict_error(rt, texts))
     return texts if opts.field_validation == "Warn" else []
+
+
+def unknown_fields(rt: ResourceType, obj: Obj) -> list[str]:
+    """The ``unknown field "path"`` texts of decoding ``obj`` (not changed)."""
+    view = clone(obj)
+    if rt.schema is not None:
+        unknown = crds.prune(view, rt.schema)
+    elif rt.builtin:
+        unknown = prune_unknown_fields(rt.api_version, rt.kind, view) or []
+    else:
+        unknown = []
+    return [f'unknown field "{path}"' for path in unknown]
 
 
 def validate_custom(rt: ResourceType, obj: Obj, opts: WriteOptions) -> list[str]:

@@ -276,7 +276,11 @@ DIFFERENCES: tuple[Difference, ...] = (
         "message is written as Python writes it (`1e2` reads `100.0`), and a patch whose "
         "result does not decode gets the 422 on `patch` with the patch (not the patched "
         "object's JSON) as its value and the decoder's wording (not the strategic merge "
-        "converter's). A PersistentVolume's immutable-source message stops after its "
+        "converter's); a merge or JSON patch that `fieldValidation=Strict` refuses for "
+        "unknown fields gets the same 422 on `patch`, with the patched object's JSON as its "
+        "value, its fields in the embedded server's order (kube-apiserver's: the Go "
+        "struct's, the objects the patch touched sorted). "
+        "A PersistentVolume's immutable-source message stops after its "
         "first line, as a claim's does. Nodes (not their annotations, configSource or "
         "duplicate status addresses), RuntimeClasses (not duplicate tolerations), "
         "ControllerRevisions and CSIDrivers (with their defaults) are validated too; a "
@@ -291,6 +295,8 @@ DIFFERENCES: tuple[Difference, ...] = (
             "tests/conformance/test_validation_core.py::test_pvc_update",
             "tests/conformance/test_validation_other_kinds.py::test_pdb_create",
             "tests/conformance/test_wrong_types.py::test_a_patch_of_the_wrong_type_is_422_on_the_patch",
+            "tests/conformance/test_differential_findings.py::"
+            "test_strict_field_validation_refuses_a_patch_with_unknown_fields",
         ),
     ),
     Difference(

@@ -16,6 +16,9 @@ __all__ = ["check_query"]
 FIELD_MANAGER_MAX_LENGTH = 128
 """validation.FieldManagerMaxLength."""
 
+FIELD_VALIDATION_VALUES = ("", "Ignore", "Strict", "Warn")
+"""The fieldValidation directives kube-apiserver accepts ("" is Warn), in its order."""
+
 _OPTIONS = {
     "POST": "CreateOptions",
     "PUT": "UpdateOptions",
@@ -67,6 +70,16 @@ def _dry_run(query: dict[str, str]) -> Causes:
     return [errors.cause("FieldValueNotSupported", "dryRun", message)]
 
 
+def _field_validation(query: dict[str, str]) -> Causes:
+    """ValidateFieldValidation: "" (Warn), Ignore, Strict or Warn."""
+    directive = query.get("fieldValidation")
+    if directive is None or directive in FIELD_VALIDATION_VALUES:
+        return []
+    supported = ", ".join(f'"{value}"' for value in FIELD_VALIDATION_VALUES)
+    message = f"Unsupported value: {go_quote(directive)}: supported values: {supported}"
+    return [errors.cause("FieldValueNotSupported", "fieldValidation", message)]
+
+
 def _write_options(method: str, query: dict[str, str], content_type: str) -> None:
     causes: Causes = []
     if method == "PATCH":
@@ -74,6 +87,8 @@ def _write_options(method: str, query: dict[str, str], content_type: str) -> Non
     if method != "DELETE":
         causes += _field_manager(query.get("fieldManager"))
     causes += _dry_run(query)
+    if method != "DELETE":
+        causes += _field_validation(query)
     if causes:
         raise errors.invalid(_OPTIONS[method], "meta.k8s.io", "", causes)
 

@@ -31,6 +31,16 @@ class ScaleWrites(Deletion):
     ) -> Steps:
         """Set the replicas of the object behind a Scale (PUT or patched Scale)."""
         assert rt.scale is not None
+        body_name = (scale.get("metadata") or {}).get("name") or ""
+        if not body_name:  # the handler's checkName, as for any update
+            raise errors.bad_request(
+                f"the name of the object ({name} based on URL) was undeterminable:"
+                " name must be provided"
+            )
+        if body_name != name:
+            raise errors.bad_request(
+                f"the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )
         old = self.store.get(rt.storage_key, namespace or "", name)
         if old is None:
             raise errors.not_found(rt.group, f"{rt.plural}/scale", name)

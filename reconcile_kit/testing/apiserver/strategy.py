@@ -31,6 +31,7 @@ from .store import Obj
 from .validation.admissionpolicies import binding_defaults, policy_defaults
 from .validation.apiservices import service_reference_defaults
 from .validation.flowcontrol import flow_schema_defaults, priority_level_defaults
+from .validation.gorender import go_value
 from .validation.volumes import SOURCE_FIELDS
 from .webhookconfig import MUTATING, VALIDATING, configuration_defaults
 
@@ -78,6 +79,8 @@ def metadata_causes(rt: ResourceType, obj: Obj) -> list[dict[str, str]]:
     causes += label_causes(meta.get("labels"))
     annotation_type = string_map_causes(meta.get("annotations"), "metadata.annotations")
     causes += annotation_type or annotation_causes(meta.get("annotations"), "metadata.annotations")
+    # apimachinery ValidateObjectMetaAccessor's order: owner references, then finalizers
+    causes += owner_reference_causes(meta.get("ownerReferences"))
     finalizers = meta.get("finalizers")
     if finalizers is not None and not (
         isinstance(finalizers, list) and all(isinstance(f, str) for f in finalizers)
@@ -94,7 +97,7 @@ def metadata_causes(rt: ResourceType, obj: Obj) -> list[dict[str, str]]:
         # resources (apiextensions-apiserver) only the generic rules
         kube_kind = rt.builtin and rt.schema is None and rt.group != "apiextensions.k8s.io"
         causes += finalizer_causes(finalizers, kube_kind)
-    return causes + owner_reference_causes(meta.get("ownerReferences"))
+    return causes
 
 
 _STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})
@@ -105,25 +108,17 @@ def _go_strings(values: list[str]) -> str:
 
 
 def finalizer_causes(finalizers: list[str], builtin: bool) -> list[dict[str, str]]:
-    """apimachinery ValidateFinalizers (qualified names, orphan vs foregroundDeletion) and,
-    for built-in kinds, core validation's "standard or fully qualified" rule."""
+    """apimachinery ValidateFinalizers (qualified names, orphan vs foregroundDeletion) and
+    then, for built-in kinds, core validation's "standard or fully qualified" rule (core
+    ValidateObjectMeta runs it after the whole of apimachinery's ValidateObjectMeta)."""
     causes = []
-    for index, name in enumerate(finalizers):
+    for name in finalizers:
         for message in qualified_name_errors(name):
             causes.append(
                 errors.cause(
                     "FieldValueInvalid",
                     "metadata.finalizers",
                     f'Invalid value: "{name}": {message}',
-                )
-            )
-        if builtin and "/" not in name and name not in _STANDARD_FINALIZERS:
-            causes.append(
-                errors.cause(
-                    "FieldValueInvalid",
-                    f"metadata.finalizers[{index}]",
-                    f'Invalid value: "{name}": name is neither a standard finalizer name nor'
-                    " is it fully qualified",
                 )
             )
     if "orphan" in finalizers and "foregroundDeletion" in finalizers:
@@ -135,6 +130,16 @@ def finalizer_causes(finalizers: list[str], builtin: bool) -> list[dict[str, str
                 " foregroundDeletion cannot be both set",
             )
         )
+    for index, name in enumerate(finalizers):
+        if builtin and "/" not in name and name not in _STANDARD_FINALIZERS:
+            causes.append(
+                errors.cause(
+                    "FieldValueInvalid",
+                    f"metadata.finalizers[{index}]",
+                    f'Invalid value: "{name}": name is neither a standard finalizer name nor'
+                    " is it fully qualified",
+                )
+            )
     return causes
 
 
@@ -154,6 +159,7 @@ def owner_reference_causes(refs: Any) -> list[dict[str, str]]:
     if not isinstance(refs, list) or not all(isinstance(r, dict) for r in refs):
         return [errors.cause("FieldValueTypeInvalid", field, "Invalid value: must be a list")]
     causes = []
+    first_controller = ""
     for ref in refs:
         api_version = str(ref.get("apiVersion") or "")
         if not _owner_version(api_version):
@@ -179,16 +185,21 @@ def owner_reference_causes(refs: Any) -> list[dict[str, str]]:
                     "FieldValueInvalid", f"{field}.uid", 'Invalid value: "": uid must not be empty'
                 )
             )
-    controllers = [r.get("name", "") for r in refs if r.get("controller")]
-    if len(controllers) > 1:
-        causes.append(
-            errors.cause(
-                "FieldValueInvalid",
-                field,
-                f"Invalid value: {len(controllers)} references: Only one reference can have"
-                f' Controller set to true. Found "true" in references for {", ".join(controllers)}',
+        if ref.get("controller") is True:
+            # one cause for each controller after the first, the references printed by %#v
+            controller = f"{ref.get('kind') or ''}/{ref.get('name') or ''}"
+            if not first_controller:
+                first_controller = controller
+                continue
+            causes.append(
+                errors.cause(
+                    "FieldValueInvalid",
+                    field,
+                    f"Invalid value: {go_value(refs, '[]v1.OwnerReference')}: Only one"
+                    ' reference can have Controller set to true. Found "true" in references'
+                    f" for {first_controller} and {controller}",
+                )
             )
-        )
     return causes
 
 
@@ -340,6 +351,20 @@ def prepare_update(rt: ResourceType, new: Obj, old: Obj) -> None:
         hook(new, old)
 
 
+def prepare_finalize_update(new: Obj, old: Obj) -> Obj:
+    """``namespaces/finalize``: the spec's finalizers and the metadata as sent, the stored
+    status kept (namespaceFinalizeStrategy.PrepareForUpdate)."""
+    result = copy.deepcopy(new)
+    _keep_server_meta(result, old)
+    result.pop("status", None)
+    if "status" in old:
+        result["status"] = copy.deepcopy(old["status"])
+    wanted = (new.get("spec") or {}).get("finalizers") or []
+    result["spec"] = {**(result.get("spec") or {}), "finalizers": wanted}
+    namespace_name_label(result)
+    return result
+
+
 def prepare_status_update(rt: ResourceType, new: Obj, old: Obj) -> Obj:
     """``/status`` update: only status (and, for built-ins, non-reset metadata) changes."""
     if "*" in rt.status_reset:
@@ -360,6 +385,8 @@ def prepare_status_update(rt: ResourceType, new: Obj, old: Obj) -> Obj:
         _load_balancer_ip_mode(result)
     if (rt.group, rt.plural) == ("", "nodes"):  # scheme defaults: every decode
         _node_defaults(result)
+    if (rt.group, rt.plural) == ("", "namespaces"):
+        namespace_name_label(result)
     return result
 
 
@@ -417,8 +444,17 @@ def _no_defaults(obj: Obj) -> None:
 def _namespace_defaults(obj: Obj) -> None:
     obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
     obj["status"] = {"phase": "Active"}
+    namespace_name_label(obj)
+
+
+def namespace_name_label(obj: Obj) -> None:
+    """SetDefaults_Namespace: the ``kubernetes.io/metadata.name`` label, on every decode of
+    a Namespace (its status and finalize writes included)."""
     meta = obj["metadata"]
-    meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = meta["name"]
+    labels = meta.get("labels")
+    if not isinstance(labels, dict):
+        labels = meta["labels"] = {}
+    labels["kubernetes.io/metadata.name"] = meta["name"]
 
 
 def _container_defaults(container: dict[str, Any]) -> None:

@@ -9,17 +9,18 @@ without ``_steps`` run it without webhooks.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
-from ...client.contenttypes import APPLY_PATCH
+from ...client.contenttypes import APPLY_PATCH, STRATEGIC_MERGE_PATCH
 from . import certificates, errors
 from . import managedfields as mf
 from .admission import Steps, run_sync
 from .admitting import AdmissionCalls
 from .crd import CRD_KEY
 from .crdconversion import webhook_converts
-from .decoding import check_namespace, decode, validate
+from .decoding import check_namespace, decode, unknown_fields, validate
 from .errors import APIError
 from .gofmt import go_format, go_quote
 from .gozero import fill_go_zero
@@ -33,6 +34,7 @@ from .strategy import (
     new_finalizers,
     omit_empty,
     prepare_create,
+    prepare_finalize_update,
     prepare_status_update,
     prepare_update,
     read_defaults,
@@ -53,6 +55,29 @@ SpecialDefaultResourcePrefixes; other resources are stored under their plural.""
 _UNDECODABLE = ("quantit", "parsing time", "json: cannot unmarshal", "illegal base64")
 """Decoder errors of a patched object: kube-apiserver refuses the patch (422) rather than
 the body (400)."""
+
+
+def _check_strict_patch(rt: ResourceType, content_type: str, patch: Any, patched: Obj) -> None:
+    """``fieldValidation=Strict``: a patched object with unknown fields is a 422 on the
+    patch (k8s.io/apiserver handlers/patch.go). A strategic merge patch's value is the patch
+    as Go's ``%+v`` prints it and its errors come sorted (the unstructured converter's); a
+    merge or JSON patch's value is the patched object's JSON (kube-apiserver's has the Go
+    struct's field order) and its errors come in the object's order."""
+    texts = unknown_fields(rt, patched)
+    if not texts:
+        return
+    if content_type == STRATEGIC_MERGE_PATCH:
+        texts.sort()
+        value = go_format(patch)
+    else:
+        value = json.dumps(patched, separators=(",", ":"), ensure_ascii=False)
+    message = f"Invalid value: {go_quote(value)}: strict decoding error: " + ", ".join(texts)
+    raise APIError(
+        422,
+        "Invalid",
+        f' "" is invalid: patch: {message}',
+        {"causes": [errors.cause("FieldValueInvalid", "patch", message)]},
+    )
 
 
 def _etcd_key(rt: ResourceType, namespace: str, name: str) -> str:
@@ -252,6 +277,7 @@ class Writes(AdmissionCalls):
             raise errors.not_found(rt.group, rt.plural, name)
         current = clone(self.present(rt, old))
         result = apply_patch(rt, current, content_type, patch)
+        patched = clone(result) if opts.field_validation == "Strict" else None
         try:
             result = decode(rt, namespace, result)
         except APIError as error:
@@ -266,6 +292,8 @@ class Writes(AdmissionCalls):
                 f' "" is invalid: patch: {message}',
                 {"causes": [errors.cause("FieldValueInvalid", "patch", message)]},
             ) from None
+        if patched is not None:
+            _check_strict_patch(rt, content_type, patch, patched)
         if result["metadata"].get("name") != name:
             raise errors.bad_request(
                 f"the name of the object ({result['metadata'].get('name')}) does not match the"
@@ -403,10 +431,7 @@ class Writes(AdmissionCalls):
     def _subresource_update(self, rt: ResourceType, new: Obj, old: Obj, subresource: str) -> Obj:
         if subresource == "status":
             return prepare_status_update(rt, new, old)
-        result = clone(old)
-        wanted = (new.get("spec") or {}).get("finalizers") or []
-        result.setdefault("spec", {})["finalizers"] = wanted
-        return result
+        return prepare_finalize_update(new, old)
 
     @staticmethod
     def _finalized(obj: Obj) -> bool:

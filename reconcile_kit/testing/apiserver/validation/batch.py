@@ -8,9 +8,8 @@ The immutable template's message prints the new internal template as Go's ``%#v`
 (gorender.go_value), but for the heap address of a set pointer and for quantities, which
 are parsed from their stored (canonical) text rather than from the request's.
 
-Left out: pod failure and success policies' rules, backoffLimitPerIndex/maxFailedIndexes
-limits beyond their signs, managedBy, the scheduling directives a suspended Job may change
-(Job status rules: batchstatus.py).
+Left out: pod failure and success policies' rules, managedBy, the scheduling directives a
+suspended Job may change (Job status rules: batchstatus.py).
 """
 
 from __future__ import annotations
@@ -106,11 +105,19 @@ def _job_spec(spec: dict[str, Any], field: str) -> Causes:
     causes: Causes = []
     for key in _COUNTS:
         causes += nonnegative(f"{field}.{key}", spec.get(key))
+    per_index, max_failed = spec.get("backoffLimitPerIndex"), spec.get("maxFailedIndexes")
+    if max_failed is not None and per_index is None:
+        detail = "when maxFailedIndexes is specified"
+        causes.append(required(f"{field}.backoffLimitPerIndex", detail))
     mode = spec.get("completionMode")
     if mode is not None and mode not in ("NonIndexed", "Indexed"):
         causes.append(not_supported(f"{field}.completionMode", mode, ("NonIndexed", "Indexed")))
-    if mode == "Indexed" and spec.get("completions") is None:
-        causes.append(required(f"{field}.completions", "when completion mode is Indexed"))
+    if mode == "Indexed":
+        causes += _indexed_limits(spec, field)
+    if mode in (None, "NonIndexed"):
+        for key, value in (("backoffLimitPerIndex", per_index), ("maxFailedIndexes", max_failed)):
+            if value is not None:
+                causes.append(invalid(f"{field}.{key}", value, "requires indexed completion mode"))
     replacement = spec.get("podReplacementPolicy")
     if replacement is not None:
         allowed = ("Failed",) if spec.get("podFailurePolicy") else ("Failed", "TerminatingOrFailed")
@@ -121,6 +128,45 @@ def _job_spec(spec: dict[str, Any], field: str) -> Causes:
     return causes + _restart_policy(
         template, f"{field}.template", spec.get("podFailurePolicy") is not None
     )
+
+
+_INDEXED_MAX = 100_000
+"""maxParallelismForIndexedJob, maxFailedIndexesForIndexedJob and completionsSoftLimit."""
+_HIGH_COMPLETIONS_MAX = 10_000
+"""parallelismLimitForHighCompletions and maxFailedIndexesLimitForHighCompletions."""
+
+
+def _indexed_limits(spec: dict[str, Any], field: str) -> Causes:
+    """validateJobSpec's rules for an Indexed Job: completions required, the limits of
+    parallelism and maxFailedIndexes (lower above 100,000 completions with a backoff limit
+    per index)."""
+    completions, parallelism = spec.get("completions"), spec.get("parallelism")
+    max_failed = spec.get("maxFailedIndexes")
+    causes: Causes = []
+    if completions is None:
+        causes.append(required(f"{field}.completions", "when completion mode is Indexed"))
+    if isinstance(parallelism, int) and parallelism > _INDEXED_MAX:
+        detail = f"must be less than or equal to {_INDEXED_MAX} when completion mode is Indexed"
+        causes.append(invalid(f"{field}.parallelism", parallelism, detail))
+    if isinstance(completions, int) and isinstance(max_failed, int) and max_failed > completions:
+        detail = "must be less than or equal to completions"
+        causes.append(invalid(f"{field}.maxFailedIndexes", max_failed, detail))
+    if isinstance(max_failed, int) and max_failed > _INDEXED_MAX:
+        detail = f"must be less than or equal to {_INDEXED_MAX}"
+        causes.append(invalid(f"{field}.maxFailedIndexes", max_failed, detail))
+    high = isinstance(completions, int) and completions > _INDEXED_MAX
+    if high and spec.get("backoffLimitPerIndex") is not None:
+        above = f"when completions are above {_INDEXED_MAX} and used with backoff limit per index"
+        if max_failed is None:
+            detail = f"must be specified when completions is above {_INDEXED_MAX}"
+            causes.append(required(f"{field}.maxFailedIndexes", detail))
+        if isinstance(parallelism, int) and parallelism > _HIGH_COMPLETIONS_MAX:
+            detail = f"must be less than or equal to {_HIGH_COMPLETIONS_MAX} {above}"
+            causes.append(invalid(f"{field}.parallelism", parallelism, detail))
+        if isinstance(max_failed, int) and max_failed > _HIGH_COMPLETIONS_MAX:
+            detail = f"must be less than or equal to {_HIGH_COMPLETIONS_MAX} {above}"
+            causes.append(invalid(f"{field}.maxFailedIndexes", max_failed, detail))
+    return causes
 
 
 def _selector(spec: dict[str, Any]) -> Causes:

@@ -149,20 +149,37 @@ def _secret(write: Write) -> Causes:
 
 def _namespace(write: Write) -> Causes:
     """ValidateNamespace: each spec finalizer a qualified name, standard or with a
-    prefix (an update keeps the stored spec, so only a create is checked)."""
+    prefix (an update keeps the stored spec, so only a create is checked);
+    ValidateNamespaceFinalizeUpdate (each finalizer, by index) and
+    ValidateNamespaceStatusUpdate (the phase against the deletion timestamp)."""
+    finalizers = (write.obj.get("spec") or {}).get("finalizers") or []
+    if write.subresource == "finalize":
+        return [
+            cause
+            for index, name in enumerate(finalizers)
+            for cause in _finalizer_name(name, f"spec.finalizers[{index}]")
+        ]
+    if write.subresource == "status":
+        phase = (write.obj.get("status") or {}).get("phase") or ""
+        if not write.obj["metadata"].get("deletionTimestamp"):
+            if phase != "Active":
+                detail = "may only be 'Active' if `deletionTimestamp` is empty"
+                return [invalid("status.Phase", phase, detail)]
+        elif phase != "Terminating":
+            detail = "may only be 'Terminating' if `deletionTimestamp` is not empty"
+            return [invalid("status.Phase", phase, detail)]
+        return []
     if write.old is not None:
         return []
-    causes: Causes = []
-    for name in (write.obj.get("spec") or {}).get("finalizers") or []:
-        causes += invalids("spec.finalizers", name, qualified_name_errors(name))
-        if "/" not in name and name not in _STANDARD_FINALIZERS:
-            causes.append(
-                invalid(
-                    "spec.finalizers",
-                    name,
-                    "name is neither a standard finalizer name nor is it fully qualified",
-                )
-            )
+    return [cause for name in finalizers for cause in _finalizer_name(name, "spec.finalizers")]
+
+
+def _finalizer_name(name: str, field: str) -> Causes:
+    """core validateFinalizerName: a qualified name, standard or with a prefix."""
+    causes = invalids(field, name, qualified_name_errors(name))
+    if "/" not in name and name not in _STANDARD_FINALIZERS:
+        detail = "name is neither a standard finalizer name nor is it fully qualified"
+        causes.append(invalid(field, name, detail))
     return causes
 
 

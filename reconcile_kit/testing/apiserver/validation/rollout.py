@@ -113,7 +113,15 @@ def statefulset_strategy(strategy: Any, field: str) -> Causes:
         return [required(field)]
     if kind == "OnDelete":
         if rolling is not None:
-            rendered = "&apps.RollingUpdateStatefulSetStrategy{}"
+            # field.Invalid prints the pointer's struct (the internal type: partition int32)
+            rolling = as_dict(rolling)
+            partition = rolling.get("partition")
+            max_unavailable = rolling.get("maxUnavailable")
+            rendered = (
+                "apps.RollingUpdateStatefulSetStrategy{"
+                f"Partition:{partition if isinstance(partition, int) else 0},"
+                f" MaxUnavailable:{gorender.go_value(max_unavailable, '*intstr.IntOrString')}}}"
+            )
             detail = "only allowed for updateStrategy 'RollingUpdate'"
             return [invalid(f"{field}.rollingUpdate", rendered, detail, rendered=True)]
         return []

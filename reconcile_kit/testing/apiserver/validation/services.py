@@ -20,6 +20,7 @@ from .common import (
     not_supported,
     required,
 )
+from .endpoints import endpoint_ip_causes
 from .rules import (
     cidr_causes,
     ip_causes,
@@ -188,7 +189,9 @@ def _cluster_ips(spec: Obj) -> Causes:
 def _external_ips(spec: Obj) -> Causes:
     causes: Causes = []
     for i, address in enumerate(spec.get("externalIPs") or []):
-        causes += ip_causes(f"spec.externalIPs[{i}]", address)
+        # IsValidIP, else ValidateNonSpecialIP (not unspecified, loopback or link-local)
+        field = f"spec.externalIPs[{i}]"
+        causes += ip_causes(field, address) or endpoint_ip_causes(address, field)
     return causes
 
 
