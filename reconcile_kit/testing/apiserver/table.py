@@ -605,7 +605,8 @@ def _binding(obj: Doc) -> Row:
 def _resource_quota(obj: Doc) -> Row:
     """printResourceQuota: ``name: used/hard`` of status.hard, sorted, ``limits.*`` apart."""
     hard, used = _get(obj, "status.hard", {}), _get(obj, "status.used", {})
-    requests, limits = [], []
+    requests: list[str] = []
+    limits: list[str] = []
     for name in sorted(hard):
         cell = f"{name}: {used.get(name, '0')}/{hard[name]}"
         (limits if name.split(".")[0] == "limits" and "." in name else requests).append(cell)
