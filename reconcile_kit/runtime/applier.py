@@ -333,36 +333,58 @@ class Applier:
             return False, None
         return True, store.get(child.namespace if child.namespaced else "", child.name)
 
-    async def patch_status(self, obj: APIObject, status: dict[str, Any]) -> None:
-        """Merge-patch ``status`` into ``obj``'s status (``/status`` where the kind has it).
+    async def patch_status(self, obj: Writable, status: dict[str, Any]) -> None:
+        """Merge-patch ``status`` into ``obj``'s status (``/status`` where the kind has it);
+        ``obj`` (a kr8s object, a typed model or a dict with apiVersion and kind) then holds
+        the server's answer.
 
         Raises:
+            ValueError: a dict without apiVersion or kind, or of a kind the API server does
+                not serve (naming the object).
             APIError: the server refused.
         """
-        separate = await discovery.has_status_subresource(obj.api, obj.version, obj.endpoint)
-        url = f"{obj.endpoint}/{obj.name}" + ("/status" if separate else "")
+        target, _ = await self._target(obj)
+        separate = await discovery.has_status_subresource(
+            target.api, target.version, target.endpoint
+        )
+        url = f"{target.endpoint}/{target.name}" + ("/status" if separate else "")
         reply = await send(
-            obj.api,
+            target.api,
             "PATCH",
             url=url,
             body={"status": status},
             content_type=MERGE_PATCH,
-            **_where(obj),
+            **_where(target),
         )
-        set_raw(obj, reply.json())
+        self._answer(obj, target, reply.json())
 
-    async def update_status(self, obj: APIObject) -> None:
-        """PUT ``obj`` to its ``/status`` with its resourceVersion (ConflictError on 409,
-        another APIError when refused)."""
+    async def update_status(self, obj: Writable) -> None:
+        """PUT ``obj`` (a kr8s object, a typed model or a dict with apiVersion and kind) to
+        its ``/status`` with its resourceVersion; ``obj`` then holds the server's answer.
+
+        Raises:
+            ValueError: a dict without apiVersion or kind, or of a kind the API server does
+                not serve (naming the object).
+            ConflictError: 409, the object changed since it was read.
+            APIError: any other refusal.
+        """
+        target, raw = await self._target(obj)
         reply = await send(
-            obj.api,
+            target.api,
             "PUT",
-            url=f"{obj.endpoint}/{obj.name}/status",
-            body=raw_of(obj),
+            url=f"{target.endpoint}/{target.name}/status",
+            body=raw,
             retry=False,  # a 409 means the object changed: the reconcile decides again
-            **_where(obj),
+            **_where(target),
         )
-        set_raw(obj, reply.json())
+        self._answer(obj, target, reply.json())
+
+    @staticmethod
+    def _answer(obj: Any, target: Any, state: dict[str, Any]) -> None:
+        """Make ``obj`` and what it was written through (``_target``) hold ``state``."""
+        _adopt(target, state)
+        if isinstance(obj, MutableMapping):
+            _copy_into(obj, target)
 
 
 def _where(obj: Any) -> dict[str, Any]:

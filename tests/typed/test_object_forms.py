@@ -310,6 +310,60 @@ async def test_ctx_writes_take_a_typed_model_a_kr8s_object_and_a_dict(
         assert isinstance(again, {"model": Gadget, "dict": dict}.get(form, object))
 
 
+async def test_ctx_status_writes_take_a_typed_model_a_kr8s_object_and_a_dict(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    """ctx.patch_status and ctx.update_status with each form (docs/controllers.md lists them
+    with the helpers that take an object; a typed reconcile's ``ctx.patch_status(model,
+    ...)`` raised AttributeError 'Gadget' object has no attribute 'api'): the status is on
+    the server and each form ends as the server's answer."""
+    await install(kube)
+    for form in FORMS:
+        status, body = await call(kube, "POST", GADGETS, gadget(f"s-{form}", 1))
+        assert status == 201, body
+    results: dict[str, Any] = {}
+
+    async def reconcile(obj: Gadget, ctx: Context) -> None:
+        if obj.metadata.name != "trigger" or results:
+            return
+        for form in FORMS:
+            _, raw = await call(kube, "GET", f"{GADGETS}/s-{form}")
+            patched = Gadget.model_validate(raw) if form == "model" else raw
+            if form == "kr8s":
+                patched = Gadget.kr8s_class()(raw, api=kube)
+            await ctx.patch_status(patched, {"readyReplicas": 2})
+            after_patch = copy.deepcopy(dict(view_of(patched)))
+            if form == "model":
+                assert patched.status is not None
+                patched.status.ready_replicas = 3
+            else:
+                view = patched if isinstance(patched, dict) else patched.raw
+                view["status"]["readyReplicas"] = 3
+            await ctx.update_status(patched)
+            results[form] = (after_patch, patched)
+
+    ctrl = Controller(
+        Gadget, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
+    task = asyncio.create_task(ctrl.run(reconcile))
+    try:
+        await call(kube, "POST", GADGETS, gadget("trigger", 1))
+        assert await ctrl.wait_reconciled(lambda: bool(results), 10)
+    finally:
+        await ctrl.shutdown(5)
+        await task
+    assert ctrl.stats.errors == 0
+    for form in FORMS:
+        after_patch, written = results[form]
+        assert after_patch["status"]["readyReplicas"] == 2, form
+        _, on_server = await call(kube, "GET", f"{GADGETS}/s-{form}")
+        assert on_server["status"]["readyReplicas"] == 3, form
+        answer = dict(view_of(written))
+        assert answer["status"]["readyReplicas"] == 3, form
+        assert answer["metadata"]["resourceVersion"] == on_server["metadata"]["resourceVersion"]
+        assert isinstance(written, {"model": Gadget, "dict": dict}.get(form, object))
+
+
 def test_a_default_container_changed_in_place_is_written() -> None:
     """``to_raw()`` gives the fields read or set; a default list, dict or model changed in
     place (never assigned, so pydantic does not count it as set) is set too: dropping it
