@@ -339,6 +339,9 @@ class PatchHelper:
         that would change the name or namespace is refused before sending
         (:meth:`_check_identity`)."""
         if self._location is None:
+            # unbound: the ValueError naming the object, before kr8s's RuntimeError (its
+            # namespace default reads the api)
+            self._client()
             obj, doc = self.obj, self._snapshot.document()
             meta = metadata_of(doc)
             name, namespace = meta.get("name"), None
