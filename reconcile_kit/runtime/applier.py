@@ -129,6 +129,7 @@ class Applier:
             written = await self._object_of(obj)
             return written, cast(Obj, raw_of(written))
         if is_typed(obj):
+            _check_named(obj, obj.metadata.name if obj.metadata is not None else None)
             target = TypedTarget(obj, self.api)
             return target, target.raw
         return obj, cast(Obj, raw_of(cast(APIObject, obj)))
@@ -286,6 +287,7 @@ class Applier:
         if isinstance(obj, MutableMapping):
             written = await self._object_of(obj)
         else:
+            _check_named(obj, obj.metadata.name if obj.metadata is not None else None)
             written = obj.kr8s_class()(obj.to_raw(), api=self.api)
 
         async def mutate_form(kobj: Any) -> None:
@@ -303,14 +305,15 @@ class Applier:
         kr8s's class for the kind, else one made from API discovery.
 
         Raises:
-            ValueError: ``raw`` lacks apiVersion or kind (naming the object), or the API
-                server does not serve that kind.
+            ValueError: ``raw`` lacks apiVersion, kind or metadata.name (naming the object),
+                or the API server does not serve that kind.
         """
         api_version, kind = raw.get("apiVersion"), raw.get("kind")
         if not api_version or not kind:
             raise ValueError(
                 f"{describe_object(raw)}: a dict written by a helper needs apiVersion and kind"
             )
+        _check_named(raw, metadata_of(raw).get("name"))
         from kr8s.asyncio.objects import get_class
 
         try:
@@ -385,6 +388,26 @@ class Applier:
         _adopt(target, state)
         if isinstance(obj, MutableMapping):
             _copy_into(obj, target)
+
+
+def _check_named(obj: Any, name: object) -> None:
+    """Refuse an object (a dict or a typed model) a write helper cannot address.
+
+    Raises:
+        ValueError: ``name`` (its metadata.name) is empty: names the object's kind and
+            namespace (where kr8s said only "Resource does not have a name", or raised a
+            BoxKeyError for a missing metadata).
+    """
+    if not name:
+        generated = " (metadata.generateName is not enough)"
+        if not metadata_of(obj if isinstance(obj, MutableMapping) else obj.to_raw()).get(
+            "generateName"
+        ):
+            generated = ""
+        raise ValueError(
+            f"{describe_object(obj)}: metadata.name is missing{generated}: a write helper "
+            "addresses the object by its name"
+        )
 
 
 def _where(obj: Any) -> dict[str, Any]:

@@ -364,6 +364,65 @@ async def test_ctx_status_writes_take_a_typed_model_a_kr8s_object_and_a_dict(
         assert isinstance(written, {"model": Gadget, "dict": dict}.get(form, object))
 
 
+async def test_ctx_writes_refuse_an_object_without_a_name_naming_it(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """A model or a dict without metadata.name, given to each ctx write: a ValueError
+    naming its kind, namespace and the field (docs/errors.md, point 1), nothing sent; kr8s
+    said only "Resource does not have a name", or raised a BoxKeyError 'metadata'."""
+    await install(kube)
+    results: dict[str, str] = {}
+    writes: dict[str, Callable[[Context, Any], Any]] = {
+        "apply": lambda ctx, o: ctx.apply(o),
+        "apply_status": lambda ctx, o: ctx.apply_status(o),
+        "create_or_patch": lambda ctx, o: ctx.create_or_patch(o),
+        "patch_status": lambda ctx, o: ctx.patch_status(o, {"readyReplicas": 1}),
+        "update_status": lambda ctx, o: ctx.update_status(o),
+    }
+    nameless = {
+        "model": lambda: Gadget.model_validate(
+            {"metadata": {"namespace": "default"}, "spec": {"image": "nginx"}}
+        ),
+        "model without metadata": lambda: Gadget(spec={"image": "nginx"}),
+        "dict": lambda: {**gadget("x", 1), "metadata": {"namespace": "default"}},
+        "dict without metadata": lambda: {
+            k: v for k, v in gadget("x", 1).items() if k != "metadata"
+        },
+        "dict with generateName": lambda: {**gadget("x", 1), "metadata": {"generateName": "g-"}},
+    }
+
+    async def reconcile(obj: Gadget, ctx: Context) -> None:
+        if results:
+            return
+        for write, call_it in writes.items():
+            for form, build in nameless.items():
+                try:
+                    await call_it(ctx, build())
+                except ValueError as error:
+                    results[f"{write}: {form}"] = str(error)
+                else:
+                    results[f"{write}: {form}"] = "no error"
+
+    ctrl = Controller(
+        Gadget, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
+    task = asyncio.create_task(ctrl.run(reconcile))
+    try:
+        await call(kube, "POST", GADGETS, gadget("trigger", 1))
+        assert await ctrl.wait_reconciled(lambda: bool(results), 10)
+    finally:
+        await ctrl.shutdown(5)
+        await task
+    assert len(results) == len(writes) * len(nameless)
+    for where, message in results.items():
+        form = where.split(": ")[1]
+        named = "Gadget in namespace default" if form in ("model", "dict") else "Gadget"
+        assert message.startswith(f"{named}: metadata.name is missing"), (where, message)
+        assert ("generateName is not enough" in message) == ("generateName" in form), where
+    writes_sent = [r for r in apiserver.requests if r.verb in ("create", "patch", "update")]
+    assert len([r for r in writes_sent if r.resource == "gadgets"]) == 1  # the trigger's POST
+
+
 def test_a_default_container_changed_in_place_is_written() -> None:
     """``to_raw()`` gives the fields read or set; a default list, dict or model changed in
     place (never assigned, so pydantic does not count it as set) is set too: dropping it
