@@ -316,3 +316,51 @@ async def test_create_or_patch_reads_the_cache(
         "updated"
     )
     assert [r.verb for r in apiserver.requests] == ["patch"]
+
+
+@pytest.mark.parametrize("given", ["classes", "names"])
+async def test_a_kind_given_by_name_is_the_cache_of_its_kr8s_class(
+    kube: kr8s.asyncio.Api, apiserver: APIServer, given: str
+) -> None:
+    """``Controller("ConfigMap").owns("Secret")`` (kind strings, resolved by discovery) caches
+    the same kinds as ``Controller(ConfigMap).owns(Secret)``: ``ctx.apply`` of an unchanged
+    Secret child sends nothing (it sent a GET and a PATCH at every reconcile: the cache was
+    looked up by the class's identity) and ``ctx.get(name, kind=Secret)`` reads the cache
+    (it raised KeyError); a kind not watched is a KeyError naming it and what is watched."""
+    from kr8s.asyncio.objects import Pod, Secret
+
+    from reconcile_kit import Action, Controller
+    from reconcile_kit.testing import run_until
+
+    primary, child = (ConfigMap, Secret) if given == "classes" else ("ConfigMap", "Secret")
+    seen: list[Any] = []
+    errors: list[str] = []
+
+    async def reconcile(cm: Any, ctx: Context) -> Action:
+        secret = {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": cm.name, "namespace": cm.namespace},
+            "stringData": {"k": "v"},
+        }
+        set_controller_reference(cm, secret)
+        await ctx.apply(secret)
+        seen.append((ctx.get(cm.name, kind=Secret), ctx.get(cm.name, kind=ConfigMap)))
+        try:
+            ctx.get(cm.name, kind=Pod)
+        except KeyError as error:
+            errors.append(error.args[0])
+        return Action.requeue(0.01)
+
+    await (await configmap(kube, "owner")).create()
+    ctrl = Controller(primary, api=kube, namespace="default").owns(child)
+    assert await run_until(ctrl, reconcile, lambda: len(seen) >= 5, timeout=10)
+    assert ctrl.stats.errors == 0
+    assert [r.verb for r in apiserver.requests.filter(resource="secrets", verb="patch")] == [
+        "patch"
+    ]
+    assert all(secret is not None and cm is not None for secret, cm in seen[1:])
+    assert errors[0] == (
+        "controller configmap does not watch Pod: its caches hold ConfigMap, Secret; "
+        "owns() or watches() a kind to read it from the cache"
+    )
