@@ -319,10 +319,29 @@ class Applier:
         try:
             cls = get_class(kind, api_version)
         except KeyError:
-            group, _, version = str(api_version).rpartition("/")
-            info = await resolve_kind(self.api, f"{kind}.{group}/{version}" if group else kind)
-            cls = info.cls
+            cls = await self._served_class(raw, str(kind), str(api_version))
         return cls(orjson.loads(orjson.dumps(dict(raw))), api=self.api)
+
+    async def _served_class(
+        self, raw: MutableMapping[str, Any], kind: str, api_version: str
+    ) -> type[APIObject]:
+        """The kr8s class of ``kind`` at ``api_version``, from API discovery.
+
+        Raises:
+            ValueError: the API server does not serve that kind, or not at that version
+                (naming the object).
+        """
+        group, _, version = api_version.rpartition("/")
+        try:
+            info = await resolve_kind(self.api, f"{kind}.{group}/{version}" if group else kind)
+        except ValueError as error:
+            raise ValueError(f"{describe_object(raw)}: {error}") from error
+        if info.api_version != api_version:  # the core group's kind, another version
+            raise ValueError(
+                f"{describe_object(raw)}: apiVersion {api_version!r} of kind {kind} is not "
+                f"served by the API server (it serves {info.api_version})"
+            )
+        return info.cls
 
     def _cached(self, child: Any) -> tuple[bool, Obj | None]:
         """Whether the controller caches the child's kind, and the child as cached (None:

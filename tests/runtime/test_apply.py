@@ -364,3 +364,30 @@ async def test_a_kind_given_by_name_is_the_cache_of_its_kr8s_class(
         "controller configmap does not watch Pod: its caches hold ConfigMap, Secret; "
         "owns() or watches() a kind to read it from the cache"
     )
+
+
+async def test_a_dict_of_a_kind_or_version_not_served_is_refused_naming_it(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """A dict whose apiVersion the server does not serve for its kind (``v2`` of the core
+    group's ConfigMap was written as v1 without a word) or whose kind it does not serve at
+    all: a ValueError naming the object, nothing sent."""
+    ctx = context(kube)
+
+    def child(api_version: str, kind: str) -> dict[str, Any]:
+        meta = {"name": "c", "namespace": "default"}
+        return {"apiVersion": api_version, "kind": kind, "metadata": meta}
+
+    with pytest.raises(
+        ValueError,
+        match=r"^ConfigMap default/c: apiVersion 'v2' of kind ConfigMap is not served by the "
+        r"API server \(it serves v1\)$",
+    ):
+        await ctx.apply(child("v2", "ConfigMap"))
+    with pytest.raises(ValueError, match=r"^ConfigMap default/c: apiVersion 'v2'"):
+        await ctx.create_or_patch(child("v2", "ConfigMap"))
+    with pytest.raises(
+        ValueError, match=r"^Unserved default/c: kind 'Unserved.nowhere.example.com/v1' is"
+    ):  # a kind no test registers a kr8s class for (kr8s's registry is the process's)
+        await ctx.apply(child("nowhere.example.com/v1", "Unserved"))
+    assert not [r for r in apiserver.requests if r.verb in ("create", "patch", "update")]
