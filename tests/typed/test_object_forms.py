@@ -423,6 +423,22 @@ async def test_ctx_writes_refuse_an_object_without_a_name_naming_it(
     assert len([r for r in writes_sent if r.resource == "gadgets"]) == 1  # the trigger's POST
 
 
+async def test_patch_helper_and_finalizer_refuse_a_dict_naming_it() -> None:
+    """The PatchHelper patches through the object's API client, which a dict (what
+    ``ctx.get`` gives without a model class) has not: a TypeError naming the object and
+    what to pass instead, where ``'dict' object has no attribute 'raw'`` came out."""
+    cached = stored(gadget("g1", 2))
+    with pytest.raises(TypeError, match=r"^Gadget default/g1: PatchHelper takes a kr8s obj"):
+        PatchHelper(cached)
+
+    async def never(obj: Any) -> None:
+        raise AssertionError("not called")
+
+    with pytest.raises(TypeError, match=r"^Gadget default/g1: finalizer takes a kr8s object"):
+        await finalizer(cached, CLEANUP, never, never)
+    assert "finalizers" not in cached["metadata"]
+
+
 def test_a_default_container_changed_in_place_is_written() -> None:
     """``to_raw()`` gives the fields read or set; a default list, dict or model changed in
     place (never assigned, so pydantic does not count it as set) is set too: dropping it
