@@ -24,9 +24,9 @@ be lost. Where that does damage, the write is guarded:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import jsonpatch
 import orjson
@@ -46,7 +46,7 @@ from ..client.kr8s_internals import current_raw
 from ..client.redaction import redact_pair, redact_patch
 from ..client.request import Reply, Target, is_safe_to_repeat, send
 from ..meta.conditions import conflicting_conditions, merge_conditions
-from ..meta.objects import _peek, edit_list, metadata_of, set_or_drop
+from ..meta.objects import _peek, describe_object, edit_list, metadata_of, set_or_drop
 from .mergepatch import apply_merge_patch, create_merge_patch
 from .recent import RECENT
 from .snapshot import LazyBox, freeze
@@ -62,6 +62,24 @@ log = logging.getLogger(__name__)
 MAX_CONFLICT_RETRIES = 5
 JSONDict = dict[str, Any]
 _GUARDED_META = ("finalizers", "ownerReferences")
+
+
+def _refuse_mapping(obj: object, helper: str) -> None:
+    """Refuse a dict where ``helper`` patches an object through its API client.
+
+    Raises:
+        TypeError: ``obj`` is a mapping (a cached dict from ``ctx.get``, a document): names
+            it and what to pass instead.
+    """
+    if isinstance(obj, Mapping):
+        named = describe_object(cast("MutableMapping[str, Any]", obj))
+        raise TypeError(
+            f"{named}: {helper} takes a kr8s object or a typed model, not a "
+            f"{type(obj).__name__}: it patches through the object's API client, which a "
+            "dict has not. Pass the object the reconcile got, ctx.get(name, kind=Model) of a "
+            "typed kind, or a kr8s object built with api=ctx.api; ctx.apply and "
+            "ctx.create_or_patch take dicts"
+        )
 
 
 class PatchHelper:
@@ -92,6 +110,10 @@ class PatchHelper:
             (NotFoundError for a 404 on an object that is not being deleted,
             ConflictError for a 409 with ``optimistic_lock``, InvalidError,
             ForbiddenError...); never a PatchError.
+
+    Raises (when built):
+        TypeError: ``obj`` is a dict (``ctx.get`` without a model class gives one): it has
+            no API client to patch through; names it and what to pass instead.
     """
 
     def __init__(
@@ -104,6 +126,7 @@ class PatchHelper:
         observed_generation: bool = False,
         patch_on_error: bool = True,
     ) -> None:
+        _refuse_mapping(obj, "PatchHelper")
         self.obj: TypedTarget | APIObject = TypedTarget(obj) if is_typed(obj) else obj
         self.optimistic_lock = optimistic_lock
         self.owned_conditions = frozenset(owned_conditions)
@@ -339,6 +362,9 @@ class PatchHelper:
         that would change the name or namespace is refused before sending
         (:meth:`_check_identity`)."""
         if self._location is None:
+            # unbound: the ValueError naming the object, before kr8s's RuntimeError (its
+            # namespace default reads the api)
+            self._client()
             obj, doc = self.obj, self._snapshot.document()
             meta = metadata_of(doc)
             name, namespace = meta.get("name"), None

@@ -129,6 +129,7 @@ class Applier:
             written = await self._object_of(obj)
             return written, cast(Obj, raw_of(written))
         if is_typed(obj):
+            _check_named(obj, obj.metadata.name if obj.metadata is not None else None)
             target = TypedTarget(obj, self.api)
             return target, target.raw
         return obj, cast(Obj, raw_of(cast(APIObject, obj)))
@@ -286,6 +287,7 @@ class Applier:
         if isinstance(obj, MutableMapping):
             written = await self._object_of(obj)
         else:
+            _check_named(obj, obj.metadata.name if obj.metadata is not None else None)
             written = obj.kr8s_class()(obj.to_raw(), api=self.api)
 
         async def mutate_form(kobj: Any) -> None:
@@ -303,23 +305,43 @@ class Applier:
         kr8s's class for the kind, else one made from API discovery.
 
         Raises:
-            ValueError: ``raw`` lacks apiVersion or kind (naming the object), or the API
-                server does not serve that kind.
+            ValueError: ``raw`` lacks apiVersion, kind or metadata.name (naming the object),
+                or the API server does not serve that kind.
         """
         api_version, kind = raw.get("apiVersion"), raw.get("kind")
         if not api_version or not kind:
             raise ValueError(
                 f"{describe_object(raw)}: a dict written by a helper needs apiVersion and kind"
             )
+        _check_named(raw, metadata_of(raw).get("name"))
         from kr8s.asyncio.objects import get_class
 
         try:
             cls = get_class(kind, api_version)
         except KeyError:
-            group, _, version = str(api_version).rpartition("/")
-            info = await resolve_kind(self.api, f"{kind}.{group}/{version}" if group else kind)
-            cls = info.cls
+            cls = await self._served_class(raw, str(kind), str(api_version))
         return cls(orjson.loads(orjson.dumps(dict(raw))), api=self.api)
+
+    async def _served_class(
+        self, raw: MutableMapping[str, Any], kind: str, api_version: str
+    ) -> type[APIObject]:
+        """The kr8s class of ``kind`` at ``api_version``, from API discovery.
+
+        Raises:
+            ValueError: the API server does not serve that kind, or not at that version
+                (naming the object).
+        """
+        group, _, version = api_version.rpartition("/")
+        try:
+            info = await resolve_kind(self.api, f"{kind}.{group}/{version}" if group else kind)
+        except ValueError as error:
+            raise ValueError(f"{describe_object(raw)}: {error}") from error
+        if info.api_version != api_version:  # the core group's kind, another version
+            raise ValueError(
+                f"{describe_object(raw)}: apiVersion {api_version!r} of kind {kind} is not "
+                f"served by the API server (it serves {info.api_version})"
+            )
+        return info.cls
 
     def _cached(self, child: Any) -> tuple[bool, Obj | None]:
         """Whether the controller caches the child's kind, and the child as cached (None:
@@ -333,36 +355,78 @@ class Applier:
             return False, None
         return True, store.get(child.namespace if child.namespaced else "", child.name)
 
-    async def patch_status(self, obj: APIObject, status: dict[str, Any]) -> None:
-        """Merge-patch ``status`` into ``obj``'s status (``/status`` where the kind has it).
+    async def patch_status(self, obj: Writable, status: dict[str, Any]) -> None:
+        """Merge-patch ``status`` into ``obj``'s status (``/status`` where the kind has it);
+        ``obj`` (a kr8s object, a typed model or a dict with apiVersion and kind) then holds
+        the server's answer.
 
         Raises:
+            ValueError: a dict without apiVersion or kind, or of a kind the API server does
+                not serve (naming the object).
             APIError: the server refused.
         """
-        separate = await discovery.has_status_subresource(obj.api, obj.version, obj.endpoint)
-        url = f"{obj.endpoint}/{obj.name}" + ("/status" if separate else "")
+        target, _ = await self._target(obj)
+        separate = await discovery.has_status_subresource(
+            target.api, target.version, target.endpoint
+        )
+        url = f"{target.endpoint}/{target.name}" + ("/status" if separate else "")
         reply = await send(
-            obj.api,
+            target.api,
             "PATCH",
             url=url,
             body={"status": status},
             content_type=MERGE_PATCH,
-            **_where(obj),
+            **_where(target),
         )
-        set_raw(obj, reply.json())
+        self._answer(obj, target, reply.json())
 
-    async def update_status(self, obj: APIObject) -> None:
-        """PUT ``obj`` to its ``/status`` with its resourceVersion (ConflictError on 409,
-        another APIError when refused)."""
+    async def update_status(self, obj: Writable) -> None:
+        """PUT ``obj`` (a kr8s object, a typed model or a dict with apiVersion and kind) to
+        its ``/status`` with its resourceVersion; ``obj`` then holds the server's answer.
+
+        Raises:
+            ValueError: a dict without apiVersion or kind, or of a kind the API server does
+                not serve (naming the object).
+            ConflictError: 409, the object changed since it was read.
+            APIError: any other refusal.
+        """
+        target, raw = await self._target(obj)
         reply = await send(
-            obj.api,
+            target.api,
             "PUT",
-            url=f"{obj.endpoint}/{obj.name}/status",
-            body=raw_of(obj),
+            url=f"{target.endpoint}/{target.name}/status",
+            body=raw,
             retry=False,  # a 409 means the object changed: the reconcile decides again
-            **_where(obj),
+            **_where(target),
         )
-        set_raw(obj, reply.json())
+        self._answer(obj, target, reply.json())
+
+    @staticmethod
+    def _answer(obj: Any, target: Any, state: dict[str, Any]) -> None:
+        """Make ``obj`` and what it was written through (``_target``) hold ``state``."""
+        _adopt(target, state)
+        if isinstance(obj, MutableMapping):
+            _copy_into(obj, target)
+
+
+def _check_named(obj: Any, name: object) -> None:
+    """Refuse an object (a dict or a typed model) a write helper cannot address.
+
+    Raises:
+        ValueError: ``name`` (its metadata.name) is empty: names the object's kind and
+            namespace (where kr8s said only "Resource does not have a name", or raised a
+            BoxKeyError for a missing metadata).
+    """
+    if not name:
+        generated = " (metadata.generateName is not enough)"
+        if not metadata_of(obj if isinstance(obj, MutableMapping) else obj.to_raw()).get(
+            "generateName"
+        ):
+            generated = ""
+        raise ValueError(
+            f"{describe_object(obj)}: metadata.name is missing{generated}: a write helper "
+            "addresses the object by its name"
+        )
 
 
 def _where(obj: Any) -> dict[str, Any]:

@@ -170,12 +170,14 @@ class Context:
         ``"updated"`` or ``"unchanged"``."""
         return await self.applier.create_or_patch(obj, mutate)
 
-    async def patch_status(self, obj: APIObject, status: dict[str, Any]) -> None:
-        """Merge-patch ``status`` into ``obj``'s status: :meth:`Applier.patch_status
+    async def patch_status(self, obj: Writable, status: dict[str, Any]) -> None:
+        """Merge-patch ``status`` into ``obj``'s status (a kr8s object, a typed model or a
+        dict with apiVersion and kind): :meth:`Applier.patch_status
         <reconcile_kit.runtime.applier.Applier.patch_status>`."""
         await self.applier.patch_status(obj, status)
 
-    async def update_status(self, obj: APIObject) -> None:
-        """PUT ``obj``'s status: :meth:`Applier.update_status
+    async def update_status(self, obj: Writable) -> None:
+        """PUT ``obj``'s status (a kr8s object, a typed model or a dict with apiVersion and
+        kind): :meth:`Applier.update_status
         <reconcile_kit.runtime.applier.Applier.update_status>`."""
         await self.applier.update_status(obj)

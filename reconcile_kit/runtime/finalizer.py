@@ -14,7 +14,7 @@ from kr8s.asyncio.objects import APIObject
 
 from ..meta.finalizers import add_finalizer, has_finalizer, remove_finalizer
 from ..meta.objects import metadata_of, view_of
-from ..patch.helper import PatchHelper
+from ..patch.helper import PatchHelper, _refuse_mapping
 
 if TYPE_CHECKING:
     from ..typed.resource import CustomResource
@@ -50,9 +50,11 @@ async def finalizer(
 
     Raises:
         ValueError: ``name`` is not a valid finalizer name (naming the object).
+        TypeError: ``obj`` is a dict (a PatchHelper cannot patch it), naming it.
         APIError: the PATCH adding or removing the finalizer was refused (see
             :class:`PatchHelper`); whatever ``apply`` or ``cleanup`` raise.
     """
+    _refuse_mapping(obj, "finalizer")
     deleting = bool(metadata_of(view_of(obj)).get("deletionTimestamp"))
     if deleting:
         if not has_finalizer(obj, name):

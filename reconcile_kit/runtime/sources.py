@@ -115,31 +115,53 @@ class CacheView:
     def store_for(self, kind: KindLike | None = None) -> Store:
         """The store of ``kind`` (a kr8s class, a kind, ``Kind.group`` or plural), or the
         primary store when None or the primary kind. A typed model class (a
-        CustomResource) names its kind.
+        CustomResource) names its kind; a kr8s class matches its kind and apiVersion, however
+        the controller was given the kind (``owns("Secret")`` is ``Secret``'s).
 
         Raises:
-            KeyError: the controller does not watch ``kind``.
+            KeyError: the controller does not watch ``kind``: the message names it and the
+                kinds the controller watches.
         """
         if kind is None or kind is self._kind:
             return self.primary
         if is_model_class(kind):
             resource = kind.resource
             return self.store_for(f"{resource.kind}.{resource.group}")
-        if self._info is not None and kind in (self._info.kind, self._info.ref_kind):
+        if self._info is not None and _is_kind(kind, self._info):
             return self.primary
         for source in self._sources:
             info = source.info
             if (
                 info is not None
                 and source.reflector is not None
-                and (kind is source.kind or kind in (info.kind, info.ref_kind, info.plural))
+                and (kind is source.kind or _is_kind(kind, info) or kind == info.plural)
             ):
                 return source.reflector.store
-        raise KeyError(f"controller {self.name} does not watch {kind!r}")
+        raise KeyError(self._not_watched(kind))
+
+    def _not_watched(self, kind: KindLike) -> str:
+        """The KeyError message of :meth:`store_for`: ``kind`` and the watched kinds."""
+        name = kind if isinstance(kind, str) else getattr(kind, "kind", None) or repr(kind)
+        watched = [info.ref_kind for info in (self._info, *self.kinds()) if info is not None]
+        return (
+            f"controller {self.name} does not watch {name}: its caches hold "
+            f"{', '.join(dict.fromkeys(watched)) or 'its primary kind'}; "
+            "owns() or watches() a kind to read it from the cache"
+        )
 
     def kinds(self) -> list[ResourceInfo]:
         """The resolved kinds of the sources (owned and watched), in order."""
         return [source.info for source in self._sources if source.info is not None]
+
+
+def _is_kind(kind: KindLike, info: ResourceInfo) -> bool:
+    """Whether ``kind`` (a kind string or a kr8s class) names ``info``'s kind."""
+    if isinstance(kind, str):
+        return kind in (info.kind, info.ref_kind)
+    return (getattr(kind, "kind", None), getattr(kind, "version", None)) == (
+        info.kind,
+        info.api_version,
+    )
 
 
 class ReflectorPool:

@@ -49,3 +49,23 @@ async def test_a_kr8s_object_never_awaited_is_named(
         async with PatchHelper(unbound):
             unbound.raw["data"] = {"k": "v"}
     assert not apiserver.requests.filter(verb="patch")
+
+
+async def test_a_model_without_a_namespace_never_created_is_named(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """As docs/typed-resources.md builds one (``Website(metadata={"name": "shop"}, ...)``,
+    its namespace given to ``create``): the ValueError of docs/errors.md, where kr8s's
+    RuntimeError "has not been initialized with an API object. Did you forget to await
+    it?" came out (kr8s's namespace default reads the api)."""
+    await install_crds(kube, Gizmo)
+    gizmo = Gizmo(metadata={"name": "g"}, spec={"size": 1})
+    with pytest.raises(ValueError, match=r"^Gizmo g: PatchHelper cannot send") as caught:
+        async with PatchHelper(gizmo):
+            gizmo.spec.size = 2
+    assert "Gizmo.get(api, ...), or create(api) it first" in str(caught.value)
+    unbound = ConfigMap({"metadata": {"name": "c"}, "data": {}})
+    with pytest.raises(ValueError, match=r"^ConfigMap c: PatchHelper cannot send"):
+        async with PatchHelper(unbound):
+            unbound.raw["data"] = {"k": "v"}
+    assert not apiserver.requests.filter(verb="patch")

@@ -316,3 +316,78 @@ async def test_create_or_patch_reads_the_cache(
         "updated"
     )
     assert [r.verb for r in apiserver.requests] == ["patch"]
+
+
+@pytest.mark.parametrize("given", ["classes", "names"])
+async def test_a_kind_given_by_name_is_the_cache_of_its_kr8s_class(
+    kube: kr8s.asyncio.Api, apiserver: APIServer, given: str
+) -> None:
+    """``Controller("ConfigMap").owns("Secret")`` (kind strings, resolved by discovery) caches
+    the same kinds as ``Controller(ConfigMap).owns(Secret)``: ``ctx.apply`` of an unchanged
+    Secret child sends nothing (it sent a GET and a PATCH at every reconcile: the cache was
+    looked up by the class's identity) and ``ctx.get(name, kind=Secret)`` reads the cache
+    (it raised KeyError); a kind not watched is a KeyError naming it and what is watched."""
+    from kr8s.asyncio.objects import Pod, Secret
+
+    from reconcile_kit import Action, Controller
+    from reconcile_kit.testing import run_until
+
+    primary, child = (ConfigMap, Secret) if given == "classes" else ("ConfigMap", "Secret")
+    seen: list[Any] = []
+    errors: list[str] = []
+
+    async def reconcile(cm: Any, ctx: Context) -> Action:
+        secret = {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": cm.name, "namespace": cm.namespace},
+            "stringData": {"k": "v"},
+        }
+        set_controller_reference(cm, secret)
+        await ctx.apply(secret)
+        seen.append((ctx.get(cm.name, kind=Secret), ctx.get(cm.name, kind=ConfigMap)))
+        try:
+            ctx.get(cm.name, kind=Pod)
+        except KeyError as error:
+            errors.append(error.args[0])
+        return Action.requeue(0.01)
+
+    await (await configmap(kube, "owner")).create()
+    ctrl = Controller(primary, api=kube, namespace="default").owns(child)
+    assert await run_until(ctrl, reconcile, lambda: len(seen) >= 5, timeout=10)
+    assert ctrl.stats.errors == 0
+    assert [r.verb for r in apiserver.requests.filter(resource="secrets", verb="patch")] == [
+        "patch"
+    ]
+    assert all(secret is not None and cm is not None for secret, cm in seen[1:])
+    assert errors[0] == (
+        "controller configmap does not watch Pod: its caches hold ConfigMap, Secret; "
+        "owns() or watches() a kind to read it from the cache"
+    )
+
+
+async def test_a_dict_of_a_kind_or_version_not_served_is_refused_naming_it(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """A dict whose apiVersion the server does not serve for its kind (``v2`` of the core
+    group's ConfigMap was written as v1 without a word) or whose kind it does not serve at
+    all: a ValueError naming the object, nothing sent."""
+    ctx = context(kube)
+
+    def child(api_version: str, kind: str) -> dict[str, Any]:
+        meta = {"name": "c", "namespace": "default"}
+        return {"apiVersion": api_version, "kind": kind, "metadata": meta}
+
+    with pytest.raises(
+        ValueError,
+        match=r"^ConfigMap default/c: apiVersion 'v2' of kind ConfigMap is not served by the "
+        r"API server \(it serves v1\)$",
+    ):
+        await ctx.apply(child("v2", "ConfigMap"))
+    with pytest.raises(ValueError, match=r"^ConfigMap default/c: apiVersion 'v2'"):
+        await ctx.create_or_patch(child("v2", "ConfigMap"))
+    with pytest.raises(
+        ValueError, match=r"^Unserved default/c: kind 'Unserved.nowhere.example.com/v1' is"
+    ):  # a kind no test registers a kr8s class for (kr8s's registry is the process's)
+        await ctx.apply(child("nowhere.example.com/v1", "Unserved"))
+    assert not [r for r in apiserver.requests if r.verb in ("create", "patch", "update")]

@@ -310,6 +310,135 @@ async def test_ctx_writes_take_a_typed_model_a_kr8s_object_and_a_dict(
         assert isinstance(again, {"model": Gadget, "dict": dict}.get(form, object))
 
 
+async def test_ctx_status_writes_take_a_typed_model_a_kr8s_object_and_a_dict(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    """ctx.patch_status and ctx.update_status with each form (docs/controllers.md lists them
+    with the helpers that take an object; a typed reconcile's ``ctx.patch_status(model,
+    ...)`` raised AttributeError 'Gadget' object has no attribute 'api'): the status is on
+    the server and each form ends as the server's answer."""
+    await install(kube)
+    for form in FORMS:
+        status, body = await call(kube, "POST", GADGETS, gadget(f"s-{form}", 1))
+        assert status == 201, body
+    results: dict[str, Any] = {}
+
+    async def reconcile(obj: Gadget, ctx: Context) -> None:
+        if obj.metadata.name != "trigger" or results:
+            return
+        for form in FORMS:
+            _, raw = await call(kube, "GET", f"{GADGETS}/s-{form}")
+            patched = Gadget.model_validate(raw) if form == "model" else raw
+            if form == "kr8s":
+                patched = Gadget.kr8s_class()(raw, api=kube)
+            await ctx.patch_status(patched, {"readyReplicas": 2})
+            after_patch = copy.deepcopy(dict(view_of(patched)))
+            if form == "model":
+                assert patched.status is not None
+                patched.status.ready_replicas = 3
+            else:
+                view = patched if isinstance(patched, dict) else patched.raw
+                view["status"]["readyReplicas"] = 3
+            await ctx.update_status(patched)
+            results[form] = (after_patch, patched)
+
+    ctrl = Controller(
+        Gadget, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
+    task = asyncio.create_task(ctrl.run(reconcile))
+    try:
+        await call(kube, "POST", GADGETS, gadget("trigger", 1))
+        assert await ctrl.wait_reconciled(lambda: bool(results), 10)
+    finally:
+        await ctrl.shutdown(5)
+        await task
+    assert ctrl.stats.errors == 0
+    for form in FORMS:
+        after_patch, written = results[form]
+        assert after_patch["status"]["readyReplicas"] == 2, form
+        _, on_server = await call(kube, "GET", f"{GADGETS}/s-{form}")
+        assert on_server["status"]["readyReplicas"] == 3, form
+        answer = dict(view_of(written))
+        assert answer["status"]["readyReplicas"] == 3, form
+        assert answer["metadata"]["resourceVersion"] == on_server["metadata"]["resourceVersion"]
+        assert isinstance(written, {"model": Gadget, "dict": dict}.get(form, object))
+
+
+async def test_ctx_writes_refuse_an_object_without_a_name_naming_it(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """A model or a dict without metadata.name, given to each ctx write: a ValueError
+    naming its kind, namespace and the field (docs/errors.md, point 1), nothing sent; kr8s
+    said only "Resource does not have a name", or raised a BoxKeyError 'metadata'."""
+    await install(kube)
+    results: dict[str, str] = {}
+    writes: dict[str, Callable[[Context, Any], Any]] = {
+        "apply": lambda ctx, o: ctx.apply(o),
+        "apply_status": lambda ctx, o: ctx.apply_status(o),
+        "create_or_patch": lambda ctx, o: ctx.create_or_patch(o),
+        "patch_status": lambda ctx, o: ctx.patch_status(o, {"readyReplicas": 1}),
+        "update_status": lambda ctx, o: ctx.update_status(o),
+    }
+    nameless = {
+        "model": lambda: Gadget.model_validate(
+            {"metadata": {"namespace": "default"}, "spec": {"image": "nginx"}}
+        ),
+        "model without metadata": lambda: Gadget(spec={"image": "nginx"}),
+        "dict": lambda: {**gadget("x", 1), "metadata": {"namespace": "default"}},
+        "dict without metadata": lambda: {
+            k: v for k, v in gadget("x", 1).items() if k != "metadata"
+        },
+        "dict with generateName": lambda: {**gadget("x", 1), "metadata": {"generateName": "g-"}},
+    }
+
+    async def reconcile(obj: Gadget, ctx: Context) -> None:
+        if results:
+            return
+        for write, call_it in writes.items():
+            for form, build in nameless.items():
+                try:
+                    await call_it(ctx, build())
+                except ValueError as error:
+                    results[f"{write}: {form}"] = str(error)
+                else:
+                    results[f"{write}: {form}"] = "no error"
+
+    ctrl = Controller(
+        Gadget, api=kube, namespace="default", config=ControllerConfig(pool=ReflectorPool())
+    )
+    task = asyncio.create_task(ctrl.run(reconcile))
+    try:
+        await call(kube, "POST", GADGETS, gadget("trigger", 1))
+        assert await ctrl.wait_reconciled(lambda: bool(results), 10)
+    finally:
+        await ctrl.shutdown(5)
+        await task
+    assert len(results) == len(writes) * len(nameless)
+    for where, message in results.items():
+        form = where.split(": ")[1]
+        named = "Gadget in namespace default" if form in ("model", "dict") else "Gadget"
+        assert message.startswith(f"{named}: metadata.name is missing"), (where, message)
+        assert ("generateName is not enough" in message) == ("generateName" in form), where
+    writes_sent = [r for r in apiserver.requests if r.verb in ("create", "patch", "update")]
+    assert len([r for r in writes_sent if r.resource == "gadgets"]) == 1  # the trigger's POST
+
+
+async def test_patch_helper_and_finalizer_refuse_a_dict_naming_it() -> None:
+    """The PatchHelper patches through the object's API client, which a dict (what
+    ``ctx.get`` gives without a model class) has not: a TypeError naming the object and
+    what to pass instead, where ``'dict' object has no attribute 'raw'`` came out."""
+    cached = stored(gadget("g1", 2))
+    with pytest.raises(TypeError, match=r"^Gadget default/g1: PatchHelper takes a kr8s obj"):
+        PatchHelper(cached)
+
+    async def never(obj: Any) -> None:
+        raise AssertionError("not called")
+
+    with pytest.raises(TypeError, match=r"^Gadget default/g1: finalizer takes a kr8s object"):
+        await finalizer(cached, CLEANUP, never, never)
+    assert "finalizers" not in cached["metadata"]
+
+
 def test_a_default_container_changed_in_place_is_written() -> None:
     """``to_raw()`` gives the fields read or set; a default list, dict or model changed in
     place (never assigned, so pydantic does not count it as set) is set too: dropping it
