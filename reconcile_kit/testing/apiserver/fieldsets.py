@@ -18,7 +18,8 @@ Path = tuple[str, ...]
 def go_json(value: Any) -> str:
     """``value`` as Go's encoding/json writes it (sorted keys, no spaces, HTML escaped)."""
     text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 class PathSet:

@@ -10,12 +10,13 @@ strip of server metadata, times, no tracking for objects that lost their managed
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...meta.time import now_time
 from . import errors
-from .fieldsets import Path, PathSet, decode, dotted, encode
+from .fieldsets import Path, PathSet, decode, dotted, encode, go_json
 from .fieldtypes import UNTYPED_TYPE, FieldType, builtin_type, custom_type
 from .resources import ResourceType
 from .store import Obj
@@ -48,6 +49,16 @@ _STRIP = PathSet(
     ]
 )
 BEFORE_FIRST_APPLY = "before-first-apply"
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+KUBECTL = "kubectl"  # the one manager whose applies keep LAST_APPLIED in step
+
+
+class _Conflicts(Exception):
+    """The fields an apply without force would take from other managers."""
+
+    def __init__(self, taken: list[tuple[Entry, Path]]) -> None:
+        super().__init__(len(taken))
+        self.taken = taken
 
 
 def manager_name(field_manager: str | None, user_agent: str) -> str:
@@ -263,7 +274,7 @@ class Write:
             if not entry.paths:
                 del managers[key]
         if conflicts and not force:
-            raise errors.apply_conflict(sorted((e.shown(), dotted(p)) for e, p in conflicts))
+            raise _Conflicts(conflicts)
         return _filtered(changed, self.ignored)
 
     # --- Apply ---------------------------------------------------------------------------
@@ -272,7 +283,42 @@ class Write:
         self, live: Obj | None, config: Obj, managers: Managers, force: bool
     ) -> tuple[Any, Managers]:
         """``config`` applied onto ``live`` (None: a create): the merged object, or MISSING
-        when the object does not change, and the managers after it."""
+        when the object does not change, and the managers after it.
+
+        Conflicts (409 without ``force``) that ``kubectl`` meets on fields still holding
+        what the object's :data:`LAST_APPLIED` annotation says are forced, so a client-side
+        ``kubectl apply`` can move to ``--server-side`` (managedfields
+        ``lastAppliedManager``)."""
+        try:
+            return self._apply(live, config, _copied(managers), force)
+        except _Conflicts as conflicts:
+            taken = conflicts.taken
+            if self.manager == KUBECTL and live is not None:
+                allowed = self._as_last_applied(live)
+                taken = [(entry, path) for entry, path in taken if path not in allowed]
+                if not taken:
+                    return self._apply(live, config, _copied(managers), True)
+            shown = sorted((entry.shown(), dotted(path)) for entry, path in taken)
+            raise errors.apply_conflict(shown) from None
+
+    def _as_last_applied(self, live: Obj) -> set[Path]:
+        """The paths of ``live``'s :data:`LAST_APPLIED` configuration that still hold its
+        values (allowedConflictsFromLastApplied); none when it has no readable one of
+        this version."""
+        text = ((live.get("metadata") or {}).get("annotations") or {}).get(LAST_APPLIED)
+        try:
+            last = json.loads(text) if isinstance(text, str) and text else None
+            if not isinstance(last, dict) or last.get("apiVersion") != self.api_version:
+                return set()
+            changed = compare(last, live, self.type)
+            fields = to_field_set(last, self.type)
+        except (ValueError, StructuredError):
+            return set()
+        return fields - changed.modified - changed.added - changed.removed
+
+    def _apply(
+        self, live: Obj | None, config: Obj, managers: Managers, force: bool
+    ) -> tuple[Any, Managers]:
         self._check_config(config)
         live_view: Obj = live if live is not None else {}
         if live is not None and not managers:
@@ -333,3 +379,25 @@ class Write:
         pruned = remove_items(merged, PathSet(merged_set - keep), t) or {}
         pruned_set = ensure_named_fields(to_field_set(pruned, t), t)
         return remove_items(merged, PathSet((merged_set - pruned_set) & last_named), t) or {}
+
+
+def _copied(managers: Managers) -> Managers:
+    """``managers`` with entries of their own (an apply changes its entries' paths)."""
+    return {key: replace(entry, paths=set(entry.paths)) for key, entry in managers.items()}
+
+
+def sync_last_applied(manager: str | None, obj: Obj, config: Obj) -> Obj:
+    """``obj`` after an apply of ``config`` by ``manager``: when that is ``kubectl`` and
+    ``obj`` has a :data:`LAST_APPLIED` annotation, the annotation becomes ``config``
+    without it, as Go's encoding/json writes it (managedfields ``lastAppliedUpdater``:
+    a later client-side ``kubectl apply`` diffs against what was applied last)."""
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
+    if manager != KUBECTL or not annotations.get(LAST_APPLIED):
+        return obj
+    applied = dict(config)
+    meta = config.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("annotations"), dict):
+        kept = {k: v for k, v in meta["annotations"].items() if k != LAST_APPLIED}
+        applied["metadata"] = {**meta, "annotations": kept}
+    synced = {**annotations, LAST_APPLIED: go_json(applied) + "\n"}
+    return {**obj, "metadata": {**obj["metadata"], "annotations": synced}}

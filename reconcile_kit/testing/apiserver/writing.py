@@ -347,7 +347,7 @@ class Writes(AdmissionCalls):
         opts = replace(opts, operation="Apply", managed=mf.encode_managers(managers))
         if merged is MISSING:
             merged = clone(live or {})
-        merged = decode(rt, namespace, merged)
+        merged = decode(rt, namespace, mf.sync_last_applied(opts.field_manager, merged, config))
         if old is None:
             merged["metadata"]["name"] = name
             return (yield from self.create_steps(rt, namespace, merged, opts))
