@@ -253,3 +253,50 @@ async def test_a_builtin_schema_as_kube_apiserver_serves_it(
     """Descriptions, enums and defaults where kube-apiserver has them (and no others)."""
     document = json.loads(await kubectl_ok(backend, tmp_path, "get", "--raw", "/openapi/v3/api/v1"))
     assert document["components"]["schemas"]["io.k8s.api.core.v1.ContainerPort"] == CONTAINER_PORT
+
+
+async def test_int_or_string_fields_are_explained_as_such(backend: Backend, tmp_path: Path) -> None:
+    """IntOrString is no string in /openapi/v3 (a ``oneOf`` of integer and string), so
+    ``kubectl explain`` names its type, as on kube-apiserver."""
+    out = await kubectl_ok(
+        backend, tmp_path, "explain", "deployment.spec.strategy.rollingUpdate", "--recursive"
+    )
+    assert "  maxSurge\t<IntOrString>" in out.splitlines(), out
+    document = json.loads(await kubectl_ok(backend, tmp_path, "get", "--raw", "/openapi/v3/api/v1"))
+    schema = document["components"]["schemas"]["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]
+    assert {k: v for k, v in schema.items() if k != "description"} == {
+        "format": "int-or-string",
+        "oneOf": [{"type": "integer"}, {"type": "string"}],
+    }
+
+
+@pytest.mark.parametrize(
+    ("group_version", "collection", "schema"),
+    [
+        ("api/v1", "/api/v1/namespaces/{namespace}/bindings", "io.k8s.api.core.v1.Binding"),
+        (
+            "apis/authentication.k8s.io/v1",
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            "io.k8s.api.authentication.v1.TokenReview",
+        ),
+        (
+            "apis/authorization.k8s.io/v1",
+            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            "io.k8s.api.authorization.v1.SubjectAccessReview",
+        ),
+    ],
+)
+async def test_create_only_kinds_are_described_by_their_go_types(
+    backend: Backend, tmp_path: Path, group_version: str, collection: str, schema: str
+) -> None:
+    """A kind that is only created (a binding, a review) has its kube-apiserver schema
+    and a POST on its collection only: no item path, no list schema."""
+    document = json.loads(
+        await kubectl_ok(backend, tmp_path, "get", "--raw", f"/openapi/v3/{group_version}")
+    )
+    post = document["paths"][collection]["post"]
+    body = post["requestBody"]["content"]
+    assert {c["schema"]["$ref"] for c in body.values()} == {f"#/components/schemas/{schema}"}
+    assert schema in document["components"]["schemas"]
+    assert f"{collection}/{{name}}" not in document["paths"]
+    assert not [name for name in document["components"]["schemas"] if name.startswith(".")]

@@ -74,11 +74,7 @@ _SPECIAL_SCHEMAS: dict[str, tuple[str, Doc]] = {
     ),
     "IntOrString": (
         "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
-        {
-            "type": "string",
-            "format": "int-or-string",
-            "oneOf": [{"type": "integer"}, {"type": "string"}],
-        },
+        {"format": "int-or-string", "oneOf": [{"type": "integer"}, {"type": "string"}]},
     ),
     "RawExtension": ("io.k8s.apimachinery.pkg.runtime.RawExtension", {"type": "object"}),
     "JSON": ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON", {}),
@@ -462,7 +458,9 @@ def _paths(rt: ResourceType, kind_schema: str, list_schema: str) -> Doc:
         if rt.namespaced
         else f"{prefix}/{rt.plural}"
     )
-    paths: Doc = {base: builder.collection(False), f"{base}/{{name}}": builder.item()}
+    paths: Doc = {base: builder.collection(False)}
+    if any(verb in rt.verbs for verb in ("get", "update", "patch", "delete")):
+        paths[f"{base}/{{name}}"] = builder.item()
     if rt.namespaced and "list" in rt.verbs:
         paths[f"{prefix}/{rt.plural}"] = builder.collection(True)
     if rt.status:
@@ -491,9 +489,9 @@ def _build(types: list[ResourceType]) -> Doc:
     for rt in sorted(types, key=lambda r: r.plural):
         message = KINDS.get((rt.api_version, rt.kind))
         list_message = KINDS.get((rt.api_version, rt.list_kind))
-        if message is not None and list_message is not None:
-            kind_schema, list_schema = message, list_message
-            roots += [message, list_message]
+        if message is not None:  # a built-in kind; the create-only ones have no list
+            kind_schema, list_schema = message, list_message or ""
+            roots += [message] + ([list_message] if list_message else [])
         else:
             kind_schema, list_schema = cr_schema_name(rt), cr_schema_name(rt, True)
             schemas.update(_cr_schemas(rt))
