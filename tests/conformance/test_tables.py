@@ -19,10 +19,7 @@ from .test_validation_flowcontrol import NOBODY, NOTHING
 
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 VOLATILE = ("Name", "Age", "Created At")
-NOT_SERVED = {
-    # listed in the README's differences: the HPA is served as autoscaling/v2 only
-    "/apis/autoscaling/v1/horizontalpodautoscalers",
-}
+NOT_SERVED: set[str] = set()
 
 
 async def table(backend: Backend, path: str) -> dict[str, Any]:

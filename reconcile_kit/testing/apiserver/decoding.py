@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import crd as crds
-from . import errors
+from . import errors, hpaversions
 from . import managedfields as mf
 from .cel import rule_causes
 from .crd import CRD_KEY
@@ -170,6 +170,8 @@ def decode(rt: ResourceType, namespace: str | None, body: Any) -> Obj:
             raise errors.bad_request(
                 f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {error}'
             ) from None
+    if hpaversions.converts(rt):
+        hpaversions.normalize(obj)
     return obj
 
 

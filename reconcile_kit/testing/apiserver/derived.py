@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import claimsources
+from . import claimsources, hpaversions
 from .gozero import go_equal
 from .store import Obj
 
@@ -84,12 +84,15 @@ CREATE_ONLY: dict[tuple[str, str], Callable[[Obj], None]] = {
     ("apps", "daemonsets"): _daemonset_create,
     ("", "pods"): pod_ips,
     ("", "persistentvolumeclaims"): claimsources.prepare_create,
+    (hpaversions.GROUP, hpaversions.PLURAL): hpaversions.prepare_create,
 }
 UPDATE: dict[tuple[str, str], Callable[[Obj, Obj], None]] = {
     ("apps", "daemonsets"): _daemonset_update,
     ("", "persistentvolumeclaims"): claimsources.prepare_update,
+    (hpaversions.GROUP, hpaversions.PLURAL): hpaversions.prepare_update,
 }
 STATUS_UPDATE: dict[tuple[str, str], Callable[[Obj, Obj], None]] = {
     ("apps", "daemonsets"): _daemonset_status,
     ("", "pods"): _pod_update,
+    (hpaversions.GROUP, hpaversions.PLURAL): hpaversions.prepare_status_update,
 }

@@ -467,6 +467,18 @@ def builtin_types() -> list[ResourceType]:
             ("all",),
             status=True,
         ),
+        ResourceType(  # served too, stored as v2 (hpaversions.py converts)
+            "autoscaling",
+            "v1",
+            "horizontalpodautoscalers",
+            "horizontalpodautoscaler",
+            "HorizontalPodAutoscaler",
+            True,
+            ("hpa",),
+            ("all",),
+            status=True,
+            stored=False,
+        ),
         ResourceType(
             "networking.k8s.io",
             "v1",

@@ -15,7 +15,7 @@ from typing import Any
 from ...meta.gostrings import go_quote
 from ...meta.time import now_time
 from ...meta.validation import qualified_name_errors
-from . import derived, errors
+from . import derived, errors, hpaversions
 from .gozero import fill_go_zero, go_equal
 from .meta import (
     annotation_causes,
@@ -1093,37 +1093,21 @@ def _cronjob_defaults(obj: Obj) -> None:
 
 
 def _hpa_defaults(obj: Obj) -> None:
-    """autoscaling/v2 SetDefaults_HorizontalPodAutoscaler: one replica at least, 80% CPU."""
+    """autoscaling/v2 SetDefaults_HorizontalPodAutoscaler: one replica at least, 80% CPU;
+    autoscaling/v1's: one replica at least (its CPU default comes with the conversion)."""
     spec = obj.setdefault("spec", {})
     spec.setdefault("minReplicas", 1)
+    if obj.get("apiVersion") == hpaversions.V1:
+        obj["status"] = {"currentReplicas": 0, "desiredReplicas": 0}
+        return
     if not spec.get("metrics"):
         target = {"type": "Utilization", "averageUtilization": 80}
         spec["metrics"] = [{"type": "Resource", "resource": {"name": "cpu", "target": target}}]
     behavior = spec.get("behavior")
     if isinstance(behavior, dict):
-        behavior["scaleUp"] = _scaling_rules(behavior.get("scaleUp"), up=True)
-        behavior["scaleDown"] = _scaling_rules(behavior.get("scaleDown"), up=False)
+        behavior["scaleUp"] = hpaversions.scaling_rules(behavior.get("scaleUp"), up=True)
+        behavior["scaleDown"] = hpaversions.scaling_rules(behavior.get("scaleDown"), up=False)
     obj["status"] = {"desiredReplicas": 0, "currentMetrics": None}
-
-
-def _scaling_rules(rules: Any, up: bool) -> Obj:
-    """GenerateHPAScaleUpRules / GenerateHPAScaleDownRules: the defaults, overridden by
-    what the given rules set."""
-    policies = (
-        [
-            {"type": "Pods", "value": 4, "periodSeconds": 15},
-            {"type": "Percent", "value": 100, "periodSeconds": 15},
-        ]
-        if up
-        else [{"type": "Percent", "value": 100, "periodSeconds": 15}]
-    )
-    out: Obj = {"selectPolicy": "Max", "policies": policies}
-    if up:
-        out["stabilizationWindowSeconds"] = 0
-    for key in ("selectPolicy", "stabilizationWindowSeconds", "policies"):
-        if isinstance(rules, dict) and rules.get(key) is not None:
-            out[key] = rules[key]
-    return out
 
 
 def _ingress_defaults(obj: Obj) -> None:

@@ -35,7 +35,7 @@ import orjson
 
 from ...client.contenttypes import JSON, YAML
 from ...meta.time import parse_time
-from . import errors, protobuf
+from . import errors, hpaversions, protobuf
 from .resources import ResourceType
 
 Doc = dict[str, Any]
@@ -504,6 +504,8 @@ def _cronjob(obj: Doc) -> Row:
 
 
 def _hpa(obj: Doc) -> Row:
+    if obj.get("apiVersion") == hpaversions.V1:  # printed from the internal (v2) form
+        obj = hpaversions.to_v2(obj)
     ref = _get(obj, "spec.scaleTargetRef", {})
     targets = []
     for metric in _get(obj, "spec.metrics", []):

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...client.contenttypes import APPLY_PATCH, STRATEGIC_MERGE_PATCH
-from . import certificates, errors
+from . import certificates, errors, hpaversions
 from . import managedfields as mf
 from .admission import Steps, run_sync
 from .admitting import AdmissionCalls
@@ -403,8 +403,9 @@ class Writes(AdmissionCalls):
         warnings = validate(rt, new, opts, old, subresource, requested)
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(new, old)
-        converting = webhook_converts(self.crd_of(rt))
-        if not converting:  # else converted by the webhook once admitted, as it is stored
+        # a webhook's conversion, or a HorizontalPodAutoscaler's, once admitted, as it is stored
+        converting = webhook_converts(self.crd_of(rt)) or hpaversions.converts(rt)
+        if not converting:
             new = self._to_storage(rt, new)
         record_manager(rt, new, old, opts, subresource, requested, updating=True)
         check_resize(self.store, rt, new, old, subresource)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ....meta.validation import path_segment_errors
+from ..hpaversions import V1, to_v2
 from ..quantity import QuantityError, amount
 from ..store import Obj
 from .common import (
@@ -253,6 +254,9 @@ def validate_hpa_spec(spec: Obj, min_bound: int) -> Causes:
 
 def _hpa(write: Write) -> Causes:
     """HPAScaleToZero is off: minReplicas >= 1, unless the stored object has 0."""
+    if write.obj.get("apiVersion") == V1:  # validated in the internal (v2) form
+        old = None if write.old is None else to_v2(write.old)
+        write = Write(to_v2(write.obj), old, write.subresource)
     if write.subresource == "status":  # ValidateHorizontalPodAutoscalerStatusUpdate
         status = write.obj.get("status") or {}
         return nonnegative(status, "status", ("currentReplicas", "desiredReplicas"))
