@@ -57,6 +57,7 @@ SUBJECTS = [
 POD_SPEC = {"containers": [{"name": "a", "image": "busybox"}, {"name": "b", "image": "nginx"}]}
 TEMPLATE = {"metadata": {"labels": {"app": "web", "tier": "x"}}, "spec": POD_SPEC}
 LEVEL_QUEUING = {"queues": 16, "handSize": 4, "queueLengthLimit": 20}
+ANY_DANGLING = "?|False"
 RULE = {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"]}
 
 # plural -> (collection path, namespaced, body, the cells but Name/Age/Created At)
@@ -158,7 +159,9 @@ CELLS: dict[str, tuple[str, bool, dict[str, Any], list[Any]]] = {
                 "rules": [{"subjects": NOBODY, "nonResourceRules": NOTHING}],
             },
         },
-        ["global-default", 9000, "ByUser", "?"],
+        # MissingPL: "?" until kube-apiserver's APF controller sets the Dangling condition
+        # ("False": its level exists), at a moment of its own; the embedded server runs none
+        ["global-default", 9000, "ByUser", ANY_DANGLING],
     ),
     "prioritylevelconfigurations": (
         "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
@@ -233,6 +236,8 @@ async def test_cells_as_kube_apiserver_prints_them(backend: Backend, plural: str
         [row] = one["rows"]
         names = [c[0] for c in columns(one)]
         cells = [c for c, n in zip(row["cells"], names, strict=True) if n not in VOLATILE]
+        if expected[-1] == ANY_DANGLING and cells[-1] in ("?", "False"):
+            cells[-1] = ANY_DANGLING
         assert cells == expected
     finally:
         await req(backend, "DELETE", f"{path}/{name}")
