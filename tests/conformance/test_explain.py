@@ -300,3 +300,43 @@ async def test_create_only_kinds_are_described_by_their_go_types(
     assert schema in document["components"]["schemas"]
     assert f"{collection}/{{name}}" not in document["paths"]
     assert not [name for name in document["components"]["schemas"] if name.startswith(".")]
+
+
+async def test_each_group_versions_document_describes_that_version(
+    backend: Backend, tmp_path: Path
+) -> None:
+    """Every document of the /openapi/v3 index has the paths of its own group/version
+    (HorizontalPodAutoscaler's autoscaling/v1 and v2 have alike resources; the v2 URL
+    served v1's document, and kubectl's client-side validation of a v2 HPA failed), and
+    ``kubectl apply`` of a v2 HorizontalPodAutoscaler validates against it."""
+    index = json.loads(await kubectl_ok(backend, tmp_path, "get", "--raw", "/openapi/v3"))
+    wrong = {}
+    for group_version, entry in index["paths"].items():
+        if not group_version.startswith(("api/", "apis/")) or group_version.count("/") < 1:
+            continue
+        url = entry["serverRelativeURL"]
+        document = json.loads(await kubectl_ok(backend, tmp_path, "get", "--raw", url))
+        others = [p for p in document["paths"] if not p.startswith(f"/{group_version}/")]
+        if others:
+            wrong[group_version] = others[:3]
+    assert not wrong
+    manifest = tmp_path / "hpa.json"
+    manifest.write_text(
+        json.dumps(
+            {
+                "apiVersion": "autoscaling/v2",
+                "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": "web", "namespace": backend.namespace},
+                "spec": {
+                    "scaleTargetRef": {
+                        "apiVersion": "apps/v1",
+                        "kind": "Deployment",
+                        "name": "web",
+                    },
+                    "maxReplicas": 3,
+                },
+            }
+        )
+    )
+    out = await kubectl_ok(backend, tmp_path, "apply", "-f", str(manifest))
+    assert out == "horizontalpodautoscaler.autoscaling/web created\n"

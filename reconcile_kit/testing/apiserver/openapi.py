@@ -522,6 +522,8 @@ def _fingerprint(types: list[ResourceType]) -> bytes:
     return orjson.dumps(
         [
             [
+                rt.group,
+                rt.version,
                 rt.plural,
                 rt.singular,
                 rt.kind,
