@@ -139,3 +139,47 @@ async def test_defaults_reapplied_on_update(backend: Backend) -> None:
         600,
     )
     assert patched["metadata"]["generation"] == created["metadata"]["generation"]
+
+
+async def test_field_selectors_and_projected_tokens_are_defaulted(backend: Backend) -> None:
+    """SetDefaults_ObjectFieldSelector (``apiVersion: v1``) in env vars and downward API
+    files, SetDefaults_ServiceAccountTokenProjection (an hour), in a pod template."""
+    field = {"fieldRef": {"fieldPath": "metadata.name"}}
+    downward = {"items": [{"path": "name", **field}]}
+    template = {
+        "metadata": {"labels": {"app": "a"}},
+        "spec": {
+            "serviceAccountName": "default",
+            "containers": [
+                {"name": "c", "image": "nginx:1", "env": [{"name": "N", "valueFrom": field}]}
+            ],
+            "volumes": [
+                {"name": "d", "downwardAPI": downward},
+                {
+                    "name": "p",
+                    "projected": {
+                        "sources": [
+                            {"downwardAPI": downward},
+                            {"serviceAccountToken": {"path": "token"}},
+                        ]
+                    },
+                },
+            ],
+        },
+    }
+    created = await ok(
+        backend,
+        "POST",
+        apps(backend, "deployments"),
+        {
+            "metadata": {"name": "refs"},
+            "spec": {"selector": {"matchLabels": {"app": "a"}}, "template": template},
+        },
+    )
+    spec = created["spec"]["template"]["spec"]
+    defaulted = {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}
+    assert spec["containers"][0]["env"][0]["valueFrom"] == defaulted
+    assert spec["volumes"][0]["downwardAPI"]["items"][0] == {"path": "name", **defaulted}
+    sources = spec["volumes"][1]["projected"]["sources"]
+    assert sources[0]["downwardAPI"]["items"][0] == {"path": "name", **defaulted}
+    assert sources[1]["serviceAccountToken"] == {"path": "token", "expirationSeconds": 3600}

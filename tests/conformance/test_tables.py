@@ -60,8 +60,52 @@ LEVEL_QUEUING = {"queues": 16, "handSize": 4, "queueLengthLimit": 20}
 ANY_DANGLING = "?|False"
 RULE = {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"]}
 
-# plural -> (collection path, namespaced, body, the cells but Name/Age/Created At)
+HPA = "/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers"
+TARGET_REF = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
+METRIC = {"name": "m", "selector": {"matchLabels": {"a": "b"}}}
+
+
+def hpa(name: str, *metrics: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "metadata": {"name": name},
+        "spec": {"scaleTargetRef": TARGET_REF, "maxReplicas": 3, "metrics": list(metrics)},
+    }
+
+
+def resource(name: str, **target: Any) -> dict[str, Any]:
+    return {"type": "Resource", "resource": {"name": name, "target": target}}
+
+
+# plural (a suffix after "/" tells apart two objects of a kind) -> (collection path,
+# namespaced, body, the cells but Name/Age/Created At)
 CELLS: dict[str, tuple[str, bool, dict[str, Any], list[Any]]] = {
+    "horizontalpodautoscalers/resources": (
+        HPA,
+        True,
+        hpa(
+            "resources",
+            resource("cpu", type="Utilization", averageUtilization=50),
+            resource("memory", type="AverageValue", averageValue="100Mi"),
+            resource("cpu", type="AverageValue", averageValue="500m"),
+        ),
+        ["Deployment/web", "cpu: <unknown>/50%, memory: <unknown>/100Mi + 1 more...", "1", 3, 0],
+    ),
+    "horizontalpodautoscalers/others": (
+        HPA,
+        True,
+        hpa(
+            "others",
+            {
+                "type": "Pods",
+                "pods": {"metric": METRIC, "target": {"type": "AverageValue", "averageValue": "2"}},
+            },
+            {
+                "type": "External",
+                "external": {"metric": METRIC, "target": {"type": "Value", "value": "3k"}},
+            },
+        ),
+        ["Deployment/web", "<unknown>/2, <unknown>/3k", "1", 3, 0],
+    ),
     "rolebindings": (
         "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
         True,
@@ -223,6 +267,7 @@ CELLS: dict[str, tuple[str, bool, dict[str, Any], list[Any]]] = {
 @pytest.mark.parametrize("plural", sorted(CELLS))
 async def test_cells_as_kube_apiserver_prints_them(backend: Backend, plural: str) -> None:
     template, namespaced, body, expected = CELLS[plural]
+    plural = plural.split("/")[0]
     path = template.format(ns=backend.namespace)
     body = {**body, "metadata": dict(body["metadata"])}
     if not namespaced:

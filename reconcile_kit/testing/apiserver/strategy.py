@@ -503,18 +503,49 @@ def _volume_defaults(volume: dict[str, Any]) -> None:
         volume["hostPath"].setdefault("type", "")
 
 
+def _field_ref_defaults(items: Any) -> None:
+    """SetDefaults_ObjectFieldSelector: a ``fieldRef`` without ``apiVersion`` is ``v1``'s
+    (``items``: env vars or downward API volume files)."""
+    for item in items if isinstance(items, list) else []:
+        source = item.get("valueFrom", item) if isinstance(item, dict) else None
+        ref = source.get("fieldRef") if isinstance(source, dict) else None
+        if isinstance(ref, dict) and not ref.get("apiVersion"):
+            ref["apiVersion"] = "v1"
+
+
+def _volume_source_defaults(volume: dict[str, Any]) -> None:
+    """The defaults inside a volume's sources: a downward API file's field selector, a
+    projected service account token's expirationSeconds (SetDefaults_
+    ServiceAccountTokenProjection: an hour)."""
+    if isinstance(volume.get("downwardAPI"), dict):
+        _field_ref_defaults(volume["downwardAPI"].get("items"))
+    projected = volume.get("projected")
+    for source in (projected.get("sources") or []) if isinstance(projected, dict) else []:
+        if not isinstance(source, dict):
+            continue
+        if isinstance(source.get("downwardAPI"), dict):
+            _field_ref_defaults(source["downwardAPI"].get("items"))
+        token = source.get("serviceAccountToken")
+        if isinstance(token, dict) and token.get("expirationSeconds") is None:
+            token["expirationSeconds"] = 3600
+
+
 def pod_spec_defaults(spec: dict[str, Any]) -> None:
     for volume in spec.get("volumes") or []:
         if isinstance(volume, dict):
             _volume_defaults(volume)
+            _volume_source_defaults(volume)
     for container in spec.get("containers") or []:
         _container_defaults(container)
         _probe_defaults(container)
+        _field_ref_defaults(container.get("env"))
     for container in spec.get("initContainers") or []:
         _container_defaults(container)
         _probe_defaults(container)
+        _field_ref_defaults(container.get("env"))
     for container in spec.get("ephemeralContainers") or []:
         _container_defaults(container)
+        _field_ref_defaults(container.get("env"))
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)
     spec.setdefault("dnsPolicy", "ClusterFirst")

@@ -503,20 +503,61 @@ def _cronjob(obj: Doc) -> Row:
     ]
 
 
+def _hpa_metric(spec: Doc, status: Doc | None) -> str:
+    """One metric of formatHPAMetrics: ``current/target``, ``name: current/target``."""
+    kind = spec.get("type")
+    source_key = {
+        "External": "external",
+        "Pods": "pods",
+        "Object": "object",
+        "Resource": "resource",
+        "ContainerResource": "containerResource",
+    }.get(str(kind))
+    if source_key is None:
+        return "<unknown type>"
+    source = spec.get(source_key) or {}
+    target = source.get("target") or {}
+    current_source = (status or {}).get(source_key)
+    current = current_source.get("current") or {} if isinstance(current_source, dict) else None
+    name = f"{source.get('name', '')}: " if kind in ("Resource", "ContainerResource") else ""
+    if kind == "Pods" or target.get("averageValue") is not None:
+        value = "<unknown>" if current is None else current.get("averageValue", "0")
+        suffix = " (avg)" if kind in ("External", "Object") else ""
+        return f"{name}{value}/{target.get('averageValue', '0')}{suffix}"
+    if kind in ("External", "Object"):
+        value = "<unknown>" if current is None else current.get("value", "0")
+        return f"{value}/{target.get('value', '0')}"
+    used = None if current is None else current.get("averageUtilization")
+    wanted = target.get("averageUtilization")
+    return (
+        f"{name}{'<unknown>' if used is None else f'{used}%'}/"
+        f"{'<auto>' if wanted is None else f'{wanted}%'}"
+    )
+
+
+def _hpa_targets(obj: Doc) -> str:
+    """formatHPAMetrics: the first two metrics, then how many more."""
+    specs = _get(obj, "spec.metrics", [])
+    if not specs:
+        return "<none>"
+    statuses = _get(obj, "status.currentMetrics", [])
+    cells = [
+        _hpa_metric(spec, statuses[i] if i < len(statuses) else None)
+        for i, spec in enumerate(specs)
+    ]
+    more = f" + {len(cells) - 2} more..." if len(cells) > 2 else ""
+    return ", ".join(cells[:2]) + more
+
+
 def _hpa(obj: Doc) -> Row:
     if obj.get("apiVersion") == hpaversions.V1:  # printed from the internal (v2) form
         obj = hpaversions.to_v2(obj)
     ref = _get(obj, "spec.scaleTargetRef", {})
-    targets = []
-    for metric in _get(obj, "spec.metrics", []):
-        resource = metric.get("resource") or {}
-        target = resource.get("target") or {}
-        if metric.get("type") == "Resource" and target.get("type") == "Utilization":
-            targets.append(f"{resource.get('name')}: <unknown>/{target.get('averageUtilization')}%")
+    minimum = _get(obj, "spec.minReplicas")
     return [
         f"{ref.get('kind')}/{ref.get('name')}",
-        ", ".join(targets) or "<none>",
-        str(_get(obj, "spec.minReplicas", 1)),
+        _hpa_targets(obj),
+        "<unset>" if minimum is None else str(minimum),
         _get(obj, "spec.maxReplicas", 0),
         _get(obj, "status.currentReplicas", 0),
         age(_created(obj)),
