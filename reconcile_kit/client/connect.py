@@ -45,13 +45,17 @@ async def connect(kubeconfig: str | None = None) -> Api:
     ~/.kube/config, then the in-cluster service account, as kr8s finds them).
 
     Raises:
-        KubeconfigError: no kubeconfig found and not in a cluster, or the kubeconfig is
-            not a valid one (the file named).
+        KubeconfigError: no kubeconfig found and not in a cluster (the files
+            ``kubeconfig`` or $KUBECONFIG named that do not exist are named), a kubeconfig
+            that is a directory, or one that is not a valid kubeconfig (the file named).
         APIUnavailableError: the API server could not be reached (refused, reset, DNS).
         ServerTimeoutError: it did not answer in time.
         APIError: it answered the version request with an error (UnauthorizedError for
             wrong credentials: 401).
     """
+    for path in _named_paths(kubeconfig):
+        if path.is_dir():  # kr8s's IsADirectoryError read as an unreachable server before
+            raise KubeconfigError(f"kubeconfig {path}: is a directory, not a file")
     paths = _kubeconfig_paths(kubeconfig)
     for path in paths:
         _check_kubeconfig(path)
@@ -66,7 +70,7 @@ async def connect(kubeconfig: str | None = None) -> Api:
     except (httpx.TransportError, OSError) as error:
         raise _unavailable(error) from error
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
-        raise _bad_kubeconfig(error, paths) from error
+        raise _bad_kubeconfig(error, paths, kubeconfig) from error
 
 
 def api_error_of(
@@ -91,12 +95,30 @@ def api_error_of(
     )
 
 
-def _kubeconfig_paths(kubeconfig: str | None) -> list[Path]:
-    """The files kr8s reads: ``kubeconfig``, else $KUBECONFIG (colon-separated), else
-    ~/.kube/config; only those that exist."""
+def _named_paths(kubeconfig: str | None) -> list[Path]:
+    """The files kr8s looks for: ``kubeconfig``, else $KUBECONFIG (colon-separated), else
+    ~/.kube/config (kr8s skips those that do not exist, as kubectl does for $KUBECONFIG)."""
     spec = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
-    paths = [Path(part).expanduser() for part in spec.split(os.pathsep) if part]
-    return [path for path in paths if path.is_file()]
+    return [Path(part).expanduser() for part in spec.split(os.pathsep) if part]
+
+
+def _kubeconfig_paths(kubeconfig: str | None) -> list[Path]:
+    """The files kr8s reads: :func:`_named_paths` that exist."""
+    return [path for path in _named_paths(kubeconfig) if path.is_file()]
+
+
+def _not_found(kubeconfig: str | None) -> str:
+    """No kubeconfig was read and not in a cluster: the files ``kubeconfig`` or $KUBECONFIG
+    named, none of which exists (a mistyped path), or :data:`NOT_FOUND` when neither was
+    given and ~/.kube/config does not exist."""
+    source = "kubeconfig" if kubeconfig else "$KUBECONFIG" if os.environ.get("KUBECONFIG") else ""
+    if not source:
+        return NOT_FOUND
+    missing = _named_paths(kubeconfig)
+    files = ", ".join(map(str, missing))
+    verb = "does not exist" if len(missing) == 1 else "do not exist"
+    named = f"{source} names" if source == "$KUBECONFIG" else source
+    return f"no kubeconfig found ({named} {files}, which {verb}) and not in a cluster"
 
 
 def _check_kubeconfig(path: Path) -> None:
@@ -119,11 +141,11 @@ def _check_kubeconfig(path: Path) -> None:
         )
 
 
-def _bad_kubeconfig(error: Exception, paths: list[Path]) -> KubeconfigError:
+def _bad_kubeconfig(error: Exception, paths: list[Path], kubeconfig: str | None) -> KubeconfigError:
     """The KubeconfigError for what kr8s raised while reading the kubeconfig."""
     if isinstance(error, ValueError) and "Unable to find valid credentials" in str(error):
         if not paths:
-            return KubeconfigError(NOT_FOUND)
+            return KubeconfigError(_not_found(kubeconfig))
         return KubeconfigError(f"kubeconfig {', '.join(map(str, paths))}: names no server")
     where = ", ".join(map(str, paths)) or "kubeconfig"
     if isinstance(error, KeyError) and error.args == ("current-context",):

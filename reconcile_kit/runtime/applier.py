@@ -11,7 +11,8 @@ object then holds the server's answer.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, MutableMapping
+import reprlib
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -113,8 +114,10 @@ class Applier:
                 apply fails until that item changes: report it (Stalled), do not retry.
             APIError: any other refusal (InvalidError, ForbiddenError...), naming ``obj``;
                 never a PatchError (the one rule of every write helper: docs/errors.md).
+            TypeError: ``obj`` is none of the three forms (a str, None, a kr8s class, an
+                un-awaited coroutine...): names what it got; nothing is sent.
         """
-        target, raw = await self._target(obj)
+        target, raw = await self._target(obj, "apply")
         body = apply_body(raw)
         self._label_like_owner(body)
         await self._apply(target, body, field_manager, force, "")
@@ -122,9 +125,11 @@ class Applier:
             _copy_into(obj, target)
         return obj
 
-    async def _target(self, obj: Writable) -> tuple[Any, Obj]:
+    async def _target(self, obj: Writable, helper: str) -> tuple[Any, Obj]:
         """What an apply writes through (a kr8s object; a typed model's TypedTarget; for a
-        dict, a kr8s object of its kind holding a copy) and its JSON now."""
+        dict, a kr8s object of its kind holding a copy) and its JSON now (``obj`` checked
+        to be one of the forms ``ctx.<helper>`` takes)."""
+        _check_writable(obj, helper)
         if isinstance(obj, MutableMapping):
             written = await self._object_of(obj)
             return written, cast(Obj, raw_of(written))
@@ -148,7 +153,7 @@ class Applier:
     ) -> Writable:
         """Server-side apply ``obj``'s ``status`` to its ``/status`` subresource (identity
         and status only), as :meth:`apply` (its arguments, skipping and errors)."""
-        target, raw = await self._target(obj)
+        target, raw = await self._target(obj, "apply_status")
         await self._apply(target, status_body(raw), field_manager, force, "status")
         if isinstance(obj, MutableMapping):
             _copy_into(obj, target)
@@ -237,7 +242,9 @@ class Applier:
                 controls the existing one; nothing is sent.
             APIError: the server refused (ConflictError/AlreadyExistsError when another
                 writer created it between the read and the POST).
+            TypeError: ``obj`` is none of the three forms (as :meth:`apply`).
         """
+        _check_writable(obj, "create_or_patch")
         if isinstance(obj, MutableMapping) or is_typed(obj):
             return await self._create_or_patch_form(obj, mutate)
         return await self._create_or_patch(obj, mutate)
@@ -363,9 +370,18 @@ class Applier:
         Raises:
             ValueError: a dict without apiVersion or kind, or of a kind the API server does
                 not serve (naming the object).
+            TypeError: ``obj`` is none of the three forms (as :meth:`apply`), or
+                ``status`` is not a mapping (naming the object and what it got).
             APIError: the server refused.
         """
-        target, _ = await self._target(obj)
+        _check_writable(obj, "patch_status")
+        if not isinstance(status, Mapping):  # before a dict's kind is looked up
+            raise TypeError(
+                f"{describe_object(cast(Any, obj))}: ctx.patch_status takes the status "
+                f"fields as a dict, not {_described(status)}; a typed model's status: set "
+                "obj.status and call ctx.update_status(obj) or ctx.apply_status(obj)"
+            )
+        target, _ = await self._target(obj, "patch_status")
         separate = await discovery.has_status_subresource(
             target.api, target.version, target.endpoint
         )
@@ -388,9 +404,10 @@ class Applier:
             ValueError: a dict without apiVersion or kind, or of a kind the API server does
                 not serve (naming the object).
             ConflictError: 409, the object changed since it was read.
+            TypeError: ``obj`` is none of the three forms (as :meth:`apply`).
             APIError: any other refusal.
         """
-        target, raw = await self._target(obj)
+        target, raw = await self._target(obj, "update_status")
         reply = await send(
             target.api,
             "PUT",
@@ -407,6 +424,33 @@ class Applier:
         _adopt(target, state)
         if isinstance(obj, MutableMapping):
             _copy_into(obj, target)
+
+
+def _check_writable(obj: object, helper: str) -> None:
+    """Refuse what no write helper can send.
+
+    Raises:
+        TypeError: ``obj`` is not a kr8s object, a typed model or a dict (where
+            ``AttributeError: 'str' object has no attribute 'raw'`` came out): names what
+            it got and what ``ctx.<helper>`` takes.
+    """
+    if isinstance(obj, APIObject | MutableMapping) or is_typed(obj):
+        return
+    raise TypeError(
+        f"ctx.{helper} takes a kr8s object, a typed model (a CustomResource) or a dict with "
+        f"apiVersion and kind, not {_described(obj)}"
+    )
+
+
+def _described(value: object) -> str:
+    """What a helper got that it does not take, for its TypeError."""
+    if isinstance(value, type):
+        return f"the class {value.__name__} (pass an object of it)"
+    if inspect.isawaitable(value):
+        return f"an awaitable {type(value).__name__} (await it first)"
+    if value is None:
+        return "None"
+    return f"a {type(value).__name__}: {reprlib.repr(value)}"
 
 
 def _check_named(obj: Any, name: object) -> None:

@@ -64,6 +64,19 @@ async def test_run_without_any_kubeconfig(tmp_path: Path) -> None:
     ]
 
 
+async def test_run_with_kubeconfig_naming_a_missing_file(tmp_path: Path) -> None:
+    """KUBECONFIG names a file that does not exist (a typo): the line names it and says so
+    (the generic "no kubeconfig found (~/.kube/config, $KUBECONFIG)" before)."""
+    missing = tmp_path / "no-such-kubeconfig"
+    env = dict(os.environ, HOME=str(tmp_path), KUBECONFIG=str(missing))
+    code, lines = await run_cli("run", TARGET, env=env)
+    assert code == 1, lines
+    assert lines == [
+        f"Error: no kubeconfig found ($KUBECONFIG names {missing}, which does not exist) and"
+        " not in a cluster: pass --kubeconfig or --embedded"
+    ]
+
+
 async def test_run_with_a_wrong_token_names_the_401(tmp_path: Path) -> None:
     """A kubeconfig whose token the server refuses: one line naming the 401 (kr8s's
     ``kr8s._exceptions.ServerError: Unauthorized`` after 67 lines before)."""

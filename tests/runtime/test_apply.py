@@ -3,9 +3,10 @@ tests/conformance/test_toolkit_on_both.py runs them on the real control plane to
 
 from __future__ import annotations
 
+import inspect
 import logging
 import uuid
-from typing import Any
+from typing import Any, cast
 
 import kr8s.asyncio
 import pytest
@@ -390,4 +391,51 @@ async def test_a_dict_of_a_kind_or_version_not_served_is_refused_naming_it(
         ValueError, match=r"^Unserved default/c: kind 'Unserved.nowhere.example.com/v1' is"
     ):  # a kind no test registers a kr8s class for (kr8s's registry is the process's)
         await ctx.apply(child("nowhere.example.com/v1", "Unserved"))
+    assert not [r for r in apiserver.requests if r.verb in ("create", "patch", "update")]
+
+
+async def test_a_write_of_something_else_than_an_object_names_what_it_got(
+    kube: kr8s.asyncio.Api, apiserver: APIServer
+) -> None:
+    """A str, None, a list, a kr8s class, an un-awaited coroutine given to each ctx write: a
+    TypeError naming what it got and what the helper takes (``AttributeError: 'str' object
+    has no attribute 'raw'`` before, ``'namespaced'`` from create_or_patch); a status that
+    is not a dict given to patch_status: a TypeError naming the object. Nothing sent."""
+    ctx = context(kube)
+    writes: dict[str, Any] = {
+        "apply": ctx.apply,
+        "apply_status": ctx.apply_status,
+        "create_or_patch": ctx.create_or_patch,
+        "patch_status": lambda o: ctx.patch_status(o, {"phase": "Ready"}),
+        "update_status": ctx.update_status,
+    }
+    got = {
+        "a str: 'some string'": lambda: "some string",
+        "None": lambda: None,
+        "a list: [1, 2]": lambda: [1, 2],
+        "the class ConfigMap (pass an object of it)": lambda: ConfigMap,
+        "an awaitable coroutine (await it first)": lambda: configmap(kube, "never"),
+    }
+    for helper, write in writes.items():
+        for described, make in got.items():
+            value = make()
+            with pytest.raises(TypeError) as info:
+                await write(value)
+            if inspect.iscoroutine(value):
+                value.close()
+            assert str(info.value) == (
+                f"ctx.{helper} takes a kr8s object, a typed model (a CustomResource) or a "
+                f"dict with apiVersion and kind, not {described}"
+            )
+    cm = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "s", "namespace": "default"},
+    }
+    with pytest.raises(
+        TypeError,
+        match=r"^ConfigMap default/s: ctx.patch_status takes the status fields as a dict, "
+        r"not a str: 'Ready'; a typed model's status: set obj.status",
+    ):
+        await ctx.patch_status(cm, cast(Any, "Ready"))
     assert not [r for r in apiserver.requests if r.verb in ("create", "patch", "update")]
