@@ -312,3 +312,29 @@ async def test_protobuf_for_an_unknown_resource_is_a_404(backend: Backend) -> No
             raw=_protobuf_of_unknown_kind(),
         )
         assert reply.status == 404, (path, reply.body)
+
+
+async def test_delete_options_in_the_body_make_a_dry_run(backend: Backend) -> None:
+    """``kubectl delete --dry-run=server`` sends its DeleteOptions as the body: their
+    ``dryRun`` is the request's (handlers/delete.go), so nothing is deleted."""
+    await ok(backend, "POST", cms(backend), {"metadata": {"name": "kept", "labels": {"k": "v"}}})
+    dry = {"kind": "DeleteOptions", "apiVersion": "v1", "dryRun": ["All"]}
+    deleted = await req(backend, "DELETE", f"{cms(backend)}/kept", dry)
+    assert deleted.status == 200, deleted.body
+    assert (deleted.body["kind"], deleted.body["details"]["name"]) == ("Status", "kept")
+    collection = await req(backend, "DELETE", cms(backend), dry, params={"labelSelector": "k=v"})
+    assert collection.status == 200, collection.body
+    assert [i["metadata"]["name"] for i in collection.body["items"]] == ["kept"]
+    assert (await ok(backend, "GET", f"{cms(backend)}/kept"))["metadata"]["name"] == "kept"
+    bogus = await req(backend, "DELETE", f"{cms(backend)}/kept", {**dry, "dryRun": ["Bogus"]})
+    assert (bogus.status, bogus.body) == (
+        422,
+        _options_error(
+            "DeleteOptions",
+            "dryRun",
+            'Unsupported value: []string{"Bogus"}: supported values: "All"',
+        ),
+    )
+    gone = await req(backend, "DELETE", f"{cms(backend)}/kept", {**dry, "dryRun": []})
+    assert gone.status == 200, gone.body
+    assert (await req(backend, "GET", f"{cms(backend)}/kept")).status == 404

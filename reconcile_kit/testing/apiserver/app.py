@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -674,23 +675,36 @@ class Handler:
     def _delete(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
     ) -> Steps:
+        options = _delete_options(record.body, query)
         return self.cluster.delete_steps(
             rt,
             info.namespace or None,
             info.name,
-            _delete_options(record.body, query),
-            self._write_options(query, record),
+            options,
+            self._delete_write_options(query, record, options),
         )
 
     def _delete_collection(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
     ) -> Steps:
+        options = _delete_options(record.body, query)
         return self.cluster.delete_collection_steps(
             rt,
             self._selection(rt, info, query),
-            _delete_options(record.body, query),
-            self._write_options(query, record),
+            options,
+            self._delete_write_options(query, record, options),
         )
+
+    def _delete_write_options(
+        self, query: dict[str, str], record: RequestRecord, options: dict[str, Any]
+    ) -> WriteOptions:
+        """A delete's write options; DeleteOptions sent as its body are its options, its
+        ``dryRun`` the one that counts (k8s.io/apiserver handlers/delete.go reads the query
+        only without a body): ``kubectl delete --dry-run=server`` sends it so."""
+        opts = self._write_options(query, record)
+        if isinstance(record.body, dict) and record.body:
+            opts = replace(opts, dry_run=bool(options.get("dryRun")))
+        return opts
 
     def _get_scale(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
@@ -901,6 +915,18 @@ def _delete_options(body: Any, query: dict[str, str]) -> dict[str, Any]:
                 "propagationPolicy",
                 f'Unsupported value: "{policy}": supported values: "Foreground", "Background",'
                 ' "Orphan", "nil"',
+            )
+        )
+    dry_run = options.get("dryRun")
+    if dry_run is not None and (
+        not isinstance(dry_run, list) or any(value != "All" for value in dry_run)
+    ):
+        shown = ", ".join(go_quote(str(v)) for v in (dry_run if isinstance(dry_run, list) else []))
+        causes.append(
+            errors.cause(
+                "FieldValueNotSupported",
+                "dryRun",
+                f'Unsupported value: []string{{{shown}}}: supported values: "All"',
             )
         )
     if causes:
