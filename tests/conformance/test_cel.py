@@ -124,3 +124,35 @@ async def test_validation_rules(backend: Backend) -> None:
     )
     # a transition rule is not checked where there is no old value (create, newly set)
     await ok(backend, "PATCH", f"{path}/good", {"spec": {"name": "x"}}, content_type=MERGE)
+
+
+async def test_rules_are_not_checked_when_the_schema_refuses_the_object(backend: Backend) -> None:
+    """An enum, required, length, count or type error leaves the rules unchecked, with one
+    cause saying so (apiextensions-apiserver's hasBlockingErr); other schema errors do
+    not."""
+    group = f"{backend.namespace}.cel.example.com"
+    await install_crd(backend, crd(group))
+    path = f"/apis/{group}/v1/namespaces/{backend.namespace}/rules"
+    typed = await req(backend, "POST", path, doc(group, "typed", minSize=3, maxSize="two"))
+    assert typed.status == 422, typed.body
+    assert [(c["reason"], c["field"], c["message"]) for c in typed.body["details"]["causes"]] == [
+        (
+            "FieldValueTypeInvalid",
+            "spec.maxSize",
+            'Invalid value: "string": spec.maxSize in body must be of type integer: "string"',
+        ),
+        (
+            "FieldValueInvalid",
+            "<nil>",
+            'Invalid value: "null": some validation rules were not checked because the object'
+            " was invalid; correct the existing errors to complete validation",
+        ),
+    ]
+    keyless = await req(
+        backend, "POST", path, doc(group, "keyless", minSize=3, maxSize=2, ports=[{}])
+    )
+    assert keyless.status == 422, keyless.body
+    assert [c["field"] for c in keyless.body["details"]["causes"]] == [
+        "spec.ports[0].name",
+        "<nil>",
+    ]

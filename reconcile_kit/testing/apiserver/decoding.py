@@ -260,7 +260,7 @@ def validate(
         content = {k: v for k, v in obj.items() if k != "metadata"}
         duplicates = duplicate_causes(content, mf.object_type(rt))
         causes += [errors.cause("FieldValueDuplicate", f, m) for f, m in duplicates]
-        causes += rule_causes(rt.schema, obj) if old is None else rule_causes(rt.schema, obj, old)
+        causes += _rules_unless_blocked(rt.schema, obj, old, causes)
     if rt.storage_key == CRD_KEY:
         causes += crds.validate_crd(obj)
     if old is not None and not subresource and (rt.group, rt.plural) in _VALIDATED_TWICE:
@@ -273,6 +273,43 @@ def validate(
     if causes:
         raise _invalid(rt, obj, causes, warnings)
     return warnings
+
+
+# the schema errors that leave CEL rules unchecked (apiextensions-apiserver hasBlockingErr)
+_BLOCKING = frozenset(
+    {
+        "FieldValueNotSupported",
+        "FieldValueRequired",
+        "FieldValueTooLong",
+        "FieldValueTooMany",
+        "FieldValueTypeInvalid",
+    }
+)
+_NOT_CHECKED = (
+    'Invalid value: "null": some validation rules were not checked because the object was'
+    " invalid; correct the existing errors to complete validation"
+)
+
+
+def _rules_unless_blocked(
+    schema: Obj, obj: Obj, old: Obj | None, found: list[dict[str, str]]
+) -> list[dict[str, str]]:
+    """A custom resource's ``x-kubernetes-validations`` causes; none but one saying so
+    when ``found`` (its metadata and schema causes) has an enum, required, length, count
+    or type error, as apiextensions-apiserver's strategy skips the rules then (a schema
+    without rules has no CEL validator, and no such cause)."""
+    if any(cause.get("reason") in _BLOCKING for cause in found) and _has_rules(schema):
+        return [errors.cause("FieldValueInvalid", "<nil>", _NOT_CHECKED)]
+    return rule_causes(schema, obj) if old is None else rule_causes(schema, obj, old)
+
+
+def _has_rules(schema: Any) -> bool:
+    """Whether ``schema`` declares ``x-kubernetes-validations`` anywhere."""
+    if isinstance(schema, dict):
+        if schema.get("x-kubernetes-validations"):
+            return True
+        return any(_has_rules(value) for value in schema.values())
+    return isinstance(schema, list) and any(_has_rules(value) for value in schema)
 
 
 def _invalid(
