@@ -67,7 +67,7 @@ class ScaleWrites(Deletion):
             return (yield from self.apply_scale_steps(rt, namespace, name, patch, opts))
         scale = self.get_scale(rt, namespace, name)
         scale_rt = ResourceType("autoscaling", "v1", "scale", "scale", "Scale", rt.namespaced)
-        patched = apply_patch(scale_rt, scale, content_type, patch)
+        patched = apply_patch(scale_rt, scale, content_type, patch, opts.field_validation)
         return (yield from self.write_scale_steps(rt, namespace, name, patched, opts))
 
     def apply_scale(

@@ -276,7 +276,7 @@ class Writes(AdmissionCalls):
         if old is None:
             raise errors.not_found(rt.group, rt.plural, name)
         current = clone(self.present(rt, old))
-        result = apply_patch(rt, current, content_type, patch)
+        result = apply_patch(rt, current, content_type, patch, opts.field_validation)
         patched = clone(result) if opts.field_validation == "Strict" else None
         try:
             result = decode(rt, namespace, result)
