@@ -304,3 +304,47 @@ async def test_empty_create_and_update_bodies(backend: Backend) -> None:
             400,
             status_body(400, "BadRequest", message, None),
         ), method
+
+
+async def test_json_patch_paths_that_are_missing(backend: Backend) -> None:
+    """evanphx/json-patch v4 (kube-apiserver's): a missing object member reads as null, so
+    copying it adds null (a ConfigMap's "") and testing it for null passes; moving it,
+    copying from under a missing parent, from a missing index or from the document fails
+    (422); an add without a value adds null."""
+    path = configmaps(backend)
+    await ok(backend, "POST", path, {"metadata": {"name": "a"}, "data": {"x": "1"}})
+    url = f"{path}/a"
+    accepted = [
+        [{"op": "copy", "from": "/data/nope", "path": "/data/b"}],
+        [{"op": "copy", "from": "/binaryData", "path": "/data/c"}],
+        [{"op": "copy", "from": "/metadata/labels", "path": "/metadata/annotations"}],
+        [
+            {"op": "test", "path": "/data/nope", "value": None},
+            {"op": "add", "path": "/data/d", "value": "1"},
+        ],
+        [{"op": "add", "path": "/data/e"}],
+        [{"op": "replace", "path": "/data/f", "value": "2"}],
+        [{"op": "move", "from": "/data/f", "path": "/data/g"}],
+    ]
+    for ops in accepted:
+        await ok(backend, "PATCH", url, ops, content_type=JSON_PATCH)
+    got = await ok(backend, "GET", url)
+    assert got["data"] == {"x": "1", "b": "", "c": "", "d": "1", "e": "", "g": "2"}
+    assert "annotations" not in got["metadata"]
+    refused = [
+        [{"op": "move", "from": "/data/nope", "path": "/data/h"}],
+        [{"op": "copy", "from": "/nope/x", "path": "/data/h"}],
+        [{"op": "copy", "from": "/metadata/finalizers/0", "path": "/data/h"}],
+        [{"op": "copy", "from": "", "path": "/data/h"}],
+        [{"op": "copy", "from": "/data/x/y", "path": "/data/h"}],
+        [{"op": "copy", "from": "/data/x", "path": "/nope/h"}],
+        [{"op": "remove", "path": "/data/nope"}],
+        [{"op": "test", "path": "/data/nope", "value": "1"}],
+        [{"op": "test", "path": "/data/x", "value": None}],
+    ]
+    for ops in refused:
+        reply = await req(backend, "PATCH", url, ops, content_type=JSON_PATCH)
+        assert (reply.status, reply.body["message"]) == (
+            422,
+            "the server rejected our request due to an error in our request",
+        ), ops

@@ -1,6 +1,6 @@
-"""Applying PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902, through the
-jsonpatch library) and strategic merge patch (built-in kinds only), with
-kube-apiserver's errors (k8s.io/apiserver pkg/endpoints/handlers/patch.go).
+"""Applying PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902, with
+evanphx/json-patch v4's rules: jsonpatchv4.py) and strategic merge patch (built-in kinds
+only), with kube-apiserver's errors (k8s.io/apiserver pkg/endpoints/handlers/patch.go).
 """
 
 from __future__ import annotations
@@ -9,12 +9,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import jsonpatch
-import jsonpointer
-
 from ...client.contenttypes import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from ...patch.mergepatch import apply_merge_patch
-from . import errors
+from . import errors, jsonpatchv4
 from .errors import APIError
 from .gofmt import go_quote
 from .resources import ResourceType
@@ -167,19 +164,6 @@ def _rejected(message: str) -> APIError:
     )
 
 
-def _replace_as_add(doc: Any, op: Any) -> Any:
-    """evanphx/json-patch (kube-apiserver's) lets ``replace`` set a missing object member."""
-    if not isinstance(op, dict) or op.get("op") != "replace":
-        return op
-    try:
-        parent, key = jsonpointer.JsonPointer(str(op.get("path", ""))).to_last(doc)
-    except jsonpointer.JsonPointerException:
-        return op
-    if isinstance(parent, dict) and key not in parent:
-        return {**op, "op": "add"}
-    return op
-
-
 def _json_patch(current: Obj, ops: Any) -> Any:
     if ops is None:
         return current
@@ -190,16 +174,9 @@ def _json_patch(current: Obj, ops: Any) -> Any:
             f" got {len(ops)}"
         )
     try:
-        result = current
-        for op in ops:
-            result = jsonpatch.JsonPatch([_replace_as_add(result, op)]).apply(result)
-        return result
-    except jsonpatch.JsonPatchTestFailed as exc:
-        raise _rejected(f"testing value failed: {exc}") from exc
-    except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
+        return jsonpatchv4.apply(current, ops)
+    except jsonpatchv4.PatchFailed as exc:
         raise _rejected(str(exc)) from exc
-    except (TypeError, KeyError, IndexError, AttributeError) as exc:
-        raise errors.bad_request(f"invalid JSON patch: {exc}") from exc
 
 
 def apply_patch(
