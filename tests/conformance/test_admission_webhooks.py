@@ -1654,3 +1654,56 @@ async def test_scale_subresource(backend: Backend, webhooks: Webhooks) -> None:
             assert (scale["kind"], scale["apiVersion"]) == ("Scale", "autoscaling/v1")
             assert (scale["spec"], scale["status"]) == ({"replicas": expected}, status)
             assert scale["metadata"]["name"] == "web"
+
+
+async def test_a_webhook_gets_the_hpa_in_its_own_version(
+    backend: Backend, webhooks: Webhooks
+) -> None:
+    """A webhook registered for autoscaling/v2 HorizontalPodAutoscalers (matchPolicy
+    Equivalent) is sent a v1 request's object converted to v2, and its patch (to the v2
+    object) lands in the v1 object."""
+    rule = {
+        "operations": ["CREATE"],
+        "apiGroups": ["autoscaling"],
+        "apiVersions": ["v2"],
+        "resources": ["horizontalpodautoscalers"],
+    }
+    target = "/spec/metrics/0/resource/target/averageUtilization"
+    webhooks.server.handlers["hpa"] = lambda r: answer(
+        r, **json_patch([{"op": "replace", "path": target, "value": 50}])
+    )
+    await webhooks.install("Mutating", webhooks.hook("hpa", rules=[rule]))
+    path = f"/apis/autoscaling/v1/namespaces/{backend.namespace}/horizontalpodautoscalers"
+    body = {
+        "apiVersion": "autoscaling/v1",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "h"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"},
+            "maxReplicas": 3,
+            "targetCPUUtilizationPercentage": 70,
+        },
+    }
+    created = await ok(backend, "POST", path, body)
+    assert created["apiVersion"] == "autoscaling/v1"
+    assert created["spec"]["targetCPUUtilizationPercentage"] == 50
+    review = await webhooks.server.wait_for("hpa", lambda r: r["request"].get("name") == "h")
+    request = review["request"]
+    assert request["kind"] == {
+        "group": "autoscaling",
+        "version": "v2",
+        "kind": "HorizontalPodAutoscaler",
+    }
+    assert request["requestKind"]["version"] == "v1"
+    sent = request["object"]
+    assert sent["apiVersion"] == "autoscaling/v2"
+    assert "targetCPUUtilizationPercentage" not in sent["spec"]
+    assert sent["spec"]["metrics"] == [
+        {
+            "type": "Resource",
+            "resource": {
+                "name": "cpu",
+                "target": {"type": "Utilization", "averageUtilization": 70},
+            },
+        }
+    ]

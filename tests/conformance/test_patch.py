@@ -199,3 +199,152 @@ async def test_server_side_apply(backend: Backend) -> None:
         params={"fieldManager": "two", "force": "true"},
     )
     assert (forced.status, forced.body["data"]) == (200, {"x": "2", "y": "1"})
+
+
+_DECODING = "error decoding patch: "
+_OPS = "Go value of type []handlers.jsonPatchOp"
+_MAP = "Go value of type map[string]interface {}"
+_UNDECODABLE_PATCHES = [
+    # (content type, fieldValidation, body, kube-apiserver's 400 message)
+    (JSON_PATCH, "", b'{"a":1}', f"{_DECODING}json: cannot unmarshal object into {_OPS}"),
+    (JSON_PATCH, "", b'"x"', f"{_DECODING}json: cannot unmarshal string into {_OPS}"),
+    (
+        JSON_PATCH,
+        "",
+        b"[1]",
+        f"{_DECODING}json: cannot unmarshal number into Go value of type handlers.jsonPatchOp",
+    ),
+    (
+        JSON_PATCH,
+        "",
+        b'[{"op":1,"path":"/data/y"}]',
+        f"{_DECODING}json: cannot unmarshal number into Go struct field jsonPatchOp.op"
+        " of type string",
+    ),
+    (JSON_PATCH, "", b"", f"{_DECODING}unexpected end of JSON input"),
+    (JSON_PATCH, "", b"[{", f"{_DECODING}unexpected end of JSON input"),
+    (
+        JSON_PATCH,
+        "Ignore",
+        b'{"a":1}',
+        "json: cannot unmarshal object into Go value of type jsonpatch.Patch",
+    ),
+    (
+        JSON_PATCH,
+        "Ignore",
+        b"[1]",
+        "json: cannot unmarshal number into Go value of type jsonpatch.Operation",
+    ),
+    (JSON_PATCH, "Ignore", b"", "unexpected end of JSON input"),
+    (MERGE, "", b"[1]", f"{_DECODING}json: cannot unmarshal array into {_MAP}"),
+    (MERGE, "", b'"x"', f"{_DECODING}json: cannot unmarshal string into {_MAP}"),
+    (MERGE, "", b"", f"{_DECODING}unexpected end of JSON input"),
+    (MERGE, "", b"{", f"{_DECODING}unexpected end of JSON input"),
+    (MERGE, "", b"null", "Invalid JSON Patch"),
+    (MERGE, "Ignore", b"", "Invalid JSON Patch"),
+    (MERGE, "Ignore", b'"x"', "Invalid JSON Patch"),
+    (STRATEGIC, "", b"[1]", f"json: cannot unmarshal array into {_MAP}"),
+    (STRATEGIC, "", b"", "unexpected end of JSON input"),
+    (STRATEGIC, "Ignore", b"{", "unexpected end of JSON input"),
+]
+
+
+async def test_patch_bodies_that_do_not_decode(backend: Backend) -> None:
+    """kube-apiserver decodes a patch when it applies it (handlers/patch.go applyJSPatch,
+    strategicPatchObject): strictly into []jsonPatchOp or a map unless
+    fieldValidation=Ignore, and after finding the object (a missing one is a 404 first)."""
+    path = configmaps(backend)
+    await ok(backend, "POST", path, {"metadata": {"name": "a"}, "data": {"x": "1"}})
+    for content_type, validation, raw, message in _UNDECODABLE_PATCHES:
+        params = {"fieldValidation": validation} if validation else None
+        reply = await req(
+            backend, "PATCH", f"{path}/a", raw=raw, content_type=content_type, params=params
+        )
+        assert (reply.status, reply.body) == (
+            400,
+            status_body(400, "BadRequest", message, None),
+        ), (content_type, validation, raw)
+        missing = await req(backend, "PATCH", f"{path}/b", raw=raw, content_type=content_type)
+        assert missing.status == 404, (content_type, raw)
+    # null: a JSON patch of no operations, a strategic merge patch of no changes
+    for content_type in (JSON_PATCH, STRATEGIC):
+        same = await ok(backend, "PATCH", f"{path}/a", raw=b"null", content_type=content_type)
+        assert same["data"] == {"x": "1"}
+    # fieldValidation=Ignore: a merge patch that is an array replaces the object with it
+    array = await req(
+        backend,
+        "PATCH",
+        f"{path}/a",
+        raw=b'[1,null,{"b":null,"a":"<"}]',
+        content_type=MERGE,
+        params={"fieldValidation": "Ignore"},
+    )
+    why = (
+        'Invalid value: "[1,null,{\\"a\\":\\"\\\\u003c\\"}]": couldn\'t get version/kind;'
+        " json parse error: json: cannot unmarshal array into Go value of type struct {"
+        ' APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string'
+        ' "json:\\"kind,omitempty\\"" }'
+    )
+    assert (array.status, array.body["message"]) == (422, f' "" is invalid: patch: {why}')
+    assert array.body["details"]["causes"] == [
+        {"reason": "FieldValueInvalid", "message": why, "field": "patch"}
+    ]
+
+
+async def test_empty_create_and_update_bodies(backend: Backend) -> None:
+    path = configmaps(backend)
+    await ok(backend, "POST", path, {"metadata": {"name": "a"}})
+    message = (
+        "the object provided is unrecognized (must be of type ConfigMap): couldn't get"
+        " version/kind; json parse error: unexpected end of JSON input (<empty>)"
+    )
+    for method, url in (("POST", path), ("PUT", f"{path}/a")):
+        reply = await req(backend, method, url, raw=b"")
+        assert (reply.status, reply.body) == (
+            400,
+            status_body(400, "BadRequest", message, None),
+        ), method
+
+
+async def test_json_patch_paths_that_are_missing(backend: Backend) -> None:
+    """evanphx/json-patch v4 (kube-apiserver's): a missing object member reads as null, so
+    copying it adds null (a ConfigMap's "") and testing it for null passes; moving it,
+    copying from under a missing parent, from a missing index or from the document fails
+    (422); an add without a value adds null."""
+    path = configmaps(backend)
+    await ok(backend, "POST", path, {"metadata": {"name": "a"}, "data": {"x": "1"}})
+    url = f"{path}/a"
+    accepted = [
+        [{"op": "copy", "from": "/data/nope", "path": "/data/b"}],
+        [{"op": "copy", "from": "/binaryData", "path": "/data/c"}],
+        [{"op": "copy", "from": "/metadata/labels", "path": "/metadata/annotations"}],
+        [
+            {"op": "test", "path": "/data/nope", "value": None},
+            {"op": "add", "path": "/data/d", "value": "1"},
+        ],
+        [{"op": "add", "path": "/data/e"}],
+        [{"op": "replace", "path": "/data/f", "value": "2"}],
+        [{"op": "move", "from": "/data/f", "path": "/data/g"}],
+    ]
+    for ops in accepted:
+        await ok(backend, "PATCH", url, ops, content_type=JSON_PATCH)
+    got = await ok(backend, "GET", url)
+    assert got["data"] == {"x": "1", "b": "", "c": "", "d": "1", "e": "", "g": "2"}
+    assert "annotations" not in got["metadata"]
+    refused = [
+        [{"op": "move", "from": "/data/nope", "path": "/data/h"}],
+        [{"op": "copy", "from": "/nope/x", "path": "/data/h"}],
+        [{"op": "copy", "from": "/metadata/finalizers/0", "path": "/data/h"}],
+        [{"op": "copy", "from": "", "path": "/data/h"}],
+        [{"op": "copy", "from": "/data/x/y", "path": "/data/h"}],
+        [{"op": "copy", "from": "/data/x", "path": "/nope/h"}],
+        [{"op": "remove", "path": "/data/nope"}],
+        [{"op": "test", "path": "/data/nope", "value": "1"}],
+        [{"op": "test", "path": "/data/x", "value": None}],
+    ]
+    for ops in refused:
+        reply = await req(backend, "PATCH", url, ops, content_type=JSON_PATCH)
+        assert (reply.status, reply.body["message"]) == (
+            422,
+            "the server rejected our request due to an error in our request",
+        ), ops

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import copy
 import ipaddress
 import ssl
 import uuid
@@ -35,7 +36,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from ...meta.selectors import LabelSelector, SelectorError, label_selector_from_dict
-from . import errors
+from . import errors, hpaversions
 from .cel import CELError, evaluate
 from .crdconversion import Convert, convert
 from .crdconversion import failed as conversion_failed
@@ -480,9 +481,12 @@ class Admission:
             raise errors.internal(str(exc)) from exc
         if not isinstance(patched, dict):
             raise errors.internal(f'admission webhook "{name}" returned a patch to a non-object')
+        changed = patched != sent
+        if _converts(invocation.rt, attrs):  # back to the request's version
+            patched = hpaversions.served_form(attrs.rt, patched)
         patched["apiVersion"] = attrs.api_version
         patched["kind"] = attrs.kind_name
-        return patched != sent, patched
+        return changed, patched
 
     async def _call(
         self, invocation: _Invocation, attrs: Attributes, warnings: list[str], mutating: bool
@@ -648,6 +652,17 @@ class Admission:
         return response
 
 
+def _converts(rt: ResourceType, attrs: Attributes) -> bool:
+    """Whether a webhook that matched ``rt`` gets the object in another version than the
+    request's (a HorizontalPodAutoscaler, the one built-in kind served in two)."""
+    return (
+        attrs.kind is None
+        and rt.api_version != attrs.rt.api_version
+        and hpaversions.handles(rt)
+        and hpaversions.handles(attrs.rt)
+    )
+
+
 def _request(rt: ResourceType, attrs: Attributes) -> Obj:
     """The AdmissionRequest for a webhook that matched ``rt`` (``attrs.rt``, or an
     equivalent version of it): fields in kube-apiserver's order, a fresh uid."""
@@ -659,6 +674,9 @@ def _request(rt: ResourceType, attrs: Attributes) -> Obj:
     def as_version(obj: Obj | None) -> Obj | None:
         if obj is None:
             return None
+        if _converts(rt, attrs):
+            # the webhook's version (matchPolicy Equivalent), as the dispatcher converts
+            obj = hpaversions.served_form(rt, copy.deepcopy(obj))
         rest = {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}
         return {"kind": kind[2], "apiVersion": api_version, **rest}
 

@@ -31,7 +31,9 @@ from .errors import APIError
 from .faults import Faults, RequestInfo, fault_error
 from .gcadmission import check_owner_references
 from .gofmt import go_quote
+from .gojson import syntax_error
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
+from .patching import UndecodedPatch, is_decoded_patch_type
 from .queryoptions import check_query
 from .rbac import RBAC_GROUP, Attributes, Authorizer, forbidden
 from .rbacescalation import check_write
@@ -134,6 +136,15 @@ def _decode_body(raw: bytes, content_type: str, method: str = "POST") -> Any:
         return orjson.loads(raw)
     except (orjson.JSONDecodeError, yaml.YAMLError) as exc:
         raise errors.bad_request(f"couldn't get version/kind; json parse error: {exc}") from exc
+
+
+def _decode_patch(raw: bytes) -> Any:
+    """A JSON, merge or strategic merge patch: the JSON, or an :class:`UndecodedPatch`
+    (kube-apiserver reads the body when it applies it, after finding the object)."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return UndecodedPatch(syntax_error(raw) or "unexpected end of JSON input")
 
 
 def _yaml_or_json(raw: bytes) -> Any:
@@ -245,7 +256,10 @@ class Handler:
         raw = await request.read()
         undecodable: APIError | None = None
         try:
-            record.body = _decode_body(raw, record.content_type, request.method) if raw else None
+            if request.method == "PATCH" and is_decoded_patch_type(record.content_type):
+                record.body = _decode_patch(raw)
+            elif raw:
+                record.body = _decode_body(raw, record.content_type, request.method)
         except APIError as refused:  # answered after the URL: unknown resources 404 first
             undecodable = refused
         if failure is not None:
@@ -262,6 +276,13 @@ class Handler:
                 # a served group/version answers for its unknown resources with a Status
                 raise _no_such_resource()
             return web.Response(status=404, text="404 page not found\n")
+        if (
+            not raw
+            and request.method in ("POST", "PUT")
+            and record.content_type in (JSON, "")
+            and info.subresource in ("", "status")
+        ):
+            undecodable = json_body_error(raw)
         if isinstance(undecodable, Undecodable):
             raise undecodable.for_kind(rt.kind)
         if undecodable is not None:
@@ -660,8 +681,6 @@ class Handler:
     def _patch(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
     ) -> Steps:
-        if record.body is None:
-            raise errors.bad_request("the body of the request was empty")
         return self.cluster.patch_steps(
             rt,
             info.namespace or None,

@@ -17,7 +17,8 @@ class RequestRecord:
         path: URL path.
         query: query parameters (last value of each).
         content_type: the request's Content-Type without parameters.
-        body: the decoded request body (JSON/YAML), or None.
+        body: the decoded request body (JSON/YAML), or None (a JSON, merge or strategic
+            merge PATCH body that is no JSON: an ``UndecodedPatch``).
         status: the response's HTTP status (200 for a watch that started).
         verb: Kubernetes verb (get, list, watch, create, update, patch, delete,
             deletecollection), or "" for non-resource paths.

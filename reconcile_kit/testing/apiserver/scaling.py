@@ -49,7 +49,10 @@ class ScaleWrites(Deletion):
         obj = clone(self.present(rt, old))
         set_path(obj, rt.scale.spec_replicas, replicas)
         obj, opts = yield from self._admit_mutate(rt, "UPDATE", obj, old, opts, "scale")
-        self._check_preconditions(rt, {"metadata": scale.get("metadata") or {}}, old)
+        # scaleUpdatedObjectInfo: the object keeps its resourceVersion unless the Scale has one
+        sent = dict(scale.get("metadata") or {})
+        sent["resourceVersion"] = sent.get("resourceVersion") or old["metadata"]["resourceVersion"]
+        self._check_preconditions(rt, {"metadata": sent}, old)
         result = yield from self._write_update(rt, obj, old, opts, "scale")
         return Result(200, self.get_scale(rt, namespace, name), result.warnings)
 
@@ -67,7 +70,7 @@ class ScaleWrites(Deletion):
             return (yield from self.apply_scale_steps(rt, namespace, name, patch, opts))
         scale = self.get_scale(rt, namespace, name)
         scale_rt = ResourceType("autoscaling", "v1", "scale", "scale", "Scale", rt.namespaced)
-        patched = apply_patch(scale_rt, scale, content_type, patch)
+        patched = apply_patch(scale_rt, scale, content_type, patch, opts.field_validation)
         return (yield from self.write_scale_steps(rt, namespace, name, patched, opts))
 
     def apply_scale(

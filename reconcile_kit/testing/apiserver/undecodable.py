@@ -11,9 +11,9 @@ from . import errors
 from .errors import APIError
 from .gojson import syntax_error, top_level_type_error
 
-__all__ = ["Undecodable", "json_body_error", "summarize"]
+__all__ = ["TYPE_META", "Undecodable", "json_body_error", "summarize"]
 
-_TYPE_META = (
+TYPE_META = (
     'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; '
     'Kind string "json:\\"kind,omitempty\\"" }'
 )
@@ -47,7 +47,7 @@ class Undecodable(APIError):
 
 def json_body_error(raw: bytes) -> Undecodable | None:
     """The error of a JSON create/update body that is not a JSON object (None: it is)."""
-    problem = syntax_error(raw) or top_level_type_error(raw, _TYPE_META)
+    problem = syntax_error(raw) or top_level_type_error(raw, TYPE_META)
     if problem is None:
         return None
     return Undecodable(f"couldn't get version/kind; json parse error: {problem}", raw)

@@ -57,6 +57,24 @@ _UNDECODABLE = ("quantit", "parsing time", "json: cannot unmarshal", "illegal ba
 the body (400)."""
 
 
+_UINT64_MAX = 2**64 - 1
+
+
+def parse_resource_version(version: str) -> int:
+    """APIObjectVersioner.ObjectResourceVersion: strconv.ParseUint of an object's
+    resourceVersion ("" is 0); kube-apiserver's generic store answers its error as a plain
+    500 (no reason)."""
+    if not version:
+        return 0
+    if not version.isascii() or not version.isdigit():
+        problem = "invalid syntax"
+    elif int(version) > _UINT64_MAX:
+        problem = "value out of range"
+    else:
+        return int(version)
+    raise APIError(500, "", f"strconv.ParseUint: parsing {go_quote(version)}: {problem}")
+
+
 def _check_strict_patch(rt: ResourceType, content_type: str, patch: Any, patched: Obj) -> None:
     """``fieldValidation=Strict``: a patched object with unknown fields is a 422 on the
     patch (k8s.io/apiserver handlers/patch.go). A strategic merge patch's value is the patch
@@ -201,21 +219,6 @@ class Writes(AdmissionCalls):
                 return (yield from self.create_steps(rt, namespace, obj, opts))
             raise errors.not_found(rt.group, rt.plural, name)
         old = yield from self._in_version(rt, old)
-        sent_rv = obj["metadata"].get("resourceVersion")
-        if not sent_rv and rt.put_requires_rv:
-            # The generic store names the resource here, not the kind.
-            raise errors.invalid(
-                rt.plural,
-                rt.group,
-                name,
-                [
-                    errors.cause(
-                        "FieldValueInvalid",
-                        "metadata.resourceVersion",
-                        "Invalid value: 0x0: must be specified for an update",
-                    )
-                ],
-            )
         obj, opts = yield from self._admit_mutate(rt, "UPDATE", obj, old, opts, subresource)
         self._check_preconditions(rt, obj, old)
         return (yield from self._write_update(rt, obj, old, opts, subresource))
@@ -223,8 +226,9 @@ class Writes(AdmissionCalls):
     def _check_preconditions(
         self, rt: ResourceType, obj: Obj, old: Obj, *, uid: bool = True
     ) -> None:
-        """An update's preconditions: the body's resourceVersion and (a PUT's, whose
-        UpdatedObjectInfo carries it) uid."""
+        """An update's preconditions, after the mutating admission (generic store Update):
+        (a PUT's, whose UpdatedObjectInfo carries it) uid, then the resourceVersion of the
+        updated object, which a kind without unconditional updates must have."""
         meta, old_meta = obj["metadata"], old["metadata"]
         name = old_meta["name"]
         if uid and meta.get("uid") and meta["uid"] != old_meta["uid"]:
@@ -238,8 +242,24 @@ class Writes(AdmissionCalls):
                 f" UID in precondition: {meta['uid']},"
                 f" UID in object meta: {old_meta['uid']}",
             )
-        sent_rv = meta.get("resourceVersion")
-        if sent_rv and sent_rv != old_meta["resourceVersion"]:
+        sent_rv = parse_resource_version(meta.get("resourceVersion") or "")
+        if sent_rv == 0 and not rt.put_requires_rv:
+            return  # none sent: an unconditional update
+        if sent_rv == 0:
+            # The generic store names the resource here, not the kind.
+            raise errors.invalid(
+                rt.plural,
+                rt.group,
+                name,
+                [
+                    errors.cause(
+                        "FieldValueInvalid",
+                        "metadata.resourceVersion",
+                        "Invalid value: 0x0: must be specified for an update",
+                    )
+                ],
+            )
+        if sent_rv != parse_resource_version(old_meta["resourceVersion"]):
             raise errors.conflict(rt.group, rt.plural, name)
 
     def patch(
@@ -276,7 +296,7 @@ class Writes(AdmissionCalls):
         if old is None:
             raise errors.not_found(rt.group, rt.plural, name)
         current = clone(self.present(rt, old))
-        result = apply_patch(rt, current, content_type, patch)
+        result = apply_patch(rt, current, content_type, patch, opts.field_validation)
         patched = clone(result) if opts.field_validation == "Strict" else None
         try:
             result = decode(rt, namespace, result)
