@@ -68,3 +68,17 @@ def test_the_test_command_is_what_ci_runs() -> None:
     assert "<!-- test-command -->" in ci  # .ci/run reads the command from README.md
     command = re.search(r"<!-- test-command -->\n```sh\n(.*?)\n```", README)
     assert command and "pytest" in command.group(1)
+
+
+def test_the_apiserver_signature_is_the_codes() -> None:
+    """The README's ``APIServer(*, ...)`` line lists every keyword and default of
+    ``APIServer.__init__``, in order (it once lacked three)."""
+    import inspect
+
+    match = re.search(r"`APIServer\(\*, (.*?)\)`", README, flags=re.DOTALL)
+    assert match, "README.md has no APIServer(*, ...) signature"
+    documented = [p.strip() for p in match.group(1).replace("\n", " ").split(",")]
+    parameters = list(inspect.signature(APIServer.__init__).parameters.values())[1:]
+    actual = [f"{p.name}={p.default!r}".replace("'", '"') for p in parameters]
+    actual = [a.replace("100000", "100_000") for a in actual]
+    assert documented == actual
