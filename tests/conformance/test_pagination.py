@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reconcile_kit.testing import eventually
 from reconcile_kit.testing.backends import Backend
 
 from .kube import ok, req
@@ -59,7 +60,13 @@ async def test_a_later_page_may_ask_for_another_limit(backend: Backend) -> None:
 
 async def test_list_resource_version_parameters(backend: Backend) -> None:
     path = await make(backend, 1)
-    assert len((await ok(backend, "GET", path, params={"resourceVersion": "0"}))["items"]) == 1
+
+    async def listed_from_any_version() -> bool:
+        # resourceVersion=0 is "any": kube-apiserver answers from its watch cache, which
+        # may not hold a write just made yet (a CI failure under load)
+        return len((await ok(backend, "GET", path, params={"resourceVersion": "0"}))["items"]) == 1
+
+    await eventually(listed_from_any_version, what="the object in a resourceVersion=0 list")
     no_rv = await req(backend, "GET", path, params={"resourceVersionMatch": "NotOlderThan"})
     assert (no_rv.status, no_rv.body["reason"]) == (422, "Invalid")
     initial = await req(backend, "GET", path, params={"sendInitialEvents": "true"})
