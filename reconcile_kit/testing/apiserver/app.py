@@ -29,6 +29,7 @@ from .crdconversion import convert as convert_objects
 from .crdconversion import webhook_converts
 from .errors import APIError
 from .faults import Faults, RequestInfo, fault_error
+from .fieldlabels import field_labels_of
 from .gcadmission import check_owner_references
 from .gofmt import go_quote
 from .gojson import syntax_error
@@ -580,7 +581,8 @@ class Handler:
             fields = FieldSelector.parse(query.get("fieldSelector", ""))
         except SelectorError as exc:
             raise errors.bad_request(str(exc)) from exc
-        return Filter(info.namespace or None if rt.namespaced else None, labels, fields)
+        namespace = info.namespace or None if rt.namespaced else None
+        return Filter(namespace, labels, fields, field_labels_of(rt.storage_key, rt.builtin))
 
     def _write_options(self, query: dict[str, str], record: RequestRecord) -> WriteOptions:
         # check_query refused any other directive (422); "" is Warn

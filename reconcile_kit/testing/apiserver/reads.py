@@ -18,6 +18,7 @@ from . import errors, hpaversions
 from .continuetokens import InvalidToken, decode_continue, encode_continue
 from .crd import CRD_KEY
 from .crdconversion import Convert, webhook_converts
+from .fieldlabels import field_labels_of
 from .registry import Registry
 from .resources import ResourceType
 from .store import Obj, Store
@@ -39,11 +40,9 @@ def _continue_token(list_rv: int, last: str, in_namespace: bool) -> str:
 
 
 def _field_label_error(rt: ResourceType, path: str) -> str:
-    """The per-kind field label conversion's error (kube-apiserver 1.32)."""
-    if (rt.group, rt.kind) == ("batch", "Job"):
-        return f'field label "{path}" not supported for Job'
-    if rt.field_labels or rt.crd_name is not None:
-        # kinds with their own conversion func (pods, secrets, services, events, ...) and CRs
+    """The default field label conversion's error, or a custom resource's (kube-apiserver
+    1.32); built-in kinds with their own conversion are :mod:`.fieldlabels`'."""
+    if rt.crd_name is not None:
         return f"field label not supported: {path}"
     # runtime.DefaultMetaV1FieldSelectorConversion
     return f'"{path}" is not a known field selector: only "metadata.name", "metadata.namespace"'
@@ -129,6 +128,11 @@ class ClusterReads:
         """A 400 APIError, worded as kube-apiserver 1.32's, when ``selector`` names a field
         ``rt`` has no field label for (``metadata.name`` and ``metadata.namespace`` always
         work)."""
+        own = field_labels_of(rt.storage_key, rt.builtin)
+        if own is not None:
+            for path in sorted(selector.fields()):
+                own.check(path)
+            return
         allowed = {"metadata.name", "metadata.namespace", *rt.field_labels}
         for path in sorted(selector.fields()):
             if path not in allowed:
