@@ -11,7 +11,7 @@ from reconcile_kit.meta.objects import resource_version_in
 from reconcile_kit.testing import ControlPlane
 from reconcile_kit.testing.backends import Backend
 
-from .kube import MERGE, Widgets, collect, ok, watch_events, watch_lines
+from .kube import MERGE, Widgets, collect, ok, req, watch_events, watch_lines
 
 
 def configmaps(backend: Backend) -> str:
@@ -177,3 +177,17 @@ async def test_a_writes_watch_event_carries_the_writes_answer(
         assert resource_version_in(line) == (rv if one_field else None)
         assert orjson.loads(line)["object"] == answer
         await lines.aclose()  # type: ignore[attr-defined]
+
+
+async def test_timeout_seconds_is_read_as_strconv_reads_it(backend: Backend) -> None:
+    """A negative timeoutSeconds ends the stream at once; one that is no number is 400."""
+    path = configmaps(backend)
+    start = (await ok(backend, "GET", path))["metadata"]["resourceVersion"]
+    await ok(backend, "POST", path, {"metadata": {"name": "a"}})
+    events = watch_events(backend, path, {"resourceVersion": start, "timeoutSeconds": "-1"})
+    assert await asyncio.wait_for(_drain(events), 15) == []
+    reply = await req(backend, "GET", path, params={"watch": "1", "timeoutSeconds": "1.5"})
+    assert (reply.status, reply.body["message"]) == (
+        400,
+        'strconv.ParseInt: parsing "1.5": invalid syntax',
+    )

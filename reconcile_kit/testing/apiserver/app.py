@@ -35,7 +35,7 @@ from .gofmt import go_quote
 from .gojson import syntax_error
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
 from .patching import UndecodedPatch, is_decoded_patch_type
-from .queryoptions import check_query
+from .queryoptions import check_list_options, check_query, int_option
 from .rbac import RBAC_GROUP, Attributes, Authorizer, forbidden
 from .rbacescalation import check_write
 from .requestlog import RequestLog, RequestRecord
@@ -469,7 +469,7 @@ class Handler:
         if info.verb == "watch":
             return await self._watch(request, rt, info, query, conversion)
         if info.verb in ("get", "list"):
-            await self._wait_until_fresh(query)
+            await self._wait_until_fresh(rt, info, query)
         if conversion is not None:
             return self._table(rt, info, query, conversion)
         handler = self._dispatch(rt, info)
@@ -489,14 +489,24 @@ class Handler:
         body = await self._in_version(rt, result.body) if rt.crd_name else result.body
         return _json_response(result.code, body, _warning_headers(result.warnings))
 
-    async def _wait_until_fresh(self, query: dict[str, str]) -> None:
+    async def _wait_until_fresh(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str]
+    ) -> None:
         """A GET or LIST at a resourceVersion the server has not reached (not ``Exact``, no
-        continue token): the watch cache's wait of up to 3 s, then 504 "Too large resource
-        version" (k8s.io/apiserver pkg/storage/cacher waitUntilFreshAndBlock)."""
+        continue token, not a limited LIST without a match, which etcd reads at that
+        revision): the watch cache's wait of up to 3 s, then 504 "Too large resource
+        version" (k8s.io/apiserver pkg/storage/cacher waitUntilFreshAndBlock). A LIST's
+        options are decoded and validated first."""
+        if info.verb == "list":
+            self._selection(rt, info, query)
+            check_list_options(query)
         rv = query.get("resourceVersion", "")
         if not rv.isdigit() or query.get("resourceVersionMatch") == "Exact":
             return
         if query.get("continue"):
+            return
+        legacy_exact = not query.get("resourceVersionMatch") and int_option(query, "limit") > 0
+        if info.verb == "list" and rv != "0" and legacy_exact:
             return
         requested, store = int(rv), self.cluster.store
         if requested > store.rv and not await self.hub.wait_for(requested, _FRESHNESS_TIMEOUT):
@@ -638,23 +648,12 @@ class Handler:
 
     def _listed(self, rt: ResourceType, info: RequestInfo, query: dict[str, str]) -> Any:
         """The List body a LIST request's query asks for (also under a Table)."""
-        if "sendInitialEvents" in query:
-            raise errors.invalid(
-                "ListOptions",
-                "meta.k8s.io",
-                "",
-                [
-                    errors.cause(
-                        "FieldValueForbidden",
-                        "sendInitialEvents",
-                        "Forbidden: sendInitialEvents is forbidden for list",
-                    )
-                ],
-            )
+        selection = self._selection(rt, info, query)  # decoded before it is validated
+        check_list_options(query)
         return self.cluster.list_objects(
             rt,
-            self._selection(rt, info, query),
-            _int_param(query, "limit"),
+            selection,
+            max(int_option(query, "limit"), 0),  # a negative limit is none
             query.get("continue", ""),
             query.get("resourceVersion", ""),
             query.get("resourceVersionMatch", ""),
@@ -793,7 +792,7 @@ class Handler:
         since = await self._watch_start(options)
         if isinstance(since, APIError):
             return await self._error_stream(request, since)
-        timeout = float(_int_param(query, "timeoutSeconds") or 1800)
+        timeout = float(int_option(query, "timeoutSeconds") or 1800)  # < 0: ends at once
         rewrite = watch_converter(rt, conversion, query) if conversion is not None else None
         watcher = self.hub.open(rt, selection, since, options.watch_list)
         response = web.StreamResponse(status=200, headers={"Content-Type": JSON})
@@ -812,7 +811,7 @@ class Handler:
         resourceVersion after which changes are streamed; an error for the stream."""
         store = self.cluster.store
         rv = options.resource_version
-        requested = 0 if rv in ("", "0") else _int_value("resourceVersion", rv)
+        requested = int(rv or "0")  # check_query refused one that is no number
         if options.initial_events:
             if not await self.hub.wait_for(requested, _FRESHNESS_TIMEOUT):
                 return errors.too_large_resource_version(requested, store.rv)
@@ -895,21 +894,6 @@ def _no_such_resource() -> APIError:
 def _require_json(content_type: str) -> None:
     if content_type not in (JSON, YAML, protobuf.MEDIA_TYPE, ""):
         raise errors.unsupported_media_type(content_type, [JSON, YAML, protobuf.MEDIA_TYPE])
-
-
-def _int_value(name: str, text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError as exc:
-        raise errors.bad_request(f'invalid value for {name}: "{text}"') from exc
-    if value < 0:
-        raise errors.bad_request(f'invalid value for {name}: "{text}"')
-    return value
-
-
-def _int_param(query: dict[str, str], name: str) -> int:
-    text = query.get(name, "")
-    return _int_value(name, text) if text else 0
 
 
 def _delete_options(body: Any, query: dict[str, str]) -> dict[str, Any]:

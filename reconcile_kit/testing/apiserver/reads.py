@@ -149,25 +149,19 @@ class ClusterReads:
     ) -> Obj:
         """A List body; ``limit``/``continue`` page through one consistent snapshot."""
         self.check_field_selector(rt, selection.fields)
-        if resource_version_match and not resource_version:
-            raise errors.invalid(
-                "ListOptions",
-                "meta.k8s.io",
-                "",
-                [
-                    errors.cause(
-                        "FieldValueForbidden",
-                        "resourceVersionMatch",
-                        "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is"
-                        " provided",
-                    )
-                ],
-            )
         start = ""
         list_rv = self.store.rv
         if continue_token:
-            list_rv, start = self._decode_continue(continue_token, selection.namespace)
-        elif resource_version_match == "Exact":
+            list_rv, start = self._decode_continue(
+                continue_token, selection.namespace, resource_version
+            )
+        elif resource_version == "0":
+            limit = 0  # served by the watch cache, which ignores the limit at "0"
+        elif resource_version_match == "Exact" or (
+            limit > 0 and resource_version and not resource_version_match
+        ):
+            # Exact, or a limited list at a resourceVersion without a match (the legacy
+            # exact read): etcd at that revision (the watch cache's shouldDelegateList)
             list_rv = int(resource_version)
             if list_rv > self.store.rv:  # etcd's answer for a revision it has not reached
                 raise errors.unknown(
@@ -224,11 +218,15 @@ class ClusterReads:
         seen = 0
         for ident, obj in candidates:
             seen += 1
-            if obj is None or not selection.matches(obj):
+            if obj is None:
                 continue
             if limit and len(items) >= limit:
+                # any object after the page's last, selected or not (the watch cache's
+                # hasMoreListItems, etcd3's hasMore): the selector is not run ahead
                 more = True
                 break
+            if not selection.matches(obj):
+                continue
             items.append(self._list_item(rt, obj))
             last = f"{ident[0]}/{ident[1]}"
         metadata: Obj = {"resourceVersion": str(list_rv)}
@@ -259,11 +257,17 @@ class ClusterReads:
             return {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}
         return self.present(rt, obj)
 
-    def _decode_continue(self, token: str, in_namespace: str | None) -> tuple[int, str]:
+    def _decode_continue(
+        self, token: str, in_namespace: str | None, resource_version: str
+    ) -> tuple[int, str]:
         try:
             list_rv, namespace, name = decode_continue(token)
         except InvalidToken as exc:
             raise errors.bad_request(f"invalid continue token: {exc}") from None
+        if resource_version not in ("", "0"):  # etcd3 store resolveGetListRev
+            raise errors.bad_request(
+                "specifying resource version is not allowed when using continue"
+            )
         start = f"{in_namespace or namespace}/{name}"
         if list_rv == -1:
             # An "inconsistent" token from a 410: continue at the latest state.
