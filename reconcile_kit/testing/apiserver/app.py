@@ -306,15 +306,16 @@ class Handler:
                 True,
                 info.group,
                 info.resource,
-                info.subresource,
+                info.subresource.split("/")[0],  # RequestInfo's: the path's next part only
                 info.namespace,
                 info.name,
                 request.path,
             )
         else:
             attributes = Attributes(user, request.method.lower(), False, path=request.path)
-        if not self.authorizer.allowed(attributes):
-            raise forbidden(attributes)
+        allowed, reason = self.authorizer.decide(attributes)
+        if not allowed:
+            raise forbidden(attributes, reason)
 
     def _rbac_objects(self, plural: str, namespace: str) -> list[Obj]:
         rt = self.cluster.registry.lookup(RBAC_GROUP, "v1", plural)
