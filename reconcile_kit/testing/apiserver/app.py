@@ -35,7 +35,7 @@ from .gofmt import go_quote
 from .gojson import syntax_error
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
 from .patching import UndecodedPatch, is_decoded_patch_type
-from .queryoptions import check_list_options, check_query, int_option
+from .queryoptions import check_list_options, check_query, go_int64, int_option
 from .rbac import RBAC_GROUP, Attributes, Authorizer, forbidden
 from .rbacescalation import check_write
 from .requestlog import RequestLog, RequestRecord
@@ -903,6 +903,8 @@ def _delete_options(body: Any, query: dict[str, str]) -> dict[str, Any]:
         options["propagationPolicy"] = query["propagationPolicy"]
     if "orphanDependents" in query:
         options["orphanDependents"] = query["orphanDependents"] in _TRUE
+    if "gracePeriodSeconds" in query:
+        options["gracePeriodSeconds"] = go_int64(query["gracePeriodSeconds"])
     policy = options.get("propagationPolicy")
     causes = []  # ValidateDeleteOptions
     if options.get("orphanDependents") is not None and policy is not None:
