@@ -72,6 +72,10 @@ def parse_request_info(method: str, path: str, query: dict[str, str]) -> Request
         if len(parts) < 4:
             return info
         info.group, info.version, rest = parts[1], parts[2], parts[3:]
+    # /watch/... : the deprecated watch paths (RequestInfoFactory's special verb)
+    legacy_watch = rest[0] == "watch" and len(rest) > 1
+    if legacy_watch:
+        rest = rest[1:]
     # /namespaces/{name}/status and /finalize are the namespace's own subresources.
     if rest[0] == "namespaces" and len(rest) >= 3 and rest[2] not in ("status", "finalize"):
         info.namespace, rest = rest[1], rest[2:]
@@ -83,8 +87,9 @@ def parse_request_info(method: str, path: str, query: dict[str, str]) -> Request
         info.subresource = "/".join(rest[2:])
     if rest[0] == "namespaces" and info.name:
         info.namespace = info.name
-    watching = query.get("watch", "") not in ("", "0", "false", "False")
-    info.verb = _verb(method, bool(info.name), watching)
+    # ?watch= makes a watch of a collection only: a named GET stays a get
+    watching = query.get("watch", "") not in ("", "0", "false", "False") and not info.name
+    info.verb = "watch" if legacy_watch else _verb(method, bool(info.name), watching)
     return info
 
 
