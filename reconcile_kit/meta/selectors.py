@@ -760,3 +760,8 @@ class FieldSelector(_Conjunction):
         fields, nulls, lists and objects compare as ``""``.
         """
         return all(term.matches(obj) for term in self._terms)
+
+    def matches_set(self, fields: Mapping[str, str]) -> bool:
+        """Whether a field set (field path to text, as an API server's registry computes
+        it) satisfies every term; a field missing from ``fields`` reads as ``""``."""
+        return all((fields.get(t.field, "") == t.value) != t.negated for t in self._terms)

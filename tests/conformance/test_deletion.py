@@ -97,3 +97,60 @@ async def test_propagation_policies_add_finalizers(backend: Backend) -> None:
         {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background"},
     )
     assert (background.status, background.body["status"]) == (200, "Success")
+
+
+POD_SPEC = {"containers": [{"name": "c", "image": "x"}]}
+
+
+def grace_of(event: dict[str, object]) -> tuple[object, ...]:
+    obj = event["object"]
+    assert isinstance(obj, dict)
+    meta = obj["metadata"]
+    return event["type"], meta["name"], meta.get("deletionGracePeriodSeconds")
+
+
+async def test_pods_are_deleted_gracefully(backend: Backend) -> None:
+    """A Pod's DELETE first writes its deletionTimestamp and grace period (MODIFIED): a Pod
+    on a node keeps ``spec.terminationGracePeriodSeconds`` and stays for its kubelet, a
+    shorter period may follow, 0 deletes it; a Pod on no node, or finished, goes at once
+    (rest.BeforeDelete, the pod strategy's CheckGracefulDelete)."""
+    pods = f"/api/v1/namespaces/{backend.namespace}/pods"
+    start = (await ok(backend, "GET", pods))["metadata"]["resourceVersion"]
+    events = watch_events(backend, pods, {"resourceVersion": start})
+    await ok(backend, "POST", pods, {"metadata": {"name": "unscheduled"}, "spec": POD_SPEC})
+    on_node = {"metadata": {"name": "on-node"}, "spec": {**POD_SPEC, "nodeName": "n"}}
+    await ok(backend, "POST", pods, on_node)
+    finished = {"metadata": {"name": "finished"}, "spec": {**POD_SPEC, "nodeName": "n"}}
+    await ok(backend, "POST", pods, finished)
+    status = {"status": {"phase": "Succeeded"}}
+    await ok(backend, "PATCH", f"{pods}/finished/status", status, content_type=MERGE)
+    assert len(await collect(events, 4)) == 4
+
+    gone = await ok(backend, "DELETE", f"{pods}/unscheduled")
+    assert gone["metadata"]["deletionGracePeriodSeconds"] == 0
+    assert gone["metadata"]["deletionTimestamp"]
+    assert [grace_of(e) for e in await collect(events, 2)] == [
+        ("MODIFIED", "unscheduled", 0),
+        ("DELETED", "unscheduled", 0),
+    ]
+    await ok(backend, "DELETE", f"{pods}/finished")
+    assert [grace_of(e) for e in await collect(events, 2)] == [
+        ("MODIFIED", "finished", 0),
+        ("DELETED", "finished", 0),
+    ]
+
+    terminating = await ok(backend, "DELETE", f"{pods}/on-node")
+    assert terminating["metadata"]["deletionGracePeriodSeconds"] == 30
+    assert [grace_of(e) for e in await collect(events, 1)] == [("MODIFIED", "on-node", 30)]
+    again = await ok(backend, "DELETE", f"{pods}/on-node")  # pending: nothing written
+    assert again["metadata"]["resourceVersion"] == terminating["metadata"]["resourceVersion"]
+    shorter = await ok(backend, "DELETE", f"{pods}/on-node", params={"gracePeriodSeconds": "10"})
+    assert shorter["metadata"]["deletionGracePeriodSeconds"] == 10
+    await ok(backend, "DELETE", f"{pods}/on-node", params={"gracePeriodSeconds": "0"})
+    assert [grace_of(e) for e in await collect(events, 3)] == [
+        ("MODIFIED", "on-node", 10),
+        ("MODIFIED", "on-node", 0),
+        ("DELETED", "on-node", 0),
+    ]
+    assert (await req(backend, "GET", f"{pods}/on-node")).status == 404
+    await events.aclose()  # type: ignore[attr-defined]

@@ -110,3 +110,92 @@ async def test_continue_token_expires_after_compaction(backend: Backend) -> None
     rest = await ok(backend, "GET", path, params={"limit": "5", "continue": token})
     assert [i["metadata"]["name"] for i in rest["items"]] == ["cm-01", "cm-02"]
     assert int(rest["metadata"]["resourceVersion"]) > int(first["metadata"]["resourceVersion"])
+
+
+def names_of(body: dict[str, Any]) -> list[str]:
+    return [item["metadata"]["name"] for item in body["items"]]
+
+
+async def test_a_page_continues_while_any_object_follows(backend: Backend) -> None:
+    """The page ends at its limit-th selected object and continues when any object follows
+    it, selected or not: neither the watch cache nor etcd3 looks ahead with the selector."""
+    path = await make(backend, 4)
+    selector = {"fieldSelector": "metadata.name!=cm-03", "limit": "3"}
+    page = await ok(backend, "GET", path, params=selector)
+    assert names_of(page) == ["cm-00", "cm-01", "cm-02"]
+    assert page["metadata"]["continue"]
+    assert "remainingItemCount" not in page["metadata"]  # a selector: not counted
+    rest = await ok(
+        backend, "GET", path, params={**selector, "continue": page["metadata"]["continue"]}
+    )
+    assert names_of(rest) == []
+    assert "continue" not in rest["metadata"]
+
+
+async def test_limits_the_watch_cache_or_etcd_honour(backend: Backend) -> None:
+    path = await make(backend, 3)
+    old = (await ok(backend, "GET", path))["metadata"]["resourceVersion"]
+    await ok(backend, "DELETE", f"{path}/cm-00")
+    # resourceVersion "0" is the watch cache's, which ignores the limit.
+    for params in ({}, {"resourceVersionMatch": "NotOlderThan"}):
+        whole = await ok(
+            backend, "GET", path, params={"limit": "1", "resourceVersion": "0", **params}
+        )
+        assert (names_of(whole), whole["metadata"].get("continue")) == (["cm-01", "cm-02"], None)
+    # A limited list at a resourceVersion without a match reads etcd at that revision.
+    exact = await ok(backend, "GET", path, params={"limit": "5", "resourceVersion": old})
+    assert names_of(exact) == ["cm-00", "cm-01", "cm-02"]
+    assert exact["metadata"]["resourceVersion"] == old
+    future = await req(backend, "GET", path, params={"limit": "5", "resourceVersion": "999999999"})
+    assert (future.status, future.body["message"]) == (
+        500,
+        "etcdserver: mvcc: required revision is a future revision",
+    )
+    latest = await ok(backend, "GET", path, params={"limit": "-1"})  # none below 1
+    assert names_of(latest) == ["cm-01", "cm-02"]
+
+
+async def test_list_options_refused(backend: Backend) -> None:
+    """Numbers as strconv.ParseInt reads them (timeoutSeconds before limit, both before the
+    selectors); ValidateListOptions' causes; a resourceVersion beside a continue token."""
+    path = await make(backend, 2)
+    token = (await ok(backend, "GET", path, params={"limit": "1"}))["metadata"]["continue"]
+    bad_requests = [
+        ({"limit": "x"}, 'strconv.ParseInt: parsing "x": invalid syntax'),
+        ({"limit": ""}, 'strconv.ParseInt: parsing "": invalid syntax'),
+        ({"limit": "1" * 20}, f'strconv.ParseInt: parsing "{"1" * 20}": value out of range'),
+        ({"timeoutSeconds": "t", "limit": "x"}, 'strconv.ParseInt: parsing "t": invalid syntax'),
+        (
+            {"limit": "x", "labelSelector": "a in ("},
+            'strconv.ParseInt: parsing "x": invalid syntax',
+        ),
+        (
+            {"continue": token, "resourceVersion": "1"},
+            "specifying resource version is not allowed when using continue",
+        ),
+    ]
+    for params, message in bad_requests:
+        reply = await req(backend, "GET", path, params=params)
+        assert (reply.status, reply.body["message"]) == (400, message), params
+    invalid = [
+        (
+            {"continue": token, "resourceVersion": "1", "resourceVersionMatch": "NotOlderThan"},
+            ["resourceVersionMatch is forbidden when continue is provided"],
+        ),
+        (
+            {"resourceVersion": "0", "resourceVersionMatch": "Exact"},
+            ['resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
+        ),
+        (
+            {"resourceVersionMatch": "Exact", "sendInitialEvents": "true"},
+            ["resourceVersionMatch is forbidden unless resourceVersion is provided"],
+        ),
+    ]
+    for params, details in invalid:
+        reply = await req(backend, "GET", path, params=params)
+        assert reply.status == 422, params
+        causes = reply.body["details"]["causes"]
+        messages = [c["message"].removeprefix("Forbidden: ") for c in causes]
+        if "sendInitialEvents" in params:
+            details = [*details, "sendInitialEvents is forbidden for list"]
+        assert messages == details, params

@@ -11,7 +11,7 @@ from reconcile_kit.meta.objects import resource_version_in
 from reconcile_kit.testing import ControlPlane
 from reconcile_kit.testing.backends import Backend
 
-from .kube import MERGE, Widgets, collect, ok, watch_events, watch_lines
+from .kube import MERGE, Widgets, collect, ok, req, watch_events, watch_lines
 
 
 def configmaps(backend: Backend) -> str:
@@ -177,3 +177,38 @@ async def test_a_writes_watch_event_carries_the_writes_answer(
         assert resource_version_in(line) == (rv if one_field else None)
         assert orjson.loads(line)["object"] == answer
         await lines.aclose()  # type: ignore[attr-defined]
+
+
+async def test_timeout_seconds_is_read_as_strconv_reads_it(backend: Backend) -> None:
+    """A negative timeoutSeconds ends the stream at once (kube-apiserver may still send an
+    event it had ready: none here); one that is no number is 400."""
+    path = configmaps(backend)
+    start = (await ok(backend, "GET", path))["metadata"]["resourceVersion"]
+    events = watch_events(backend, path, {"resourceVersion": start, "timeoutSeconds": "-1"})
+    assert await asyncio.wait_for(_drain(events), 15) == []
+    reply = await req(backend, "GET", path, params={"watch": "1", "timeoutSeconds": "1.5"})
+    assert (reply.status, reply.body["message"]) == (
+        400,
+        'strconv.ParseInt: parsing "1.5": invalid syntax',
+    )
+
+
+async def test_the_deprecated_watch_paths_and_a_named_get(backend: Backend) -> None:
+    """``/api/v1/watch/...`` (of a collection or of one object) is a watch; ``?watch=1`` on
+    an object's own path is not, but a GET (RequestInfoFactory: only a request without a
+    name becomes a list or a watch)."""
+    ns = backend.namespace
+    for name in ("a", "b"):
+        await ok(backend, "POST", configmaps(backend), {"metadata": {"name": name}})
+    params = {"timeoutSeconds": "1"}
+    every = watch_events(backend, f"/api/v1/watch/namespaces/{ns}/configmaps", params)
+    seen = await asyncio.wait_for(_drain(every), 15)
+    assert sorted((e["type"], e["object"]["metadata"]["name"]) for e in seen) == [  # type: ignore[index]
+        ("ADDED", "a"),
+        ("ADDED", "b"),
+    ]
+    one = watch_events(backend, f"/api/v1/watch/namespaces/{ns}/configmaps/b", params)
+    seen = await asyncio.wait_for(_drain(one), 15)
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in seen] == [("ADDED", "b")]  # type: ignore[index]
+    got = await req(backend, "GET", f"{configmaps(backend)}/b", params={"watch": "1", **params})
+    assert (got.status, got.body["kind"], got.body["metadata"]["name"]) == (200, "ConfigMap", "b")

@@ -29,12 +29,13 @@ from .crdconversion import convert as convert_objects
 from .crdconversion import webhook_converts
 from .errors import APIError
 from .faults import Faults, RequestInfo, fault_error
+from .fieldlabels import field_labels_of
 from .gcadmission import check_owner_references
 from .gofmt import go_quote
 from .gojson import syntax_error
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
 from .patching import UndecodedPatch, is_decoded_patch_type
-from .queryoptions import check_query
+from .queryoptions import check_list_options, check_query, go_int64, int_option
 from .rbac import RBAC_GROUP, Attributes, Authorizer, forbidden
 from .rbacescalation import check_write
 from .requestlog import RequestLog, RequestRecord
@@ -71,6 +72,10 @@ def parse_request_info(method: str, path: str, query: dict[str, str]) -> Request
         if len(parts) < 4:
             return info
         info.group, info.version, rest = parts[1], parts[2], parts[3:]
+    # /watch/... : the deprecated watch paths (RequestInfoFactory's special verb)
+    legacy_watch = rest[0] == "watch" and len(rest) > 1
+    if legacy_watch:
+        rest = rest[1:]
     # /namespaces/{name}/status and /finalize are the namespace's own subresources.
     if rest[0] == "namespaces" and len(rest) >= 3 and rest[2] not in ("status", "finalize"):
         info.namespace, rest = rest[1], rest[2:]
@@ -82,8 +87,9 @@ def parse_request_info(method: str, path: str, query: dict[str, str]) -> Request
         info.subresource = "/".join(rest[2:])
     if rest[0] == "namespaces" and info.name:
         info.namespace = info.name
-    watching = query.get("watch", "") not in ("", "0", "false", "False")
-    info.verb = _verb(method, bool(info.name), watching)
+    # ?watch= makes a watch of a collection only: a named GET stays a get
+    watching = query.get("watch", "") not in ("", "0", "false", "False") and not info.name
+    info.verb = "watch" if legacy_watch else _verb(method, bool(info.name), watching)
     return info
 
 
@@ -305,15 +311,16 @@ class Handler:
                 True,
                 info.group,
                 info.resource,
-                info.subresource,
+                info.subresource.split("/")[0],  # RequestInfo's: the path's next part only
                 info.namespace,
                 info.name,
                 request.path,
             )
         else:
             attributes = Attributes(user, request.method.lower(), False, path=request.path)
-        if not self.authorizer.allowed(attributes):
-            raise forbidden(attributes)
+        allowed, reason = self.authorizer.decide(attributes)
+        if not allowed:
+            raise forbidden(attributes, reason)
 
     def _rbac_objects(self, plural: str, namespace: str) -> list[Obj]:
         rt = self.cluster.registry.lookup(RBAC_GROUP, "v1", plural)
@@ -468,7 +475,7 @@ class Handler:
         if info.verb == "watch":
             return await self._watch(request, rt, info, query, conversion)
         if info.verb in ("get", "list"):
-            await self._wait_until_fresh(query)
+            await self._wait_until_fresh(rt, info, query)
         if conversion is not None:
             return self._table(rt, info, query, conversion)
         handler = self._dispatch(rt, info)
@@ -488,14 +495,24 @@ class Handler:
         body = await self._in_version(rt, result.body) if rt.crd_name else result.body
         return _json_response(result.code, body, _warning_headers(result.warnings))
 
-    async def _wait_until_fresh(self, query: dict[str, str]) -> None:
+    async def _wait_until_fresh(
+        self, rt: ResourceType, info: RequestInfo, query: dict[str, str]
+    ) -> None:
         """A GET or LIST at a resourceVersion the server has not reached (not ``Exact``, no
-        continue token): the watch cache's wait of up to 3 s, then 504 "Too large resource
-        version" (k8s.io/apiserver pkg/storage/cacher waitUntilFreshAndBlock)."""
+        continue token, not a limited LIST without a match, which etcd reads at that
+        revision): the watch cache's wait of up to 3 s, then 504 "Too large resource
+        version" (k8s.io/apiserver pkg/storage/cacher waitUntilFreshAndBlock). A LIST's
+        options are decoded and validated first."""
+        if info.verb == "list":
+            self._selection(rt, info, query)
+            check_list_options(query)
         rv = query.get("resourceVersion", "")
         if not rv.isdigit() or query.get("resourceVersionMatch") == "Exact":
             return
         if query.get("continue"):
+            return
+        legacy_exact = not query.get("resourceVersionMatch") and int_option(query, "limit") > 0
+        if info.verb == "list" and rv != "0" and legacy_exact:
             return
         requested, store = int(rv), self.cluster.store
         if requested > store.rv and not await self.hub.wait_for(requested, _FRESHNESS_TIMEOUT):
@@ -580,7 +597,8 @@ class Handler:
             fields = FieldSelector.parse(query.get("fieldSelector", ""))
         except SelectorError as exc:
             raise errors.bad_request(str(exc)) from exc
-        return Filter(info.namespace or None if rt.namespaced else None, labels, fields)
+        namespace = info.namespace or None if rt.namespaced else None
+        return Filter(namespace, labels, fields, field_labels_of(rt.storage_key, rt.builtin))
 
     def _write_options(self, query: dict[str, str], record: RequestRecord) -> WriteOptions:
         # check_query refused any other directive (422); "" is Warn
@@ -636,23 +654,12 @@ class Handler:
 
     def _listed(self, rt: ResourceType, info: RequestInfo, query: dict[str, str]) -> Any:
         """The List body a LIST request's query asks for (also under a Table)."""
-        if "sendInitialEvents" in query:
-            raise errors.invalid(
-                "ListOptions",
-                "meta.k8s.io",
-                "",
-                [
-                    errors.cause(
-                        "FieldValueForbidden",
-                        "sendInitialEvents",
-                        "Forbidden: sendInitialEvents is forbidden for list",
-                    )
-                ],
-            )
+        selection = self._selection(rt, info, query)  # decoded before it is validated
+        check_list_options(query)
         return self.cluster.list_objects(
             rt,
-            self._selection(rt, info, query),
-            _int_param(query, "limit"),
+            selection,
+            max(int_option(query, "limit"), 0),  # a negative limit is none
             query.get("continue", ""),
             query.get("resourceVersion", ""),
             query.get("resourceVersionMatch", ""),
@@ -791,7 +798,7 @@ class Handler:
         since = await self._watch_start(options)
         if isinstance(since, APIError):
             return await self._error_stream(request, since)
-        timeout = float(_int_param(query, "timeoutSeconds") or 1800)
+        timeout = float(int_option(query, "timeoutSeconds") or 1800)  # < 0: ends at once
         rewrite = watch_converter(rt, conversion, query) if conversion is not None else None
         watcher = self.hub.open(rt, selection, since, options.watch_list)
         response = web.StreamResponse(status=200, headers={"Content-Type": JSON})
@@ -810,7 +817,7 @@ class Handler:
         resourceVersion after which changes are streamed; an error for the stream."""
         store = self.cluster.store
         rv = options.resource_version
-        requested = 0 if rv in ("", "0") else _int_value("resourceVersion", rv)
+        requested = int(rv or "0")  # check_query refused one that is no number
         if options.initial_events:
             if not await self.hub.wait_for(requested, _FRESHNESS_TIMEOUT):
                 return errors.too_large_resource_version(requested, store.rv)
@@ -895,27 +902,14 @@ def _require_json(content_type: str) -> None:
         raise errors.unsupported_media_type(content_type, [JSON, YAML, protobuf.MEDIA_TYPE])
 
 
-def _int_value(name: str, text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError as exc:
-        raise errors.bad_request(f'invalid value for {name}: "{text}"') from exc
-    if value < 0:
-        raise errors.bad_request(f'invalid value for {name}: "{text}"')
-    return value
-
-
-def _int_param(query: dict[str, str], name: str) -> int:
-    text = query.get(name, "")
-    return _int_value(name, text) if text else 0
-
-
 def _delete_options(body: Any, query: dict[str, str]) -> dict[str, Any]:
     options: dict[str, Any] = dict(body) if isinstance(body, dict) else {}
     if "propagationPolicy" in query:
         options["propagationPolicy"] = query["propagationPolicy"]
     if "orphanDependents" in query:
         options["orphanDependents"] = query["orphanDependents"] in _TRUE
+    if "gracePeriodSeconds" in query:
+        options["gracePeriodSeconds"] = go_int64(query["gracePeriodSeconds"])
     policy = options.get("propagationPolicy")
     causes = []  # ValidateDeleteOptions
     if options.get("orphanDependents") is not None and policy is not None:

@@ -8,7 +8,10 @@ is always marked Terminating first), and DELETE of a collection
 
 from __future__ import annotations
 
-from ...meta.time import now_time
+import time
+from datetime import UTC, datetime
+
+from ...meta.time import format_time, now_time
 from . import crd as crds
 from . import errors
 from .admission import Mutate, Steps, Validate, options_for, run_sync
@@ -99,6 +102,10 @@ class Deletion(Writes):
             finalizers.append(CRD_FINALIZER)
         if finalizers:
             meta["finalizers"] = finalizers
+        if (rt.group, rt.plural) == ("", "pods"):
+            graceful = self._delete_pod_gracefully(rt, obj, old, options, opts)
+            if graceful is not None:
+                return graceful
         if not self._finalized(obj) or (rt.plural == "namespaces" and not rt.group):
             return self._mark_deleting(rt, obj, old, options, opts)
         if not opts.dry_run:
@@ -121,6 +128,52 @@ class Deletion(Writes):
                 "details": details,
             },
         )
+
+    def _delete_pod_gracefully(
+        self, rt: ResourceType, obj: Obj, old: Obj, options: Obj, opts: WriteOptions
+    ) -> Result | None:
+        """A Pod's graceful deletion (rest.BeforeDelete with the pod strategy's
+        CheckGracefulDelete, the generic store's updateForGracefulDeletionAndFinalizers): the
+        grace period asked for, else ``spec.terminationGracePeriodSeconds``, 0 for a Pod on
+        no node or one that has finished; the Pod is written with its deletionTimestamp
+        (now + the period) and deletionGracePeriodSeconds, and stays while the period is
+        over 0 (a kubelet would delete it) or finalizers remain, else is deleted. A Pod
+        already deleting keeps its period unless a shorter one is asked for. None: delete
+        as any object (already deleting with no period left)."""
+        meta = obj["metadata"]
+        asked = options.get("gracePeriodSeconds")
+        if isinstance(asked, int) and asked < 0:
+            asked = 1
+        if meta.get("deletionTimestamp"):
+            current = meta.get("deletionGracePeriodSeconds")
+            if not current:
+                return None
+            if not isinstance(asked, int) or asked >= current:
+                return Result(200, self.present(rt, old))  # graceful deletion is pending
+            shifted = _parse_time(meta["deletionTimestamp"]) - current + asked
+            meta["deletionTimestamp"] = _format_seconds(shifted)
+            period = asked
+        else:
+            spec, phase = obj.get("spec") or {}, (obj.get("status") or {}).get("phase")
+            default = spec.get("terminationGracePeriodSeconds")
+            period = asked if isinstance(asked, int) else default if isinstance(default, int) else 0
+            if not spec.get("nodeName"):
+                period = 0
+            if phase in ("Failed", "Succeeded"):
+                period = 0
+            period = 1 if period < 0 else period
+            meta["deletionTimestamp"] = _format_seconds(time.time() + period)
+            if meta.get("generation"):
+                meta["generation"] += 1
+        meta["deletionGracePeriodSeconds"] = period
+        if opts.dry_run:
+            return Result(200, self.present(rt, obj))
+        stored = self.store.update(rt.storage_key, obj)
+        if period > 0 or not self._finalized(obj):
+            return Result(200, self.present(rt, stored))
+        gone = self.store.delete(rt.storage_key, meta.get("namespace") or "", meta["name"])
+        self._after_delete(rt, stored)
+        return Result(200, self.present(rt, gone))
 
     def _mark_deleting(
         self, rt: ResourceType, obj: Obj, old: Obj, options: Obj, opts: WriteOptions
@@ -177,3 +230,12 @@ class Deletion(Writes):
             "items": [self._list_item(rt, o) for o in deleted],
         }
         return Result(200, body)
+
+
+def _format_seconds(stamp: float) -> str:
+    """metav1.Time of a Unix time (whole seconds)."""
+    return format_time(datetime.fromtimestamp(int(stamp), UTC))
+
+
+def _parse_time(text: str) -> float:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()

@@ -121,7 +121,7 @@ def invalid(kind: str, group: str, name: str, causes: Causes) -> APIError:
         {
             **({"name": name} if name else {}),  # omitempty in StatusDetails
             **({"group": group} if group else {}),
-            "kind": kind,
+            **({"kind": kind} if kind else {}),
             "causes": causes,
         },
     )

@@ -6,12 +6,14 @@ resourceVersionMatch; a resourceVersion that is no number).
 
 from __future__ import annotations
 
+import re
+
 from ...client.contenttypes import APPLY_PATCH
 from . import errors
 from .faults import RequestInfo
 from .gofmt import go_quote
 
-__all__ = ["check_query"]
+__all__ = ["check_list_options", "check_query", "go_int64", "int_option"]
 
 FIELD_MANAGER_MAX_LENGTH = 128
 """validation.FieldManagerMaxLength."""
@@ -93,12 +95,64 @@ def _write_options(method: str, query: dict[str, str], content_type: str) -> Non
         raise errors.invalid(_OPTIONS[method], "meta.k8s.io", "", causes)
 
 
+_INT64 = re.compile(r"[+-]?[0-9]+")
+
+
+def go_int64(text: str) -> int:
+    """A query parameter decoded into an int64 as apimachinery's
+    ``Convert_Slice_string_To_int64`` does (strconv.ParseInt); 400 in its words."""
+    if _INT64.fullmatch(text) is None:
+        raise errors.bad_request(f"strconv.ParseInt: parsing {go_quote(text)}: invalid syntax")
+    value = int(text)
+    if not -(2**63) <= value < 2**63:
+        raise errors.bad_request(f"strconv.ParseInt: parsing {go_quote(text)}: value out of range")
+    return value
+
+
+def int_option(query: dict[str, str], name: str) -> int:
+    """A ListOptions number (``timeoutSeconds``, ``limit``): 0 when absent."""
+    text = query.get(name)
+    return 0 if text is None else go_int64(text)
+
+
+def check_list_options(query: dict[str, str]) -> None:
+    """ValidateListOptions of a LIST (not a watch: :mod:`.watchoptions`): 422 with every
+    cause, in its order."""
+    causes: Causes = []
+    match = query.get("resourceVersionMatch", "")
+    version = query.get("resourceVersion", "")
+    if match:
+        if not version:
+            causes.append(
+                _forbidden("resourceVersionMatch is forbidden unless resourceVersion is provided")
+            )
+        if query.get("continue"):
+            causes.append(_forbidden("resourceVersionMatch is forbidden when continue is provided"))
+        if match not in ("Exact", "NotOlderThan"):
+            message = (
+                f"Unsupported value: {go_quote(match)}: supported values:"
+                ' "Exact", "NotOlderThan", ""'
+            )
+            causes.append(errors.cause("FieldValueNotSupported", "resourceVersionMatch", message))
+        if match == "Exact" and version == "0":
+            causes.append(
+                _forbidden('resourceVersionMatch "exact" is forbidden for resourceVersion "0"')
+            )
+    if "sendInitialEvents" in query:
+        message = "Forbidden: sendInitialEvents is forbidden for list"
+        causes.append(errors.cause("FieldValueForbidden", "sendInitialEvents", message))
+    if causes:
+        raise errors.invalid("ListOptions", "meta.k8s.io", "", causes)
+
+
+def _forbidden(detail: str) -> dict[str, str]:
+    return errors.cause("FieldValueForbidden", "resourceVersionMatch", f"Forbidden: {detail}")
+
+
 def _list_options(info: RequestInfo, query: dict[str, str]) -> None:
-    match = query.get("resourceVersionMatch")
-    if info.verb == "list" and match not in (None, "", "Exact", "NotOlderThan"):
-        message = f'Unsupported value: "{match}": supported values: "Exact", "NotOlderThan", ""'
-        cause = errors.cause("FieldValueNotSupported", "resourceVersionMatch", message)
-        raise errors.invalid("ListOptions", "meta.k8s.io", "", [cause])
+    if info.verb in ("list", "watch"):  # decoded before anything is validated
+        int_option(query, "timeoutSeconds")
+        int_option(query, "limit")
     version = query.get("resourceVersion", "")
     if info.verb in ("get", "list", "watch") and version and not version.isdigit():
         raise errors.unknown(

@@ -7,7 +7,8 @@ ClusterRoles bound in the request's namespace, matched by verb, API group, resou
 
 Bootstrap policy kept in code rather than as objects: ``system:masters`` may do anything
 (cluster-admin), and every authenticated user may read discovery, version and health
-paths (``system:discovery``, ``system:public-info-viewer``). An aggregated ClusterRole's
+paths (``system:discovery``, ``system:public-info-viewer``), every ServiceAccount the
+issuer discovery paths (``system:service-account-issuer-discovery``). An aggregated ClusterRole's
 rules are those stored (filled by :mod:`.aggregation` as kube-controller-manager does);
 writes of Roles and bindings are checked by :mod:`.rbacescalation`.
 """
@@ -21,21 +22,31 @@ from typing import Any
 from . import errors
 from .authn import User
 from .errors import APIError, _details, qualified
+from .gofmt import go_quote
 
 __all__ = ["Attributes", "Authorizer", "forbidden"]
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
-_DISCOVERY_URLS = [
+_DISCOVERY_URLS = [  # sorted, as the bootstrap policy's PolicyRuleBuilder stores them
     "/api",
     "/api/*",
     "/apis",
     "/apis/*",
+    "/healthz",
+    "/livez",
     "/openapi",
     "/openapi/*",
+    "/readyz",
     "/version",
     "/version/",
 ]
 _PUBLIC_INFO_URLS = ["/healthz", "/livez", "/readyz", "/version", "/version/"]
+_ISSUER_DISCOVERY_URLS = [
+    "/.well-known/openid-configuration",
+    "/.well-known/openid-configuration/",
+    "/openid/v1/jwks",
+    "/openid/v1/jwks/",
+]
 
 
 @dataclass(frozen=True)
@@ -76,6 +87,14 @@ _BOOTSTRAP: tuple[tuple[str, dict[str, Any]], ...] = (
 """Bootstrap ClusterRoles bound to ``system:authenticated`` (kube-apiserver's bootstrap
 policy; each binding is named after its role)."""
 
+_SERVICE_ACCOUNTS_BOOTSTRAP: tuple[tuple[str, dict[str, Any]], ...] = (
+    (
+        "system:service-account-issuer-discovery",
+        {"nonResourceURLs": _ISSUER_DISCOVERY_URLS, "verbs": ["get"]},
+    ),
+)
+"""Bootstrap ClusterRoles bound to ``system:serviceaccounts``."""
+
 
 class Authorizer:
     """Decides from the RBAC objects in the store; ``objects(resource, namespace)`` yields
@@ -90,20 +109,43 @@ class Authorizer:
     def decide(self, attributes: Attributes) -> tuple[bool, str]:
         """(allowed, reason) as a SubjectAccessReview reports them: ``system:masters`` is
         allowed with no reason (kube-apiserver's privileged-group authorizer), RBAC with
-        ``RBAC: allowed by <binding> of <role> to <subject>``."""
+        ``RBAC: allowed by <binding> of <role> to <subject>``; a refusal's reason names the
+        roles the user's bindings refer to that do not exist (``RBAC: <errors>``, the
+        errors met before the refusal, as RBACAuthorizer.Authorize)."""
         if attributes.user.is_master:
             return True, ""
-        for source, rule in self._rules(attributes):
-            if _rule_allows(rule, attributes):
-                return True, f"RBAC: allowed by {source}"
-        return False, ""
+        problems: list[str] = []
+        for found in self._visit(attributes.user, attributes.namespace):
+            if isinstance(found, str):
+                problems.append(found)
+            elif _rule_allows(found[1], attributes):
+                return True, f"RBAC: allowed by {found[0]}"
+        return False, f"RBAC: {aggregate(problems)}" if problems else ""
 
     def rules_for(self, attributes: Attributes) -> Iterator[tuple[str, dict[str, Any]]]:
         """(source, rule) of every rule that applies to the user in the namespace."""
-        return self._rules(attributes)
+        for found in self._visit(attributes.user, attributes.namespace):
+            if not isinstance(found, str):
+                yield found
 
-    def _rules(self, attributes: Attributes) -> Iterator[tuple[str, dict[str, Any]]]:
-        user = attributes.user
+    def rules_and_errors(
+        self, user: User, namespace: str
+    ) -> tuple[list[dict[str, Any]], list[str]]:
+        """The rules that apply to ``user`` in ``namespace`` and the errors met finding
+        them (the rule resolver's RulesFor)."""
+        rules, problems = [], []
+        for found in self._visit(user, namespace):
+            if isinstance(found, str):
+                problems.append(found)
+            else:
+                rules.append(found[1])
+        return rules, problems
+
+    def _visit(self, user: User, namespace: str) -> Iterator[tuple[str, dict[str, Any]] | str]:
+        """(source, rule) of each rule the user's bindings give in ``namespace`` (the
+        ClusterRoleBindings', then the RoleBindings'), and an error for each binding whose
+        role does not exist, worded as the RBAC authorizer's listers word it (as
+        DefaultRuleResolver.VisitRulesFor)."""
         if "system:authenticated" in user.groups:
             for role, rule in _BOOTSTRAP:
                 yield (
@@ -117,21 +159,42 @@ class Authorizer:
                     ),
                     rule,
                 )
+        if "system:serviceaccounts" in user.groups:
+            for role, rule in _SERVICE_ACCOUNTS_BOOTSTRAP:
+                yield (
+                    _describe(
+                        "ClusterRoleBinding",
+                        role,
+                        "ClusterRole",
+                        role,
+                        "Group",
+                        "system:serviceaccounts",
+                    ),
+                    rule,
+                )
         yield from self._bound_rules(user, "clusterrolebindings", "")
-        if attributes.namespace:
-            yield from self._bound_rules(user, "rolebindings", attributes.namespace)
+        if namespace:
+            yield from self._bound_rules(user, "rolebindings", namespace)
 
     def _bound_rules(
         self, user: User, plural: str, namespace: str
-    ) -> Iterator[tuple[str, dict[str, Any]]]:
+    ) -> Iterator[tuple[str, dict[str, Any]] | str]:
         """(source, rule) of the roles the ``plural`` bindings in ``namespace`` give
-        ``user`` ("": the ClusterRoleBindings)."""
+        ``user`` ("": the ClusterRoleBindings), or the error of a missing role."""
         for binding in self._objects(plural, namespace):
             subject = _binds(binding, user)
             if subject is not None:
                 ref = binding.get("roleRef") or {}
+                kind, name = ref.get("kind", ""), ref.get("name", "")
+                rules = self.role_rules(kind, name, namespace)
+                if rules is None:
+                    if kind in ("Role", "ClusterRole"):
+                        yield f'{kind.lower()}.{RBAC_GROUP} "{name}" not found'
+                    else:
+                        yield f"unsupported role reference kind: {go_quote(kind)}"
+                    continue
                 source = _source(binding, ref, subject, namespace)
-                for rule in self._role_rules(ref, namespace):
+                for rule in rules:
                     yield source, rule
 
     def resolution_errors(self, user: User, namespace: str) -> list[str]:
@@ -151,9 +214,6 @@ class Authorizer:
                     found.append(f'roles.{RBAC_GROUP} "{name}" not found')
         return found
 
-    def _role_rules(self, ref: dict[str, Any], namespace: str) -> Iterable[dict[str, Any]]:
-        return self.role_rules(ref.get("kind", ""), ref.get("name", ""), namespace) or []
-
     def role_rules(self, kind: str, name: str, namespace: str) -> list[dict[str, Any]] | None:
         """The rules of the Role (in ``namespace``) or ClusterRole ``name``; None: none."""
         plural, where = ("roles", namespace) if kind == "Role" else ("clusterroles", "")
@@ -161,6 +221,13 @@ class Authorizer:
             if role.get("metadata", {}).get("name") == name:
                 return list(role.get("rules") or [])
         return None
+
+
+def aggregate(messages: list[str]) -> str:
+    """utilerrors.NewAggregate(...).Error(): one message as it is, more in brackets, each
+    once."""
+    unique = list(dict.fromkeys(messages))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
 
 
 def _source(
@@ -237,6 +304,8 @@ def forbidden(attributes: Attributes, reason: str = "") -> APIError:
     user = attributes.user.name
     if not attributes.resource_request:
         message = f'User "{user}" cannot {attributes.verb} path "{attributes.path}"'
+        if reason:
+            message += f": {reason}"
         return APIError(403, "Forbidden", f"forbidden: {message}", {})
     resource = attributes.resource
     if attributes.subresource:

@@ -18,6 +18,7 @@ from . import errors, hpaversions
 from .continuetokens import InvalidToken, decode_continue, encode_continue
 from .crd import CRD_KEY
 from .crdconversion import Convert, webhook_converts
+from .fieldlabels import field_labels_of
 from .registry import Registry
 from .resources import ResourceType
 from .store import Obj, Store
@@ -39,11 +40,9 @@ def _continue_token(list_rv: int, last: str, in_namespace: bool) -> str:
 
 
 def _field_label_error(rt: ResourceType, path: str) -> str:
-    """The per-kind field label conversion's error (kube-apiserver 1.32)."""
-    if (rt.group, rt.kind) == ("batch", "Job"):
-        return f'field label "{path}" not supported for Job'
-    if rt.field_labels or rt.crd_name is not None:
-        # kinds with their own conversion func (pods, secrets, services, events, ...) and CRs
+    """The default field label conversion's error, or a custom resource's (kube-apiserver
+    1.32); built-in kinds with their own conversion are :mod:`.fieldlabels`'."""
+    if rt.crd_name is not None:
         return f"field label not supported: {path}"
     # runtime.DefaultMetaV1FieldSelectorConversion
     return f'"{path}" is not a known field selector: only "metadata.name", "metadata.namespace"'
@@ -129,6 +128,11 @@ class ClusterReads:
         """A 400 APIError, worded as kube-apiserver 1.32's, when ``selector`` names a field
         ``rt`` has no field label for (``metadata.name`` and ``metadata.namespace`` always
         work)."""
+        own = field_labels_of(rt.storage_key, rt.builtin)
+        if own is not None:
+            for path in sorted(selector.fields()):
+                own.check(path)
+            return
         allowed = {"metadata.name", "metadata.namespace", *rt.field_labels}
         for path in sorted(selector.fields()):
             if path not in allowed:
@@ -145,25 +149,19 @@ class ClusterReads:
     ) -> Obj:
         """A List body; ``limit``/``continue`` page through one consistent snapshot."""
         self.check_field_selector(rt, selection.fields)
-        if resource_version_match and not resource_version:
-            raise errors.invalid(
-                "ListOptions",
-                "meta.k8s.io",
-                "",
-                [
-                    errors.cause(
-                        "FieldValueForbidden",
-                        "resourceVersionMatch",
-                        "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is"
-                        " provided",
-                    )
-                ],
-            )
         start = ""
         list_rv = self.store.rv
         if continue_token:
-            list_rv, start = self._decode_continue(continue_token, selection.namespace)
-        elif resource_version_match == "Exact":
+            list_rv, start = self._decode_continue(
+                continue_token, selection.namespace, resource_version
+            )
+        elif resource_version == "0":
+            limit = 0  # served by the watch cache, which ignores the limit at "0"
+        elif resource_version_match == "Exact" or (
+            limit > 0 and resource_version and not resource_version_match
+        ):
+            # Exact, or a limited list at a resourceVersion without a match (the legacy
+            # exact read): etcd at that revision (the watch cache's shouldDelegateList)
             list_rv = int(resource_version)
             if list_rv > self.store.rv:  # etcd's answer for a revision it has not reached
                 raise errors.unknown(
@@ -220,11 +218,15 @@ class ClusterReads:
         seen = 0
         for ident, obj in candidates:
             seen += 1
-            if obj is None or not selection.matches(obj):
+            if obj is None:
                 continue
             if limit and len(items) >= limit:
+                # any object after the page's last, selected or not (the watch cache's
+                # hasMoreListItems, etcd3's hasMore): the selector is not run ahead
                 more = True
                 break
+            if not selection.matches(obj):
+                continue
             items.append(self._list_item(rt, obj))
             last = f"{ident[0]}/{ident[1]}"
         metadata: Obj = {"resourceVersion": str(list_rv)}
@@ -255,11 +257,17 @@ class ClusterReads:
             return {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}
         return self.present(rt, obj)
 
-    def _decode_continue(self, token: str, in_namespace: str | None) -> tuple[int, str]:
+    def _decode_continue(
+        self, token: str, in_namespace: str | None, resource_version: str
+    ) -> tuple[int, str]:
         try:
             list_rv, namespace, name = decode_continue(token)
         except InvalidToken as exc:
             raise errors.bad_request(f"invalid continue token: {exc}") from None
+        if resource_version not in ("", "0"):  # etcd3 store resolveGetListRev
+            raise errors.bad_request(
+                "specifying resource version is not allowed when using continue"
+            )
         start = f"{in_namespace or namespace}/{name}"
         if list_rv == -1:
             # An "inconsistent" token from a 410: continue at the latest state.

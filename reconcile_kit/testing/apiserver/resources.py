@@ -39,7 +39,8 @@ class ResourceType:
         create_on_update: PUT to a missing object creates it (Lease, Event).
         put_requires_rv: PUT without ``metadata.resourceVersion`` is 422.
         delete_returns_object: DELETE answers with the object rather than a Status.
-        field_labels: field selector paths supported beyond metadata.name/namespace.
+        field_labels: a custom resource's selectable fields (beyond metadata.name and
+            metadata.namespace); built-in kinds' are in :mod:`.fieldlabels`.
         schema: the CRD version's openAPIV3Schema (custom resources only).
         stored: this version is the one objects are stored at (the CRD's storage version).
     """
@@ -83,38 +84,6 @@ class ResourceType:
 
 
 _WORKLOAD_STATUS_RESET = ("spec", "metadata.labels")
-_POD_FIELDS = (
-    "spec.nodeName",
-    "spec.restartPolicy",
-    "spec.schedulerName",
-    "spec.serviceAccountName",
-    "spec.hostNetwork",
-    "status.phase",
-    "status.podIP",
-    "status.nominatedNodeName",
-)
-_EVENT_FIELDS = (
-    "involvedObject.kind",
-    "involvedObject.namespace",
-    "involvedObject.name",
-    "involvedObject.uid",
-    "involvedObject.apiVersion",
-    "involvedObject.resourceVersion",
-    "involvedObject.fieldPath",
-    "reason",
-    "reportingComponent",
-    "source",
-    "type",
-)
-_EVENTS_V1_FIELDS = (
-    "regarding.kind",
-    "regarding.namespace",
-    "regarding.name",
-    "regarding.uid",
-    "reason",
-    "reportingController",
-    "type",
-)
 
 
 def _workload() -> dict[str, Any]:
@@ -271,10 +240,9 @@ def builtin_types() -> list[ResourceType]:
             verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
             status=True,
             delete_returns_object=True,
-            field_labels=("status.phase",),
         ),
         ResourceType("", "v1", "configmaps", "configmap", "ConfigMap", True, ("cm",)),
-        ResourceType("", "v1", "secrets", "secret", "Secret", True, field_labels=("type",)),
+        ResourceType("", "v1", "secrets", "secret", "Secret", True),
         ResourceType(
             "",
             "v1",
@@ -286,7 +254,6 @@ def builtin_types() -> list[ResourceType]:
             ("all",),
             status=True,
             delete_returns_object=True,
-            field_labels=_POD_FIELDS,
         ),
         ResourceType(
             "",
@@ -309,7 +276,6 @@ def builtin_types() -> list[ResourceType]:
             ),
             status=True,
             delete_returns_object=True,
-            field_labels=("spec.clusterIP", "spec.type"),
         ),
         ResourceType(
             "", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", True, ("sa",)
@@ -323,7 +289,6 @@ def builtin_types() -> list[ResourceType]:
             True,
             ("ev",),
             create_on_update=True,
-            field_labels=_EVENT_FIELDS,
         ),
         ResourceType(
             "events.k8s.io",
@@ -334,7 +299,6 @@ def builtin_types() -> list[ResourceType]:
             True,
             ("ev",),
             create_on_update=True,
-            field_labels=_EVENTS_V1_FIELDS,
         ),
         ResourceType(
             "apps",
@@ -394,7 +358,6 @@ def builtin_types() -> list[ResourceType]:
             True,
             (),
             ("all",),
-            field_labels=("status.successful",),
             **_workload(),
         ),
         ResourceType(

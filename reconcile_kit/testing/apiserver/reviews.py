@@ -11,7 +11,8 @@ from typing import Any
 
 from . import errors
 from .authn import Authenticator, User
-from .rbac import Attributes, Authorizer
+from .gofmt import go_quote
+from .rbac import Attributes, Authorizer, aggregate
 
 __all__ = ["answer_review"]
 
@@ -43,11 +44,66 @@ def answer_review(
     if kind == "TokenReview":
         answer["status"] = _token_status(str(spec.get("token", "")), authenticator, audience)
     elif kind == "SelfSubjectRulesReview":
+        if not spec.get("namespace"):  # selfsubjectrulesreview REST.Create
+            raise errors.bad_request("no namespace on request")
         answer["status"] = _rules_status(user, str(spec.get("namespace", "")), authorizer)
     else:
+        causes = _access_review_causes(kind, spec, namespace)
+        if causes:  # the internal object's Kind is empty: ".authorization.k8s.io"
+            raise errors.invalid("", "authorization.k8s.io", "", causes)
         subject = user if kind == "SelfSubjectAccessReview" else _subject(spec)
         answer["status"] = _access_status(subject, spec, namespace, authorizer)
     return answer
+
+
+def _invalid(field: str, value: str, detail: str) -> dict[str, str]:
+    return errors.cause("FieldValueInvalid", field, f"Invalid value: {value}: {detail}")
+
+
+def _access_review_causes(kind: str, spec: dict[str, Any], namespace: str) -> errors.Causes:
+    """ValidateSubjectAccessReview, ValidateSelfSubjectAccessReview and
+    ValidateLocalSubjectAccessReview (pkg/apis/authorization/validation): the spec's
+    attributes, one kind of them; a subject; a local review's namespace."""
+    resource, other = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
+    shown = "null"
+    if isinstance(other, dict):  # the struct as %#v prints it
+        path, verb = go_quote(str(other.get("path", ""))), go_quote(str(other.get("verb", "")))
+        shown = f"authorization.NonResourceAttributes{{Path:{path}, Verb:{verb}}}"
+    causes = []
+    if resource is not None and other is not None:
+        causes.append(
+            _invalid(
+                "spec.nonResourceAttributes",
+                shown,
+                "cannot be specified in combination with resourceAttributes",
+            )
+        )
+    if resource is None and other is None:
+        causes.append(
+            _invalid(
+                "spec.resourceAttributes",
+                '"null"',
+                "exactly one of nonResourceAttributes or resourceAttributes must be specified",
+            )
+        )
+    if kind != "SelfSubjectAccessReview" and not spec.get("user") and not spec.get("groups"):
+        user = go_quote(str(spec.get("user") or ""))
+        causes.append(
+            _invalid("spec.user", user, "at least one of user or group must be specified")
+        )
+    if kind == "LocalSubjectAccessReview":
+        if isinstance(resource, dict) and (resource.get("namespace") or "") != namespace:
+            value = go_quote(str(resource.get("namespace") or ""))
+            causes.append(
+                _invalid(
+                    "spec.resourceAttributes.namespace", value, "must match metadata.namespace"
+                )
+            )
+        if other is not None:
+            causes.append(
+                _invalid("spec.nonResourceAttributes", shown, "disallowed on this kind of request")
+            )
+    return causes
 
 
 def _token_status(token: str, authenticator: Authenticator, audience: str) -> dict[str, Any]:
@@ -98,9 +154,9 @@ def _rules_status(user: User, namespace: str, authorizer: Authorizer | None) -> 
             "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
             "incomplete": False,
         }
-    probe = Attributes(user, "", True, namespace=namespace)
+    rules, problems = authorizer.rules_and_errors(user, namespace)
     resource_rules, non_resource_rules = [], []
-    for _, rule in authorizer.rules_for(probe):
+    for rule in rules:
         if rule.get("nonResourceURLs"):
             non_resource_rules.append(
                 {"verbs": rule.get("verbs", []), "nonResourceURLs": rule["nonResourceURLs"]}
@@ -112,8 +168,11 @@ def _rules_status(user: User, namespace: str, authorizer: Authorizer | None) -> 
                 if rule.get(k)
             }
             resource_rules.append(entry)
-    return {
+    status: dict[str, Any] = {
         "resourceRules": resource_rules,
         "nonResourceRules": non_resource_rules,
         "incomplete": False,
     }
+    if problems:
+        status["evaluationError"] = aggregate(problems)
+    return status

@@ -15,6 +15,7 @@ import orjson
 
 from ...meta.selectors import FieldSelector, LabelSelector
 from . import hpaversions
+from .fieldlabels import FieldLabels
 from .resources import ResourceType
 from .store import ADDED, DELETED, MODIFIED, Event, Obj, Store
 
@@ -31,6 +32,8 @@ class Filter:
     namespace: str | None
     labels: LabelSelector
     fields: FieldSelector
+    field_labels: FieldLabels | None = None
+    """The kind's own field labels (None: the object's fields)."""
 
     def matches(self, obj: Obj) -> bool:
         meta = obj["metadata"]
@@ -38,7 +41,11 @@ class Filter:
             return False
         if not self.labels.empty() and not self.labels.matches(meta.get("labels") or {}):
             return False
-        return self.fields.empty() or self.fields.matches(obj)
+        if self.fields.empty():
+            return True
+        if self.field_labels is not None:
+            return self.fields.matches_set(self.field_labels.values(obj))
+        return self.fields.matches(obj)
 
 
 def encode_event(event: Event, kind: str, rt: ResourceType) -> bytes:
