@@ -87,13 +87,11 @@ async def test_event_source_and_events_v1_labels(backend: Backend) -> None:
 async def test_cluster_scoped_field_labels(backend: Backend) -> None:
     """Nodes, Namespaces and CertificateSigningRequests refuse ``metadata.namespace``."""
     prefix = backend.unique("n")
-    await ok(backend, "POST", "/api/v1/nodes", {"metadata": {"name": f"{prefix}-a"}})
-    cordoned = {"metadata": {"name": f"{prefix}-b"}, "spec": {"unschedulable": True}}
-    await ok(backend, "POST", "/api/v1/nodes", cordoned)
-    for value, want in (("false", f"{prefix}-a"), ("true", f"{prefix}-b")):
-        found = await names(backend, "/api/v1/nodes", f"spec.unschedulable={value}")
-        assert isinstance(found, list)
-        assert [name for name in found if name.startswith(prefix)] == [want]
+    try:
+        await _nodes_select_by_unschedulable(backend, prefix)
+    finally:  # cluster-scoped: they would outlive the test on the shared real backend
+        for suffix in ("a", "b"):
+            await req(backend, "DELETE", f"/api/v1/nodes/{prefix}-{suffix}")
     refused = (400, "field label not supported: metadata.namespace")
     for path in (
         "/api/v1/nodes",
@@ -107,6 +105,16 @@ async def test_cluster_scoped_field_labels(backend: Backend) -> None:
     )
     csrs = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
     assert await names(backend, csrs, f"spec.signerName={prefix}") == []
+
+
+async def _nodes_select_by_unschedulable(backend: Backend, prefix: str) -> None:
+    await ok(backend, "POST", "/api/v1/nodes", {"metadata": {"name": f"{prefix}-a"}})
+    cordoned = {"metadata": {"name": f"{prefix}-b"}, "spec": {"unschedulable": True}}
+    await ok(backend, "POST", "/api/v1/nodes", cordoned)
+    for value, want in (("false", f"{prefix}-a"), ("true", f"{prefix}-b")):
+        found = await names(backend, "/api/v1/nodes", f"spec.unschedulable={value}")
+        assert isinstance(found, list)
+        assert [name for name in found if name.startswith(prefix)] == [want]
 
 
 async def test_counts_select_as_text_with_zero_for_unset(backend: Backend) -> None:
