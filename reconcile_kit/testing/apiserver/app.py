@@ -38,6 +38,7 @@ from .patching import UndecodedPatch, is_decoded_patch_type
 from .queryoptions import check_list_options, check_query, go_int64, int_option
 from .rbac import RBAC_GROUP, Attributes, Authorizer, forbidden
 from .rbacescalation import check_write
+from .registry import Registry
 from .requestlog import RequestLog, RequestRecord
 from .resources import AUTHENTICATION_GROUP, AUTHORIZATION_GROUP, ResourceType
 from .reviews import answer_review
@@ -169,6 +170,24 @@ def _json_response(
     code: int, body: Any, headers: dict[str, str] | CIMultiDict[str] | None = None
 ) -> web.Response:
     return web.Response(status=code, body=orjson.dumps(body), content_type=JSON, headers=headers)
+
+
+def _aggregated_response(
+    request: web.Request, registry: Registry, core: bool, media_type: str
+) -> web.Response:
+    """An aggregated discovery document, with kube-apiserver's caching headers (an ETag,
+    304 for a matching ``If-None-Match``) and ``Vary: Accept``."""
+    body, digest = discovery.aggregated(registry, core, media_type)
+    headers = {
+        "Content-Type": media_type,
+        "Vary": "Accept",
+        "X-Varied-Accept": request.headers.get("Accept", ""),
+        "Etag": f'"{digest}"',
+        "Cache-Control": "public",
+    }
+    if request.headers.get("If-None-Match") == f'"{digest}"':
+        return web.Response(status=304, headers=headers)
+    return web.Response(status=200, body=body, headers=headers)
 
 
 def _error_response(err: APIError) -> web.Response:
@@ -400,10 +419,11 @@ class Handler:
         doc: Any = None
         if path == "/version":
             doc = discovery.version_doc()
-        elif path == "/api":
-            doc = discovery.core_versions()
-        elif path == "/apis":
-            doc = discovery.group_list(registry)
+        elif path in ("/api", "/apis"):
+            media_type = discovery.aggregated_media_type(request.headers.get("Accept", ""))
+            if media_type is not None:
+                return _aggregated_response(request, registry, path == "/api", media_type)
+            doc = discovery.core_versions() if path == "/api" else discovery.group_list(registry)
         elif path in ("/healthz", "/livez", "/readyz"):
             return web.Response(text="ok")
         elif path == "/openapi/v3":

@@ -334,17 +334,6 @@ DIFFERENCES: tuple[Difference, ...] = (
         ),
     ),
     Difference(
-        "Aggregated discovery",
-        "`/api` and `/apis` answer their legacy documents (APIVersions, APIGroupList) "
-        "whatever the `Accept` header asks; kube-apiserver answers "
-        "`application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList` when asked "
-        "(kubectl and client-go do), with every group version's resources in one document, "
-        "so on the embedded server they fall back to one request per group version.",
-        "Not implemented yet.",
-        (),
-        deliberate=False,
-    ),
-    Difference(
         "Anonymous requests",
         "A request without credentials to a server with a token gets 401 except on the "
         "version and health paths (kube-apiserver authenticates it as `system:anonymous` "

@@ -1,12 +1,17 @@
 """Discovery documents: /version, /api, /apis, /apis/{group}, and APIResourceLists.
 
-Shapes follow k8s.io/apiserver pkg/endpoints/discovery (legacy, non-aggregated
-discovery: clients fall back to it when aggregated discovery is not offered).
+Shapes follow k8s.io/apiserver pkg/endpoints/discovery: the legacy documents, and the
+aggregated ones (``apidiscovery.k8s.io`` v2 and v2beta1 APIGroupDiscoveryLists, every
+group version's resources in one document) that ``/api`` and ``/apis`` answer when the
+``Accept`` header asks for them, as kubectl and client-go do.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
+
+import orjson
 
 from .registry import Registry
 from .resources import ResourceType
@@ -135,3 +140,90 @@ def resource_list(registry: Registry, group: str, version: str) -> Doc | None:
         "groupVersion": f"{group}/{version}" if group else version,
         "resources": resources,
     }
+
+
+AGGREGATED_GROUP = "apidiscovery.k8s.io"
+_AGGREGATED_VERSIONS = ("v2", "v2beta1")
+
+
+def aggregated_media_type(accept: str) -> str | None:
+    """The first aggregated discovery media type ``accept`` lists (JSON, v2 or v2beta1:
+    ``application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList``), wherever
+    it stands among the others (kube-apiserver's aggregated handler restricts the
+    negotiation to those); None when it lists none but forms not served (protobuf)."""
+    for media_range in accept.split(","):
+        kind, *params = [part.strip() for part in media_range.split(";")]
+        values = dict(p.split("=", 1) for p in params if "=" in p)
+        if values.get("g") != AGGREGATED_GROUP:
+            continue
+        version = values.get("v")
+        listed = kind == "application/json" and values.get("as") == "APIGroupDiscoveryList"
+        if listed and version in _AGGREGATED_VERSIONS:
+            return f"application/json;g={AGGREGATED_GROUP};v={version};as=APIGroupDiscoveryList"
+    return None
+
+
+def aggregated(registry: Registry, core: bool, media_type: str) -> tuple[bytes, str]:
+    """``/api`` (``core``) or ``/apis`` as an APIGroupDiscoveryList of ``media_type``'s
+    version: its JSON and its ETag (a hash of it)."""
+    version = media_type.split(";v=", 1)[1].split(";", 1)[0]
+    if core:
+        items = [
+            {"metadata": {"creationTimestamp": None}, "versions": _versions(registry, "", ["v1"])}
+        ]
+    else:
+        items = [
+            {
+                "metadata": {"name": name, "creationTimestamp": None},
+                "versions": _versions(registry, name, versions),
+            }
+            for name, versions, _ in registry.groups()
+        ]
+    doc = {
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": f"{AGGREGATED_GROUP}/{version}",
+        "metadata": {},
+        "items": items,
+    }
+    body = orjson.dumps(doc)
+    return body, hashlib.sha512(body).hexdigest().upper()
+
+
+def _versions(registry: Registry, group: str, versions: list[str]) -> list[Doc]:
+    """A group's versions (in the legacy document's order) with their resources."""
+    out = []
+    for version in versions:
+        types = sorted(registry.resources(group, version), key=lambda rt: rt.plural)
+        resources = [_aggregated_resource(_resource_entries(rt)) for rt in types]
+        out.append({"version": version, "resources": resources, "freshness": "Current"})
+    return out
+
+
+def _aggregated_resource(entries: list[Doc]) -> Doc:
+    """An APIResourceDiscovery from a resource's legacy entries (itself, then its
+    subresources)."""
+    main, *subresources = entries
+    resource: Doc = {
+        "resource": main["name"],
+        "responseKind": {"group": "", "version": "", "kind": main["kind"]},
+        "scope": "Namespaced" if main["namespaced"] else "Cluster",
+        "singularResource": main["singularName"],
+        "verbs": main["verbs"],
+    }
+    for legacy, field in (("shortNames", "shortNames"), ("categories", "categories")):
+        if main.get(legacy):
+            resource[field] = main[legacy]
+    if subresources:
+        resource["subresources"] = [
+            {
+                "subresource": entry["name"].split("/", 1)[1],
+                "responseKind": {
+                    "group": entry.get("group", ""),
+                    "version": entry.get("version", ""),
+                    "kind": entry["kind"],
+                },
+                "verbs": entry["verbs"],
+            }
+            for entry in sorted(subresources, key=lambda e: str(e["name"]))
+        ]
+    return resource
