@@ -14,7 +14,7 @@ import yaml
 
 from reconcile_kit.testing.backends import Backend
 
-from .kube import kubectl, ok
+from .kube import crd_document, install_crd, kubectl, ok
 
 V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
@@ -32,8 +32,16 @@ async def get(backend: Backend, path: str, **headers: str) -> httpx.Response:
         return await client.get(server + path, headers=headers)
 
 
+def builtin(group: str) -> bool:
+    """kube-apiserver's own groups (a CRD's group has a dot and is no ``*.k8s.io``)."""
+    return "." not in group or group.endswith(".k8s.io")
+
+
 def legacy_resources(listed: dict[str, Any]) -> dict[str, Any]:
-    """A legacy APIResourceList as the aggregated document words it."""
+    """A legacy APIResourceList as the aggregated document words it (a subresource's
+    kind in its own group version unless it names another)."""
+    group, _, version = listed["groupVersion"].rpartition("/")
+    own = ("", "") if builtin(group) else (group, version)
     out: dict[str, Any] = {}
     for entry in listed["resources"]:
         name, _, sub = entry["name"].partition("/")
@@ -48,20 +56,23 @@ def legacy_resources(listed: dict[str, Any]) -> dict[str, Any]:
                 "subresources": {},
             }
         else:
-            kind = (entry.get("group", ""), entry.get("version", ""), entry["kind"])
+            kind = (entry.get("group", own[0]), entry.get("version", own[1]), entry["kind"])
             out[name]["subresources"][sub] = (kind, entry["verbs"])
     return out
 
 
-def aggregated_resources(version: dict[str, Any]) -> dict[str, Any]:
+def aggregated_resources(group: str, version: dict[str, Any]) -> dict[str, Any]:
+    """An aggregated group version's resources, their response kinds checked: a
+    built-in kind's without its own group and version and its subresources sorted, a
+    custom resource's naming them, status before scale."""
+    own = ("", "") if builtin(group) else (group, version["version"])
     out: dict[str, Any] = {}
     for resource in version["resources"]:
         kind = resource["responseKind"]
-        assert (kind["group"], kind["version"]) == ("", "")
+        assert (kind["group"], kind["version"]) == own
         subresources = resource.get("subresources", [])
-        assert [s["subresource"] for s in subresources] == sorted(
-            s["subresource"] for s in subresources
-        )
+        names = [s["subresource"] for s in subresources]
+        assert names == (sorted(names) if builtin(group) else sorted(names, reverse=True))
         out[resource["resource"]] = {
             "scope": resource["scope"],
             "singularResource": resource["singularResource"],
@@ -88,6 +99,8 @@ def aggregated_resources(version: dict[str, Any]) -> dict[str, Any]:
 async def test_an_aggregated_document_holds_what_the_legacy_ones_hold(
     backend: Backend, root: str
 ) -> None:
+    # a custom resource with both subresources: its response kinds are named
+    await install_crd(backend, crd_document(f"{backend.namespace}.aggregated.example.com"))
     reply = await get(backend, root, Accept=KUBECTL_ACCEPT)
     assert reply.status_code == 200, reply.text
     assert reply.headers["content-type"] == V2
@@ -117,7 +130,7 @@ async def test_an_aggregated_document_holds_what_the_legacy_ones_hold(
         for version, (_, path) in zip(item["versions"], versions, strict=True):
             assert version["freshness"] == "Current"
             listed = await ok(backend, "GET", path)
-            assert aggregated_resources(version) == legacy_resources(listed), path
+            assert aggregated_resources(name, version) == legacy_resources(listed), path
 
 
 async def test_the_accept_header_picks_the_document(backend: Backend) -> None:

@@ -194,18 +194,23 @@ def _versions(registry: Registry, group: str, versions: list[str]) -> list[Doc]:
     out = []
     for version in versions:
         types = sorted(registry.resources(group, version), key=lambda rt: rt.plural)
-        resources = [_aggregated_resource(_resource_entries(rt)) for rt in types]
+        resources = [_aggregated_resource(rt, _resource_entries(rt)) for rt in types]
         out.append({"version": version, "resources": resources, "freshness": "Current"})
     return out
 
 
-def _aggregated_resource(entries: list[Doc]) -> Doc:
+def _aggregated_resource(rt: ResourceType, entries: list[Doc]) -> Doc:
     """An APIResourceDiscovery from a resource's legacy entries (itself, then its
-    subresources)."""
+    subresources). A built-in kind's response kinds leave their own group and version
+    out and its subresources come sorted (the endpoint installer's); a custom resource's
+    name them, status before scale (apiextensions-apiserver's discovery controller)."""
     main, *subresources = entries
+    own = {"group": "", "version": ""} if rt.builtin else {"group": rt.group, "version": rt.version}
+    if rt.builtin:
+        subresources.sort(key=lambda e: str(e["name"]))
     resource: Doc = {
         "resource": main["name"],
-        "responseKind": {"group": "", "version": "", "kind": main["kind"]},
+        "responseKind": {**own, "kind": main["kind"]},
         "scope": "Namespaced" if main["namespaced"] else "Cluster",
         "singularResource": main["singularName"],
         "verbs": main["verbs"],
@@ -218,12 +223,12 @@ def _aggregated_resource(entries: list[Doc]) -> Doc:
             {
                 "subresource": entry["name"].split("/", 1)[1],
                 "responseKind": {
-                    "group": entry.get("group", ""),
-                    "version": entry.get("version", ""),
+                    "group": entry.get("group", own["group"]),
+                    "version": entry.get("version", own["version"]),
                     "kind": entry["kind"],
                 },
                 "verbs": entry["verbs"],
             }
-            for entry in sorted(subresources, key=lambda e: str(e["name"]))
+            for entry in subresources
         ]
     return resource
