@@ -94,6 +94,11 @@ _SERVICE_ACCOUNTS_BOOTSTRAP: tuple[tuple[str, dict[str, Any]], ...] = (
     ),
 )
 """Bootstrap ClusterRoles bound to ``system:serviceaccounts``."""
+_BOOTSTRAP_BY_GROUP = (
+    ("system:authenticated", _BOOTSTRAP),
+    ("system:serviceaccounts", _SERVICE_ACCOUNTS_BOOTSTRAP),
+)
+"""The bootstrap ClusterRoleBindings: the group each binds and the roles it grants."""
 
 
 class Authorizer:
@@ -146,32 +151,12 @@ class Authorizer:
         ClusterRoleBindings', then the RoleBindings'), and an error for each binding whose
         role does not exist, worded as the RBAC authorizer's listers word it (as
         DefaultRuleResolver.VisitRulesFor)."""
-        if "system:authenticated" in user.groups:
-            for role, rule in _BOOTSTRAP:
-                yield (
-                    _describe(
-                        "ClusterRoleBinding",
-                        role,
-                        "ClusterRole",
-                        role,
-                        "Group",
-                        "system:authenticated",
-                    ),
-                    rule,
-                )
-        if "system:serviceaccounts" in user.groups:
-            for role, rule in _SERVICE_ACCOUNTS_BOOTSTRAP:
-                yield (
-                    _describe(
-                        "ClusterRoleBinding",
-                        role,
-                        "ClusterRole",
-                        role,
-                        "Group",
-                        "system:serviceaccounts",
-                    ),
-                    rule,
-                )
+        for group, bootstrap in _BOOTSTRAP_BY_GROUP:
+            if group not in user.groups:
+                continue
+            for role, rule in bootstrap:
+                where = _describe("ClusterRoleBinding", role, "ClusterRole", role, "Group", group)
+                yield where, rule
         yield from self._bound_rules(user, "clusterrolebindings", "")
         if namespace:
             yield from self._bound_rules(user, "rolebindings", namespace)
