@@ -173,13 +173,13 @@ def _json_response(
 
 
 def _aggregated_response(
-    request: web.Request, registry: Registry, core: bool, media_type: str
+    request: web.Request, registry: Registry, core: bool, version: str
 ) -> web.Response:
     """An aggregated discovery document, with kube-apiserver's caching headers (an ETag,
     304 for a matching ``If-None-Match``) and ``Vary: Accept``."""
-    body, digest = discovery.aggregated(registry, core, media_type)
+    body, digest = discovery.aggregated(registry, core, version)
     headers = {
-        "Content-Type": media_type,
+        "Content-Type": discovery.aggregated_media_type(version),
         "Vary": "Accept",
         "X-Varied-Accept": request.headers.get("Accept", ""),
         "Etag": f'"{digest}"',
@@ -420,9 +420,9 @@ class Handler:
         if path == "/version":
             doc = discovery.version_doc()
         elif path in ("/api", "/apis"):
-            media_type = discovery.aggregated_media_type(request.headers.get("Accept", ""))
-            if media_type is not None:
-                return _aggregated_response(request, registry, path == "/api", media_type)
+            version = discovery.aggregated_version(request.headers.get("Accept", ""))
+            if version is not None:
+                return _aggregated_response(request, registry, path == "/api", version)
             doc = discovery.core_versions() if path == "/api" else discovery.group_list(registry)
         elif path in ("/healthz", "/livez", "/readyz"):
             return web.Response(text="ok")

@@ -146,10 +146,15 @@ AGGREGATED_GROUP = "apidiscovery.k8s.io"
 _AGGREGATED_VERSIONS = ("v2", "v2beta1")
 
 
-def aggregated_media_type(accept: str) -> str | None:
-    """The first aggregated discovery media type ``accept`` lists (JSON, v2 or v2beta1:
-    ``application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList``), wherever
-    it stands among the others (kube-apiserver's aggregated handler restricts the
+def aggregated_media_type(version: str) -> str:
+    """The JSON media type of an APIGroupDiscoveryList of ``version`` (v2, v2beta1)."""
+    return f"application/json;g={AGGREGATED_GROUP};v={version};as=APIGroupDiscoveryList"
+
+
+def aggregated_version(accept: str) -> str | None:
+    """The version of the first aggregated discovery media type ``accept`` lists (JSON,
+    v2 or v2beta1: ``application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList``),
+    wherever it stands among the others (kube-apiserver's aggregated handler restricts the
     negotiation to those); None when it lists none but forms not served (protobuf)."""
     for media_range in accept.split(","):
         kind, *params = [part.strip() for part in media_range.split(";")]
@@ -159,14 +164,13 @@ def aggregated_media_type(accept: str) -> str | None:
         version = values.get("v")
         listed = kind == "application/json" and values.get("as") == "APIGroupDiscoveryList"
         if listed and version in _AGGREGATED_VERSIONS:
-            return f"application/json;g={AGGREGATED_GROUP};v={version};as=APIGroupDiscoveryList"
+            return version
     return None
 
 
-def aggregated(registry: Registry, core: bool, media_type: str) -> tuple[bytes, str]:
-    """``/api`` (``core``) or ``/apis`` as an APIGroupDiscoveryList of ``media_type``'s
-    version: its JSON and its ETag (a hash of it)."""
-    version = media_type.split(";v=", 1)[1].split(";", 1)[0]
+def aggregated(registry: Registry, core: bool, version: str) -> tuple[bytes, str]:
+    """``/api`` (``core``) or ``/apis`` as an APIGroupDiscoveryList of ``version``: its
+    JSON and its ETag (a hash of it)."""
     if core:
         items = [
             {"metadata": {"creationTimestamp": None}, "versions": _versions(registry, "", ["v1"])}
