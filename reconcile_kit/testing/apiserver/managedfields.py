@@ -288,16 +288,19 @@ class Write:
         Conflicts (409 without ``force``) that ``kubectl`` meets on fields still holding
         what the object's :data:`LAST_APPLIED` annotation says are forced, so a client-side
         ``kubectl apply`` can move to ``--server-side`` (managedfields
-        ``lastAppliedManager``)."""
+        ``lastAppliedManager``). ``managers`` is changed (an apply changes its entries'
+        paths)."""
+        # only kubectl's apply to an object may be tried again, from the managers as given
+        again = _copied(managers) if self.manager == KUBECTL and live is not None else None
         try:
-            return self._apply(live, config, _copied(managers), force)
+            return self._apply(live, config, managers, force)
         except _Conflicts as conflicts:
             taken = conflicts.taken
-            if self.manager == KUBECTL and live is not None:
+            if again is not None and live is not None:
                 allowed = self._as_last_applied(live)
                 taken = [(entry, path) for entry, path in taken if path not in allowed]
                 if not taken:
-                    return self._apply(live, config, _copied(managers), True)
+                    return self._apply(live, config, again, True)
             shown = sorted((entry.shown(), dotted(path)) for entry, path in taken)
             raise errors.apply_conflict(shown) from None
 
