@@ -153,7 +153,12 @@ ROOTS = [
     ("k8s.io/api/authentication/v1", ["TokenRequest", "TokenReview", "SelfSubjectReview"]),
     (
         "k8s.io/api/authorization/v1",
-        ["SelfSubjectAccessReview", "SubjectAccessReview", "SelfSubjectRulesReview"],
+        [
+            "SelfSubjectAccessReview",
+            "SubjectAccessReview",
+            "LocalSubjectAccessReview",
+            "SelfSubjectRulesReview",
+        ],
     ),
     ("k8s.io/api/rbac/v1", ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"]),
     ("k8s.io/api/autoscaling/v1", ["Scale", "HorizontalPodAutoscaler"]),

@@ -630,6 +630,12 @@ MESSAGES: dict[str, tuple[F, ...]] = {
             (("x-kubernetes-list-type", "atomic"),),
         ),
     ),
+    "io.k8s.api.authorization.v1.LocalSubjectAccessReview": (
+        F(0, "", "io.k8s.apimachinery.pkg.apis.meta.v1.TypeMeta", "i"),
+        F(1, "metadata", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        F(2, "spec", "io.k8s.api.authorization.v1.SubjectAccessReviewSpec", "q"),
+        F(3, "status", "io.k8s.api.authorization.v1.SubjectAccessReviewStatus", "o"),
+    ),
     "io.k8s.api.authorization.v1.NonResourceAttributes": (
         F(1, "path", "string", "o"),
         F(2, "verb", "string", "o"),
@@ -4535,6 +4541,10 @@ KINDS: dict[tuple[str, str], str] = {
         "authorization.k8s.io/v1",
         "SubjectAccessReview",
     ): "io.k8s.api.authorization.v1.SubjectAccessReview",
+    (
+        "authorization.k8s.io/v1",
+        "LocalSubjectAccessReview",
+    ): "io.k8s.api.authorization.v1.LocalSubjectAccessReview",
     (
         "authorization.k8s.io/v1",
         "SelfSubjectRulesReview",

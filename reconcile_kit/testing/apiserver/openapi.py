@@ -51,6 +51,7 @@ from . import protobuf
 from .discovery import KUBERNETES_VERSION
 from .kubetypes import KINDS, MESSAGES, F
 from .openapidocs import describe, field_description
+from .openapiextensions import CRD_DELETE_OPTIONS_GVKS, extensions
 from .registry import Registry
 from .resources import ResourceType
 
@@ -61,6 +62,8 @@ REF_PREFIX = "#/components/schemas/"
 PATCH_TYPES = (APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
 _CR_RESPONSE_TYPES = (JSON, YAML)
 _RESPONSE_TYPES = (*_CR_RESPONSE_TYPES, protobuf.MEDIA_TYPE)
+_CR_WATCH_TYPES = (JSON, JSON + ";stream=watch", YAML)
+_WATCH_TYPES = (*_CR_WATCH_TYPES, protobuf.MEDIA_TYPE, protobuf.MEDIA_TYPE + ";stream=watch")
 
 # Components whose JSON form is not an object of fields (their Go types marshal themselves).
 _SPECIAL_SCHEMAS: dict[str, tuple[str, Doc]] = {
@@ -101,9 +104,8 @@ _SCALARS: dict[str, Doc] = {
     "double": {"type": "number", "format": "double"},
     "float": {"type": "number", "format": "float"},
 }
-_SCALAR_DEFAULTS: dict[str, Any] = {
+_SCALAR_DEFAULTS: dict[str, Any] = {  # []byte is a slice: kube-openapi gives it none
     "string": "",
-    "bytes": "",
     "bool": False,
     "int32": 0,
     "int64": 0,
@@ -140,7 +142,7 @@ def _type_schema(type_expr: str, pointer: bool, refs: set[str]) -> Doc:
         }
     if type_expr in _SCALARS:
         schema = dict(_SCALARS[type_expr])
-        if not pointer:
+        if not pointer and type_expr in _SCALAR_DEFAULTS:
             schema["default"] = _SCALAR_DEFAULTS[type_expr]
         return schema
     name = _SPECIAL_SCHEMAS[type_expr][0] if type_expr in _SPECIAL_SCHEMAS else type_expr
@@ -183,7 +185,7 @@ def builtin_schema(message: str, refs: set[str]) -> Doc:
         schema["x-kubernetes-group-version-kind"] = _GVK_BY_MESSAGE[message]
     if message == META + "Patch":
         schema = {"type": "object"}
-    return schema
+    return {**schema, **extensions(message)}
 
 
 def _add_closure(schemas: Doc, roots: list[str]) -> None:
@@ -231,13 +233,11 @@ def _cr_schemas(rt: ResourceType) -> Doc:
     schema.setdefault("type", "object")
     properties = schema.setdefault("properties", {})
     properties.update(_type_meta_properties())
-    properties["metadata"] = {
-        "allOf": [_ref(META + "ObjectMeta")],
-        "default": {},
-        "description": _OBJECT_META_DOC,
-    }
+    properties["metadata"] = {"allOf": [_ref(META + "ObjectMeta")], "description": _OBJECT_META_DOC}
     gvk = {"group": rt.group, "kind": rt.kind, "version": rt.version}
     schema["x-kubernetes-group-version-kind"] = [gvk]
+    selectable = [{"fieldPath": path} for path in rt.field_labels]
+    schema["x-kubernetes-selectable-fields"] = selectable
     items_doc = (
         f"List of {rt.plural}. More info:"
         " https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md"
@@ -253,13 +253,10 @@ def _cr_schemas(rt: ResourceType) -> Doc:
                 "type": "array",
                 "items": _ref(cr_schema_name(rt)),
             },
-            "metadata": {
-                "allOf": [_ref(META + "ListMeta")],
-                "default": {},
-                "description": _LIST_META_DOC,
-            },
+            "metadata": {"allOf": [_ref(META + "ListMeta")], "description": _LIST_META_DOC},
         },
         "x-kubernetes-group-version-kind": [{**gvk, "kind": rt.list_kind}],
+        "x-kubernetes-selectable-fields": selectable,
     }
     return {cr_schema_name(rt): schema, cr_schema_name(rt, True): list_schema}
 
@@ -275,6 +272,7 @@ def _param(name: str, kind: str, where: str = "query", required: bool = False) -
 
 
 _PRETTY = _param("pretty", "string")
+SCALE_GVK = {"group": "autoscaling", "kind": "Scale", "version": "v1"}
 _LIST_PARAMS = [
     _param("allowWatchBookmarks", "boolean"),
     _param("continue", "string"),
@@ -307,8 +305,35 @@ def _camel_group_version(rt: ResourceType) -> str:
     return "".join(p[:1].upper() + p[1:] for p in parts) + rt.version[:1].upper() + rt.version[1:]
 
 
+def _tag_group(rt: ResourceType) -> str:
+    """The group as an operation's tag names it: ``rbacAuthorization``, ``core``."""
+    group = rt.group.removesuffix(".k8s.io") if rt.builtin else rt.group
+    parts = [p for chunk in group.split(".") for p in chunk.split("-") if p] or ["core"]
+    return parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:])
+
+
 def _content(schema_name: str, types: tuple[str, ...]) -> Doc:
     return {t: {"schema": _ref(schema_name)} for t in types}
+
+
+def _by_name(params: list[Doc]) -> list[Doc]:
+    return sorted(params, key=lambda p: str(p["name"]))
+
+
+def _hoist(item: Doc) -> Doc:
+    """A path item as kube-openapi's builder3 writes it: the parameters every operation
+    has move to the path's (sorted by name); an operation left with none has no
+    ``parameters``."""
+    ops = [op for key, op in item.items() if key != "parameters"]
+    names = [{p["name"] for p in op.get("parameters", [])} for op in ops]
+    shared = set.intersection(*names) if names else set()
+    hoisted = {p["name"]: p for op in ops for p in op.get("parameters", []) if p["name"] in shared}
+    for op in ops:
+        kept = [p for p in op.pop("parameters", []) if p["name"] not in shared]
+        if kept:
+            op["parameters"] = _by_name(kept)
+    item["parameters"] = _by_name([*item.get("parameters", []), *hoisted.values()])
+    return item
 
 
 class _PathBuilder:
@@ -317,7 +342,10 @@ class _PathBuilder:
         self.kind_schema = kind_schema
         self.list_schema = list_schema
         self.types = _RESPONSE_TYPES if rt.builtin else _CR_RESPONSE_TYPES
-        self.tag = (rt.group.removesuffix(".k8s.io").replace(".", "") or "core") + "_" + rt.version
+        self.watch_types = _WATCH_TYPES if rt.builtin else _CR_WATCH_TYPES
+        self.list_types = self.watch_types if rt.builtin else self.types
+        self.body_types = ("*/*",) if rt.builtin else self.types[:2]
+        self.tag = _tag_group(rt) + "_" + rt.version
         self.gv = _camel_group_version(rt)
 
     def _op(
@@ -329,6 +357,7 @@ class _PathBuilder:
         kind: Doc,
         codes: tuple[str, ...] = ("200",),
         body: Doc | None = None,
+        types: tuple[str, ...] = (),
     ) -> Doc:
         op: Doc = {
             "tags": [self.tag],
@@ -339,7 +368,7 @@ class _PathBuilder:
                 **{
                     code: {
                         "description": "OK" if code == "200" else "Created",
-                        "content": _content(response, self.types),
+                        "content": _content(response, types or self.types),
                     }
                     for code in codes
                 },
@@ -365,10 +394,11 @@ class _PathBuilder:
                 _LIST_PARAMS,
                 self.list_schema,
                 gvk,
+                types=self.list_types,
             )
         if all_namespaces:
             item["parameters"] = [_PRETTY]
-            return item
+            return _hoist(item)
         if "create" in rt.verbs:
             item["post"] = self._op(
                 "post",
@@ -377,19 +407,52 @@ class _PathBuilder:
                 self.kind_schema,
                 gvk,
                 ("200", "201", "202"),
-                {"content": _content(self.kind_schema, self.types[:2]), "required": True},
+                {"content": _content(self.kind_schema, self.body_types), "required": True},
             )
         if "deletecollection" in rt.verbs:
-            item["delete"] = self._op(
-                "deletecollection",
-                f"delete{self.gv}Collection{scope}{rt.kind}",
-                [*_DELETE_PARAMS, *_LIST_PARAMS],
-                META + "Status",
-                gvk,
-                body={"content": _content(META + "DeleteOptions", self.types[:2])},
-            )
+            item["delete"] = self._delete_collection(scope, gvk)
         item["parameters"] = [*self._scope_params(), _PRETTY]
-        return item
+        return _hoist(item)
+
+    def _delete_collection(self, scope: str, gvk: Doc) -> Doc:
+        """kube-apiserver's deletecollection takes DeleteOptions and the list options but
+        ``watch`` and ``allowWatchBookmarks``; a CRD document's (apiextensions-apiserver's
+        builder) lists only the list options and no body."""
+        op_id = f"delete{self.gv}Collection{scope}{self.rt.kind}"
+        if not self.rt.builtin:
+            return self._op("deletecollection", op_id, _LIST_PARAMS, META + "Status", gvk)
+        unwatched = [p for p in _LIST_PARAMS if p["name"] not in ("watch", "allowWatchBookmarks")]
+        return self._op(
+            "deletecollection",
+            op_id,
+            _by_name([*_DELETE_PARAMS, *unwatched]),
+            META + "Status",
+            gvk,
+            body={"content": _content(META + "DeleteOptions", self.body_types)},
+        )
+
+    def watch(self, all_namespaces: bool, named: bool) -> Doc:
+        """A deprecated ``/watch/...`` path (kube-apiserver still lists them)."""
+        rt = self.rt
+        gvk = {"group": rt.group, "kind": rt.kind, "version": rt.version}
+        scope = "Namespaced" if rt.namespaced and not all_namespaces else ""
+        suffix = "" if named else "List" + ("ForAllNamespaces" if all_namespaces else "")
+        op = self._op("watch" if named else "watchlist", "", [], META + "WatchEvent", gvk)
+        del op["parameters"]
+        op["operationId"] = f"watch{self.gv}{scope}{rt.kind}{suffix}"
+        op["description"] = (
+            f"watch changes to an object of kind {rt.kind}. deprecated: use the 'watch'"
+            " parameter with a list operation instead, filtered to a single item with the"
+            " 'fieldSelector' parameter."
+            if named
+            else f"watch individual changes to a list of {rt.kind}. deprecated: use the"
+            " 'watch' parameter with a list operation instead."
+        )
+        op["responses"]["200"]["content"] = _content(META + "WatchEvent", self.watch_types)
+        params = [*_LIST_PARAMS, _PRETTY]
+        if not all_namespaces:
+            params += self._scope_params(named)
+        return {"get": op, "parameters": _by_name(params)}
 
     def _scope_params(self, named: bool = False) -> list[Doc]:
         params = [_param("name", "string", "path", True)] if named else []
@@ -400,19 +463,19 @@ class _PathBuilder:
     def item(self, subresource: str = "") -> Doc:
         rt = self.rt
         scope = "Namespaced" if rt.namespaced else ""
-        if subresource == "scale":
-            gvk = {"group": "autoscaling", "kind": "Scale", "version": "v1"}
+        gvk = {"group": rt.group, "kind": rt.kind, "version": rt.version}
+        schema = self.kind_schema
+        if subresource == "scale":  # a CRD document names the custom kind (its builder's)
+            gvk = SCALE_GVK if rt.builtin else gvk
             schema = "io.k8s.api.autoscaling.v1.Scale"
-        else:
-            gvk = {"group": rt.group, "kind": rt.kind, "version": rt.version}
-            schema = self.kind_schema
         name = f"{self.gv}{scope}{rt.kind}{subresource.capitalize()}"
         patch_types = (
             PATCH_TYPES if rt.builtin else tuple(t for t in PATCH_TYPES if "strategic" not in t)
         )
         item: Doc = {}
         if "get" in rt.verbs:
-            item["get"] = self._op("get", f"read{name}", [], schema, gvk)
+            read_params = [] if rt.builtin else [_param("resourceVersion", "string")]
+            item["get"] = self._op("get", f"read{name}", read_params, schema, gvk)
         if "update" in rt.verbs:
             item["put"] = self._op(
                 "put",
@@ -421,7 +484,7 @@ class _PathBuilder:
                 schema,
                 gvk,
                 ("200", "201"),
-                {"content": _content(schema, self.types[:2]), "required": True},
+                {"content": _content(schema, self.body_types), "required": True},
             )
         if "patch" in rt.verbs:
             item["patch"] = self._op(
@@ -430,7 +493,7 @@ class _PathBuilder:
                 [*_WRITE_PARAMS, _param("force", "boolean")],
                 schema,
                 gvk,
-                ("200", "201"),
+                ("200", "201") if rt.builtin else ("200",),
                 {
                     "content": {t: {"schema": _ref(META + "Patch")} for t in patch_types},
                     "required": True,
@@ -441,13 +504,62 @@ class _PathBuilder:
                 "delete",
                 f"delete{name}",
                 _DELETE_PARAMS,
-                META + "Status",
+                self.kind_schema if rt.delete_returns_object else META + "Status",
                 gvk,
                 ("200", "202"),
-                {"content": _content(META + "DeleteOptions", self.types[:2])},
+                {"content": _content(META + "DeleteOptions", self.body_types)},
             )
         item["parameters"] = [*self._scope_params(named=True), _PRETTY]
-        return item
+        return _hoist(item)
+
+
+def _resources_path(rt: ResourceType) -> Doc:
+    """The group/version's discovery path (``/apis/apps/v1/``), which kube-apiserver's
+    built-in groups list (a CRD group's document has none)."""
+    builder = _PathBuilder(rt, "", "")
+    return {
+        f"/{_gv_path(rt.group, rt.version)}/": {
+            "get": {
+                "tags": [builder.tag],
+                "description": "get available resources",
+                "operationId": f"get{builder.gv}APIResources",
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "content": _content(META + "APIResourceList", _RESPONSE_TYPES),
+                    },
+                    "401": {"description": "Unauthorized"},
+                },
+            }
+        }
+    }
+
+
+def _referenced(doc: Any, into: set[str]) -> set[str]:
+    """The component schemas ``doc`` (paths, a schema) refers to by ``$ref``."""
+    if isinstance(doc, dict):
+        ref = doc.get("$ref")
+        if isinstance(ref, str) and ref.startswith(REF_PREFIX):
+            into.add(ref[len(REF_PREFIX) :])
+        for value in doc.values():
+            _referenced(value, into)
+    elif isinstance(doc, list):
+        for value in doc:
+            _referenced(value, into)
+    return into
+
+
+def _watch_paths(rt: ResourceType, builder: _PathBuilder) -> Doc:
+    prefix = f"/{_gv_path(rt.group, rt.version)}/watch"
+    base = (
+        f"{prefix}/namespaces/{{namespace}}/{rt.plural}"
+        if rt.namespaced
+        else f"{prefix}/{rt.plural}"
+    )
+    paths = {base: builder.watch(False, False), f"{base}/{{name}}": builder.watch(False, True)}
+    if rt.namespaced:
+        paths[f"{prefix}/{rt.plural}"] = builder.watch(True, False)
+    return paths
 
 
 def _paths(rt: ResourceType, kind_schema: str, list_schema: str) -> Doc:
@@ -463,6 +575,8 @@ def _paths(rt: ResourceType, kind_schema: str, list_schema: str) -> Doc:
         paths[f"{base}/{{name}}"] = builder.item()
     if rt.namespaced and "list" in rt.verbs:
         paths[f"{prefix}/{rt.plural}"] = builder.collection(True)
+    if "watch" in rt.verbs and rt.builtin:  # a CRD document has no /watch/ paths
+        paths.update(_watch_paths(rt, builder))
     if rt.status:
         paths[f"{base}/{{name}}/status"] = builder.item("status")
     if rt.scale is not None:
@@ -482,27 +596,34 @@ def _parse_gv_path(gv_path: str) -> tuple[str, str] | None:
     return None
 
 
+_BUILTIN_INFO = {  # the effective version's major.minor (apiserver config.go)
+    "title": "Kubernetes",
+    "version": ".".join(KUBERNETES_VERSION.lstrip("v").split(".")[:2]),
+}
+_CRD_INFO = {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"}
+
+
 def _build(types: list[ResourceType]) -> Doc:
     paths: Doc = {}
     schemas: Doc = {}
-    roots = [META + "Status", META + "DeleteOptions", META + "Patch", META + "WatchEvent"]
     for rt in sorted(types, key=lambda r: r.plural):
         message = KINDS.get((rt.api_version, rt.kind))
         list_message = KINDS.get((rt.api_version, rt.list_kind))
         if message is not None:  # a built-in kind; the create-only ones have no list
             kind_schema, list_schema = message, list_message or ""
-            roots += [message] + ([list_message] if list_message else [])
         else:
             kind_schema, list_schema = cr_schema_name(rt), cr_schema_name(rt, True)
             schemas.update(_cr_schemas(rt))
-            roots += [META + "ObjectMeta", META + "ListMeta"]
-        if rt.scale is not None:
-            roots.append("io.k8s.api.autoscaling.v1.Scale")
         paths.update(_paths(rt, kind_schema, list_schema))
-    _add_closure(schemas, roots)
+    builtin = all(rt.builtin for rt in types)
+    if types and builtin:
+        paths.update(_resources_path(types[0]))
+    _add_closure(schemas, sorted(_referenced([paths, schemas], set()) - set(schemas)))
+    if not builtin and META + "DeleteOptions" in schemas:
+        schemas[META + "DeleteOptions"]["x-kubernetes-group-version-kind"] = CRD_DELETE_OPTIONS_GVKS
     return {
         "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": KUBERNETES_VERSION},
+        "info": _BUILTIN_INFO if builtin else _CRD_INFO,
         "paths": dict(sorted(paths.items())),
         "components": {
             "schemas": dict(sorted(schemas.items())),
