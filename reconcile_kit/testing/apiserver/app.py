@@ -27,6 +27,7 @@ from .binding import bind
 from .cluster import Cluster, Result, Steps, WriteOptions
 from .crdconversion import convert as convert_objects
 from .crdconversion import webhook_converts
+from .decoding import decode
 from .errors import APIError
 from .faults import Faults, RequestInfo, fault_error
 from .fieldlabels import field_labels_of
@@ -47,6 +48,7 @@ from .table import Conversion, convert, negotiate, watch_converter
 from .undecodable import Undecodable, custom_type_meta_error, json_body_error
 from .watch import INITIAL_EVENTS_END, Filter, Watcher, WatchHub, encode_bookmark
 from .watchoptions import WatchOptions, watch_options
+from .writes import clone, record_manager
 
 MAX_BODY = 3 * 1024 * 1024
 _TRUE = ("1", "true", "True", "t", "T", "TRUE")
@@ -400,11 +402,15 @@ class Handler:
     def _review(
         self, rt: ResourceType, info: RequestInfo, query: dict[str, str], record: RequestRecord
     ) -> Result:
-        """A TokenReview, SelfSubjectReview or access review: answered, not stored."""
+        """A TokenReview, SelfSubjectReview or access review: decoded as any create (its
+        kind, its namespace; managedFields of the writer), answered, not stored."""
         user = record.user or ADMIN
+        _require_json(record.content_type)
+        request = decode(rt, info.namespace or None, record.body)
+        record_manager(rt, request, None, self._write_options(query, record), "", clone(request))
         body = answer_review(
             rt.kind,
-            record.body,
+            request,
             info.namespace,
             user,
             self.authenticator,
@@ -571,7 +577,11 @@ class Handler:
     def _dispatch(self, rt: ResourceType, info: RequestInfo) -> Dispatch | None:
         sub = info.subresource
         if rt.group in (AUTHENTICATION_GROUP, AUTHORIZATION_GROUP) and rt.verbs == ("create",):
-            return self._review if info.verb == "create" and not sub else None
+            if info.name or sub or (rt.namespaced and not info.namespace):
+                raise _no_such_resource()  # a review has no object or all-namespaces routes
+            if info.verb != "create":
+                raise errors.method_not_allowed_here()
+            return self._review
         if sub == "" and rt.verbs in (("create",), ("get", "list")):
             if info.verb not in rt.verbs:  # no route for it (bindings, componentstatuses)
                 raise errors.method_not_allowed_here()

@@ -39,13 +39,16 @@ def answer_review(
             "metadata": {"creationTimestamp": stamp},
             "status": {"userInfo": user.info()},
         }
-    answer["metadata"] = {"creationTimestamp": None}
+    sent = body["metadata"] if isinstance(body.get("metadata"), dict) else {}
+    answer["metadata"] = {**sent, "creationTimestamp": None}
     answer["spec"] = spec
     if kind == "TokenReview":
         answer["status"] = _token_status(str(spec.get("token", "")), authenticator, audience)
     elif kind == "SelfSubjectRulesReview":
         if not spec.get("namespace"):  # selfsubjectrulesreview REST.Create
             raise errors.bad_request("no namespace on request")
+        # its REST answers with a new object holding only the status
+        answer.update(metadata={"creationTimestamp": None}, spec={})
         answer["status"] = _rules_status(user, str(spec.get("namespace", "")), authorizer)
     else:
         causes = _access_review_causes(kind, spec, namespace)
