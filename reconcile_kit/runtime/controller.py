@@ -424,7 +424,10 @@ class Controller:
 
         Raises:
             RuntimeError: the controller is already running.
-            ValueError: the API server does not serve the kind.
+            ValueError: a kind given by name (a str) that the API server does not serve. A
+                class whose resource is not served (a CRD not installed yet) is not an
+                error: the LIST is tried again with a backoff (a WARNING naming the
+                resource each time) until it is served or :meth:`shutdown`.
         """
         if self._running:
             raise RuntimeError(f"controller {self.name} is already running")
