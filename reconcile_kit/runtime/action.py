@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from types import CoroutineType
 from typing import Any
 
-__all__ = ["Action"]
+__all__ = ["Action", "awaitable_result", "checked_action"]
 
 
 @dataclass(frozen=True)
