@@ -181,3 +181,45 @@ def test_the_performance_page_holds_the_readmes_figures() -> None:
     )
     for stale in ("0.98 ms against 1.74 ms", "reconciled once each in 7.7 s"):
         assert stale not in page
+
+
+def first_block(page: str) -> str:
+    """The first Python block of ``docs/<page>``."""
+    blocks = re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(), flags=re.DOTALL)
+    return str(blocks[0])
+
+
+async def test_the_controllers_page_opening_block_mirrors_a_configmap(
+    apiserver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/controllers.md's first block run as written (top-level await, kr8s's default
+    api from ``KUBECONFIG``): a ConfigMap gets its Secret copy, controlled by it."""
+    from kr8s.asyncio.objects import ConfigMap, Secret
+
+    from reconcile_kit.testing import eventually
+
+    monkeypatch.setenv("KUBECONFIG", str(apiserver.kubeconfig))
+    api = await apiserver.api()
+    await ConfigMap(
+        {"metadata": {"name": "settings", "namespace": "default"}, "data": {"a": "1"}}, api=api
+    ).create()
+    namespace: dict[str, Any] = {"__name__": "controllers_md"}
+    code = compile(
+        first_block("controllers.md"),
+        "controllers.md",
+        "exec",
+        flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+    )
+    task = asyncio.ensure_future(eval(code, namespace))
+
+    async def copied() -> bool:
+        secrets = [s async for s in api.async_get(Secret, namespace="default")]
+        return any(
+            s.name == "settings-copy" and s.raw["metadata"].get("ownerReferences") for s in secrets
+        )
+
+    try:
+        await eventually(copied, 10)
+    finally:
+        await namespace["controller"].shutdown()
+        await asyncio.wait_for(task, 10)

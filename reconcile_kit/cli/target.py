@@ -111,8 +111,9 @@ async def load_manager(target: str) -> Manager:
             type (named).
     """
     value, attr = _import(target)
+    what = f"{attr} is"
     if callable(value) and not isinstance(value, Manager | Controller):
-        value = await _call(target, attr, value)
+        value, what = await _call(target, attr, value), f"{attr}() returned"
     if isinstance(value, Manager):
         return value
     if isinstance(value, MultiClusterManager):
@@ -125,6 +126,15 @@ async def load_manager(target: str) -> Manager:
             manager.add(controller, reconcile)
         return manager
     raise TargetError(
-        f"{target}: {attr} is a {type(value).__name__}, not a Manager, a "
+        f"{target}: {what} {_described(value)}, not a Manager, a "
         "MultiClusterManager or a list of (controller, reconcile) pairs"
     )
+
+
+def _described(value: object) -> str:
+    """``None``, or the kind of thing ``value`` is with its article: ``an int``, ``a
+    Controller``."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"

@@ -547,11 +547,18 @@ def _transition_time(existing: Any, status: str, clock: Clock | None) -> str:
 def _condition(
     type: str, status: str, reason: str, message: str, generation: int | None, stamp: str
 ) -> dict[str, Any]:
-    condition: dict[str, Any] = {"type": type, "status": status}
+    condition: dict[str, Any] = {"type": _plain(type), "status": status}
     if generation is not None:
         condition["observedGeneration"] = generation
-    condition.update(lastTransitionTime=stamp, reason=reason, message=message)
+    condition.update(lastTransitionTime=stamp, reason=_plain(reason), message=_plain(message))
     return condition
+
+
+def _plain(text: str) -> str:
+    """``text`` as a plain ``str``: a member of a str enum (``Reasons.RECONCILED``) left in
+    the object's JSON made YAML dumps of it (kr8s's ``to_yaml()``) write
+    ``!!python/object/apply:...Reasons`` and ``yaml.safe_dump`` refuse it."""
+    return text if type(text) is str else str.__str__(text)
 
 
 # --- validation ------------------------------------------------------------------------------

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Awaitable
 from dataclasses import dataclass
+from types import CoroutineType
+from typing import Any
 
-__all__ = ["Action"]
+__all__ = ["Action", "awaitable_result", "checked_action"]
 
 
 @dataclass(frozen=True)
@@ -37,3 +41,55 @@ class Action:
         do not show, e.g. in an external system) is only caught by a periodic requeue or
         ``resync``: use :meth:`requeue` when the state lives outside Kubernetes."""
         return cls(None)
+
+
+def awaitable_result(pending: object, what: str, key: object) -> Awaitable[Any]:
+    """``pending``, what ``what`` (a user's function) returned for object ``key``, when
+    it can be awaited.
+
+    Args:
+        pending: the function's return value.
+        what: the function's role, for the message (``"reconcile"``, ``"error_policy"``).
+        key: the object it was called for (its ``str`` names kind, namespace and name).
+
+    Raises:
+        TypeError: ``pending`` is not awaitable: the function is a plain ``def`` (naming
+            the object and what it returned, and asking for ``async def``).
+    """
+    if type(pending) is CoroutineType or inspect.isawaitable(pending):
+        return pending
+    raise TypeError(
+        f"{key}: {what} returned {_shown(pending)}, not an awaitable: define it with "
+        f"async def (a plain def's return value cannot be awaited)"
+    )
+
+
+def checked_action(result: object, what: str, key: object) -> Action | None:
+    """``result``, the awaited outcome of ``what`` (a reconcile or an error policy) for
+    object ``key``, when it is an :class:`Action` or None.
+
+    Args:
+        result: the awaited return value.
+        what: the function's role, for the message (``"reconcile"``, ``"error_policy"``).
+        key: the object it was called for (its ``str`` names kind, namespace and name).
+
+    Raises:
+        TypeError: ``result`` is anything else (``True``, a number of seconds, the
+            ``Action.requeue`` method itself): the message names the object and the
+            value, and says what to return instead.
+    """
+    if result is None or isinstance(result, Action):
+        return result
+    hint = ", uncalled" if callable(result) else ""
+    raise TypeError(
+        f"{key}: {what} returned {_shown(result)}{hint}, not an Action or None: return "
+        f"Action.requeue(seconds) to look again later, or None to wait for the next change"
+    )
+
+
+def _shown(value: object) -> str:
+    """``value`` for a message: its repr (cut at 80 characters) and its type's name."""
+    shown = getattr(value, "__qualname__", None) if callable(value) else None
+    shown = shown or repr(value)
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return f"{shown} ({type(value).__name__})"

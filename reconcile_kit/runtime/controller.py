@@ -39,7 +39,7 @@ from ..client.transport import (
 from ..meta.objects import ObjectRef, raw_of
 from ..meta.validation import qualified_name_errors
 from ..patch.snapshot import held_document
-from .action import Action
+from .action import Action, awaitable_result, checked_action
 from .apply import AppliedIntents
 from .clusters import NO_CLUSTERS, ClusterHandle
 from .config import ControllerConfig
@@ -84,6 +84,7 @@ log = logging.getLogger(__name__)
 
 Predicate = Callable[[ReflectorEvent], bool]
 Reconcile = Callable[[Any, Context], Awaitable["Action | None"]]
+RECONCILE = "reconcile"  # the user's function, as messages name it
 ErrorPolicy = Callable[[Any, BaseException, Context], "Action | Awaitable[Action]"]
 OnDelete = Callable[[Any, Context], Awaitable[None]]
 
@@ -423,7 +424,10 @@ class Controller:
 
         Raises:
             RuntimeError: the controller is already running.
-            ValueError: the API server does not serve the kind.
+            ValueError: a kind given by name (a str) that the API server does not serve. A
+                class whose resource is not served (a CRD not installed yet) is not an
+                error: the LIST is tried again with a backoff (a WARNING naming the
+                resource each time) until it is served or :meth:`shutdown`.
         """
         if self._running:
             raise RuntimeError(f"controller {self.name} is already running")
@@ -889,10 +893,11 @@ class Controller:
         try:
             obj = self.info.build(raw, self.api)
             if self.typed is None and fence is None and current_fence() is None:
-                action = await reconcile(obj, ctx)  # unfenced already: nothing to set
+                # unfenced already: nothing to set
+                action = await awaitable_result(reconcile(obj, ctx), RECONCILE, key)
             elif self.typed is None:
                 with fenced(fence):
-                    action = await reconcile(obj, ctx)
+                    action = await awaitable_result(reconcile(obj, ctx), RECONCILE, key)
             else:
                 typed = await self.typed.build(key, obj, raw, ctx, ctx.log, self._report_invalid)
                 if typed is None:
@@ -902,9 +907,10 @@ class Controller:
                     return
                 try:
                     with fenced(fence):
-                        action = await reconcile(typed, ctx)
+                        action = await awaitable_result(reconcile(typed, ctx), RECONCILE, key)
                 finally:
                     self.typed.models.release(key, typed)
+            action = checked_action(action, RECONCILE, key)
         except asyncio.CancelledError:
             raise
         except Exception as error:
@@ -996,7 +1002,8 @@ class Controller:
             return
         try:
             chosen = error_policy(obj, error, ctx)
-            action = await chosen if inspect.isawaitable(chosen) else chosen
+            chosen = await chosen if inspect.isawaitable(chosen) else chosen
+            action = checked_action(chosen, "error_policy", key)
         except Exception:
             ctx.log.exception("error_policy failed; using the retry policy")
             self.queue.retry(key, self.retry_policy, ctx, error, not_before=not_before)

@@ -24,7 +24,7 @@ import httpx
 import orjson
 from kr8s.asyncio import Api
 
-from ..client.errors import APIError, ExpiredError
+from ..client.errors import APIError, ExpiredError, NotFoundError
 from ..client.request import RequestLocation, Target, send, stream_chunks
 from ..meta.objects import metadata_of, resource_version_in
 from ..patch.recent import RECENT, RECENT_BYTES
@@ -460,13 +460,26 @@ class Reflector:
                 if isinstance(err, APIError) and err.retry_after:
                     delay = max(delay, err.retry_after)
                 log.warning(
-                    "%s: %s failed (%s); retrying in %.1f s",
+                    "%s: %s failed (%s%s); retrying in %.1f s",
                     self._where,
                     "list" if need_list else "watch",
                     str(err) or repr(err),
+                    self._not_served(err),
                     delay,
                 )
                 await self._unless_relisting(functools.partial(self._sleep, delay))
+
+    def _not_served(self, error: Exception) -> str:
+        """What a failed LIST or WATCH adds to its warning: for a 404 (a LIST in a
+        namespace that does not exist answers 200, so the resource itself is not served),
+        which resource and the usual cause, a CRD not installed yet."""
+        if not isinstance(error, NotFoundError):
+            return ""
+        info = self.info
+        served = f"; {info.plural} of {info.api_version} is not served"
+        if not info.group:
+            return served
+        return f"{served}: is the CustomResourceDefinition of {info.kind} installed?"
 
     def _report_error(self, error: Exception) -> None:
         for handler in list(self.on_error):

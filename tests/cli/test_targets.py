@@ -74,3 +74,24 @@ def test_crd_names_the_target_as_given(tmp_path: Path, monkeypatch: pytest.Monke
     assert run == "Error: tctl.py:Nope: tctl.py has no attribute 'Nope'\n"
     assert invoke("crd", "tctl.py:Nope")[1] == run
     assert invoke("crd", "tctl.py:x")[1] == "Error: tctl.py:x: x is not a CustomResource class\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("manager = 5\n", "manager is an int"),
+        ("def manager():\n    pass\n", "manager() returned None"),
+        ("async def manager():\n    return 'x'\n", "manager() returned a str"),
+    ],
+)
+def test_a_target_of_the_wrong_type_says_what_it_is(source: str, said: str, tmp_path: Path) -> None:
+    """A function returning nothing was reported as ``manager is a NoneType`` (and an int
+    as ``a int``): the message says whether the attribute or its call's result is wrong."""
+    operator = tmp_path / "wrong.py"
+    operator.write_text(source)
+    code, output, exception = invoke("run", str(operator))
+    assert code == 1 and isinstance(exception, SystemExit), output
+    assert output == (
+        f"Error: {operator}: {said}, not a Manager, a MultiClusterManager or a list of "
+        "(controller, reconcile) pairs\n"
+    )

@@ -662,3 +662,37 @@ def test_a_kr8s_object_without_kind_is_stamped_as_kr8s_does() -> None:
     cm = build_object(ConfigMap, {"metadata": {"name": "c"}}, None)
     assert set_condition(cm, READY, True, Reasons.RECONCILED)
     assert (cm.raw["kind"], cm.raw["apiVersion"]) == ("ConfigMap", "v1")
+
+
+async def test_a_reason_from_reasons_is_stored_as_a_plain_string(kube: kr8s.asyncio.Api) -> None:
+    """``mark_ready(obj)`` (default reason ``Reasons.RECONCILED``) left the enum member in
+    the object's JSON: kr8s's ``to_yaml()`` wrote ``reason: !!python/object/apply:
+    reconcile_kit.meta.conditions.Reasons``, which no YAML loader but an unsafe one reads."""
+    import yaml
+
+    from reconcile_kit import PatchHelper
+
+    widgets = new_class("Deployment", "apps/v1", namespaced=True)
+    labels = {"app": "w"}
+    spec = {"containers": [{"name": "c", "image": "nginx"}]}
+    deployment = widgets(
+        {
+            "metadata": {"name": "w", "namespace": "default"},
+            "spec": {
+                "selector": {"matchLabels": labels},
+                "template": {"metadata": {"labels": labels}, "spec": spec},
+            },
+        },
+        api=kube,
+    )
+    await deployment.create()
+    async with PatchHelper(deployment):
+        mark_ready(deployment)
+        set_condition(deployment, "Available", True, Reasons.PROGRESSING)
+        for condition in deployment.raw["status"]["conditions"]:
+            assert type(condition["reason"]) is str and type(condition["type"]) is str
+        dumped = yaml.safe_load(deployment.to_yaml())
+        reasons = [c["reason"] for c in dumped["status"]["conditions"]]
+        assert reasons == ["Reconciled", "Progressing"]
+    again = await widgets.get("w", namespace="default", api=kube)
+    assert is_true(again, "Ready") and get_condition(again, "Ready")["reason"] == "Reconciled"  # type: ignore[index]

@@ -308,6 +308,73 @@ async def test_errors_retry_and_the_loop_goes_on(
     assert "reconcile failed (attempt 1): RuntimeError: not yet" in caplog.text
 
 
+BAD_RESULTS = {"true": True, "seconds": 30, "uncalled": Action.requeue}
+
+
+async def test_a_reconcile_returning_no_action_fails_and_the_workers_go_on(
+    kube: kr8s.asyncio.Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A reconcile returning ``True``, a number of seconds or ``Action.requeue`` itself
+    killed its worker silently (no log; one worker: the controller never reconciled
+    again). It is a failed reconcile, retried, its message naming the object and value."""
+    for name in (*BAD_RESULTS, "after"):
+        await create_cm(kube, name)
+    seen: list[tuple[str, int]] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> Any:
+        seen.append((obj.name, ctx.attempt))
+        return BAD_RESULTS.get(obj.name) if ctx.attempt == 1 else None
+
+    ctrl = controller(kube, retry=0.01, concurrency=1)
+    done = lambda: {(name, 2) for name in BAD_RESULTS} | {("after", 1)} <= set(seen)  # noqa: E731
+    assert await run_until(ctrl, reconcile, done)
+    assert ctrl.stats.errors == 3
+    assert (
+        "TypeError: ConfigMap default/seconds: reconcile returned 30 (int), not an Action or "
+        "None: return Action.requeue(seconds)" in caplog.text
+    )
+    assert "reconcile returned Action.requeue (method), uncalled, not an Action" in caplog.text
+
+
+async def test_a_plain_def_reconcile_fails_naming_async_def(
+    kube: kr8s.asyncio.Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A ``def`` reconcile failed with Python's ``object NoneType can't be used in 'await'
+    expression``; the message now names the object and asks for ``async def``."""
+    await create_cm(kube, "a")
+    calls: list[int] = []
+
+    def reconcile(obj: Any, ctx: Context) -> None:
+        calls.append(ctx.attempt)
+
+    ctrl = controller(kube, retry=0.01)
+    assert await run_until(ctrl, reconcile, lambda: len(calls) >= 2)  # type: ignore[arg-type]
+    assert (
+        "TypeError: ConfigMap default/a: reconcile returned None (NoneType), not an "
+        "awaitable: define it with async def" in caplog.text
+    )
+
+
+async def test_an_error_policy_returning_no_action_falls_back_to_the_retry_policy(
+    kube: kr8s.asyncio.Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An error_policy returning something else than an Action killed the worker too."""
+    await create_cm(kube, "a")
+    calls: list[int] = []
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        calls.append(ctx.attempt)
+        raise RuntimeError("always")
+
+    def error_policy(obj: Any, error: BaseException, ctx: Context) -> Any:
+        return 0.01
+
+    ctrl = controller(kube, retry=0.01, concurrency=1)
+    assert await run_until(ctrl, reconcile, lambda: len(calls) >= 3, error_policy=error_policy)
+    assert "error_policy failed; using the retry policy" in caplog.text
+    assert "ConfigMap default/a: error_policy returned 0.01 (float), not an Action" in caplog.text
+
+
 async def test_error_policy_and_max_retries(kube: kr8s.asyncio.Api) -> None:
     await create_cm(kube, "a")
     calls: list[int] = []

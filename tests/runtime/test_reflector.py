@@ -732,3 +732,34 @@ async def test_a_watch_hearing_bookmarks_is_left_open(monkeypatch: pytest.Monkey
         assert reflector.idle_rewatches == 0
         assert server.requests.count(verb="watch") == 1
         await reflector.stop()
+
+
+async def test_a_kind_not_served_is_named_with_its_crd_in_the_warning(
+    kube: kr8s.asyncio.Api, apiserver: APIServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A controller of a typed kind whose CRD was never installed logged only ``404: 404
+    page not found`` at each retry (kube-apiserver's plain-text answer); the warning names
+    the resource, its group version and the CRD to install, and the LIST goes on until
+    the CRD is there."""
+    from reconcile_kit.testing import install_crds
+    from reconcile_kit.typed import CustomResource, KubeModel
+
+    class GizmoSpec(KubeModel):
+        size: int = 1
+
+    class Gizmo(CustomResource, group="missing.example.com", version="v1", kind="Gizmo"):
+        spec: GizmoSpec
+
+    sleeps = Sleeps()
+    reflector = Reflector(kube, await resolve_kind(kube, Gizmo), namespace="default", sleep=sleeps)
+    reflector.start()
+    await eventually(lambda: len(sleeps.delays) >= 1, 5, what="a LIST refused")
+    assert (
+        "Gizmo.missing.example.com: list failed (Gizmo.missing.example.com in namespace "
+        "default: GET /apis/missing.example.com/v1/namespaces/default/gizmos: 404: 404 page "
+        "not found; gizmos of missing.example.com/v1 is not served: is the "
+        "CustomResourceDefinition of Gizmo installed?); retrying in" in caplog.text
+    )
+    await install_crds(kube, Gizmo)
+    await asyncio.wait_for(reflector.wait_synced(), 10)
+    await reflector.stop()
