@@ -38,7 +38,10 @@ class ResourceType:
         status_reset: fields a ``/status`` write takes from storage (``*`` = all but status).
         create_on_update: PUT to a missing object creates it (Lease, Event).
         put_requires_rv: PUT without ``metadata.resourceVersion`` is 422.
-        delete_returns_object: DELETE answers with the object rather than a Status.
+        delete_returns_object: DELETE answers with the object rather than a Status (the
+            registry's ``ReturnDeletedObject``: Namespaces, Pods, Services,
+            ServiceAccounts, PersistentVolume(Claim)s, ResourceQuotas, PodTemplates,
+            StorageClasses, CSIDrivers, CSINodes, VolumeAttachments in 1.32).
         field_labels: a custom resource's selectable fields (beyond metadata.name and
             metadata.namespace); built-in kinds' are in :mod:`.fieldlabels`.
         schema: the CRD version's openAPIV3Schema (custom resources only).
@@ -117,7 +120,14 @@ def more_builtin_types() -> list[ResourceType]:
     return [
         ResourceType("", "v1", "limitranges", "limitrange", "LimitRange", True, ("limits",)),
         ResourceType(
-            "", "v1", "podtemplates", "podtemplate", "PodTemplate", True, generation="custom"
+            "",
+            "v1",
+            "podtemplates",
+            "podtemplate",
+            "PodTemplate",
+            True,
+            generation="custom",
+            delete_returns_object=True,
         ),
         ResourceType(
             "",
@@ -140,6 +150,7 @@ def more_builtin_types() -> list[ResourceType]:
             True,
             ("quota",),
             status=True,
+            delete_returns_object=True,
         ),
         ResourceType("", "v1", "bindings", "binding", "Binding", True, verbs=("create",)),
         ResourceType(
@@ -191,8 +202,17 @@ def more_builtin_types() -> list[ResourceType]:
             "CSIDriver",
             False,
             generation="update",
+            delete_returns_object=True,
         ),
-        ResourceType("storage.k8s.io", "v1", "csinodes", "csinode", "CSINode", False),
+        ResourceType(
+            "storage.k8s.io",
+            "v1",
+            "csinodes",
+            "csinode",
+            "CSINode",
+            False,
+            delete_returns_object=True,
+        ),
         ResourceType(
             "storage.k8s.io",
             "v1",
@@ -201,6 +221,7 @@ def more_builtin_types() -> list[ResourceType]:
             "VolumeAttachment",
             False,
             status=True,
+            delete_returns_object=True,
         ),
         ResourceType(
             ADMISSION_GROUP,
@@ -278,7 +299,14 @@ def builtin_types() -> list[ResourceType]:
             delete_returns_object=True,
         ),
         ResourceType(
-            "", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", True, ("sa",)
+            "",
+            "v1",
+            "serviceaccounts",
+            "serviceaccount",
+            "ServiceAccount",
+            True,
+            ("sa",),
+            delete_returns_object=True,
         ),
         ResourceType(
             "",
@@ -393,6 +421,7 @@ def builtin_types() -> list[ResourceType]:
             True,
             ("pvc",),
             status=True,
+            delete_returns_object=True,
         ),
         ResourceType(
             "",
@@ -403,6 +432,7 @@ def builtin_types() -> list[ResourceType]:
             False,
             ("pv",),
             status=True,
+            delete_returns_object=True,
         ),
         ResourceType(
             "apps", "v1", "controllerrevisions", "controllerrevision", "ControllerRevision", True
@@ -493,7 +523,14 @@ def builtin_types() -> list[ResourceType]:
             generation="spec",
         ),
         ResourceType(
-            "storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", False, ("sc",)
+            "storage.k8s.io",
+            "v1",
+            "storageclasses",
+            "storageclass",
+            "StorageClass",
+            False,
+            ("sc",),
+            delete_returns_object=True,
         ),
         ResourceType(
             "storage.k8s.io",
