@@ -46,6 +46,8 @@ class ResourceType:
             metadata.namespace); built-in kinds' are in :mod:`.fieldlabels`.
         schema: the CRD version's openAPIV3Schema (custom resources only).
         stored: this version is the one objects are stored at (the CRD's storage version).
+        stored_with: the storage key of another group's resource whose store holds this
+            one's objects (events.k8s.io Events are core's, :mod:`.eventversions`).
     """
 
     group: str
@@ -71,6 +73,7 @@ class ResourceType:
     printer_columns: list[dict[str, Any]] = field(default_factory=list)
     list_kind: str = ""
     stored: bool = True
+    stored_with: str = ""
 
     def __post_init__(self) -> None:
         if not self.list_kind:
@@ -83,7 +86,7 @@ class ResourceType:
     @property
     def storage_key(self) -> str:
         """Key of this resource's objects in storage: the same for every served version."""
-        return f"{self.group}/{self.plural}"
+        return self.stored_with or f"{self.group}/{self.plural}"
 
 
 _WORKLOAD_STATUS_RESET = ("spec", "metadata.labels")
@@ -318,7 +321,7 @@ def builtin_types() -> list[ResourceType]:
             ("ev",),
             create_on_update=True,
         ),
-        ResourceType(
+        ResourceType(  # stored as core/v1 Events (eventversions.py converts)
             "events.k8s.io",
             "v1",
             "events",
@@ -327,6 +330,8 @@ def builtin_types() -> list[ResourceType]:
             True,
             ("ev",),
             create_on_update=True,
+            stored=False,
+            stored_with="/events",
         ),
         ResourceType(
             "apps",

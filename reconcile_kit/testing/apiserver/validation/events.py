@@ -1,31 +1,19 @@
 """Validation of core/v1 and events.k8s.io/v1 Events (kubernetes pkg/apis/core/validation
 events.go: ValidateEventCreate and ValidateEventUpdate, whose rules depend on the API
 version of the request). Both versions are checked in core's terms: an events.k8s.io
-Event's fields are named as the internal type's (``involvedObject``, ``message``...)."""
+Event is converted to core/v1 first (:mod:`..eventversions`), whose fields are named as the
+internal type's (``involvedObject``, ``message``...)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ....meta.validation import dns1123_subdomain_errors, qualified_name_errors
+from ..eventversions import to_core
 from ..store import Obj
 from .common import Causes, Validator, Write, invalid, invalids, required
 
 _LIMITS = {"reportingInstance": 128, "action": 128, "reason": 128, "message": 1024}
-_EVENTS_V1 = {  # events.k8s.io/v1 field -> the internal (core) field
-    "regarding": "involvedObject",
-    "note": "message",
-    "deprecatedFirstTimestamp": "firstTimestamp",
-    "deprecatedLastTimestamp": "lastTimestamp",
-    "deprecatedCount": "count",
-    "deprecatedSource": "source",
-    "reportingController": "reportingComponent",
-}
-
-
-def _internal(obj: Obj) -> Obj:
-    """An events.k8s.io/v1 Event with core/v1's field names."""
-    return {_EVENTS_V1.get(key, key): value for key, value in obj.items()}
 
 
 def _legacy(event: Obj, controller_field: str) -> Causes:
@@ -115,11 +103,11 @@ def _core_event(write: Write) -> Causes:
 
 
 def _events_v1(write: Write) -> Causes:
-    event = _internal(write.obj)
+    event = to_core(write.obj)
     causes = _legacy(event, "reportingController")
     if write.old is None:
         return causes + _strict(event)
-    return causes + _immutable(event, _internal(write.old))
+    return causes + _immutable(event, to_core(write.old))
 
 
 VALIDATORS: dict[tuple[str, str], Validator] = {
