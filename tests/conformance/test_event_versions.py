@@ -287,3 +287,48 @@ async def test_kubectl_reads_events_of_both_groups(backend: Backend, tmp_path: P
     code, out, err = await kubectl(backend, tmp_path, "describe", "configmap", "p", "-n", ns)
     assert code == 0, err
     assert "Synced" in out and "Pulled" in out, out
+
+
+async def test_events_k8s_io_updates_keep_the_event_as_it_was(backend: Backend) -> None:
+    """ValidateEventUpdate through events.k8s.io/v1: every field but the metadata (and a
+    valid series) is immutable, reported with the internal field's path and value as Go
+    prints it (structs ``%#v``, times as time.Time's String, a nil pointer "null");
+    ``eventTime`` is compared to the microsecond."""
+    core, events = paths(backend)
+    ns = backend.namespace
+    await ok(backend, "POST", core, core_event(ns))
+    await ok(backend, "POST", events, new_event(ns))
+    old = await ok(backend, "GET", f"{events}/old")
+    changes = {
+        "regarding": {**old["regarding"], "name": "z"},
+        "deprecatedSource": {},
+        "deprecatedFirstTimestamp": "2024-02-03T04:05:06Z",
+        "deprecatedLastTimestamp": None,
+        "deprecatedCount": 1,
+        "reason": "Y",
+    }
+    refused = await req(backend, "PUT", f"{events}/old", {**old, **changes})
+    reference = (
+        f'core.ObjectReference{{Kind:"Pod", Namespace:"{ns}", Name:"z", UID:"",'
+        ' APIVersion:"v1", ResourceVersion:"", FieldPath:""}'
+    )
+    assert refused.status == 422
+    assert [(c["field"], c["message"]) for c in refused.body["details"]["causes"]] == [
+        ("involvedObject", f"Invalid value: {reference}: field is immutable"),
+        ("reason", 'Invalid value: "Y": field is immutable'),
+        ("source", 'Invalid value: core.EventSource{Component:"", Host:""}: field is immutable'),
+        ("firstTimestamp", "Invalid value: 2024-02-03 04:05:06 +0000 UTC: field is immutable"),
+        ("lastTimestamp", "Invalid value: 0001-01-01 00:00:00 +0000 UTC: field is immutable"),
+        ("count", "Invalid value: 1: field is immutable"),
+        ("reason", 'Invalid value: "Y": field is immutable'),
+    ]
+    new = await ok(backend, "GET", f"{events}/new")
+    changes = {"eventTime": "2024-02-03T04:05:06.700000Z", "related": None}
+    refused = await req(backend, "PUT", f"{events}/new", {**new, **changes})
+    assert (refused.status, refused.body["message"]) == (
+        422,
+        'Event "new" is invalid: [eventTime: Invalid value: 2024-02-03 04:05:06.7 +0000 UTC:'
+        ' field is immutable, related: Invalid value: "null": field is immutable]',
+    )
+    same = {**new, "eventTime": "2024-01-01T00:00:00.123456Z", "metadata": new["metadata"]}
+    assert (await req(backend, "PUT", f"{events}/new", same)).status == 200
