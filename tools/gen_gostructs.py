@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-ROOTS = ("core.PodTemplateSpec",)
+ROOTS = ("core.PodTemplateSpec", "core.ObjectReference", "core.EventSource")
 _FIELD = re.compile(r"^\s*([A-Z]\w*)\s+([^\s`]+)\s*(`.*`)?\s*$")
 _EMBEDDED = re.compile(r"^\s*([\w.]+)\s*(`.*`)?\s*$")
 _JSON = re.compile(r'json:"([^",]*)')

@@ -1707,3 +1707,48 @@ async def test_a_webhook_gets_the_hpa_in_its_own_version(
             },
         }
     ]
+
+
+async def test_a_webhook_gets_an_events_k8s_io_event_as_core_v1(
+    backend: Backend, webhooks: Webhooks
+) -> None:
+    """A webhook registered for core/v1 Events (matchPolicy Equivalent: both groups store
+    Events at one prefix) is sent an events.k8s.io/v1 request's Event converted to
+    core/v1, and its patch (to ``message``) lands in the Event's ``note``."""
+    rule = {
+        "operations": ["CREATE"],
+        "apiGroups": [""],
+        "apiVersions": ["v1"],
+        "resources": ["events"],
+    }
+    webhooks.server.handlers["events"] = lambda r: answer(
+        r, **json_patch([{"op": "replace", "path": "/message", "value": "patched"}])
+    )
+    await webhooks.install("Mutating", webhooks.hook("events", rules=[rule]))
+    ns = backend.namespace
+    regarding = {"kind": "Pod", "namespace": ns, "name": "p", "apiVersion": "v1"}
+    body = {
+        "metadata": {"name": "e"},
+        "eventTime": "2024-01-01T00:00:00.000000Z",
+        "reportingController": "example.com/c",
+        "reportingInstance": "i",
+        "action": "A",
+        "reason": "R",
+        "note": "sent",
+        "regarding": regarding,
+        "type": "Normal",
+    }
+    created = await ok(backend, "POST", f"/apis/events.k8s.io/v1/namespaces/{ns}/events", body)
+    assert (created["apiVersion"], created["note"]) == ("events.k8s.io/v1", "patched")
+    review = await webhooks.server.wait_for("events", lambda r: r["request"].get("name") == "e")
+    request = review["request"]
+    assert request["kind"] == {"group": "", "version": "v1", "kind": "Event"}
+    assert request["requestKind"] == {"group": "events.k8s.io", "version": "v1", "kind": "Event"}
+    assert request["resource"] == {"group": "", "version": "v1", "resource": "events"}
+    sent = request["object"]
+    assert (sent["apiVersion"], sent["message"], sent["involvedObject"]) == (
+        "v1",
+        "sent",
+        regarding,
+    )
+    assert sent["reportingComponent"] == "example.com/c"

@@ -26,8 +26,6 @@
   webhook on the embedded server through ``APIServer(webhook_services=...)``; on the bare
   control plane (no kube-proxy) a Service routes nowhere, so that test is embedded-only.
   The embedded server's own controllers write without admission.
-* Gap: core/v1 and events.k8s.io/v1 Events are one store on kube-apiserver, two on the
-  embedded server.
 * The request log and fault injection (``APIServer.requests``/``faults``) exist only on the
   embedded server; tests that need them are not part of the conformance suite.
 """
@@ -118,17 +116,3 @@ async def test_forced_apply_to_custom_resource_scale(backend: Backend, widgets: 
         assert "request to convert CR to an invalid group/version" in reply.body["message"]
     else:
         assert (reply.status, reply.body["spec"]["replicas"]) == (200, 5), reply.body
-
-
-async def test_core_and_events_k8s_io_events_are_apart(backend: Backend) -> None:
-    """A gap: kube-apiserver serves one store of Events through core/v1 and
-    events.k8s.io/v1; the embedded server keeps one per group."""
-    ns = backend.namespace
-    involved = {"kind": "Pod", "name": "p", "namespace": ns, "apiVersion": "v1"}
-    event = {"metadata": {"name": "e"}, "involvedObject": involved, "reason": "R"}
-    await ok(backend, "POST", f"/api/v1/namespaces/{ns}/events", event)
-    other = await req(backend, "GET", f"/apis/events.k8s.io/v1/namespaces/{ns}/events/e")
-    if backend.real:
-        assert (other.status, other.body["regarding"]) == (200, involved)
-    else:
-        assert other.status == 404

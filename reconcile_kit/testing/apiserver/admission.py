@@ -36,7 +36,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from ...meta.selectors import LabelSelector, SelectorError, label_selector_from_dict
-from . import errors, hpaversions
+from . import builtinversions, errors
 from .cel import CELError, evaluate
 from .crdconversion import Convert, convert
 from .crdconversion import failed as conversion_failed
@@ -483,7 +483,7 @@ class Admission:
             raise errors.internal(f'admission webhook "{name}" returned a patch to a non-object')
         changed = patched != sent
         if _converts(invocation.rt, attrs):  # back to the request's version
-            patched = hpaversions.served_form(attrs.rt, patched)
+            patched = builtinversions.served_form(attrs.rt, patched)
         patched["apiVersion"] = attrs.api_version
         patched["kind"] = attrs.kind_name
         return changed, patched
@@ -654,12 +654,13 @@ class Admission:
 
 def _converts(rt: ResourceType, attrs: Attributes) -> bool:
     """Whether a webhook that matched ``rt`` gets the object in another version than the
-    request's (a HorizontalPodAutoscaler, the one built-in kind served in two)."""
+    request's (a HorizontalPodAutoscaler or an Event, the built-in kinds served in two)."""
     return (
         attrs.kind is None
         and rt.api_version != attrs.rt.api_version
-        and hpaversions.handles(rt)
-        and hpaversions.handles(attrs.rt)
+        and rt.storage_key == attrs.rt.storage_key
+        and builtinversions.handles(rt)
+        and builtinversions.handles(attrs.rt)
     )
 
 
@@ -676,7 +677,7 @@ def _request(rt: ResourceType, attrs: Attributes) -> Obj:
             return None
         if _converts(rt, attrs):
             # the webhook's version (matchPolicy Equivalent), as the dispatcher converts
-            obj = hpaversions.served_form(rt, copy.deepcopy(obj))
+            obj = builtinversions.served_form(rt, copy.deepcopy(obj))
         rest = {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}
         return {"kind": kind[2], "apiVersion": api_version, **rest}
 

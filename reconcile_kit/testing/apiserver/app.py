@@ -628,7 +628,7 @@ class Handler:
         except SelectorError as exc:
             raise errors.bad_request(str(exc)) from exc
         namespace = info.namespace or None if rt.namespaced else None
-        return Filter(namespace, labels, fields, field_labels_of(rt.storage_key, rt.builtin))
+        return Filter(namespace, labels, fields, field_labels_of(rt))
 
     def _write_options(self, query: dict[str, str], record: RequestRecord) -> WriteOptions:
         # check_query refused any other directive (422); "" is Warn

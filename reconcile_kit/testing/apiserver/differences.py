@@ -172,18 +172,6 @@ DIFFERENCES: tuple[Difference, ...] = (
         ("tests/apiserver/test_watch.py::test_bookmarks_only_when_allowed",),
     ),
     Difference(
-        "Two stores of Events",
-        "core/v1 Events and events.k8s.io/v1 Events are kept apart: an Event written through "
-        "one API is not read, listed or watched through the other (kube-apiserver stores "
-        "them once and converts: `involvedObject`/`regarding`, `message`/`note`, "
-        "`source`/`deprecatedSource`, ...).",
-        "Not implemented yet: each group's Events are validated, defaulted and selected "
-        "(field selectors included) as kube-apiserver does, but the conversion between "
-        "the two forms is not written.",
-        (f"{_DIFF}::test_core_and_events_k8s_io_events_are_apart",),
-        deliberate=False,
-    ),
-    Difference(
         "Protobuf",
         "Protobuf only for request bodies of built-in kinds (responses are JSON).",
         "Not implemented yet; clients fall back to JSON.",

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import errors
+from .resources import ResourceType
 
 __all__ = ["FieldLabels", "field_labels_of"]
 
@@ -101,15 +102,6 @@ def _core_event(obj: Obj) -> dict[str, str]:
         obj.get("involvedObject"),
         obj.get("reportingComponent"),
         _part(obj, "source", "component"),
-        obj,
-    )
-
-
-def _events_v1_event(obj: Obj) -> dict[str, str]:
-    return _event(
-        obj.get("regarding"),
-        obj.get("reportingController"),
-        _part(obj, "deprecatedSource", "component"),
         obj,
     )
 
@@ -194,7 +186,8 @@ _KINDS: dict[str, FieldLabels] = {
         },
     ),
     "/events": FieldLabels(_EVENT_LABELS, _core_event),
-    "events.k8s.io/events": FieldLabels(_EVENTS_V1_LABELS, _events_v1_event),
+    # the events.k8s.io/v1 labels, matched on the stored (core/v1) Event
+    "events.k8s.io/events": FieldLabels(_EVENTS_V1_LABELS, _core_event),
     "/namespaces": FieldLabels(
         _same("status.phase", _NAME),
         lambda obj: {**_meta(obj, False), "status.phase": _text(_part(obj, "status", "phase"))},
@@ -229,7 +222,7 @@ _KINDS: dict[str, FieldLabels] = {
 }
 
 
-def field_labels_of(storage_key: str, builtin: bool) -> FieldLabels | None:
+def field_labels_of(rt: ResourceType) -> FieldLabels | None:
     """The field labels of a built-in kind that defines its own (None: the default
     conversion and the object's own fields)."""
-    return _KINDS.get(storage_key) if builtin else None
+    return _KINDS.get(f"{rt.group}/{rt.plural}") if rt.builtin else None

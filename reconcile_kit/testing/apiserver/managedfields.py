@@ -188,6 +188,12 @@ def _without_managers(obj: Obj) -> Obj:
     return {**obj, "metadata": meta}
 
 
+def group_of(rt: ResourceType) -> str | None:
+    """The group a write's :class:`Write` keeps entries of: a built-in kind's (its version
+    converter converts within the group), None (all) for custom resources."""
+    return rt.group if rt.builtin else None
+
+
 def object_type(rt: ResourceType) -> FieldType:
     """The schema type of ``rt``'s objects (custom: the CRD schema; else kubetypes)."""
     if rt.schema is not None:
@@ -227,6 +233,8 @@ class Write:
     api_version: str
     subresource: str
     ignored: PathSet
+    group: str | None = None
+    """Entries recorded through another group's version are dropped (None: none are)."""
 
     def entry(self, operation: str) -> Entry:
         return Entry(self.manager, operation, self.api_version, self.subresource)
@@ -239,6 +247,7 @@ class Write:
 
     def update(self, live: Obj | None, new: Obj, managers: Managers) -> Managers:
         """Managers after an Update from ``live`` (None: a create) to ``new``."""
+        self._drop_other_groups(managers)
         current = self.entry("Update")
         current.paths = self._update(live if live is not None else {}, new, managers)
         if current.paths:
@@ -249,6 +258,17 @@ class Write:
             managers[current.key] = current
         _strip(managers)
         return managers
+
+    def _drop_other_groups(self, managers: Managers) -> None:
+        """structured-merge-diff drops the entries its version converter cannot convert the
+        object for (IsMissingVersionError, reconcileManagedFieldsWithSchemaChanges): those
+        recorded through another group (an Event's core/v1 entries on a write through
+        events.k8s.io/v1, and back)."""
+        if self.group is None:
+            return
+        for key, entry in list(managers.items()):
+            if entry.api_version.rpartition("/")[0] != self.group:
+                del managers[key]
 
     def _update(
         self,
@@ -326,6 +346,7 @@ class Write:
         live_view: Obj = live if live is not None else {}
         if live is not None and not managers:
             live_view, managers = live, self._before_first_apply(live)
+        self._drop_other_groups(managers)
         try:
             merged = merge(live_view, config, self.type)
             applied = _filtered(to_field_set(config, self.type), self.ignored)

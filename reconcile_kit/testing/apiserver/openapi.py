@@ -336,6 +336,15 @@ def _hoist(item: Doc) -> Doc:
     return item
 
 
+def _documents_deleted_object(rt: ResourceType) -> bool:
+    """Whether a DELETE's answer is documented as the object: the kinds whose store returns
+    it, but a Namespace's (its REST wraps the store without its rest.MayReturnFullObjectDeleter,
+    so kube-apiserver's installer documents a Status, though the Namespace is answered)."""
+    return rt.delete_returns_object and not (
+        rt.builtin and (rt.group, rt.plural) == ("", "namespaces")
+    )
+
+
 class _PathBuilder:
     def __init__(self, rt: ResourceType, kind_schema: str, list_schema: str) -> None:
         self.rt = rt
@@ -504,7 +513,7 @@ class _PathBuilder:
                 "delete",
                 f"delete{name}",
                 _DELETE_PARAMS,
-                self.kind_schema if rt.delete_returns_object else META + "Status",
+                self.kind_schema if _documents_deleted_object(rt) else META + "Status",
                 gvk,
                 ("200", "202"),
                 {"content": _content(META + "DeleteOptions", self.body_types)},

@@ -14,7 +14,7 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from ...meta.selectors import FieldSelector, label_selector_to_string
-from . import errors, hpaversions
+from . import builtinversions, errors
 from .continuetokens import InvalidToken, decode_continue, encode_continue
 from .crd import CRD_KEY
 from .crdconversion import Convert, webhook_converts
@@ -74,10 +74,10 @@ class ClusterReads:
     def present(self, rt: ResourceType, obj: Obj) -> Obj:
         """``obj`` as served by ``rt``'s version (custom resources store one version). A
         CRD with a conversion webhook leaves it in its stored version: the request handler
-        converts it (asynchronously, :mod:`.crdconversion`); a HorizontalPodAutoscaler is
-        converted between autoscaling/v1 and v2 (:mod:`.hpaversions`)."""
-        if hpaversions.handles(rt):
-            return hpaversions.served_form(rt, obj)
+        converts it (asynchronously, :mod:`.crdconversion`); a HorizontalPodAutoscaler or an
+        Event is converted between its forms (:mod:`.builtinversions`)."""
+        if builtinversions.handles(rt):
+            return builtinversions.served_form(rt, obj)
         if obj.get("apiVersion") != rt.api_version:
             if rt.crd_name is not None and webhook_converts(self.crd_of(rt)):
                 return obj
@@ -112,8 +112,8 @@ class ClusterReads:
 
     def _to_storage(self, rt: ResourceType, obj: Obj) -> Obj:
         storage = self.registry.storage_type(rt.storage_key) or rt
-        if hpaversions.handles(rt):
-            return hpaversions.storage_form(obj)
+        if builtinversions.handles(rt):
+            return builtinversions.storage_form(rt, obj)
         obj["apiVersion"] = storage.api_version
         return obj
 
@@ -128,7 +128,7 @@ class ClusterReads:
         """A 400 APIError, worded as kube-apiserver 1.32's, when ``selector`` names a field
         ``rt`` has no field label for (``metadata.name`` and ``metadata.namespace`` always
         work)."""
-        own = field_labels_of(rt.storage_key, rt.builtin)
+        own = field_labels_of(rt)
         if own is not None:
             for path in sorted(selector.fields()):
                 own.check(path)
@@ -251,7 +251,7 @@ class ClusterReads:
 
     def _list_item(self, rt: ResourceType, obj: Obj) -> Obj:
         if rt.builtin:
-            if hpaversions.handles(rt):
+            if builtinversions.handles(rt):
                 obj = self.present(rt, obj)
             # typed lists carry no per-item apiVersion/kind, as kube-apiserver's JSON encoding
             return {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}

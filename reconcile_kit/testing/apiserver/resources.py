@@ -38,11 +38,16 @@ class ResourceType:
         status_reset: fields a ``/status`` write takes from storage (``*`` = all but status).
         create_on_update: PUT to a missing object creates it (Lease, Event).
         put_requires_rv: PUT without ``metadata.resourceVersion`` is 422.
-        delete_returns_object: DELETE answers with the object rather than a Status.
+        delete_returns_object: DELETE answers with the object rather than a Status (the
+            registry's ``ReturnDeletedObject``: Namespaces, Pods, Services,
+            ServiceAccounts, PersistentVolume(Claim)s, ResourceQuotas, PodTemplates,
+            StorageClasses, CSIDrivers, CSINodes, VolumeAttachments in 1.32).
         field_labels: a custom resource's selectable fields (beyond metadata.name and
             metadata.namespace); built-in kinds' are in :mod:`.fieldlabels`.
         schema: the CRD version's openAPIV3Schema (custom resources only).
         stored: this version is the one objects are stored at (the CRD's storage version).
+        stored_with: the storage key of another group's resource whose store holds this
+            one's objects (events.k8s.io Events are core's, :mod:`.eventversions`).
     """
 
     group: str
@@ -68,6 +73,7 @@ class ResourceType:
     printer_columns: list[dict[str, Any]] = field(default_factory=list)
     list_kind: str = ""
     stored: bool = True
+    stored_with: str = ""
 
     def __post_init__(self) -> None:
         if not self.list_kind:
@@ -80,7 +86,7 @@ class ResourceType:
     @property
     def storage_key(self) -> str:
         """Key of this resource's objects in storage: the same for every served version."""
-        return f"{self.group}/{self.plural}"
+        return self.stored_with or f"{self.group}/{self.plural}"
 
 
 _WORKLOAD_STATUS_RESET = ("spec", "metadata.labels")
@@ -117,7 +123,14 @@ def more_builtin_types() -> list[ResourceType]:
     return [
         ResourceType("", "v1", "limitranges", "limitrange", "LimitRange", True, ("limits",)),
         ResourceType(
-            "", "v1", "podtemplates", "podtemplate", "PodTemplate", True, generation="custom"
+            "",
+            "v1",
+            "podtemplates",
+            "podtemplate",
+            "PodTemplate",
+            True,
+            generation="custom",
+            delete_returns_object=True,
         ),
         ResourceType(
             "",
@@ -140,6 +153,7 @@ def more_builtin_types() -> list[ResourceType]:
             True,
             ("quota",),
             status=True,
+            delete_returns_object=True,
         ),
         ResourceType("", "v1", "bindings", "binding", "Binding", True, verbs=("create",)),
         ResourceType(
@@ -191,8 +205,17 @@ def more_builtin_types() -> list[ResourceType]:
             "CSIDriver",
             False,
             generation="update",
+            delete_returns_object=True,
         ),
-        ResourceType("storage.k8s.io", "v1", "csinodes", "csinode", "CSINode", False),
+        ResourceType(
+            "storage.k8s.io",
+            "v1",
+            "csinodes",
+            "csinode",
+            "CSINode",
+            False,
+            delete_returns_object=True,
+        ),
         ResourceType(
             "storage.k8s.io",
             "v1",
@@ -201,6 +224,7 @@ def more_builtin_types() -> list[ResourceType]:
             "VolumeAttachment",
             False,
             status=True,
+            delete_returns_object=True,
         ),
         ResourceType(
             ADMISSION_GROUP,
@@ -278,7 +302,14 @@ def builtin_types() -> list[ResourceType]:
             delete_returns_object=True,
         ),
         ResourceType(
-            "", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", True, ("sa",)
+            "",
+            "v1",
+            "serviceaccounts",
+            "serviceaccount",
+            "ServiceAccount",
+            True,
+            ("sa",),
+            delete_returns_object=True,
         ),
         ResourceType(
             "",
@@ -290,7 +321,7 @@ def builtin_types() -> list[ResourceType]:
             ("ev",),
             create_on_update=True,
         ),
-        ResourceType(
+        ResourceType(  # stored as core/v1 Events (eventversions.py converts)
             "events.k8s.io",
             "v1",
             "events",
@@ -299,6 +330,8 @@ def builtin_types() -> list[ResourceType]:
             True,
             ("ev",),
             create_on_update=True,
+            stored=False,
+            stored_with="/events",
         ),
         ResourceType(
             "apps",
@@ -393,6 +426,7 @@ def builtin_types() -> list[ResourceType]:
             True,
             ("pvc",),
             status=True,
+            delete_returns_object=True,
         ),
         ResourceType(
             "",
@@ -403,6 +437,7 @@ def builtin_types() -> list[ResourceType]:
             False,
             ("pv",),
             status=True,
+            delete_returns_object=True,
         ),
         ResourceType(
             "apps", "v1", "controllerrevisions", "controllerrevision", "ControllerRevision", True
@@ -493,7 +528,14 @@ def builtin_types() -> list[ResourceType]:
             generation="spec",
         ),
         ResourceType(
-            "storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", False, ("sc",)
+            "storage.k8s.io",
+            "v1",
+            "storageclasses",
+            "storageclass",
+            "StorageClass",
+            False,
+            ("sc",),
+            delete_returns_object=True,
         ),
         ResourceType(
             "storage.k8s.io",

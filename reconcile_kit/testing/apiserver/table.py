@@ -35,7 +35,7 @@ import orjson
 
 from ...client.contenttypes import JSON, YAML
 from ...meta.time import parse_time
-from . import errors, hpaversions, protobuf
+from . import errors, eventversions, hpaversions, protobuf
 from .resources import ResourceType
 
 Doc = dict[str, Any]
@@ -369,32 +369,37 @@ def _job(obj: Doc) -> Row:
     ]
 
 
-def _event_object(obj: Doc) -> str:
-    involved = obj.get("involvedObject") or obj.get("regarding") or {}
-    return f"{str(involved.get('kind', '')).lower()}/{involved.get('name', '')}"
+def _event_source(obj: Doc) -> str:
+    """formatEventSource: the source's component and host, else the reporting ones."""
+    source = obj.get("source") or {}
+    component = source.get("component") or obj.get("reportingComponent") or ""
+    instance = source.get("host") or obj.get("reportingInstance") or ""
+    return f"{component}, {instance}" if instance else component
 
 
 def _event(obj: Doc) -> Row:
-    last = obj.get("lastTimestamp") or obj.get("eventTime") or _get(obj, "series.lastObservedTime")
-    first = obj.get("firstTimestamp") or obj.get("eventTime")
-    source = obj.get("source") or {}
-    source_text = (
-        ", ".join(v for v in (source.get("component"), source.get("host")) if v)
-        or obj.get("reportingController")
-        or obj.get("reportingComponent")
-        or ""
-    )
-    involved = obj.get("involvedObject") or obj.get("regarding") or {}
+    """printEvent, on the internal form (core/v1's: an events.k8s.io/v1 Event converted)."""
+    obj = eventversions.storage_form(obj)
+    first = age(obj.get("firstTimestamp") or obj.get("eventTime"))
+    last = age(obj["lastTimestamp"]) if obj.get("lastTimestamp") else first
+    count = obj.get("count") or 1
+    series = obj.get("series")
+    if isinstance(series, dict):
+        last, count = age(series.get("lastObservedTime")), series.get("count") or 0
+    involved = obj.get("involvedObject") or {}
+    target = str(involved.get("kind") or "").lower()
+    if involved.get("name"):
+        target += f"/{involved['name']}"
     return [
-        age(last),
+        last,
         obj.get("type", ""),
         obj.get("reason", ""),
-        _event_object(obj),
+        target,
         involved.get("fieldPath", ""),
-        source_text,
-        (obj.get("message") or obj.get("note") or "").strip(),
-        age(first),
-        int(obj.get("count") or _get(obj, "series.count", 1)),
+        _event_source(obj),
+        (obj.get("message") or "").strip(),
+        first,
+        int(count),
         obj["metadata"]["name"],
     ]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import orjson
 
 from ...meta.selectors import FieldSelector, LabelSelector
-from . import hpaversions
+from . import builtinversions
 from .fieldlabels import FieldLabels
 from .resources import ResourceType
 from .store import ADDED, DELETED, MODIFIED, Event, Obj, Store
@@ -54,8 +54,8 @@ def encode_event(event: Event, kind: str, rt: ResourceType) -> bytes:
     line = event.encoded.get(cache_key)
     if line is None:
         obj = event.obj
-        if hpaversions.handles(rt):
-            obj = hpaversions.served_form(rt, obj)
+        if builtinversions.handles(rt):
+            obj = builtinversions.served_form(rt, obj)
         elif obj.get("apiVersion") != rt.api_version:
             obj = {**obj, "apiVersion": rt.api_version}
         line = orjson.dumps({"type": kind, "object": obj}) + b"\n"
@@ -72,8 +72,8 @@ def encode_leaving(event: Event, rt: ResourceType) -> bytes:
     if line is None:
         assert event.old is not None
         old = event.old
-        if hpaversions.handles(rt):
-            old = hpaversions.served_form(rt, old)
+        if builtinversions.handles(rt):
+            old = builtinversions.served_form(rt, old)
         obj = {
             **old,
             "apiVersion": rt.api_version,

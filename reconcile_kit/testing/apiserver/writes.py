@@ -320,6 +320,7 @@ def record_manager(
             rt.api_version,
             subresource,
             mf.ignored_paths(rt, subresource, new),
+            mf.group_of(rt),
         )
         if updating:
             # a Service's registry allocates (and keeps what the request left out) after

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...client.contenttypes import APPLY_PATCH, STRATEGIC_MERGE_PATCH
-from . import certificates, errors, hpaversions
+from . import builtinversions, certificates, errors
 from . import managedfields as mf
 from .admission import Steps, run_sync
 from .admitting import AdmissionCalls
@@ -358,6 +358,7 @@ class Writes(AdmissionCalls):
             rt.api_version,
             subresource,
             mf.ignored_paths(rt, subresource, config),
+            mf.group_of(rt),
         )
         sent_rv = (config.get("metadata") or {}).get("resourceVersion")
         if old is not None and sent_rv and sent_rv != old["metadata"]["resourceVersion"]:
@@ -423,8 +424,8 @@ class Writes(AdmissionCalls):
         warnings = validate(rt, new, opts, old, subresource, requested)
         if rt.storage_key == CRD_KEY:
             self._prepare_crd(new, old)
-        # a webhook's conversion, or a HorizontalPodAutoscaler's, once admitted, as it is stored
-        converting = webhook_converts(self.crd_of(rt)) or hpaversions.converts(rt)
+        # a webhook's conversion, or a built-in kind's other form's, once admitted, as stored
+        converting = webhook_converts(self.crd_of(rt)) or builtinversions.converts(rt)
         if not converting:
             new = self._to_storage(rt, new)
         record_manager(rt, new, old, opts, subresource, requested, updating=True)

@@ -1,31 +1,23 @@
 """Validation of core/v1 and events.k8s.io/v1 Events (kubernetes pkg/apis/core/validation
 events.go: ValidateEventCreate and ValidateEventUpdate, whose rules depend on the API
 version of the request). Both versions are checked in core's terms: an events.k8s.io
-Event's fields are named as the internal type's (``involvedObject``, ``message``...)."""
+Event is converted to core/v1 first (:mod:`..eventversions`), whose fields are named as the
+internal type's (``involvedObject``, ``message``...)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from ....meta.validation import dns1123_subdomain_errors, qualified_name_errors
+from ..eventversions import to_core
+from ..gofmt import go_quote
 from ..store import Obj
 from .common import Causes, Validator, Write, invalid, invalids, required
+from .gorender import go_value as go_struct
 
 _LIMITS = {"reportingInstance": 128, "action": 128, "reason": 128, "message": 1024}
-_EVENTS_V1 = {  # events.k8s.io/v1 field -> the internal (core) field
-    "regarding": "involvedObject",
-    "note": "message",
-    "deprecatedFirstTimestamp": "firstTimestamp",
-    "deprecatedLastTimestamp": "lastTimestamp",
-    "deprecatedCount": "count",
-    "deprecatedSource": "source",
-    "reportingController": "reportingComponent",
-}
-
-
-def _internal(obj: Obj) -> Obj:
-    """An events.k8s.io/v1 Event with core/v1's field names."""
-    return {_EVENTS_V1.get(key, key): value for key, value in obj.items()}
 
 
 def _legacy(event: Obj, controller_field: str) -> Causes:
@@ -91,22 +83,63 @@ def _strict(event: Obj) -> Causes:
     return causes
 
 
-_IMMUTABLE = ("reason", "message", "count", "reason", "type", "action")
-_IMMUTABLE_NAMES = ("reportingComponent", "reportingInstance")
+def _time_text(value: Any) -> str:
+    """A metav1.Time or MicroTime as field.Error prints it (a fmt.Stringer: time.Time's
+    String(), in kube-apiserver's UTC; the zero time when unset)."""
+    try:
+        when = datetime.fromisoformat(str(value).replace("Z", "+00:00")) if value else None
+    except ValueError:
+        when = None
+    if when is None:
+        return "0001-01-01 00:00:00 +0000 UTC"
+    fraction = f".{when.microsecond:06d}".rstrip("0") if when.microsecond else ""
+    return f"{when:%Y-%m-%d %H:%M:%S}{fraction} +0000 UTC"
+
+
+def _reference(value: Any) -> str:
+    return go_struct(value if isinstance(value, dict) else {}, "core.ObjectReference")
+
+
+def _related(value: Any) -> str:
+    """A *ObjectReference: field.Error prints the struct it points to, or "null"."""
+    return '"null"' if value is None else _reference(value)
+
+
+def _quoted(value: Any) -> str:
+    return go_quote(value if isinstance(value, str) else "")
+
+
+_IMMUTABLE: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
+    ("involvedObject", "involvedObject", _reference),
+    ("reason", "reason", _quoted),
+    ("message", "message", _quoted),
+    ("source", "source", lambda v: go_struct(v or {}, "core.EventSource")),
+    ("firstTimestamp", "firstTimestamp", _time_text),
+    ("lastTimestamp", "lastTimestamp", _time_text),
+    ("count", "count", lambda v: str(v or 0)),
+    ("reason", "reason", _quoted),
+    ("type", "type", _quoted),
+    ("eventTime", "eventTime", _time_text),  # compared to the microsecond: its precision
+    ("action", "action", _quoted),
+    ("related", "related", _related),
+    ("reportingComponent", "reportingController", _quoted),
+    ("reportingInstance", "reportingInstance", _quoted),
+)
+"""ValidateEventUpdate's immutable fields in its order (reason twice): the internal
+field, its path in the error, and its value as the error prints it (two values that print
+alike are Semantic.DeepEqual)."""
 
 
 def _immutable(new: Obj, old: Obj) -> Causes:
-    """ValidateEventUpdate's immutable fields of simple values (the object references,
-    source and timestamps are compared but reported as Go structs: left out)."""
+    """ValidateEventUpdate's rules after the legacy ones: the series when it changed, then
+    the immutable fields."""
     causes: Causes = []
     if new.get("series") != old.get("series"):
         causes += _series(new)
-    for field in (*_IMMUTABLE, *_IMMUTABLE_NAMES):
-        value: Any = new.get(field)
-        if value != old.get(field):
-            default: Any = 0 if field == "count" else ""
-            name = "reportingController" if field == "reportingComponent" else field
-            causes.append(invalid(name, default if value is None else value, "field is immutable"))
+    for field, path, shown in _IMMUTABLE:
+        value = shown(new.get(field))
+        if value != shown(old.get(field)):
+            causes.append(invalid(path, value, "field is immutable", rendered=True))
     return causes
 
 
@@ -115,11 +148,11 @@ def _core_event(write: Write) -> Causes:
 
 
 def _events_v1(write: Write) -> Causes:
-    event = _internal(write.obj)
+    event = to_core(write.obj)
     causes = _legacy(event, "reportingController")
     if write.old is None:
         return causes + _strict(event)
-    return causes + _immutable(event, _internal(write.old))
+    return causes + _immutable(event, to_core(write.old))
 
 
 VALIDATORS: dict[tuple[str, str], Validator] = {

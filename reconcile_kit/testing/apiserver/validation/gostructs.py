@@ -80,11 +80,24 @@ STRUCTS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("StdinOnce", "bool", "stdinOnce"),
         ("TTY", "bool", "tty"),
     ),
+    "core.EventSource": (
+        ("Component", "string", "component"),
+        ("Host", "string", "host"),
+    ),
     "core.HostAlias": (
         ("IP", "string", "ip"),
         ("Hostnames", "[]string", "hostnames"),
     ),
     "core.LocalObjectReference": (("Name", "string", "name"),),
+    "core.ObjectReference": (
+        ("Kind", "string", "kind"),
+        ("Namespace", "string", "namespace"),
+        ("Name", "string", "name"),
+        ("UID", "types.UID", "uid"),
+        ("APIVersion", "string", "apiVersion"),
+        ("ResourceVersion", "string", "resourceVersion"),
+        ("FieldPath", "string", "fieldPath"),
+    ),
     "core.PodReadinessGate": (("ConditionType", "core.PodConditionType", "conditionType"),),
     "core.PodResourceClaim": (
         ("Name", "string", "name"),
