@@ -36,6 +36,7 @@ from .gofmt import go_quote
 from .gojson import syntax_error
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
 from .patching import UndecodedPatch, is_decoded_patch_type
+from .prettyjson import prettified, pretty_requested, serialized
 from .queryoptions import check_list_options, check_query, go_int64, int_option
 from .rbac import RBAC_GROUP, Attributes, Authorizer, forbidden
 from .rbacescalation import check_write
@@ -171,7 +172,7 @@ def _yaml_or_json(raw: bytes) -> Any:
 def _json_response(
     code: int, body: Any, headers: dict[str, str] | CIMultiDict[str] | None = None
 ) -> web.Response:
-    return web.Response(status=code, body=orjson.dumps(body), content_type=JSON, headers=headers)
+    return web.Response(status=code, body=serialized(body), content_type=JSON, headers=headers)
 
 
 def _aggregated_response(
@@ -189,7 +190,22 @@ def _aggregated_response(
     }
     if request.headers.get("If-None-Match") == f'"{digest}"':
         return web.Response(status=304, headers=headers)
-    return web.Response(status=200, body=body, headers=headers)
+    return web.Response(status=200, body=body + b"\n", headers=headers)
+
+
+def _laid_out(request: web.Request, response: web.StreamResponse) -> web.StreamResponse:
+    """``response`` indented when the request asks for it pretty (:mod:`.prettyjson`): a
+    serialized JSON answer, not an ``/openapi`` document (kube-openapi writes those)."""
+    if (
+        isinstance(response, web.Response)
+        and response.content_type == JSON
+        and isinstance(response.body, bytes)
+        and response.body.endswith(b"\n")
+        and not request.path.startswith("/openapi/")
+        and pretty_requested(request.query_string, request.headers.get("User-Agent", ""))
+    ):
+        response.body = prettified(response.body)
+    return response
 
 
 def _error_response(err: APIError) -> web.Response:
@@ -261,7 +277,7 @@ class Handler:
             )
         if not record.status:
             record.status = response.status
-        return response
+        return _laid_out(request, response)
 
     async def _serve(
         self, request: web.Request, info: RequestInfo, query: dict[str, str], record: RequestRecord
@@ -423,8 +439,9 @@ class Handler:
         path = request.path.rstrip("/") or "/"
         registry = self.cluster.registry
         doc: Any = None
-        if path == "/version":
-            doc = discovery.version_doc()
+        if path == "/version":  # written with json.MarshalIndent, as it always is
+            indented = orjson.dumps(discovery.version_doc(), option=orjson.OPT_INDENT_2)
+            return web.Response(body=indented, content_type=JSON)
         elif path in ("/api", "/apis"):
             version = discovery.aggregated_version(request.headers.get("Accept", ""))
             if version is not None:
@@ -450,6 +467,8 @@ class Handler:
             doc = self._discovery_path(path)
         if doc is None:
             return web.Response(status=404, text="404 page not found\n")
+        if path.startswith("/openapi/"):  # kube-openapi's handler: compact, no newline
+            return web.Response(body=orjson.dumps(doc), content_type=JSON)
         return _json_response(200, doc)
 
     def _discovery_path(self, path: str) -> Any:

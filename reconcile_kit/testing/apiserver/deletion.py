@@ -115,9 +115,10 @@ class Deletion(Writes):
             gone = old
         if rt.delete_returns_object:
             return Result(200, self.present(rt, gone))
-        details = {"name": name, "kind": rt.plural, "uid": meta["uid"]}
+        details = {"name": name}  # metav1.StatusDetails's field order
         if rt.group:
             details["group"] = rt.group
+        details.update(kind=rt.plural, uid=meta["uid"])
         return Result(
             200,
             {

@@ -50,12 +50,12 @@ class APIError(Exception):
             "status": "Failure",
             "message": self.message,
             "reason": self.reason,
-            "code": self.code,
         }
         if not self.reason:  # StatusReasonUnknown is "" and omitted
             del body["reason"]
         if self.details is not None:
             body["details"] = self.details
+        body["code"] = self.code  # metav1.Status's field order: details, then code
         return body
 
 
