@@ -197,12 +197,12 @@ def _laid_out(request: web.Request, response: web.StreamResponse) -> web.StreamR
     """``response`` indented when the request asks for it pretty (:mod:`.prettyjson`): a
     serialized JSON answer, not an ``/openapi`` document (kube-openapi writes those)."""
     if (
-        isinstance(response, web.Response)
+        pretty_requested(request.query_string, request.headers.get("User-Agent", ""))
+        and isinstance(response, web.Response)
         and response.content_type == JSON
         and isinstance(response.body, bytes)
         and response.body.endswith(b"\n")
         and not request.path.startswith("/openapi/")
-        and pretty_requested(request.query_string, request.headers.get("User-Agent", ""))
     ):
         response.body = prettified(response.body)
     return response
