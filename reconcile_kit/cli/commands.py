@@ -815,8 +815,12 @@ def manifests(target: str, output: str | None, **deployment: Any) -> None:
     type=click.Path(file_okay=False),
     help="Where to write the project (default: ./NAME).",
 )
-@click.option("--kind", help="The custom resource's kind (default: from NAME).")
-@click.option("--group", help="Its API group (default: <name>.example.com).")
+@click.option(
+    "--kind",
+    help="The custom resource's kind (default: NAME without -operator, in CamelCase:"
+    " guestbook-operator gives Guestbook, my-operator MyOperator).",
+)
+@click.option("--group", help="Its API group (default: guestbook.example.com for that NAME).")
 def init(name: str, directory: str | None, kind: str | None, group: str | None) -> None:
     """Scaffold a new operator project NAME (a DNS label, e.g. guestbook-operator): a typed
     resource and its reconcile, a test on the embedded API server, a Dockerfile, a README."""
