@@ -20,9 +20,21 @@ from string import Template
 
 from ..meta.validation import dns1123_subdomain_errors
 
-__all__ = ["ProjectNames", "scaffold"]
+__all__ = ["ProjectNameError", "ProjectNames", "scaffold"]
 
 _NAME = re.compile(r"^[a-z]([a-z0-9-]*[a-z0-9])?$")
+
+
+class ProjectNameError(ValueError):
+    """A project NAME, kind or group that does not fit (the message says why).
+
+    Attributes:
+        part: what is at fault: ``"name"``, ``"kind"`` or ``"group"``.
+    """
+
+    def __init__(self, part: str, message: str) -> None:
+        super().__init__(message)
+        self.part = part
 
 
 class ProjectNames:
@@ -38,36 +50,27 @@ class ProjectNames:
             ``.example.com``).
 
     Raises:
-        ValueError: NAME is not a DNS label or gives no kind, the kind is not CamelCase, or
-            the group is not a DNS subdomain with a dot (named).
+        ProjectNameError: (a ValueError) NAME is not a DNS label or gives a Python keyword
+            or a package already taken, the kind is not CamelCase, or the group is not a
+            DNS subdomain with a dot (named, ``part`` saying which).
     """
 
     def __init__(self, name: str, kind: str | None = None, group: str | None = None) -> None:
-        if not _NAME.match(name) or len(name) > 63:
-            raise ValueError(
-                f"project name {name!r}: use a DNS label (lower-case letters, digits and '-', "
-                "starting with a letter), e.g. guestbook-operator"
-            )
+        problem = _name_problem(name)
+        if problem:
+            raise ProjectNameError("name", f"project name {name!r}{problem}")
         self.name = name
         self.package = name.replace("-", "_")
-        if keyword.iskeyword(self.package):
-            raise ValueError(f"project name {name!r} gives the Python keyword {self.package!r}")
-        taken = _taken_by(self.package)
-        if taken:
-            raise ValueError(
-                f"project name {name!r} gives the package {self.package!r}, a name {taken}"
-                " already imports (the project's would be shadowed), e.g. name it"
-                f" {name}-operator"
-            )
         base = _kind_base(name)
         self.kind = kind or "".join(part.capitalize() for part in base.split("-"))
         if not re.match(r"^[A-Z][A-Za-z0-9]*$", self.kind):
-            raise ValueError(f"kind {self.kind!r}: use CamelCase, e.g. Guestbook")
+            raise ProjectNameError("kind", f"kind {self.kind!r}: use CamelCase, e.g. Guestbook")
         self.group = group or f"{base.replace('-', '')}.example.com"
         if "." not in self.group or dns1123_subdomain_errors(self.group):
-            raise ValueError(
+            raise ProjectNameError(
+                "group",
                 f"group {self.group!r}: use a DNS subdomain with at least one dot (lower-case"
-                " letters, digits, '-' and '.'), e.g. guestbook.example.com"
+                " letters, digits, '-' and '.'), e.g. guestbook.example.com",
             )
         self.plural = _english_plural(self.kind)
         self.singular = _snake_case(self.kind)
@@ -88,6 +91,25 @@ class ProjectNames:
             "requirement": _requirement(),
             "testing_requirement": _requirement("testing"),
         }
+
+
+def _name_problem(name: str) -> str:
+    """What is wrong with the project NAME (``": use a DNS label..."``), or ""."""
+    package = name.replace("-", "_")
+    if not _NAME.match(name) or len(name) > 63:
+        return (
+            ": use a DNS label (lower-case letters, digits and '-', starting with a letter),"
+            " e.g. guestbook-operator"
+        )
+    if keyword.iskeyword(package):
+        return f" gives the Python keyword {package!r}"
+    taken = _taken_by(package)
+    if taken:
+        return (
+            f" gives the package {package!r}, a name {taken} already imports (the project's"
+            f" would be shadowed), e.g. name it {name}-operator"
+        )
+    return ""
 
 
 _DETERMINERS = frozenset(

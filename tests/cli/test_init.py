@@ -179,15 +179,15 @@ def test_bad_project_names_are_refused_with_the_reason(
     tmp_path: Path, name: str, problem: str
 ) -> None:
     result = CliRunner().invoke(main, ["init", name, "--directory", str(tmp_path / "p")])
-    assert result.exit_code != 0
-    assert problem in result.output
+    assert result.exit_code == 2, result.output  # a usage error, as click's
+    assert "Invalid value for 'NAME'" in result.output and problem in result.output
 
 
 def test_init_never_overwrites_a_project(tmp_path: Path) -> None:
     project = init(tmp_path)
     result = CliRunner().invoke(main, ["init", "guestbook-operator", "--directory", str(project)])
-    assert result.exit_code != 0
-    assert "is not empty" in result.output
+    assert result.exit_code == 2, result.output
+    assert "'--directory'" in result.output and "is not empty" in result.output
 
 
 async def test_the_scaffold_runs_on_a_fresh_embedded_server(tmp_path: Path) -> None:
