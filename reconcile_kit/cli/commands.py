@@ -822,7 +822,11 @@ def manifests(target: str, output: str | None, **deployment: Any) -> None:
     help="The custom resource's kind (default: NAME without -operator, in CamelCase:"
     " guestbook-operator gives Guestbook, my-operator MyOperator).",
 )
-@click.option("--group", help="Its API group (default: guestbook.example.com for that NAME).")
+@click.option(
+    "--group",
+    help="Its API group (default: what the kind is made of, lower case, + .example.com:"
+    " guestbook.example.com, myoperator.example.com).",
+)
 def init(name: str, directory: str | None, kind: str | None, group: str | None) -> None:
     """Scaffold a new operator project NAME (a DNS label, e.g. guestbook-operator): a typed
     resource and its reconcile, a test on the embedded API server, a Dockerfile, a README."""
