@@ -728,6 +728,8 @@ def rbac(
     from ..manager.leaderelection import LeaderElection
     from .rbac import render
 
+    if shard_ring is not None and not shard:
+        raise click.UsageError("--shard-ring needs --shard")
     manager = asyncio.run(_load_manager(target))
     if namespace is not None:
         manager.namespace = namespace
@@ -815,21 +817,40 @@ def manifests(target: str, output: str | None, **deployment: Any) -> None:
     type=click.Path(file_okay=False),
     help="Where to write the project (default: ./NAME).",
 )
-@click.option("--kind", help="The custom resource's kind (default: from NAME).")
-@click.option("--group", help="Its API group (default: <name>.example.com).")
+@click.option(
+    "--kind",
+    help="The custom resource's kind (default: NAME without -operator, in CamelCase:"
+    " guestbook-operator gives Guestbook, my-operator MyOperator).",
+)
+@click.option(
+    "--group",
+    help="Its API group (default: what the kind is made of, lower case, + .example.com:"
+    " guestbook.example.com, myoperator.example.com).",
+)
 def init(name: str, directory: str | None, kind: str | None, group: str | None) -> None:
     """Scaffold a new operator project NAME (a DNS label, e.g. guestbook-operator): a typed
     resource and its reconcile, a test on the embedded API server, a Dockerfile, a README."""
-    from .scaffold import ProjectNames, scaffold
+    from .scaffold import ProjectNameError, ProjectNames, scaffold
 
     try:
         names = ProjectNames(name, kind, group)
+    except ProjectNameError as err:  # a usage error naming the argument or option at fault
+        given = {"kind": kind, "group": group}.get(err.part) is not None
+        hint = _hint(err.part if given else "name")
+        raise click.BadParameter(str(err), param_hint=hint) from None
+    try:
         written = scaffold(Path(directory or name), names)
-    except (ValueError, FileExistsError) as err:
-        raise click.ClickException(str(err)) from err
+    except FileExistsError as err:
+        hint = _hint("directory" if directory else "name")
+        raise click.BadParameter(str(err), param_hint=hint) from None
     for path in written:
         click.echo(f"created {path}")
     click.echo(f"next: cd {directory or name} && pip install -e '.[test]' && pytest")
+
+
+def _hint(part: str) -> str:
+    """How a usage error of ``init`` names ``part``: ``'NAME'`` or ``'--kind'``."""
+    return "'NAME'" if part == "name" else f"'--{part}'"
 
 
 @main.command()

@@ -20,47 +20,60 @@ from string import Template
 
 from ..meta.validation import dns1123_subdomain_errors
 
-__all__ = ["ProjectNames", "scaffold"]
+__all__ = ["ProjectNameError", "ProjectNames", "scaffold"]
 
 _NAME = re.compile(r"^[a-z]([a-z0-9-]*[a-z0-9])?$")
+
+
+class ProjectNameError(ValueError):
+    """A project NAME, kind or group that does not fit (the message says why).
+
+    Attributes:
+        part: what is at fault: ``"name"``, ``"kind"`` or ``"group"``.
+    """
+
+    def __init__(self, part: str, message: str) -> None:
+        super().__init__(message)
+        self.part = part
 
 
 class ProjectNames:
     """The names a project derives from its NAME (a DNS label: ``guestbook-operator``).
 
+    Args:
+        name: the project's name; its package is NAME with ``_`` for ``-``.
+        kind: the custom resource's kind (default: NAME without a trailing ``-operator``
+            in CamelCase, ``Guestbook``; ``my-operator``, where a determiner alone would be
+            left, gives ``MyOperator``). Its resource is kubebuilder's English plural,
+            lower-case (``Policy``: ``policies``).
+        group: its API group (default: that base of NAME without ``-`` +
+            ``.example.com``).
+
     Raises:
-        ValueError: NAME is not a DNS label or gives no kind, the kind is not CamelCase, or
-            the group is not a DNS subdomain with a dot (named).
+        ProjectNameError: (a ValueError) NAME is not a DNS label or gives a Python keyword
+            or a package already taken, the kind is not CamelCase, or the group is not a
+            DNS subdomain with a dot (named, ``part`` saying which).
     """
 
     def __init__(self, name: str, kind: str | None = None, group: str | None = None) -> None:
-        if not _NAME.match(name) or len(name) > 63:
-            raise ValueError(
-                f"project name {name!r}: use a DNS label (lower-case letters, digits and '-', "
-                "starting with a letter), e.g. guestbook-operator"
-            )
+        problem = _name_problem(name)
+        if problem:
+            raise ProjectNameError("name", f"project name {name!r}{problem}")
         self.name = name
         self.package = name.replace("-", "_")
-        if keyword.iskeyword(self.package):
-            raise ValueError(f"project name {name!r} gives the Python keyword {self.package!r}")
-        taken = _taken_by(self.package)
-        if taken:
-            raise ValueError(
-                f"project name {name!r} gives the package {self.package!r}, a name {taken}"
-                " already imports (the project's would be shadowed), e.g. name it"
-                f" {name}-operator"
-            )
-        base = name.removesuffix("-operator") or name
+        base = _kind_base(name)
         self.kind = kind or "".join(part.capitalize() for part in base.split("-"))
         if not re.match(r"^[A-Z][A-Za-z0-9]*$", self.kind):
-            raise ValueError(f"kind {self.kind!r}: use CamelCase, e.g. Guestbook")
+            raise ProjectNameError("kind", f"kind {self.kind!r}: use CamelCase, e.g. Guestbook")
         self.group = group or f"{base.replace('-', '')}.example.com"
         if "." not in self.group or dns1123_subdomain_errors(self.group):
-            raise ValueError(
+            raise ProjectNameError(
+                "group",
                 f"group {self.group!r}: use a DNS subdomain with at least one dot (lower-case"
-                " letters, digits, '-' and '.'), e.g. guestbook.example.com"
+                " letters, digits, '-' and '.'), e.g. guestbook.example.com",
             )
         self.plural = _english_plural(self.kind)
+        self.singular = _snake_case(self.kind)
 
     def substitutions(self) -> dict[str, str]:
         """The ``{placeholder: value}`` map the scaffold's templates are filled with."""
@@ -70,6 +83,7 @@ class ProjectNames:
             "kind": self.kind,
             "group": self.group,
             "plural": self.plural,
+            "singular": self.singular,
             # only where CustomResource's default (lower-case kind + "s") differs
             "plural_keyword": (
                 "" if self.plural == self.kind.lower() + "s" else f', plural="{self.plural}"'
@@ -77,6 +91,47 @@ class ProjectNames:
             "requirement": _requirement(),
             "testing_requirement": _requirement("testing"),
         }
+
+
+def _name_problem(name: str) -> str:
+    """What is wrong with the project NAME (``": use a DNS label..."``), or ""."""
+    package = name.replace("-", "_")
+    if not _NAME.match(name) or len(name) > 63:
+        return (
+            ": use a DNS label (lower-case letters, digits and '-', starting with a letter),"
+            " e.g. guestbook-operator"
+        )
+    if keyword.iskeyword(package):
+        return f" gives the Python keyword {package!r}"
+    taken = _taken_by(package)
+    if taken:
+        return (
+            f" gives the package {package!r}, a name {taken} already imports (the project's"
+            f" would be shadowed), e.g. name it {name}-operator"
+        )
+    return ""
+
+
+_DETERMINERS = frozenset(
+    ["a", "an", "the", "my", "our", "your", "his", "her", "its", "their", "this", "that"]
+)
+"""Words that name no kind: ``my-operator`` keeps its ``-operator`` (kind ``MyOperator``)."""
+
+
+def _kind_base(name: str) -> str:
+    """The part of a project NAME its default kind and group come from: NAME without a
+    trailing ``-operator`` (``guestbook-operator`` -> ``guestbook``), unless only a
+    determiner would be left (``my-operator`` stays ``my-operator``: kind ``MyOperator``,
+    not ``My``)."""
+    base = name.removesuffix("-operator") or name
+    return name if base in _DETERMINERS else base
+
+
+def _snake_case(kind: str) -> str:
+    """``kind`` in snake_case for Python names: ``MyOperator`` -> ``my_operator``,
+    ``HTTPRoute`` -> ``http_route``."""
+    words = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", kind)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", words).lower()
 
 
 def _english_plural(kind: str) -> str:
@@ -273,7 +328,7 @@ from reconcile_kit.testing.backends import Backend
 from $package.operator import $kind, controller, reconcile
 
 
-async def test_a_${plural}_configmap_holds_its_greeting(backend: Backend) -> None:
+async def test_a_${singular}_configmap_holds_its_greeting(backend: Backend) -> None:
     api, namespace = backend.api, backend.namespace
     await install_crds(api, $kind)
     obj = $kind.kr8s_class()(

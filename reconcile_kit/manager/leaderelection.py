@@ -72,7 +72,7 @@ from typing import Any
 
 from kr8s.asyncio import Api
 
-from ..client.errors import APIError, ReconcileKitError
+from ..client.errors import APIError, NotFoundError, ReconcileKitError
 from ..client.request import Reply, Target, send
 from ..meta.objects import metadata_of
 from ..meta.time import format_micro_time, parse_time
@@ -94,7 +94,8 @@ _EXPIRY_STEP = 0.001  # seconds past the observed expiry at which a standby trie
 
 class LeaseError(ReconcileKitError):
     """The Lease was used in a way the election does not allow (updated before it was
-    read). Refused requests raise :class:`~reconcile_kit.client.errors.APIError`."""
+    read), or cannot be created because its namespace does not exist. Other refused
+    requests raise :class:`~reconcile_kit.client.errors.APIError`."""
 
 
 _SENT_KEPT = 64
@@ -177,6 +178,12 @@ class _LeaseLock:
         return _Record.from_spec(self.lease.get("spec") or {})
 
     async def create(self, record: _Record) -> None:
+        """POST the Lease holding ``record``.
+
+        Raises:
+            LeaseError: its namespace does not exist (named, with what to do).
+            APIError: any other refusal.
+        """
         metadata = self._metadata({"name": self.name, "namespace": self.namespace})
         body = {
             "apiVersion": LEASE_API_VERSION,
@@ -184,7 +191,16 @@ class _LeaseLock:
             "metadata": metadata,
             "spec": record.to_spec(),
         }
-        self.lease = (await self._send("POST", "leases", body)).json()
+        try:
+            self.lease = (await self._send("POST", "leases", body)).json()
+        except NotFoundError as error:
+            if not error.server_message.startswith("namespaces "):
+                raise
+            raise LeaseError(
+                f"namespace {self.namespace!r} does not exist, so lease {self.describe()} cannot"
+                f" be created: create it (kubectl create namespace {self.namespace}) or give"
+                " a namespace that exists"
+            ) from error
 
     async def update(self, record: _Record) -> None:
         if self.lease is None:
@@ -295,6 +311,7 @@ class LeaderElection:
         self._renewed_at = 0.0
         self._hold_off_until = -math.inf
         self._reported: str | None = None
+        self._last_failure: str | None = None  # the last failure logged (once while it lasts)
         self._last_stamp: datetime | None = None
         # the renewTimes this process sent lately, answered or not (a PUT whose answer was
         # lost may have landed): a record carrying one of them is this process's
@@ -494,10 +511,22 @@ class LeaderElection:
                 async with asyncio.timeout(self.renew_deadline):
                     succeeded = await self._try_acquire_or_renew()
         except Exception as error:
-            log.warning("leader election %s: %s", self._describe(), error)
+            self._log_failure(error)
             succeeded = False
+        else:
+            self._last_failure = None  # answered: a failure again is news
         await self._report_transition()
         return succeeded
+
+    def _log_failure(self, error: Exception) -> None:
+        """A WARNING for an attempt that failed with ``error``; DEBUG while the same
+        failure repeats (every retry period, until an attempt is answered)."""
+        line = f"leader election {self._describe()}: {error}"
+        if line == self._last_failure:
+            log.debug("%s (again)", line)
+            return
+        self._last_failure = line
+        log.warning("%s; retrying (said again only when the error changes)", line)
 
     async def _try_acquire_or_renew(self) -> bool:
         assert self._lock is not None

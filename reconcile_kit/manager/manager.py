@@ -37,6 +37,7 @@ from ..client.transport import (
     close_session,
     release_transport,
 )
+from ..runtime.action import awaitable_result
 from ..runtime.config import ControllerConfig
 from ..runtime.controller import Controller, ErrorPolicy, OnDelete, Reconcile
 from ..runtime.events import EventRecorder
@@ -344,7 +345,7 @@ class Manager:
         await self._start_servers()  # /healthz answers while hooks run, /readyz says no
         await self._serve_webhooks()  # a hook's writes may call them
         for hook in self._start_hooks:
-            await _run_hook(hook, self.api)
+            await _run_hook(hook, self.api, f"manager {self.name}")
         await self._register_webhooks()  # after the hooks: they may install the CRDs
         self.recorder = EventRecorder(self.api, reporting_controller=self.name)
         await self.recorder.start()
@@ -591,11 +592,13 @@ def _nothing() -> None:
     """No signal handlers to restore."""
 
 
-async def _run_hook(hook: StartHook, api: Api) -> None:
+async def _run_hook(hook: StartHook, api: Api, manager: str) -> None:
     """``await hook(api)``, a kr8s request error it raises as the toolkit's APIError (its
-    subclass for the answer's status: InvalidError for a 422...)."""
+    subclass for the answer's status: InvalidError for a 422...); a TypeError naming
+    ``manager`` and the hook, asking for ``async def``, when the hook is a plain def."""
+    name = getattr(hook, "__qualname__", None) or repr(hook)
     try:
-        await hook(api)
+        await awaitable_result(hook(api), f"on_start hook {name}", manager)
     except (kr8s.ServerError, kr8s.APITimeoutError) as error:
         raise api_error_of(error) from error
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from types import CoroutineType
 from typing import Any
 
-__all__ = ["Action", "awaitable_result", "checked_action"]
+__all__ = ["Action", "awaitable_result", "checked_action", "require_sync"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,28 @@ def awaitable_result(pending: object, what: str, key: object) -> Awaitable[Any]:
         f"{key}: {what} returned {_shown(pending)}, not an awaitable: define it with "
         f"async def (a plain def's return value cannot be awaited)"
     )
+
+
+def require_sync(function: object, what: str, signature: str) -> None:
+    """Refuse an ``async def`` where a plain function is called synchronously (a predicate,
+    a mapper, a converter): its coroutine is never awaited, and is truthy.
+
+    Args:
+        function: the user's callable.
+        what: its role, for the message (``"predicate"``, ``"mapper"``).
+        signature: what it should be, for the message (``"(event) -> bool"``).
+
+    Raises:
+        TypeError: ``function`` (or its ``__call__``) is a coroutine function: the message
+            names it and asks for a plain ``def``.
+    """
+    call = type(function).__dict__.get("__call__")  # a callable object's own method
+    if inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(call):
+        name = getattr(function, "__qualname__", None) or repr(function)
+        raise TypeError(
+            f"{what} {name} is an async def: a {what} is called synchronously, so its "
+            f"coroutine would never run; define it with def, {signature}"
+        )
 
 
 def checked_action(result: object, what: str, key: object) -> Action | None:

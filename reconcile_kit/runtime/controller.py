@@ -39,7 +39,7 @@ from ..client.transport import (
 from ..meta.objects import ObjectRef, raw_of
 from ..meta.validation import qualified_name_errors
 from ..patch.snapshot import held_document
-from .action import Action, awaitable_result, checked_action
+from .action import Action, awaitable_result, checked_action, require_sync
 from .apply import AppliedIntents
 from .clusters import NO_CLUSTERS, ClusterHandle
 from .config import ControllerConfig
@@ -184,7 +184,8 @@ class Controller:
             A reconcile's ``Action.requeue`` is not limited (controller-runtime's
             ``RequeueAfter``); an ``error_policy``'s is a retry, and is.
         predicates: ``(event) -> bool`` filters of primary events (see
-            :mod:`reconcile_kit.runtime.predicates`); all must pass.
+            :mod:`reconcile_kit.runtime.predicates`); all must pass. Plain functions: they
+            are called for each watch event, synchronously.
         name: the controller's name in logs and metrics (default: the kind in lower case).
         resync: reconcile every cached object this often, in seconds (None: never).
         config: how the controller reaches the API server and where it reports
@@ -223,6 +224,8 @@ class Controller:
     Raises:
         ValueError: ``concurrency < 1``, a negative ``reuse_models``, or (from ``config``)
             an unknown transport or an invalid rate limit.
+        TypeError: a predicate is an ``async def`` (its coroutine, always true, would let
+            every event through), naming it.
     """
 
     def __init__(
@@ -259,6 +262,8 @@ class Controller:
         self.field_selector = field_selector
         self.concurrency = concurrency
         self.predicates = tuple(predicates)
+        for predicate in self.predicates:
+            require_sync(predicate, "predicate", "(event) -> bool")
         self.name = name or (kind if isinstance(kind, str) else kind.kind).lower()
         self.resync = resync
         self.stats = Stats()
@@ -383,7 +388,12 @@ class Controller:
         ``(namespace, name)`` pairs of primary objects; on updates it is called with the
         old state as well, so both the previous and the new targets are reconciled. A mapper
         that raises is logged and counted; the controller goes on.
+
+        Raises:
+            TypeError: ``mapper`` is an ``async def`` (it is called for each watch event,
+                synchronously), naming it.
         """
+        require_sync(mapper, "mapper", "(obj) -> refs")
 
         def map_event(event: ReflectorEvent) -> Iterable[ObjectRef]:
             # the old state too: an object that moved from A to B must wake A as well
@@ -612,7 +622,7 @@ class Controller:
         for trigger in self._triggers:
             self._tasks.append(asyncio.create_task(self._follow(trigger)))
         for task in self._background:
-            self._tasks.append(asyncio.create_task(self._guard(task(self))))
+            self._tasks.append(asyncio.create_task(self._guard(task, task(self))))
         if self.resync:
             self._tasks.append(asyncio.create_task(self._resync_every(self.resync)))
 
@@ -781,7 +791,14 @@ class Controller:
         for namespace, name in self.reflector.store.list_keys():
             self.queue.add(ObjectRef(self.info.ref_kind, namespace, name), reason)
 
-    async def _guard(self, work: Awaitable[None]) -> None:
+    async def _guard(self, task: object, pending: object) -> None:
+        """Await ``pending``, what the background ``task`` returned; what fails is logged
+        (a ``task`` that is a plain def: one line asking for ``async def``)."""
+        try:
+            work = awaitable_result(pending, f"background task {_qualname(task)}", self._named)
+        except TypeError as error:
+            log.error("%s", error)
+            return
         try:
             await work
         except asyncio.CancelledError:
@@ -878,7 +895,7 @@ class Controller:
                 if self._shard is not None and not await self._deleted_here(key, last_known, ctx):
                     return
                 with fenced(self._fence(None, None)):
-                    await self._on_delete(on_delete, last_known, ctx)
+                    await self._on_delete(on_delete, key, last_known, ctx)
             return
         if self._shard is not None and await self._shard.intercept(key, raw, ctx):
             return
@@ -1014,10 +1031,20 @@ class Controller:
         else:
             self.queue.forget(key)
 
-    async def _on_delete(self, on_delete: OnDelete, last_known: Obj, ctx: Context) -> None:
+    async def _on_delete(
+        self, on_delete: OnDelete, key: ObjectRef, last_known: Obj, ctx: Context
+    ) -> None:
+        """Run ``on_delete`` for ``key``, gone; what fails is logged (a plain def: one line
+        naming the object and asking for ``async def``)."""
         assert self.info is not None
         try:
-            await on_delete(self.info.build(last_known, self.api), ctx)
+            pending = on_delete(self.info.build(last_known, self.api), ctx)
+            try:
+                work = awaitable_result(pending, "on_delete", key)
+            except TypeError as error:
+                ctx.log.error("on_delete failed: %s", error)
+                return
+            await work
         except Exception:
             ctx.log.exception("on_delete failed")
 
@@ -1062,6 +1089,11 @@ class Controller:
                     await self._next_reconcile(seen)
         except TimeoutError:
             return bool(await check())
+
+
+def _qualname(function: object) -> str:
+    """``function``'s qualified name (its repr when it has none), for messages."""
+    return str(getattr(function, "__qualname__", None) or repr(function))
 
 
 def _log_failure(ctx: Context, error: Exception) -> None:

@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 from kr8s.asyncio.objects import APIObject
 
+from ..client.errors import describe
 from ..meta.finalizers import add_finalizer, has_finalizer, remove_finalizer
 from ..meta.objects import metadata_of, view_of
 from ..patch.helper import PatchHelper, _refuse_mapping
+from .action import awaitable_result
 
 if TYPE_CHECKING:
     from ..typed.resource import CustomResource
@@ -50,7 +52,8 @@ async def finalizer(
 
     Raises:
         ValueError: ``name`` is not a valid finalizer name (naming the object).
-        TypeError: ``obj`` is a dict (a PatchHelper cannot patch it), naming it.
+        TypeError: ``obj`` is a dict (a PatchHelper cannot patch it), naming it; ``apply``
+            or ``cleanup`` is a plain ``def`` (naming the object, asking for ``async def``).
         APIError: the PATCH adding or removing the finalizer was refused (see
             :class:`PatchHelper`); whatever ``apply`` or ``cleanup`` raise.
     """
@@ -59,11 +62,19 @@ async def finalizer(
     if deleting:
         if not has_finalizer(obj, name):
             return None
-        result = await cleanup(obj)
+        result: Result = await awaitable_result(cleanup(obj), "finalizer cleanup", _named(obj))
         async with PatchHelper(obj, patch_on_error=False):
             remove_finalizer(obj, name)
         return result
     if not has_finalizer(obj, name):
         async with PatchHelper(obj, patch_on_error=False):
             add_finalizer(obj, name)
-    return await apply(obj)
+    applied: Result = await awaitable_result(apply(obj), "finalizer apply", _named(obj))
+    return applied
+
+
+def _named(obj: APIObject | CustomResource) -> str:
+    """``Kind namespace/name`` of ``obj``, for messages."""
+    view = view_of(obj)
+    meta = metadata_of(view)
+    return describe(str(view.get("kind", "?")), meta.get("namespace"), meta.get("name"))

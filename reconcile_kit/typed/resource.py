@@ -32,6 +32,7 @@ the extra; models without rules never need it. ``await site.create(api)`` create
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar, Literal, Self
@@ -39,7 +40,14 @@ from typing import Any, ClassVar, Literal, Self
 import orjson
 from kr8s.asyncio import Api
 from kr8s.asyncio.objects import APIObject
-from pydantic import ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from ..client.errors import describe
@@ -227,6 +235,21 @@ class CustomResource(KubeModel):
         )
         if keywords:
             raise TypeError(f"{cls.__name__}: unknown CustomResource keywords {sorted(keywords)}")
+
+    @classmethod
+    def model_validate(cls, obj: Any, **options: Any) -> Self:  # Any: pydantic's signature
+        """pydantic's ``model_validate`` (same options).
+
+        Raises:
+            ValidationError: ``obj`` does not fit the model: pydantic's, titled with the
+                object's kind, namespace and name (``1 validation error for Website
+                default/demo``) as a CEL rule's message names them, its errors (field,
+                message, type, input) as they were.
+        """
+        try:
+            return super().model_validate(obj, **options)
+        except ValidationError as error:
+            raise _named(cls, obj, error) from None
 
     @model_validator(mode="after")
     def _check_rules(self, info: ValidationInfo) -> Self:
@@ -497,3 +520,24 @@ def _version(cls: type[CustomResource], storage: bool) -> dict[str, Any]:
     if info.printer_columns:
         version["additionalPrinterColumns"] = [c.document() for c in info.printer_columns]
     return version
+
+
+def _named(cls: type[CustomResource], data: object, error: ValidationError) -> ValidationError:
+    """pydantic's ``error`` about ``data`` (a JSON dict or a model),
+    titled ``Kind namespace/name`` instead of the class's name; ``error`` itself when that
+    tells nothing more or its errors cannot be raised again (a custom error type)."""
+    info = getattr(cls, "resource", None)
+    meta: Any = (
+        data.get("metadata") if isinstance(data, Mapping) else getattr(data, "metadata", None)
+    )
+    if isinstance(meta, ObjectMeta):
+        meta = {"namespace": meta.namespace, "name": meta.name}
+    if not isinstance(meta, Mapping):
+        meta = {}
+    title = describe(info.kind if info else cls.__name__, meta.get("namespace"), meta.get("name"))
+    if title == error.title:
+        return error
+    try:
+        return ValidationError.from_exception_data(title, error.errors())  # type: ignore[arg-type]
+    except (KeyError, TypeError, ValueError):
+        return error

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..client.errors import describe
 from ..meta.objects import metadata_of
+from ..runtime.action import require_sync
 from ..runtime.typed import invalid_object_error, is_model_class
 
 if TYPE_CHECKING:
@@ -50,7 +51,9 @@ class Converters:
         self, source: type[CustomResource], target: type[CustomResource], function: Converter
     ) -> None:
         """Register ``function`` converting a ``source`` model into a ``target`` model
-        (CustomResource classes of one group and kind); TypeError/ValueError otherwise."""
+        (CustomResource classes of one group and kind); TypeError/ValueError otherwise
+        (TypeError too for an ``async def`` ``function``: conversions are synchronous)."""
+        require_sync(function, "converter", "(source model) -> target model")
         for cls in (source, target):
             if not is_model_class(cls):
                 raise TypeError(f"a converter converts CustomResource classes, not {cls!r}")

@@ -1,5 +1,6 @@
 """A user's mistake on the command line is one line naming what is wrong: no traceback, no
-private exception class of kr8s, exit code 1 (``Error: ...``) or 2 for a usage error."""
+private exception class of kr8s, exit code 1 (``Error: ...``) or 2 for a usage error (every
+subcommand: :data:`USAGE_ERRORS`)."""
 
 from __future__ import annotations
 
@@ -215,33 +216,47 @@ def test_an_unknown_log_level_is_a_usage_error_listing_the_levels() -> None:
     assert_one_line(result, 2, "'--log-level'", "'LOUD'", "debug", "critical")
 
 
-@pytest.mark.parametrize(
-    ("args", "words"),
-    [
-        (["run", TARGET, "--embedded", "--kubeconfig", __file__], ["exclude each other"]),
-        (
-            ["run", TARGET, "--leader-election-namespace", "ops"],
-            ["--leader-election-namespace needs --leader-elect or --shard"],
-        ),
-        (["rbac", TARGET, "--namespace", "Bad_NS"], ["'--namespace'", "'Bad_NS'", "label"]),
-        (
-            ["rbac", TARGET, "--service-account", "Bad Name"],
-            ["'--service-account'", "'Bad Name'", "subdomain"],
-        ),
-        (["rbac", TARGET, "--service-account-namespace", "a.b"], ["'a.b'", "dots"]),
-        (["run", TARGET, "--namespace", "NS"], ["'--namespace'", "'NS'"]),
-        (["manifests", TARGET, "--image", ""], ["'--image'", "must not be empty"]),
-        (["manifests", TARGET, "--image", "op:1", "--namespace", "x_y"], ["'x_y'"]),
-        (["demo", "--timeout", "-1"], ["'--timeout'", "x>0"]),
-        (["rbac", TARGET, "--name", "ops/x"], ["'--name'", "'ops/x'", "may not contain '/'"]),
-        (["rbac", TARGET, "--shard", "--shard-ring", "R_1"], ["'--shard-ring'", "label"]),
-        (["run", TARGET, "--shard", "--shard-ring", "r.1"], ["'--shard-ring'", "'r.1'"]),
-    ],
-)
+USAGE_ERRORS: list[tuple[list[str], list[str]]] = [
+    (["run", TARGET, "--embedded", "--kubeconfig", __file__], ["exclude each other"]),
+    (
+        ["run", TARGET, "--leader-election-namespace", "ops"],
+        ["--leader-election-namespace needs --leader-elect or --shard"],
+    ),
+    (["rbac", TARGET, "--namespace", "Bad_NS"], ["'--namespace'", "'Bad_NS'", "label"]),
+    (
+        ["rbac", TARGET, "--service-account", "Bad Name"],
+        ["'--service-account'", "'Bad Name'", "subdomain"],
+    ),
+    (["rbac", TARGET, "--service-account-namespace", "a.b"], ["'a.b'", "dots"]),
+    (["run", TARGET, "--namespace", "NS"], ["'--namespace'", "'NS'"]),
+    (["manifests", TARGET, "--image", ""], ["'--image'", "must not be empty"]),
+    (["manifests", TARGET, "--image", "op:1", "--namespace", "x_y"], ["'x_y'"]),
+    (["demo", "--timeout", "-1"], ["'--timeout'", "x>0"]),
+    (["rbac", TARGET, "--name", "ops/x"], ["'--name'", "'ops/x'", "may not contain '/'"]),
+    (["rbac", TARGET, "--shard", "--shard-ring", "R_1"], ["'--shard-ring'", "label"]),
+    (["run", TARGET, "--shard", "--shard-ring", "r.1"], ["'--shard-ring'", "'r.1'"]),
+    (["init", "Guestbook"], ["'NAME'", "DNS label"]),
+    (["init", "foo-operator", "--kind", "foo"], ["'--kind'", "CamelCase"]),
+    (["init", "foo-operator", "--group", "nodot"], ["'--group'", "at least one dot"]),
+    (["init", "foo-operator", "--directory", str(ROOT)], ["'--directory'", "not empty"]),
+    (["rbac", TARGET, "--shard-ring", "ring"], ["--shard-ring needs --shard"]),
+    (["crd"], ["Missing argument 'TARGET'"]),
+    (["apiserver", "--fail", "500"], ["'--fail'", "STATUS:FRACTION"]),
+]
+"""A usage error of every subcommand (README: exit code 2 for a usage error, as click's)."""
+
+
+@pytest.mark.parametrize(("args", "words"), USAGE_ERRORS)
 def test_options_that_are_wrong_are_usage_errors(args: list[str], words: list[str]) -> None:
     """Options accepted though wrong, or silently ignored, before: usage errors naming the
     option and the rule."""
     assert_one_line(invoke(*args), 2, *words)
+
+
+def test_every_subcommand_has_its_usage_errors_checked() -> None:
+    """README: "exit code 2 for a usage error": held by every subcommand (``init``'s bad
+    NAME, kind and group exited 1 before)."""
+    assert {args[0] for args, _ in USAGE_ERRORS} == set(main.commands)
 
 
 def test_init_refuses_a_group_that_is_no_dns_subdomain_with_a_dot(tmp_path: Path) -> None:
@@ -249,5 +264,5 @@ def test_init_refuses_a_group_that_is_no_dns_subdomain_with_a_dot(tmp_path: Path
         result = invoke(
             "init", "foo-operator", "--directory", str(tmp_path / "p"), "--group", group
         )
-        assert_one_line(result, 1, f"group {group!r}", "at least one dot")
+        assert_one_line(result, 2, "'--group'", f"group {group!r}", "at least one dot")
     assert not (tmp_path / "p").exists()

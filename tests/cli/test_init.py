@@ -138,6 +138,34 @@ def test_scaffolded_kinds_are_pluralized_as_kubebuilder_does(
 
 
 @pytest.mark.parametrize(
+    ("name", "kind", "plural", "test_name"),
+    [
+        ("guestbook-operator", "Guestbook", "guestbooks", "test_a_guestbook_configmap"),
+        ("my-operator", "MyOperator", "myoperators", "test_a_my_operator_configmap"),
+        ("my-app-operator", "MyApp", "myapps", "test_a_my_app_configmap"),
+        ("policy-operator", "Policy", "policies", "test_a_policy_configmap"),
+        ("redis", "Redis", "redises", "test_a_redis_configmap"),
+    ],
+)
+def test_the_default_kind_is_the_name_without_operator_and_never_a_determiner(
+    tmp_path: Path, name: str, kind: str, plural: str, test_name: str
+) -> None:
+    """``init my-operator`` scaffolded kind ``My`` serving ``mies`` and a test named
+    ``test_a_mies_configmap_...``: the kind is NAME without ``-operator`` unless only a
+    determiner would be left, its plural kubebuilder's, the test named by the singular."""
+    project = tmp_path / name
+    result = CliRunner().invoke(main, ["init", name, "--directory", str(project)])
+    assert result.exit_code == 0, result.output
+    package = name.replace("-", "_")
+    operator = (project / "src" / package / "operator.py").read_text()
+    assert f'class {kind}(CustomResource, group=GROUP, version="v1", kind="{kind}"' in operator
+    crd = scaffold_command(project, "crd", f"{package}.operator")
+    assert f"plural: {plural}\n" in crd and f"kind: {kind}\n" in crd
+    test = (project / "tests" / "test_operator.py").read_text()
+    assert f"async def {test_name}_holds_its_greeting(" in test
+
+
+@pytest.mark.parametrize(
     ("name", "problem"),
     [
         ("Guestbook", "DNS label"),
@@ -151,15 +179,15 @@ def test_bad_project_names_are_refused_with_the_reason(
     tmp_path: Path, name: str, problem: str
 ) -> None:
     result = CliRunner().invoke(main, ["init", name, "--directory", str(tmp_path / "p")])
-    assert result.exit_code != 0
-    assert problem in result.output
+    assert result.exit_code == 2, result.output  # a usage error, as click's
+    assert "Invalid value for 'NAME'" in result.output and problem in result.output
 
 
 def test_init_never_overwrites_a_project(tmp_path: Path) -> None:
     project = init(tmp_path)
     result = CliRunner().invoke(main, ["init", "guestbook-operator", "--directory", str(project)])
-    assert result.exit_code != 0
-    assert "is not empty" in result.output
+    assert result.exit_code == 2, result.output
+    assert "'--directory'" in result.output and "is not empty" in result.output
 
 
 async def test_the_scaffold_runs_on_a_fresh_embedded_server(tmp_path: Path) -> None:

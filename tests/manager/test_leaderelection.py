@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import random
 import re
 import socket
@@ -244,6 +245,37 @@ async def test_first_acquire_gets_then_posts_and_renewals_put_with_the_resource_
     assert renewed["acquireTime"] == spec["acquireTime"]
     assert renewed["leaseTransitions"] == 0 and renewed["holderIdentity"] == "a"
     assert a.events == ["new:a", "status:True", "started"]
+
+
+@pytest.mark.looptime
+async def test_a_lease_namespace_that_does_not_exist_is_named_once(
+    group: Group,
+    apiserver: APIServer,
+    kube: kr8s.asyncio.Api,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """README's ``LeaderElection(..., namespace="operators")`` on a cluster without that
+    namespace: a WARNING ``POST ...: 404 NotFound: namespaces "operators" not found`` every
+    retry period, forever. Now one WARNING says the namespace does not exist and how to fix
+    it; the same failure again is DEBUG; once the namespace exists the candidate leads."""
+    namespace = f"operators-{uuid.uuid4().hex[:6]}"
+    caplog.set_level(logging.DEBUG, logger="reconcile_kit.manager.leaderelection")
+    a = group.add("a", namespace=namespace).start()
+    await asyncio.sleep(10 * RETRY)
+    assert lease_requests(apiserver).count(("create", 404)) >= 4
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == [
+        f"leader election {namespace}/lock: namespace {namespace!r} does not exist, so lease"
+        f" {namespace}/lock cannot be created: create it (kubectl create namespace"
+        f" {namespace}) or give a namespace that exists; retrying (said again only when the"
+        " error changes)"
+    ]
+    assert not any(r.exc_info for r in caplog.records)  # no traceback
+    namespaces = "/api/v1/namespaces"
+    status, body = await call(kube, "POST", namespaces, {"metadata": {"name": namespace}})
+    assert status == 201, body
+    await wait_leading(a, 10 * RETRY)
+    assert a.le.is_leader
 
 
 @pytest.mark.looptime

@@ -267,6 +267,45 @@ async def test_a_failing_on_start_hook_fails_run_and_closes_everything(
     await stopped(mgr, task)
 
 
+async def test_a_plain_def_on_start_hook_or_background_task_names_async_def(
+    kube: kr8s.asyncio.Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A ``def`` on_start hook failed run with Python's ``object NoneType can't be used in
+    'await' expression``, a ``def`` background task was logged so: each names the manager
+    or controller and the function, and asks for ``async def``."""
+
+    async def reconcile(obj: Any, ctx: Context) -> None:
+        return None
+
+    ran: list[str] = []
+
+    def watcher(controller: Controller) -> None:
+        ran.append(controller.name)
+
+    mgr = Manager(kube, name="plain", health_port=0, host="127.0.0.1")
+    mgr.add(Controller(ConfigMap).background(watcher), reconcile)  # type: ignore[arg-type]
+
+    @mgr.on_start  # type: ignore[arg-type]
+    def install(api: Any) -> None:
+        return None
+
+    with pytest.raises(TypeError) as caught:
+        await asyncio.wait_for(mgr.run(), 5)
+    assert str(caught.value) == (
+        "manager plain: on_start hook test_a_plain_def_on_start_hook_or_background_task_names"
+        "_async_def.<locals>.install returned None (NoneType), not an awaitable: define it"
+        " with async def (a plain def's return value cannot be awaited)"
+    )
+    mgr._start_hooks.clear()
+    task = await started(mgr)
+    await eventually(lambda: "background task" in caplog.text, 5, what="the task's error")
+    await stopped(mgr, task)
+    assert ran == ["configmap"]
+    assert "watcher returned None (NoneType), not an awaitable: define it with async def" in (
+        caplog.text
+    )
+
+
 MANAGER = """
     import asyncio
     import gc

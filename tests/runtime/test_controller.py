@@ -355,6 +355,90 @@ async def test_a_plain_def_reconcile_fails_naming_async_def(
     )
 
 
+async def test_a_plain_def_on_delete_and_finalizer_cleanup_name_async_def(
+    kube: kr8s.asyncio.Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A ``def`` on_delete was logged as ``on_delete failed`` with Python's ``object
+    NoneType can't be used in 'await' expression``, a ``def`` finalizer cleanup failed the
+    reconcile so; both now name the object and ask for ``async def``, as a reconcile's."""
+    await create_cm(kube, "a")
+    deleted: list[str] = []
+    cleanups: list[str] = []
+
+    def on_delete(obj: Any, ctx: Context) -> None:
+        deleted.append(obj.name)
+
+    def cleanup(obj: Any) -> None:
+        cleanups.append(obj.name)
+
+    async def apply(obj: Any) -> None:
+        return None
+
+    async def reconcile(obj: Any, ctx: Context) -> Any:
+        return await finalizer(obj, "example.com/cleanup", apply, cleanup)  # type: ignore[arg-type]
+
+    ctrl = controller(kube, retry=0.05)
+    task = asyncio.create_task(ctrl.run(reconcile, on_delete=on_delete))  # type: ignore[arg-type]
+    try:
+
+        async def finalized() -> bool:
+            _, body = await call(kube, "GET", f"{CM}/a")
+            return "example.com/cleanup" in (body["metadata"].get("finalizers") or [])
+
+        assert await ctrl.wait_reconciled(finalized, 5)
+        await call(kube, "DELETE", f"{CM}/a")
+        assert await ctrl.wait_reconciled(lambda: "finalizer cleanup returned" in caplog.text, 5)
+        assert (
+            "ConfigMap default/a: finalizer cleanup returned None (NoneType), not an awaitable:"
+            " define it with async def" in caplog.text
+        )
+        # the finalizer stays (the cleanup did not succeed); release the object by hand
+        patch = {"metadata": {"finalizers": None}}
+        await call(kube, "PATCH", f"{CM}/a", patch, MERGE)
+        assert await ctrl.wait_reconciled(lambda: "on_delete failed" in caplog.text, 5)
+    finally:
+        await ctrl.shutdown()
+        await task
+    assert deleted == ["a"]  # it ran, as a plain def does; its None is what was refused
+    (line,) = [r for r in caplog.records if "on_delete failed" in r.getMessage()]
+    assert line.getMessage() == (
+        "on_delete failed: ConfigMap default/a: on_delete returned None (NoneType), not an"
+        " awaitable: define it with async def (a plain def's return value cannot be awaited)"
+    )
+    assert line.exc_info is None  # one line, no traceback
+
+
+def test_async_predicates_mappers_and_converters_are_refused_by_name() -> None:
+    """An ``async def`` predicate returned a coroutine, always true: every event passed,
+    and Python warned "coroutine was never awaited"; a mapper's coroutine is no list of
+    keys. Both are refused where they are given, naming them."""
+    from reconcile_kit.webhooks.conversion import Converters
+
+    from ..typed.models import Gadget
+
+    async def is_ready(event: ReflectorEvent) -> bool:
+        return True
+
+    async def owners_of(obj: Any) -> list[ObjectRef]:
+        return []
+
+    with pytest.raises(
+        TypeError, match=r"predicate .*is_ready is an async def: .* define it with def"
+    ):
+        Controller(ConfigMap, predicates=[is_ready])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match=r"mapper .*owners_of is an async def"):
+        Controller(ConfigMap).watches(Secret, owners_of)  # type: ignore[arg-type]
+
+    class V2(Gadget, group="typed.example.com", version="v2", kind="Gadget"):
+        pass
+
+    async def up(obj: Any) -> Any:
+        return obj
+
+    with pytest.raises(TypeError, match=r"converter .*up is an async def"):
+        Converters().add(Gadget, V2, up)
+
+
 async def test_an_error_policy_returning_no_action_falls_back_to_the_retry_policy(
     kube: kr8s.asyncio.Api, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -8,6 +8,8 @@ import copy
 from typing import Any
 
 import kr8s.asyncio
+import pytest
+from pydantic import ValidationError
 
 from reconcile_kit import Context, Controller, InvalidObjectError, PatchHelper
 from reconcile_kit.runtime.config import ControllerConfig
@@ -156,6 +158,32 @@ async def test_invalid_objects_are_reported_and_skipped(
     finally:
         await ctrl.shutdown(5)
         await task
+
+
+async def test_an_object_read_that_does_not_fit_names_itself_and_the_field(
+    kube: kr8s.asyncio.Api,
+) -> None:
+    """``Gadget.get`` of an object the model refuses (a field constraint, not a CEL rule):
+    pydantic's ValidationError said "1 validation error for Gadget" and never which one;
+    its title names kind, namespace and name as a CEL rule's message does, and pydantic's
+    details (field, message, type, input) are kept."""
+    await install(kube, loose=True)
+    status, body = await call(kube, "POST", GADGETS, gadget("big", 100))
+    assert status == 201, body
+    with pytest.raises(ValidationError) as caught:
+        await Gadget.get(kube, "big", "default")
+    said = str(caught.value)
+    assert said.startswith("1 validation error for Gadget default/big\nspec.replicas\n"), said
+    assert "Input should be less than or equal to 10" in said and "input_value=100" in said
+    (problem,) = caught.value.errors()
+    assert (problem["type"], problem["loc"], problem["input"]) == (
+        "less_than_equal",
+        ("spec", "replicas"),
+        100,
+    )
+    with pytest.raises(ValidationError) as caught:
+        Gadget.model_validate({"metadata": {"namespace": "ns"}, "spec": {}})
+    assert str(caught.value).startswith("1 validation error for Gadget in namespace ns\n")
 
 
 async def test_unchanged_object_gets_the_same_model_and_costs_no_validation(
