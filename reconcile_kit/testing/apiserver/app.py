@@ -34,6 +34,7 @@ from .fieldlabels import field_labels_of
 from .gcadmission import check_owner_references
 from .gofmt import go_quote
 from .gojson import syntax_error
+from .health import answer_health, health_root
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
 from .patching import UndecodedPatch, is_decoded_patch_type
 from .prettyjson import prettified, pretty_requested, serialized
@@ -54,12 +55,21 @@ from .writes import clone, record_manager
 MAX_BODY = 3 * 1024 * 1024
 _TRUE = ("1", "true", "True", "t", "T", "TRUE")
 _FRESHNESS_TIMEOUT = 3.0  # the watch cache's wait for a resourceVersion it has not seen
-_PUBLIC_PATHS = ("/version", "/healthz", "/livez", "/readyz")
+_PUBLIC_PATHS = ("/version", "/version/", "/healthz", "/livez", "/readyz")
 
 
 def _public(path: str) -> bool:
-    """Version and health paths, answered to requests without credentials."""
-    return path.rstrip("/") in _PUBLIC_PATHS
+    """Version and health paths, answered to requests without credentials (the
+    nonResourceURLs of the system:public-info-viewer ClusterRole)."""
+    return path in _PUBLIC_PATHS
+
+
+def _health_response(request: web.Request) -> web.Response:
+    """A health endpoint's plain-text answer (see health.answer_health)."""
+    answer = answer_health(
+        request.path, request.query.getall("exclude", []), "verbose" in request.query
+    )
+    return web.Response(status=answer.status, body=answer.text.encode(), headers=answer.headers)
 
 
 def parse_request_info(method: str, path: str, query: dict[str, str]) -> RequestInfo:
@@ -436,6 +446,8 @@ class Handler:
         return Result(201, body)
 
     def _non_resource(self, request: web.Request) -> web.StreamResponse:
+        if health_root(request.path) is not None:
+            return _health_response(request)
         path = request.path.rstrip("/") or "/"
         registry = self.cluster.registry
         doc: Any = None
@@ -447,8 +459,6 @@ class Handler:
             if version is not None:
                 return _aggregated_response(request, registry, path == "/api", version)
             doc = discovery.core_versions() if path == "/api" else discovery.group_list(registry)
-        elif path in ("/healthz", "/livez", "/readyz"):
-            return web.Response(text="ok")
         elif path == "/openapi/v3":
             doc = openapi_v3_index(registry)
         elif path.startswith("/openapi/v3/"):
