@@ -35,6 +35,7 @@ from .gcadmission import check_owner_references
 from .gofmt import go_quote
 from .gojson import syntax_error
 from .health import answer_health, health_root
+from .impersonation import NoUserImpersonated, impersonate
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
 from .patching import UndecodedPatch, is_decoded_patch_type
 from .prettyjson import prettified, pretty_requested, serialized
@@ -70,6 +71,15 @@ def _health_response(request: web.Request) -> web.Response:
         request.path, request.query.getall("exclude", []), "verbose" in request.query
     )
     return web.Response(status=answer.status, body=answer.text.encode(), headers=answer.headers)
+
+
+def _internal_error_text(request: web.Request, message: str) -> web.Response:
+    """responsewriters.InternalError: Go's plain-text 500 naming the request URI."""
+    text = f"Internal Server Error: {go_quote(request.raw_path)}: {message}"
+    for plain, escaped in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")):
+        text = text.replace(plain, escaped)
+    headers = {"Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff"}
+    return web.Response(status=500, body=f"{text}\n".encode(), headers=headers)
 
 
 def parse_request_info(method: str, path: str, query: dict[str, str]) -> RequestInfo:
@@ -298,6 +308,11 @@ class Handler:
         # 401 on every path; only a request without one reaches the public paths.
         if user is None and (bearer_token(authorization) or not _public(request.path)):
             raise errors.unauthorized()
+        if user is not None:
+            try:
+                user = impersonate(user, request.headers, self._decider())
+            except NoUserImpersonated as refused:
+                return _internal_error_text(request, str(refused))
         record.user = user
         if user is not None and self.authorizer is not None:
             self._authorize(user, request, info)
@@ -347,6 +362,10 @@ class Handler:
         if not rt.namespaced:
             info.namespace = ""
         return await self._resource(request, rt, info, query, record)
+
+    def _decider(self) -> Callable[[Attributes], tuple[bool, str]] | None:
+        """The authorizer's decisions (None: AlwaysAllow)."""
+        return self.authorizer.decide if self.authorizer is not None else None
 
     def _authorize(self, user: User, request: web.Request, info: RequestInfo) -> None:
         """RBAC (``APIServer(authorization="RBAC")``): 403 in kube-apiserver's words."""
