@@ -39,7 +39,13 @@ from .impersonation import NoUserImpersonated, impersonate
 from .openapi import openapi_v2, openapi_v3_index, openapi_v3_response
 from .patching import UndecodedPatch, is_decoded_patch_type
 from .prettyjson import prettified, pretty_requested, serialized
-from .queryoptions import check_list_options, check_query, go_int64, int_option
+from .queryoptions import (
+    PARSE_BOOL_TRUE,
+    check_list_options,
+    check_query,
+    go_int64,
+    int_option,
+)
 from .rbac import RBAC_GROUP, Attributes, Authorizer, forbidden
 from .rbacescalation import check_write
 from .registry import Registry
@@ -54,7 +60,6 @@ from .watchoptions import WatchOptions, watch_options
 from .writes import clone, record_manager
 
 MAX_BODY = 3 * 1024 * 1024
-_TRUE = ("1", "true", "True", "t", "T", "TRUE")
 _FRESHNESS_TIMEOUT = 3.0  # the watch cache's wait for a resourceVersion it has not seen
 _PUBLIC_PATHS = ("/version", "/version/", "/healthz", "/livez", "/readyz")
 
@@ -686,7 +691,7 @@ class Handler:
             validation,
             query.get("fieldManager"),
             record.user_agent,
-            force=query.get("force", "") in _TRUE,
+            force=query.get("force", "") in PARSE_BOOL_TRUE,
             query=query,
             user_info=_user_info(record.user),
             guard=self._escalation_check(record),
@@ -985,7 +990,7 @@ def _delete_options(body: Any, query: dict[str, str]) -> dict[str, Any]:
     if "propagationPolicy" in query:
         options["propagationPolicy"] = query["propagationPolicy"]
     if "orphanDependents" in query:
-        options["orphanDependents"] = query["orphanDependents"] in _TRUE
+        options["orphanDependents"] = query["orphanDependents"] in PARSE_BOOL_TRUE
     if "gracePeriodSeconds" in query:
         options["gracePeriodSeconds"] = go_int64(query["gracePeriodSeconds"])
     policy = options.get("propagationPolicy")

@@ -12,9 +12,10 @@ from urllib.parse import parse_qs
 
 import orjson
 
+from .queryoptions import PARSE_BOOL_TRUE
+
 __all__ = ["prettified", "pretty_requested", "serialized"]
 
-_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 _PRETTY_AGENTS = ("curl", "Wget", "Mozilla/5.0")
 
 
@@ -30,7 +31,7 @@ def pretty_requested(raw_query: str, user_agent: str) -> bool:
     if "pretty" in raw_query:
         values = parse_qs(raw_query, keep_blank_values=True).get("pretty", [""])
         if values[0]:
-            return values[0] in _TRUE
+            return values[0] in PARSE_BOOL_TRUE
     return user_agent.startswith(_PRETTY_AGENTS)
 
 

@@ -13,7 +13,11 @@ from . import errors
 from .faults import RequestInfo
 from .gofmt import go_quote
 
-__all__ = ["check_list_options", "check_query", "go_int64", "int_option"]
+__all__ = ["PARSE_BOOL_TRUE", "check_list_options", "check_query", "go_int64", "int_option"]
+
+PARSE_BOOL_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+"""The values Go's ``strconv.ParseBool`` reads as true (``force``, ``orphanDependents``,
+``pretty``)."""
 
 FIELD_MANAGER_MAX_LENGTH = 128
 """validation.FieldManagerMaxLength."""
