@@ -220,14 +220,14 @@ def _aggregated_response(
 
 def _laid_out(request: web.Request, response: web.StreamResponse) -> web.StreamResponse:
     """``response`` indented when the request asks for it pretty (:mod:`.prettyjson`): a
-    serialized JSON answer, not an ``/openapi`` document (kube-openapi writes those)."""
+    JSON answer of the serializer, which alone ends with a newline (``/openapi``
+    documents and ``/version`` are written otherwise and keep their layout)."""
     if (
         pretty_requested(request.query_string, request.headers.get("User-Agent", ""))
         and isinstance(response, web.Response)
         and response.content_type == JSON
         and isinstance(response.body, bytes)
         and response.body.endswith(b"\n")
-        and not request.path.startswith("/openapi/")
     ):
         response.body = prettified(response.body)
     return response
