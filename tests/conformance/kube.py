@@ -56,6 +56,15 @@ async def req(
     return Reply(status, decoded, headers)
 
 
+def admin_http(backend: Backend) -> httpx.AsyncClient:
+    """An HTTP client to the backend as the tests' admin (its token, if any), sending paths
+    as written (kr8s's ``call_api`` adds a slash to a path without a resource); TLS is not
+    verified (loopback)."""
+    token = backend.server.token
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx.AsyncClient(base_url=backend.server.url, headers=headers, verify=False, timeout=10)
+
+
 async def kubectl(backend: Backend, cache_dir: Path, *args: str) -> tuple[int, str, str]:
     """Run kubectl against ``backend`` (its own discovery cache in ``cache_dir``): exit code,
     stdout and stderr."""

@@ -11,6 +11,8 @@ import httpx
 
 from reconcile_kit.testing.backends import Backend
 
+from .kube import admin_http
+
 HOOKS = [
     "poststarthook/start-apiserver-admission-initializer",
     "poststarthook/generic-apiserver-start-informers",
@@ -49,10 +51,8 @@ async def get(
     backend: Backend, path: str, params: list[tuple[str, str]] | None = None
 ) -> httpx.Response:
     """GET ``path`` as the tests' admin (health checks below a root are not public)."""
-    token = backend.server.token
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with httpx.AsyncClient(verify=False, timeout=10) as client:  # loopback
-        return await client.get(backend.server.url + path, params=params, headers=headers)
+    async with admin_http(backend) as client:
+        return await client.get(path, params=params)
 
 
 def listing(checks: list[str], root: str, excluded: Collection[str] = ()) -> str:

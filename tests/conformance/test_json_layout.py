@@ -6,31 +6,17 @@ answer, and ``/openapi`` documents and ``/version`` keep their own layout."""
 
 from __future__ import annotations
 
-import base64
 import json
-import ssl
 
-import httpx
 import pytest
 
 from reconcile_kit.testing.backends import Backend
 
+from .kube import admin_http
+
 pytestmark = pytest.mark.asyncio
 
 QUIET_AGENT = "layout-probe/1.0"
-
-
-def client(backend: Backend) -> httpx.AsyncClient:
-    """An HTTP client of the backend's kubeconfig (its server, CA and token), sending the
-    requests as they are written: kr8s adds a slash to a path without a resource."""
-    config = backend.server.kubeconfig_dict()
-    cluster, user = config["clusters"][0]["cluster"], config["users"][0]["user"]
-    verify: ssl.SSLContext | bool = False
-    if "certificate-authority-data" in cluster:
-        ca = base64.b64decode(cluster["certificate-authority-data"]).decode()
-        verify = ssl.create_default_context(cadata=ca)
-    headers = {"Authorization": f"Bearer {user['token']}"} if user.get("token") else {}
-    return httpx.AsyncClient(base_url=cluster["server"], verify=verify, headers=headers)
 
 
 async def raw(
@@ -46,7 +32,7 @@ async def raw(
     if body is not None:
         content_type = "merge-patch+json" if method == "PATCH" else "json"
         headers["Content-Type"] = f"application/{content_type}"
-    async with client(backend) as http:
+    async with admin_http(backend) as http:
         content = None if body is None else json.dumps(body)
         answer = await http.request(method, path, headers=headers, params=params, content=content)
         return answer.status_code, answer.content
